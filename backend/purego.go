@@ -1,0 +1,409 @@
+package backend
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	gonumblas "gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/lapack"
+	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
+)
+
+// pureGo is the pure-Go backend. Its BLAS is gonum's Go BLAS, called
+// directly (not through blas64's global, which the openblas build points at
+// the C library). Its LAPACK routines are gonum's; note that gonum's LAPACK
+// calls blas64's global BLAS, so under `-tags openblas` they run on the C
+// BLAS.
+type pureGo struct{}
+
+var (
+	goBLAS   gonumblas.Implementation
+	goLAPACK gonumlapack.Implementation
+)
+
+func (pureGo) Name() string { return "purego" }
+
+func (pureGo) Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	m, n := c.Rows, c.Cols
+	k := a.Cols
+	if tA != blas.NoTrans {
+		k = a.Rows
+	}
+	goBLAS.Dgemm(tA, tB, m, n, k, alpha, a.Data, max(1, a.Stride), b.Data, max(1, b.Stride), beta, c.Data, max(1, c.Stride))
+}
+
+func (pureGo) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta float64, c blas64.Symmetric) {
+	k := a.Cols
+	if t != blas.NoTrans {
+		k = a.Rows
+	}
+	goBLAS.Dsyrk(c.Uplo, t, c.N, k, alpha, a.Data, max(1, a.Stride), beta, c.Data, max(1, c.Stride))
+}
+
+func (pureGo) Symm(side blas.Side, alpha float64, a blas64.Symmetric, b blas64.General, beta float64, c blas64.General) {
+	goBLAS.Dsymm(side, a.Uplo, c.Rows, c.Cols, alpha, a.Data, max(1, a.Stride), b.Data, max(1, b.Stride), beta, c.Data, max(1, c.Stride))
+}
+
+func (pureGo) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
+	if a.Rows == 0 || a.Cols == 0 {
+		scaleVec(beta, y)
+		return
+	}
+	goBLAS.Dgemv(t, a.Rows, a.Cols, alpha, a.Data, max(1, a.Stride), x.Data, x.Inc, beta, y.Data, y.Inc)
+}
+
+func (pureGo) Symv(alpha float64, a blas64.Symmetric, x blas64.Vector, beta float64, y blas64.Vector) {
+	goBLAS.Dsymv(a.Uplo, a.N, alpha, a.Data, max(1, a.Stride), x.Data, x.Inc, beta, y.Data, y.Inc)
+}
+
+// Syevd: gonum has no divide and conquer; this is gonum's Dsyev (Householder
+// tridiagonalisation, then implicit QL/QR with the rotations accumulated into
+// the n×n Q): about 9n³ flops with vectors, poorly cached in row-major
+// (57 s at n = 2000 on the 2-core reference machine). Methods that need a
+// few eigenpairs call Syevr, which never pays for all of them.
+func (pureGo) Syevd(a blas64.Symmetric, w []float64, vectors bool) error {
+	n := a.N
+	checkLen("Syevd: w", w, n)
+	if n == 0 {
+		return nil
+	}
+	if err := checkFiniteSym("Syevd: A", a); err != nil {
+		return err
+	}
+	// Scale by a power of two (exact) into a moderate range: gonum's Dsterf
+	// mis-strides its own rescaling of tiny or huge tridiagonals.
+	scale := pow2Scale(a)
+	jobz := lapack.EVNone
+	if vectors {
+		jobz = lapack.EVCompute
+	}
+	work := []float64{0}
+	goLAPACK.Dsyev(jobz, a.Uplo, n, a.Data, a.Stride, w, work, -1)
+	work = make([]float64, int(work[0]))
+	if !goLAPACK.Dsyev(jobz, a.Uplo, n, a.Data, a.Stride, w, work, len(work)) {
+		return fmt.Errorf("%w: Dsyev (n=%d)", ErrNotConverged, n)
+	}
+	if scale != 1 {
+		for i := range w[:n] {
+			w[i] /= scale
+		}
+	}
+	if vectors {
+		FixSigns(blas64.General{Rows: n, Cols: n, Stride: a.Stride, Data: a.Data})
+	}
+	return nil
+}
+
+// Syevr: gonum has no DSYEVR. This one reduces A to tridiagonal form with
+// gonum's blocked Dsytrd (2/3·n³ flam, half of it in Dsymv), finds the
+// selected eigenvalues by Sturm-count bisection and their vectors by inverse
+// iteration (tridiag.go: O(n) per step and eigenpair, in parallel), and
+// applies Q with gonum's blocked Dormqr (n²·k flam).
+func (pureGo) Syevr(a blas64.Symmetric, lo, hi int, w []float64, z blas64.General) error {
+	n := a.N
+	k := checkRange(n, lo, hi, w, z)
+	if k == 0 {
+		return nil
+	}
+	if err := checkFiniteSym("Syevr: A", a); err != nil {
+		return err
+	}
+	// Scale into a safe range (DSYEVR does the same).
+	anrm := 0.0
+	forTriangle(a, func(v float64) { anrm = max(anrm, math.Abs(v)) })
+	if anrm == 0 {
+		clear(w[:k])
+		for i := 0; i < n; i++ {
+			row := z.Data[i*z.Stride : i*z.Stride+k]
+			clear(row)
+			if i >= lo && i < hi {
+				row[i-lo] = 1
+			}
+		}
+		return nil
+	}
+	scale := 1.0
+	const rmin, rmax = 0x1p-500, 0x1p+500
+	if anrm < rmin {
+		scale = rmin / anrm
+	} else if anrm > rmax {
+		scale = rmax / anrm
+	}
+	full := symToLower(a, scale)
+
+	d := make([]float64, n)
+	e := make([]float64, max(0, n-1))
+	tau := make([]float64, max(0, n-1))
+	work := []float64{0}
+	goLAPACK.Dsytrd(blas.Lower, n, full, a.Stride, d, e, tau, work, -1)
+	work = make([]float64, max(1, int(work[0])))
+	goLAPACK.Dsytrd(blas.Lower, n, full, a.Stride, d, e, tau, work, len(work))
+
+	t := newTridiag(d, e)
+	sel := t.selectRange(lo, hi)
+	zt := make([]float64, k*n)
+	if err := t.vectors(sel, zt); err != nil {
+		return err
+	}
+	for j, s := range sel {
+		w[j] = s.val / scale
+	}
+	for i := 0; i < n; i++ {
+		row := z.Data[i*z.Stride : i*z.Stride+k]
+		for j := range row {
+			row[j] = zt[j*n+i]
+		}
+	}
+	if n > 1 {
+		// Q = diag(1, Q̃) with Q̃ the reflectors in A[1:, 0:n-1] (Dormtr, Lower).
+		c := z.Data[z.Stride:]
+		work := []float64{0}
+		goLAPACK.Dormqr(blas.Left, blas.NoTrans, n-1, k, n-1, full[a.Stride:], a.Stride, tau, c, z.Stride, work, -1)
+		work = make([]float64, max(1, int(work[0])))
+		goLAPACK.Dormqr(blas.Left, blas.NoTrans, n-1, k, n-1, full[a.Stride:], a.Stride, tau, c, z.Stride, work, len(work))
+	}
+	FixSigns(blas64.General{Rows: n, Cols: k, Stride: z.Stride, Data: z.Data})
+	return nil
+}
+
+// Sygvd: gonum has no DSYGVD. Reduction to standard form as DSYGST does it,
+// with level-3 calls: B = L·Lᵀ (Potrf, n³/6 flam), C = L⁻¹·A·L⁻ᵀ (two
+// triangular solves, n³ flam), all eigenpairs of C (Syevd), X = L⁻ᵀ·Y
+// (n³/2 flam).
+func (p pureGo) Sygvd(a, b blas64.Symmetric, w []float64) error {
+	return sygvdByReduction(p, a, b, w)
+}
+
+// sygvdByReduction is Sygvd for any backend's Potrf, Trsm and Syevd.
+func sygvdByReduction(impl Impl, a, b blas64.Symmetric, w []float64) error {
+	n := a.N
+	if b.N != n {
+		panic(fmt.Sprintf("backend: Sygvd: A is %d×%d, B is %d×%d", n, n, b.N, b.N))
+	}
+	checkLen("Sygvd: w", w, n)
+	if n == 0 {
+		return nil
+	}
+	if err := checkFiniteSym("Sygvd: A", a); err != nil {
+		return err
+	}
+	if err := checkFiniteSym("Sygvd: B", b); err != nil {
+		return err
+	}
+	if err := impl.Potrf(b); err != nil {
+		return fmt.Errorf("Sygvd: B: %w", err)
+	}
+	full := symToLower(a, 1)
+	mirrorLower(full, n, a.Stride)
+	c := blas64.General{Rows: n, Cols: n, Stride: a.Stride, Data: full}
+	tri := blas64.Triangular{N: n, Stride: b.Stride, Data: b.Data, Uplo: b.Uplo, Diag: blas.NonUnit}
+	// L is the lower factor; with an upper factor U = Lᵀ.
+	tL, tLT := blas.NoTrans, blas.Trans
+	if b.Uplo == blas.Upper {
+		tL, tLT = blas.Trans, blas.NoTrans
+	}
+	blas64.Trsm(blas.Left, tL, 1, tri, c)   // L⁻¹·A
+	blas64.Trsm(blas.Right, tLT, 1, tri, c) // ·L⁻ᵀ
+	cs := blas64.Symmetric{N: n, Stride: a.Stride, Data: full, Uplo: blas.Lower}
+	if err := impl.Syevd(cs, w, true); err != nil {
+		return err
+	}
+	blas64.Trsm(blas.Left, tLT, 1, tri, c) // X = L⁻ᵀ·Y
+	FixSigns(c)
+	return nil
+}
+
+// Gesdd: gonum has no divide-and-conquer SVD; this is gonum's Dgesvd
+// (bidiagonalisation, after a QR step when m ≫ n, then implicit zero-shift
+// QR, Dbdsqr): about 2mn² + 11n³ flam with thin vectors for m ≥ n.
+func (pureGo) Gesdd(a blas64.General, s []float64, u, vt blas64.General) error {
+	m, n := a.Rows, a.Cols
+	k := min(m, n)
+	vectors := checkSVD(a, s, u, vt)
+	if k == 0 {
+		return nil
+	}
+	if err := checkFinite("Gesdd: A", a.Data, m, n, a.Stride); err != nil {
+		return err
+	}
+	job := lapack.SVDNone
+	ldu, ldvt := 1, 1
+	var ud, vtd []float64
+	if vectors {
+		job = lapack.SVDStore
+		ldu, ldvt, ud, vtd = u.Stride, vt.Stride, u.Data, vt.Data
+	}
+	work := []float64{0}
+	goLAPACK.Dgesvd(job, job, m, n, a.Data, a.Stride, s, ud, ldu, vtd, ldvt, work, -1)
+	work = make([]float64, int(work[0]))
+	if !goLAPACK.Dgesvd(job, job, m, n, a.Data, a.Stride, s, ud, ldu, vtd, ldvt, work, len(work)) {
+		return fmt.Errorf("%w: Dgesvd (%d×%d)", ErrNotConverged, m, n)
+	}
+	return nil
+}
+
+func (pureGo) Potrf(a blas64.Symmetric) error {
+	if a.N == 0 {
+		return nil
+	}
+	if err := checkFiniteSym("Potrf: A", a); err != nil {
+		return err
+	}
+	if !goLAPACK.Dpotrf(a.Uplo, a.N, a.Data, a.Stride) {
+		return fmt.Errorf("%w (n=%d)", ErrNotPositiveDefinite, a.N)
+	}
+	return nil
+}
+
+func (pureGo) Potrs(f blas64.Symmetric, b blas64.General) {
+	if f.N != b.Rows {
+		panic(fmt.Sprintf("backend: Potrs: factor %d×%d, B has %d rows", f.N, f.N, b.Rows))
+	}
+	if f.N == 0 || b.Cols == 0 {
+		return
+	}
+	goLAPACK.Dpotrs(f.Uplo, f.N, b.Cols, f.Data, f.Stride, b.Data, b.Stride)
+}
+
+func (pureGo) Geqrf(a blas64.General, tau []float64) {
+	m, n := a.Rows, a.Cols
+	checkLen("Geqrf: tau", tau, min(m, n))
+	if min(m, n) == 0 {
+		return
+	}
+	work := []float64{0}
+	goLAPACK.Dgeqrf(m, n, a.Data, a.Stride, tau, work, -1)
+	work = make([]float64, max(1, int(work[0])))
+	goLAPACK.Dgeqrf(m, n, a.Data, a.Stride, tau, work, len(work))
+}
+
+func (pureGo) Orgqr(a blas64.General, tau []float64) {
+	m, n := a.Rows, a.Cols
+	if m < n {
+		panic(fmt.Sprintf("backend: Orgqr: A is %d×%d, need rows ≥ cols", m, n))
+	}
+	k := len(tau)
+	if k > n {
+		panic(fmt.Sprintf("backend: Orgqr: %d reflectors for %d columns", k, n))
+	}
+	if n == 0 {
+		return
+	}
+	work := []float64{0}
+	goLAPACK.Dorgqr(m, n, k, a.Data, a.Stride, tau, work, -1)
+	work = make([]float64, max(1, int(work[0])))
+	goLAPACK.Dorgqr(m, n, k, a.Data, a.Stride, tau, work, len(work))
+}
+
+// --- shared helpers -------------------------------------------------------
+
+// scaleVec sets y = beta·y (y = 0 when beta is 0). BLAS implementations
+// return early on empty matrices without it; our Gemv defines y = beta·y.
+func scaleVec(beta float64, y blas64.Vector) {
+	for i := 0; i < y.N; i++ {
+		if beta == 0 {
+			y.Data[i*y.Inc] = 0
+		} else {
+			y.Data[i*y.Inc] *= beta
+		}
+	}
+}
+
+func checkLen(what string, x []float64, n int) {
+	if len(x) < n {
+		panic(fmt.Sprintf("backend: %s has length %d, need %d", what, len(x), n))
+	}
+}
+
+// checkRange validates an eigenpair index range and returns its size.
+func checkRange(n, lo, hi int, w []float64, z blas64.General) int {
+	if lo < 0 || hi > n || lo > hi {
+		panic(fmt.Sprintf("backend: Syevr: range [%d,%d) outside [0,%d]", lo, hi, n))
+	}
+	k := hi - lo
+	checkLen("Syevr: w", w, k)
+	if k > 0 && (z.Rows != n || z.Cols != k || z.Stride < k) {
+		panic(fmt.Sprintf("backend: Syevr: z is %d×%d (stride %d), need %d×%d", z.Rows, z.Cols, z.Stride, n, k))
+	}
+	return k
+}
+
+// checkSVD validates Gesdd's shapes and reports whether vectors are wanted.
+func checkSVD(a blas64.General, s []float64, u, vt blas64.General) bool {
+	m, n := a.Rows, a.Cols
+	k := min(m, n)
+	checkLen("Gesdd: s", s, k)
+	if u.Rows == 0 && vt.Rows == 0 {
+		return false
+	}
+	if u.Rows != m || u.Cols != k || vt.Rows != k || vt.Cols != n {
+		panic(fmt.Sprintf("backend: Gesdd: A %d×%d needs u %d×%d and vt %d×%d, have %d×%d and %d×%d",
+			m, n, m, k, k, n, u.Rows, u.Cols, vt.Rows, vt.Cols))
+	}
+	return true
+}
+
+// forTriangle calls f on every stored element of the triangle a.Uplo.
+func forTriangle(a blas64.Symmetric, f func(float64)) {
+	for i := 0; i < a.N; i++ {
+		lo, hi := 0, i+1
+		if a.Uplo == blas.Upper {
+			lo, hi = i, a.N
+		}
+		for _, v := range a.Data[i*a.Stride+lo : i*a.Stride+hi] {
+			f(v)
+		}
+	}
+}
+
+// symToLower makes the lower triangle of a.Data hold the matrix times scale
+// (copying the upper triangle across when a.Uplo is Upper) and returns
+// a.Data.
+func symToLower(a blas64.Symmetric, scale float64) []float64 {
+	n, s, d := a.N, a.Stride, a.Data
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			if a.Uplo == blas.Upper {
+				d[i*s+j] = d[j*s+i] * scale
+			} else if scale != 1 {
+				d[i*s+j] *= scale
+			}
+		}
+	}
+	return d
+}
+
+// pow2Scale multiplies the triangle a.Uplo by the power of two that brings
+// its largest magnitude into [2⁻¹⁰⁰, 2¹⁰⁰] when it lies outside, and returns
+// the factor (1 when it does nothing). Scaling by a power of two is exact.
+func pow2Scale(a blas64.Symmetric) float64 {
+	anrm := 0.0
+	forTriangle(a, func(v float64) { anrm = max(anrm, math.Abs(v)) })
+	if anrm == 0 || (anrm >= 0x1p-100 && anrm <= 0x1p+100) {
+		return 1
+	}
+	_, e := math.Frexp(anrm)
+	scale := math.Ldexp(1, -e)
+	for i := 0; i < a.N; i++ {
+		lo, hi := 0, i+1
+		if a.Uplo == blas.Upper {
+			lo, hi = i, a.N
+		}
+		row := a.Data[i*a.Stride+lo : i*a.Stride+hi]
+		for j := range row {
+			row[j] *= scale
+		}
+	}
+	return scale
+}
+
+// mirrorLower copies the lower triangle to the upper one.
+func mirrorLower(d []float64, n, s int) {
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			d[j*s+i] = d[i*s+j]
+		}
+	}
+}
