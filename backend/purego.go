@@ -96,6 +96,21 @@ func (pureGo) Syevd(a blas64.Symmetric, w []float64, vectors bool) error {
 	return nil
 }
 
+// tridiagRange computes eigenpairs lo..hi-1 of the tridiagonal (d, e) — the
+// reduction of a matrix scaled by scale — into w (unscaled) and the rows of
+// zt (k×n). Both backends use it after their own reduction.
+func tridiagRange(d, e []float64, lo, hi int, scale float64, w, zt []float64) error {
+	t := newTridiag(d, e)
+	sel := t.selectRange(lo, hi)
+	if err := t.vectors(sel, zt); err != nil {
+		return err
+	}
+	for j, s := range sel {
+		w[j] = s.val / scale
+	}
+	return nil
+}
+
 // Syevr: gonum has no DSYEVR. This one reduces A to tridiagonal form with
 // gonum's blocked Dsytrd (2/3·n³ flam, half of it in Dsymv), finds the
 // selected eigenvalues by Sturm-count bisection and their vectors by inverse
@@ -110,29 +125,8 @@ func (pureGo) Syevr(a blas64.Symmetric, lo, hi int, w []float64, z blas64.Genera
 	if err := checkFiniteSym("Syevr: A", a); err != nil {
 		return err
 	}
-	// Scale into a safe range (DSYEVR does the same).
-	anrm := 0.0
-	forTriangle(a, func(v float64) { anrm = max(anrm, math.Abs(v)) })
-	if anrm == 0 {
-		clear(w[:k])
-		for i := 0; i < n; i++ {
-			row := z.Data[i*z.Stride : i*z.Stride+k]
-			clear(row)
-			if i >= lo && i < hi {
-				row[i-lo] = 1
-			}
-		}
-		return nil
-	}
-	scale := 1.0
-	const rmin, rmax = 0x1p-500, 0x1p+500
-	if anrm < rmin {
-		scale = rmin / anrm
-	} else if anrm > rmax {
-		scale = rmax / anrm
-	}
-	full := symToLower(a, scale)
-
+	scale := pow2Scale(a)
+	full := symToLower(a, 1)
 	d := make([]float64, n)
 	e := make([]float64, max(0, n-1))
 	tau := make([]float64, max(0, n-1))
@@ -141,14 +135,9 @@ func (pureGo) Syevr(a blas64.Symmetric, lo, hi int, w []float64, z blas64.Genera
 	work = make([]float64, max(1, int(work[0])))
 	goLAPACK.Dsytrd(blas.Lower, n, full, a.Stride, d, e, tau, work, len(work))
 
-	t := newTridiag(d, e)
-	sel := t.selectRange(lo, hi)
 	zt := make([]float64, k*n)
-	if err := t.vectors(sel, zt); err != nil {
+	if err := tridiagRange(d, e, lo, hi, scale, w, zt); err != nil {
 		return err
-	}
-	for j, s := range sel {
-		w[j] = s.val / scale
 	}
 	for i := 0; i < n; i++ {
 		row := z.Data[i*z.Stride : i*z.Stride+k]

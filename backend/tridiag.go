@@ -103,8 +103,12 @@ func (t *tridiag) gersh(b0, b1 int) (lo, hi float64) {
 	return lo - w, hi + w
 }
 
-// bisect returns eigenvalue j (0-based, ascending) of block [b0, b1).
+// bisect returns eigenvalue j (0-based, ascending) of block [b0, b1). A
+// 1×1 block's eigenvalue is its diagonal entry, exactly.
 func (t *tridiag) bisect(b0, b1, j int, lo, hi float64) float64 {
+	if b1-b0 == 1 {
+		return t.d[b0]
+	}
 	atol := eps * max(t.tnorm, safmin)
 	for {
 		mid := 0.5 * (lo + hi)
