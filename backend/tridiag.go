@@ -261,7 +261,7 @@ func (t *tridiag) blockNorm1(b0, b1 int) float64 {
 // invItWork is the workspace of inverse iteration on one block.
 type invItWork struct {
 	u1, u2, u3, l, x []float64
-	swap          []bool
+	swap             []bool
 }
 
 func newInvItWork(n int) *invItWork {
@@ -379,7 +379,7 @@ func (w *invItWork) factor(d, e []float64, lam, tiny float64) {
 		q = e[0]
 	}
 	for i := 0; i < m-1; i++ {
-		c := e[i]        // row i+1, column i
+		c := e[i]         // row i+1, column i
 		a := d[i+1] - lam // row i+1, column i+1
 		b := 0.0          // row i+1, column i+2
 		if i+1 < m-1 {
