@@ -34,9 +34,19 @@ import (
 //
 // Every call into C holds a slot of the thread-budget semaphore. Calls below
 // the dispatch thresholds run the pure-Go code instead (see dispatch).
-type openBLAS struct{}
+type openBLAS struct {
+	direct bool // no size dispatch: every call goes to C
+}
 
 var active Impl = openBLAS{}
+
+// OpenBLASDirect is the OpenBLAS backend without size dispatch: every call
+// goes to C, however small. It exists (under -tags openblas only) for the
+// benchmark that measures the dispatch thresholds.
+var OpenBLASDirect Impl = openBLAS{direct: true}
+
+// small reports whether a call of the given work stays in Go.
+func (o openBLAS) small(work, threshold float64) bool { return !o.direct && work < threshold }
 
 func init() {
 	// gonum's own code (its LAPACK, gonum/mat) runs on the C BLAS too.
@@ -48,14 +58,20 @@ func init() {
 	setThreads(Threads())
 }
 
-// Dispatch thresholds: calls doing less work than this (flam) run in Go,
-// where a cgo call and OpenBLAS's thread start-up would cost more than the
-// arithmetic. Measured by BenchmarkDispatch (bench/dispatch_test.go) on the
-// 2-core reference machine; see bench/RESULTS.md.
+// Dispatch thresholds: calls doing less work than this run in Go, where a
+// cgo call and the C library's set-up would cost more than the arithmetic.
+// Measured by BenchmarkDispatch (bench/dispatch_test.go) on the 2-core
+// reference machine (OpenBLAS 0.3.21, 2 threads):
+//
+//	Gemm  n=4: Go 114 ns, C 104 ns; n=8: Go 459 ns, C 107 ns — C wins from
+//	      the smallest sizes (gonum's Dgemm has a fixed set-up cost).
+//	Gemv  n=32: Go 150 ns, C 178 ns; n=64: Go 530 ns, C 453 ns; n=256:
+//	      Go 9.5 µs, C 4.7 µs — the crossover is at m·n ≈ 64².
+//	Syevd n=4: Go 2.7 µs, C 2.3 µs; n=32: Go 250 µs, C 168 µs.
 const (
-	level3Threshold = 32 * 32 * 32 // Gemm/Syrk/Symm m·n·k
-	level2Threshold = 64 * 64      // Gemv/Symv m·n
-	lapackThreshold = 16           // LAPACK routines for n below this
+	level3Threshold = 4 * 4 * 4 // Gemm/Syrk/Symm, flam m·n·k
+	level2Threshold = 64 * 64   // Gemv/Symv, flam m·n
+	lapackThreshold = 4         // LAPACK routines, order n
 )
 
 func (openBLAS) Name() string { return "openblas" }
@@ -140,7 +156,7 @@ func (o openBLAS) Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General
 	if tA != blas.NoTrans {
 		k = a.Rows
 	}
-	if float64(m)*float64(n)*float64(k) < level3Threshold || k == 0 {
+	if o.small(float64(m)*float64(n)*float64(k), level3Threshold) || m == 0 || n == 0 || k == 0 {
 		PureGo.Gemm(tA, tB, alpha, a, b, beta, c)
 		return
 	}
@@ -167,7 +183,7 @@ func (o openBLAS) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta f
 	if t != blas.NoTrans {
 		k = a.Rows
 	}
-	if float64(n)*float64(n)*float64(k)/2 < level3Threshold || k == 0 {
+	if o.small(float64(n)*float64(n)*float64(k)/2, level3Threshold) || n == 0 || k == 0 {
 		PureGo.Syrk(t, alpha, a, beta, c)
 		return
 	}
@@ -189,7 +205,7 @@ func (o openBLAS) Symm(side blas.Side, alpha float64, a blas64.Symmetric, b blas
 	if side == blas.Right {
 		na = n
 	}
-	if float64(m)*float64(n)*float64(na) < level3Threshold {
+	if o.small(float64(m)*float64(n)*float64(na), level3Threshold) || m == 0 || n == 0 {
 		PureGo.Symm(side, alpha, a, b, beta, c)
 		return
 	}
@@ -207,7 +223,7 @@ func (o openBLAS) Symm(side blas.Side, alpha float64, a blas64.Symmetric, b blas
 
 func (o openBLAS) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
 	m, n := a.Rows, a.Cols
-	if float64(m)*float64(n) < level2Threshold {
+	if o.small(float64(m)*float64(n), level2Threshold) || m == 0 || n == 0 {
 		PureGo.Gemv(t, alpha, a, x, beta, y)
 		return
 	}
@@ -226,7 +242,7 @@ func (o openBLAS) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas
 
 func (o openBLAS) Symv(alpha float64, a blas64.Symmetric, x blas64.Vector, beta float64, y blas64.Vector) {
 	n := a.N
-	if float64(n)*float64(n) < level2Threshold {
+	if o.small(float64(n)*float64(n), level2Threshold) || n == 0 {
 		PureGo.Symv(alpha, a, x, beta, y)
 		return
 	}
@@ -263,7 +279,7 @@ func transposeSquare(d []float64, n, s int) {
 
 func (o openBLAS) Syevd(a blas64.Symmetric, w []float64, vectors bool) error {
 	n := a.N
-	if n < lapackThreshold {
+	if o.small(float64(n), lapackThreshold) || n == 0 {
 		return PureGo.Syevd(a, w, vectors)
 	}
 	checkSym("Syevd: A", a)
@@ -301,7 +317,7 @@ func (o openBLAS) Syevd(a blas64.Symmetric, w []float64, vectors bool) error {
 
 func (o openBLAS) Syevr(a blas64.Symmetric, lo, hi int, w []float64, z blas64.General) error {
 	n := a.N
-	if n < lapackThreshold {
+	if o.small(float64(n), lapackThreshold) || n == 0 {
 		return PureGo.Syevr(a, lo, hi, w, z)
 	}
 	k := checkRange(n, lo, hi, w, z)
@@ -361,7 +377,7 @@ func (o openBLAS) Syevr(a blas64.Symmetric, lo, hi int, w []float64, z blas64.Ge
 
 func (o openBLAS) Sygvd(a, b blas64.Symmetric, w []float64) error {
 	n := a.N
-	if n < lapackThreshold {
+	if o.small(float64(n), lapackThreshold) || n == 0 {
 		return PureGo.Sygvd(a, b, w)
 	}
 	if b.N != n {
@@ -418,7 +434,7 @@ func (o openBLAS) Sygvd(a, b blas64.Symmetric, w []float64) error {
 func (o openBLAS) Gesdd(a blas64.General, s []float64, u, vt blas64.General) error {
 	m, n := a.Rows, a.Cols
 	k := min(m, n)
-	if k < lapackThreshold {
+	if o.small(float64(k), lapackThreshold) || k == 0 {
 		return PureGo.Gesdd(a, s, u, vt)
 	}
 	vectors := checkSVD(a, s, u, vt)
@@ -455,7 +471,7 @@ func (o openBLAS) Gesdd(a blas64.General, s []float64, u, vt blas64.General) err
 
 func (o openBLAS) Potrf(a blas64.Symmetric) error {
 	n := a.N
-	if n < lapackThreshold {
+	if o.small(float64(n), lapackThreshold) || n == 0 {
 		return PureGo.Potrf(a)
 	}
 	checkSym("Potrf: A", a)
@@ -478,7 +494,7 @@ func (o openBLAS) Potrs(f blas64.Symmetric, b blas64.General) {
 	if f.N != b.Rows {
 		panic(fmt.Sprintf("backend: Potrs: factor %d×%d, B has %d rows", n, n, b.Rows))
 	}
-	if n < lapackThreshold || nrhs == 0 {
+	if o.small(float64(n), lapackThreshold) || n == 0 || nrhs == 0 {
 		PureGo.Potrs(f, b)
 		return
 	}
@@ -500,7 +516,7 @@ func (o openBLAS) Geqrf(a blas64.General, tau []float64) {
 	m, n := a.Rows, a.Cols
 	k := min(m, n)
 	checkLen("Geqrf: tau", tau, k)
-	if k < lapackThreshold {
+	if o.small(float64(k), lapackThreshold) || k == 0 {
 		PureGo.Geqrf(a, tau)
 		return
 	}
@@ -527,7 +543,7 @@ func (o openBLAS) Orgqr(a blas64.General, tau []float64) {
 	if k > n {
 		panic(fmt.Sprintf("backend: Orgqr: %d reflectors for %d columns", k, n))
 	}
-	if n < lapackThreshold {
+	if o.small(float64(n), lapackThreshold) || n == 0 {
 		PureGo.Orgqr(a, tau)
 		return
 	}

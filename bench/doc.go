@@ -1,0 +1,17 @@
+// Package bench holds the project's measurements: Go benchmarks of the
+// backend kernels (this package's _test files, named like
+// BenchmarkGemm/impl=openblas/n=2000 and reporting GFLAM/s), the dispatch
+// benchmark that fixed the OpenBLAS backend's small-size thresholds, the
+// kernel table printed by `go run ./bench/kernels`, and, in subfolders,
+// side-by-side runs against peers and paper reproductions. Figures, the
+// commands that produced them and the machine they ran on are kept in
+// bench/RESULTS.md.
+//
+// Run the benchmarks of both backends with
+//
+//	go test -run '^$' -bench . ./bench/                  # pure Go
+//	go test -tags openblas -run '^$' -bench . ./bench/   # pure Go and OpenBLAS
+//
+// Time-sensitive runs on a shared machine go under
+// `flock /tmp/manifold-bench.lock`.
+package bench
