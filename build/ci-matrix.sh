@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The CI tag matrix: vet both builds, run the README's test command for the pure-Go build with
+# CGO_ENABLED=0 and again with -tags openblas, then -race on the packages that start goroutines.
+# Usage: bash build/ci-matrix.sh   (the OpenBLAS packages must be installed: build/install-openblas.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+timed() { local t0=$SECONDS; "$@"; echo "   ($((SECONDS - t0)) s)"; }
+
+step "gofmt"
+bad=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
+[ -z "$bad" ] || { echo "gofmt would change:"; echo "$bad"; exit 1; }
+
+step "go vet (pure Go and openblas)"
+timed go vet ./...
+timed go vet -tags openblas ./...
+
+step "-tags openblas without cgo must not build"
+if CGO_ENABLED=0 go build -tags openblas ./backend/ 2>/dev/null; then
+  echo "the openblas tag built without cgo: it must fail"; exit 1
+fi
+
+step "tests, pure Go (CGO_ENABLED=0)"
+timed env CGO_ENABLED=0 go test ./...
+
+step "tests, OpenBLAS backend (-tags openblas)"
+timed go test -tags openblas ./...
+
+step "race detector on the packages that start goroutines"
+# Packages whose non-test code starts goroutines or runs parallel loops.
+race_pkgs=$(grep -rl --include='*.go' -E 'go func|ParallelFor|sync\.WaitGroup' --exclude='*_test.go' . \
+  | xargs -n1 dirname | sort -u | sed 's|^\.|github.com/manifoldlab/manifold|')
+timed go test -race -short $race_pkgs
+echo
+echo "ci-matrix: all steps passed"
