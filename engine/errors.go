@@ -1,0 +1,36 @@
+package engine
+
+import "errors"
+
+// Errors returned (wrapped, with the details) by Fit, Transform and Load.
+// Every error caused by the caller's data wraps one of these, so errors.Is
+// works; none of them is ever a panic.
+var (
+	// ErrEmpty: the input has no samples or no features.
+	ErrEmpty = errors.New("engine: empty input")
+	// ErrNotFinite: the input holds NaN or ±Inf.
+	ErrNotFinite = errors.New("engine: input holds NaN or Inf")
+	// ErrTooFewSamples: fewer samples than the method needs (k ≥ N, dim ≥ N, …).
+	ErrTooFewSamples = errors.New("engine: too few samples")
+	// ErrBadSetting: a setting is out of range (negative k, dim < 1, …).
+	ErrBadSetting = errors.New("engine: invalid setting")
+	// ErrDimension: the output dimension cannot be had from this input
+	// (dim > features for a linear method, or more dimensions than the
+	// spectrum supports).
+	ErrDimension = errors.New("engine: output dimension not available")
+	// ErrShape: a matrix has the wrong shape (Transform input with another
+	// number of features than the training data, labels of the wrong length).
+	ErrShape = errors.New("engine: shape mismatch")
+	// ErrLabels: labels are missing or unusable for a supervised setting.
+	ErrLabels = errors.New("engine: invalid labels")
+	// ErrMemoryBudget: the estimated peak memory exceeds Options.MaxBytes.
+	ErrMemoryBudget = errors.New("engine: memory budget exceeded")
+	// ErrModelFile: a model file is not a manifold model, is corrupted, or
+	// comes from an incompatible format version.
+	ErrModelFile = errors.New("engine: bad model file")
+	// ErrNoTransform: the model cannot map new points this way (for
+	// instance an MDS model fitted from distances asked to map raw data).
+	ErrNoTransform = errors.New("engine: out-of-sample mapping not available")
+	// ErrNumerical: a decomposition or solver failed on this input.
+	ErrNumerical = errors.New("engine: numerical failure")
+)

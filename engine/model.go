@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"context"
+	"io"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Model is a fitted method. Every model maps new points (Transform), is
+// safe for concurrent use once fitted (Transform only reads it), and can be
+// saved and loaded (Save, Load) so a service trains once and maps later.
+type Model interface {
+	// Method is the method's name as the command line spells it ("isomap").
+	Method() string
+	// Dim is the dimension of the embedding.
+	Dim() int
+	// Embedding returns a copy of the training points' coordinates (n×Dim).
+	Embedding() *mat.Dense
+	// Transform maps new points (rows of x, with the training data's
+	// features) into the embedding.
+	Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
+	// Report returns what the fit measured.
+	Report() Report
+	// Save writes the model in the versioned file format (see Load).
+	Save(w io.Writer) error
+}
+
+// base holds what every model has.
+type base struct {
+	method    string
+	embedding blas64.General
+	report    Report
+}
+
+func (b *base) Method() string        { return b.method }
+func (b *base) Dim() int              { return b.embedding.Cols }
+func (b *base) Embedding() *mat.Dense { return copyDense(b.embedding) }
+
+// Report returns a copy of the fit's report.
+func (b *base) Report() Report {
+	r := b.report
+	r.Stages = append([]Stage(nil), b.report.Stages...)
+	return r
+}

@@ -1,0 +1,358 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+)
+
+// PCASolver chooses how PCA finds its eigenpairs.
+type PCASolver string
+
+const (
+	// PCAAuto picks the cheaper of the two paths by predicted flam.
+	PCAAuto PCASolver = ""
+	// PCACovariance eigendecomposes the D×D covariance matrix (N ≥ D).
+	PCACovariance PCASolver = "covariance"
+	// PCAGram eigendecomposes the N×N Gram matrix and maps back: the
+	// Eigenfaces trick for D ≫ N.
+	PCAGram PCASolver = "gram"
+)
+
+// PCA is principal component analysis (linear-and-nonlinear-dimensionality-
+// reduction.txt §2.1, §3): the Dim leading eigenvectors of the covariance
+// Σ = MMᵀ/(N−1) of the centred data M (eq. 43), found either from the D×D
+// covariance (eq. 25–26) or, when D ≫ N, from the N×N matrix MᵀM (eq. 45)
+// mapped back by u = Mv/‖Mv‖ (eq. 46) — the Eigenfaces method. Only the
+// Dim eigenpairs needed are computed (backend.EigTop, by index range).
+// The zero value gives 2 components by the cheaper path.
+type PCA struct {
+	Dim    int       // output dimension; default 2
+	Solver PCASolver // default PCAAuto
+	Options
+}
+
+// PCAModel is a fitted PCA.
+type PCAModel struct {
+	base
+	mean       []float64      // D
+	components blas64.General // D×Dim, orthonormal columns
+	variance   []float64      // Dim eigenvalues of the covariance, descending
+	total      float64        // total variance: trace of the covariance
+}
+
+const methodPCA = "pca"
+
+func init() { decoders[methodPCA] = decodePCA }
+
+func (s PCA) dim() int {
+	if s.Dim == 0 {
+		return 2
+	}
+	return s.Dim
+}
+
+// Fit computes the principal components of the rows of x.
+func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
+	const method = methodPCA
+	g, err := denseInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := g.Rows, g.Cols
+	dim := s.dim()
+	if n < 2 {
+		return nil, fmt.Errorf("%s: %w: %d sample(s), need at least 2", method, ErrTooFewSamples, n)
+	}
+	if err := checkDim(method, dim, min(n-1, d), "min(samples−1, features)"); err != nil {
+		return nil, err
+	}
+	covCost := flam.Syrk(d, n) + flam.Syevr(d, dim)
+	gramCost := flam.Syrk(n, d) + flam.Syevr(n, dim) + flam.Gemm(d, dim, n)
+	solver := s.Solver
+	switch solver {
+	case PCAAuto:
+		solver = PCACovariance
+		if gramCost < covCost {
+			solver = PCAGram
+		}
+	case PCACovariance, PCAGram:
+	default:
+		return nil, fmt.Errorf("%s: %w: solver %q (want covariance or gram)", method, ErrBadSetting, s.Solver)
+	}
+	// Peak: the centred copy and the matrix eigendecomposed.
+	est := int64(8 * (n*d + d*d))
+	if solver == PCAGram {
+		est = int64(8 * (n*d + n*n))
+	}
+	params := map[string]any{"dim": dim, "solver": string(solver)}
+	r, err := startRun(ctx, method, s.Options, n, d, dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	if err := r.checkBudget(est, string(solver)+" PCA", "the other solver, or fewer samples"); err != nil {
+		return nil, err
+	}
+	impl := backend.Active()
+	m := &PCAModel{base: base{method: method}}
+	var centred blas64.General
+	err = r.stage("center", float64(n*d), func(ctx context.Context, st *stageCtx) error {
+		m.mean, centred, m.total = centre(g)
+		m.total /= float64(n - 1)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var vecs blas64.General
+	var vals []float64
+	if solver == PCACovariance {
+		c := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper}
+		err = r.stage("covariance", flam.Syrk(d, n), func(ctx context.Context, st *stageCtx) error {
+			c.Data = make([]float64, d*d)
+			impl.Syrk(blas.Trans, 1/float64(n-1), centred, 0, c)
+			return nil
+		})
+		if err == nil {
+			err = r.stage("eigensolve", flam.Syevr(d, dim), func(ctx context.Context, st *stageCtx) error {
+				st.detail = "dense syevr"
+				var err error
+				vals, vecs, err = backend.EigTop(impl, c, dim)
+				return err
+			})
+		}
+	} else {
+		gm := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper}
+		var mu []float64
+		var v blas64.General
+		err = r.stage("gram", flam.Syrk(n, d), func(ctx context.Context, st *stageCtx) error {
+			gm.Data = make([]float64, n*n)
+			impl.Syrk(blas.NoTrans, 1, centred, 0, gm)
+			return nil
+		})
+		if err == nil {
+			err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
+				st.detail = "dense syevr (Gram)"
+				var err error
+				mu, v, err = backend.EigTop(impl, gm, dim)
+				return err
+			})
+		}
+		if err == nil {
+			err = r.stage("map-back", flam.Gemm(d, dim, n), func(ctx context.Context, st *stageCtx) error {
+				// u_j = Mᵀv_j / √μ_j (eq. 46, normalised).
+				vecs = newGeneral(d, dim)
+				impl.Gemm(blas.Trans, blas.NoTrans, 1, centred, v, 0, vecs)
+				vals = make([]float64, dim)
+				for j := 0; j < dim; j++ {
+					if mu[j] <= 0 {
+						continue // reported by checkRank below
+					}
+					inv := 1 / math.Sqrt(mu[j])
+					for i := 0; i < d; i++ {
+						vecs.Data[i*dim+j] *= inv
+					}
+					vals[j] = mu[j] / float64(n-1)
+				}
+				backend.FixSigns(vecs)
+				return nil
+			})
+		}
+	}
+	if err != nil {
+		return nil, wrapNumerical(err)
+	}
+	if err := checkRank(method, vals, dim); err != nil {
+		return nil, err
+	}
+	m.components, m.variance = vecs, vals
+	err = r.stage("project", flam.Gemm(n, dim, d), func(ctx context.Context, st *stageCtx) error {
+		m.embedding = newGeneral(n, dim)
+		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, centred, vecs, 0, m.embedding)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.report = *r.finish()
+	return m, nil
+}
+
+// wrapNumerical marks backend failures (not cancellations) as ErrNumerical.
+func wrapNumerical(err error) error {
+	if err == nil || isCtxErr(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrNumerical, err)
+}
+
+// checkRank rejects components whose variance is zero to working accuracy:
+// their directions would be arbitrary.
+func checkRank(method string, vals []float64, dim int) error {
+	if len(vals) == 0 {
+		return nil
+	}
+	tol := 1e-12 * max(vals[0], 0)
+	for j, v := range vals {
+		if v <= tol || vals[0] <= 0 {
+			return fmt.Errorf("%s: %w: only %d of the %d requested components have non-zero variance (the data's rank is %d)",
+				method, ErrDimension, j, dim, j)
+		}
+	}
+	return nil
+}
+
+// centre returns the column means of g, the centred copy M = g − mean and
+// ‖M‖²_F (the sum of squared deviations).
+func centre(g blas64.General) ([]float64, blas64.General, float64) {
+	n, d := g.Rows, g.Cols
+	mean := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range g.Data[i*g.Stride : i*g.Stride+d] {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	c := newGeneral(n, d)
+	sums := make([]float64, n)
+	backend.ParallelFor(n, 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			src, dst := g.Data[i*g.Stride:i*g.Stride+d], c.Data[i*d:(i+1)*d]
+			s := 0.0
+			for j, v := range src {
+				t := v - mean[j]
+				dst[j] = t
+				s += t * t
+			}
+			sums[i] = s
+		}
+	})
+	ss := 0.0
+	for _, v := range sums {
+		ss += v
+	}
+	return mean, c, ss
+}
+
+// Components returns the principal axes as the columns of a D×Dim matrix.
+func (m *PCAModel) Components() *mat.Dense { return copyDense(m.components) }
+
+// Mean returns the training mean.
+func (m *PCAModel) Mean() []float64 { return append([]float64(nil), m.mean...) }
+
+// ExplainedVariance returns the variance along each component: the
+// eigenvalues of the covariance, descending.
+func (m *PCAModel) ExplainedVariance() []float64 { return append([]float64(nil), m.variance...) }
+
+// ExplainedVarianceRatio returns λ_i / Σ_j λ_j for each component (eq. 27),
+// the sum running over all D eigenvalues (the trace of the covariance, so
+// no other eigenvalue is computed).
+func (m *PCAModel) ExplainedVarianceRatio() []float64 {
+	r := make([]float64, len(m.variance))
+	for i, v := range m.variance {
+		r[i] = v / m.total
+	}
+	return r
+}
+
+// Transform projects new points: y = Uᵀ(x − m) (eq. 47).
+func (m *PCAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	g, err := denseInput("pca transform", x)
+	if err != nil {
+		return nil, err
+	}
+	if g.Cols != len(m.mean) {
+		return nil, fmt.Errorf("pca transform: %w: %d features, the model has %d", ErrShape, g.Cols, len(m.mean))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := newGeneral(g.Rows, g.Cols)
+	for i := 0; i < g.Rows; i++ {
+		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
+			c.Data[i*c.Stride+j] = v - m.mean[j]
+		}
+	}
+	y := newGeneral(g.Rows, m.Dim())
+	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, c, m.components, 0, y)
+	return toDense(y), nil
+}
+
+// Reconstruct maps embedded points back to the data space: x̃ = U·y + m
+// (eq. 48).
+func (m *PCAModel) Reconstruct(y mat.Matrix) (*mat.Dense, error) {
+	g, err := denseInput("pca reconstruct", y)
+	if err != nil {
+		return nil, err
+	}
+	if g.Cols != m.Dim() {
+		return nil, fmt.Errorf("pca reconstruct: %w: %d columns, the model has %d components", ErrShape, g.Cols, m.Dim())
+	}
+	d := len(m.mean)
+	x := newGeneral(g.Rows, d)
+	backend.Active().Gemm(blas.NoTrans, blas.Trans, 1, g, m.components, 0, x)
+	for i := 0; i < g.Rows; i++ {
+		row := x.Data[i*d : (i+1)*d]
+		for j := range row {
+			row[j] += m.mean[j]
+		}
+	}
+	return toDense(x), nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *PCAModel) Save(w io.Writer) error {
+	d := newModelData(methodPCA, map[string]any{"dim": m.Dim(), "total_variance": m.total}, &m.report)
+	d.floats["mean"] = rowVec(m.mean)
+	d.floats["components"] = m.components
+	d.floats["variance"] = rowVec(m.variance)
+	d.floats["embedding"] = m.embedding
+	return d.write(w)
+}
+
+func decodePCA(d *modelData) (Model, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	total, err := d.floatParam("total_variance")
+	if err != nil {
+		return nil, err
+	}
+	mean, err := d.float("mean", 1, -1)
+	if err != nil {
+		return nil, err
+	}
+	comp, err := d.float("components", mean.Cols, dim)
+	if err != nil {
+		return nil, err
+	}
+	variance, err := d.float("variance", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m := &PCAModel{base: base{method: methodPCA, embedding: emb}, mean: mean.Data, components: comp, variance: variance.Data, total: total}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}
+
+func rowVec(v []float64) blas64.General {
+	return blas64.General{Rows: 1, Cols: len(v), Stride: max(1, len(v)), Data: v}
+}

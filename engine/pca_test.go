@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestPCAAgainstSklearn(t *testing.T) {
+	for _, name := range []string{"swiss_pca", "yale_pca"} {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, name)
+			x := f.input(t)
+			want := rowsToDense(f.Embedding)
+			for _, solver := range []PCASolver{PCAAuto, PCACovariance, PCAGram} {
+				m, err := PCA{Dim: f.Dim, Solver: solver}.Fit(context.Background(), x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := procrustes(t, want, m.Embedding()); d > 1e-8 {
+					t.Errorf("solver %q: Procrustes disparity to scikit-learn %g > 1e-8", solver, d)
+				}
+				// Per component, up to sign: PCA is unique when the variances are distinct.
+				emb := m.Embedding()
+				n, _ := emb.Dims()
+				for j := 0; j < f.Dim; j++ {
+					dot, na, nb := 0.0, 0.0, 0.0
+					for i := 0; i < n; i++ {
+						dot += emb.At(i, j) * want.At(i, j)
+						na += emb.At(i, j) * emb.At(i, j)
+						nb += want.At(i, j) * want.At(i, j)
+					}
+					if c := math.Abs(dot) / math.Sqrt(na*nb); 1-c > 1e-9 {
+						t.Errorf("solver %q: component %d: |cos| with scikit-learn = %v", solver, j, c)
+					}
+				}
+				for j, r := range m.ExplainedVarianceRatio() {
+					if math.Abs(r-f.EVR[j]) > 1e-9*f.EVR[j] {
+						t.Errorf("solver %q: explained variance ratio %d = %v, scikit-learn %v", solver, j, r, f.EVR[j])
+					}
+				}
+			}
+		})
+	}
+}
+
+// Transforming the training data reproduces the embedding; reconstructing a
+// full-rank projection returns the data; Save/Load round trips.
+func TestPCATransformReconstructSave(t *testing.T) {
+	f := loadFixture(t, "swiss_pca")
+	x := f.input(t)
+	m, err := PCA{Dim: 3}.Fit(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := m.Transform(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(y, m.Embedding(), 1e-10) {
+		t.Error("Transform of the training data differs from the embedding")
+	}
+	back, err := m.Reconstruct(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(back, x, 1e-9) {
+		t.Error("Reconstruct(Transform(x)) ≠ x with all 3 components")
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y2, err := loaded.Transform(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(y, y2) {
+		t.Error("loaded model maps differently")
+	}
+	if loaded.Method() != "pca" || loaded.Report().Method != "pca" {
+		t.Errorf("loaded model: method %q, report %q", loaded.Method(), loaded.Report().Method)
+	}
+}
+
+func TestPCABadInput(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		x    mat.Matrix
+		s    PCA
+		want error
+	}{
+		{"one sample", mat.NewDense(1, 3, []float64{1, 2, 3}), PCA{Dim: 1}, ErrTooFewSamples},
+		{"NaN", mat.NewDense(3, 2, []float64{1, 2, math.NaN(), 4, 5, 6}), PCA{Dim: 1}, ErrNotFinite},
+		{"dim > features", mat.NewDense(5, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1}), PCA{Dim: 3}, ErrDimension},
+		{"dim < 0", mat.NewDense(5, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1}), PCA{Dim: -1}, ErrBadSetting},
+		{"constant rows", mat.NewDense(4, 2, []float64{1, 1, 1, 1, 1, 1, 1, 1}), PCA{Dim: 1}, ErrDimension},
+		{"rank 1 asked 2", mat.NewDense(4, 2, []float64{1, 2, 2, 4, 3, 6, 4, 8}), PCA{Dim: 2}, ErrDimension},
+		{"bad solver", mat.NewDense(4, 2, []float64{1, 2, 2, 5, 3, 6, 4, 8}), PCA{Dim: 1, Solver: "qr"}, ErrBadSetting},
+	}
+	for _, c := range cases {
+		_, err := c.s.Fit(ctx, c.x)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: error %v, want %v", c.name, err, c.want)
+		}
+	}
+	m, err := PCA{Dim: 1}.Fit(ctx, mat.NewDense(4, 2, []float64{1, 2, 2, 5, 3, 6, 4, 8}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Transform(ctx, mat.NewDense(1, 3, nil)); !errors.Is(err, ErrShape) {
+		t.Errorf("Transform with 3 features: error %v, want ErrShape", err)
+	}
+}

@@ -1,0 +1,255 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/metrics"
+	"runtime/pprof"
+	"sync"
+	"time"
+
+	"github.com/manifoldlab/manifold/backend"
+)
+
+// Options are the settings every method shares; each method's settings
+// struct embeds them. The zero value means: no progress callback, no memory
+// budget.
+type Options struct {
+	// Progress, when set, is called at the start of every stage and at
+	// chunk or iteration boundaries inside long stages, on the goroutine
+	// running Fit. It must return quickly; it may cancel the context Fit
+	// was given.
+	Progress func(Progress)
+	// MaxBytes, when positive, is the memory budget of Fit: a method
+	// estimates its peak before allocating and returns an error wrapping
+	// ErrMemoryBudget, naming the estimate and cheaper alternatives,
+	// instead of being killed by the operating system.
+	MaxBytes int64
+}
+
+// Progress is what the progress callback receives.
+type Progress struct {
+	Method string // e.g. "isomap"
+	Stage  string // e.g. "geodesics"
+	Done   int64  // units of work done in this stage
+	Total  int64  // total units, 0 when the stage cannot know
+}
+
+// Stage is one stage of a fit in its Report.
+type Stage struct {
+	Name           string  `json:"name"`
+	Seconds        float64 `json:"seconds"`
+	FlamPredicted  float64 `json:"flam_predicted"`
+	Iterations     int     `json:"iterations"`
+	BytesAllocated uint64  `json:"bytes_allocated"`
+	Detail         string  `json:"detail,omitempty"` // the path taken, e.g. "lanczos" or "dense syevr"
+}
+
+// GFLAMs is the stage's achieved rate, predicted flam per second / 10⁹.
+func (s Stage) GFLAMs() float64 {
+	if s.Seconds <= 0 {
+		return 0
+	}
+	return s.FlamPredicted / s.Seconds / 1e9
+}
+
+// Report is what a fit measured: one entry per stage with the flam the
+// papers' formulas predict, measured seconds, iterations and bytes
+// allocated, plus the peak heap seen during the fit.
+type Report struct {
+	Method        string              `json:"method"`
+	Backend       string              `json:"backend"`
+	BackendInfo   backend.Description `json:"backend_info"`
+	N             int                 `json:"n"`
+	Features      int                 `json:"features"`
+	Dim           int                 `json:"dim"`
+	Seconds       float64             `json:"seconds"`
+	Stages        []Stage             `json:"stages"`
+	PeakHeapBytes uint64              `json:"peak_heap_bytes"`  // peak of live+unswept heap objects during the fit
+	BaseHeapBytes uint64              `json:"base_heap_bytes"`  // the same at the start of the fit
+	Params        map[string]any      `json:"params,omitempty"` // the settings in effect, defaults resolved
+}
+
+// Stage returns the named stage and whether it exists.
+func (r *Report) Stage(name string) (Stage, bool) {
+	for _, s := range r.Stages {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Stage{}, false
+}
+
+// Table renders the stages as a text table: stage, predicted flam, seconds,
+// GFLAM/s, iterations and the path taken.
+func (r *Report) Table() string {
+	s := fmt.Sprintf("%-14s %12s %10s %9s %6s  %s\n", "stage", "flam", "seconds", "GFLAM/s", "iters", "detail")
+	for _, st := range r.Stages {
+		s += fmt.Sprintf("%-14s %12.3g %10.4f %9.2f %6d  %s\n", st.Name, st.FlamPredicted, st.Seconds, st.GFLAMs(), st.Iterations, st.Detail)
+	}
+	s += fmt.Sprintf("%-14s %12s %10.4f   peak heap %.1f MiB, backend %s\n", "total", "", r.Seconds, float64(r.PeakHeapBytes)/(1<<20), r.Backend)
+	return s
+}
+
+// run carries one Fit: its context, options, report under construction and
+// the heap sampler.
+type run struct {
+	ctx    context.Context
+	method string
+	opts   Options
+	rep    *Report
+	start  time.Time
+
+	stop     chan struct{}
+	once     sync.Once
+	wg       sync.WaitGroup
+	peakMu   sync.Mutex
+	peakHeap uint64
+}
+
+const heapMetric = "/memory/classes/heap/objects:bytes"
+const allocMetric = "/gc/heap/allocs:bytes"
+
+func readMetric(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		return s[0].Value.Uint64()
+	}
+	return 0
+}
+
+// startRun begins a fit: it checks the context and starts the heap sampler
+// (one goroutine, stopped by finish).
+func startRun(ctx context.Context, method string, opts Options, n, features, dim int, params map[string]any) (*run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("engine: %s: %w", method, err)
+	}
+	info := backend.Info()
+	r := &run{
+		ctx: ctx, method: method, opts: opts, start: time.Now(),
+		rep:  &Report{Method: method, Backend: info.Backend, BackendInfo: info, N: n, Features: features, Dim: dim, Params: params},
+		stop: make(chan struct{}),
+	}
+	r.rep.BaseHeapBytes = readMetric(heapMetric)
+	r.peakHeap = r.rep.BaseHeapBytes
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.stop:
+				return
+			case <-t.C:
+				r.samplePeak()
+			}
+		}
+	}()
+	return r, nil
+}
+
+func (r *run) samplePeak() {
+	h := readMetric(heapMetric)
+	r.peakMu.Lock()
+	r.peakHeap = max(r.peakHeap, h)
+	r.peakMu.Unlock()
+}
+
+// finish stops the sampler and completes the report. Fit defers it (so the
+// sampler stops on every path) and calls it once more for the report; the
+// second call returns the same report.
+func (r *run) finish() *Report {
+	r.once.Do(func() {
+		r.samplePeak()
+		close(r.stop)
+		r.wg.Wait()
+		r.rep.PeakHeapBytes = r.peakHeap
+		r.rep.Seconds = time.Since(r.start).Seconds()
+	})
+	return r.rep
+}
+
+// stageCtx is handed to a stage's body.
+type stageCtx struct {
+	r          *run
+	name       string
+	iterations int
+	detail     string
+	predicted  float64
+	lastReport time.Time
+}
+
+// progress reports done of total units (rate-limited to one call per 20 ms,
+// except the first and the last).
+func (s *stageCtx) progress(done, total int64) {
+	if s.r.opts.Progress == nil {
+		return
+	}
+	now := time.Now()
+	if done != 0 && done != total && now.Sub(s.lastReport) < 20*time.Millisecond {
+		return
+	}
+	s.lastReport = now
+	s.r.opts.Progress(Progress{Method: s.r.method, Stage: s.name, Done: done, Total: total})
+}
+
+// stage runs body as the named stage: under the pprof label stage=name,
+// timed, with the bytes it allocated, and with ctx checked before it
+// starts. predicted is the stage's flam from the papers' formulas; the body
+// may refine it (s.predicted) once it knows iteration counts.
+func (r *run) stage(name string, predicted float64, body func(ctx context.Context, s *stageCtx) error) error {
+	if err := r.ctx.Err(); err != nil {
+		return fmt.Errorf("engine: %s: before stage %s: %w", r.method, name, err)
+	}
+	s := &stageCtx{r: r, name: name, predicted: predicted}
+	s.progress(0, 0)
+	alloc0 := readMetric(allocMetric)
+	t0 := time.Now()
+	var err error
+	pprof.Do(r.ctx, pprof.Labels("stage", name), func(ctx context.Context) {
+		err = body(ctx, s)
+	})
+	r.samplePeak()
+	r.rep.Stages = append(r.rep.Stages, Stage{
+		Name: name, Seconds: time.Since(t0).Seconds(), FlamPredicted: s.predicted,
+		Iterations: s.iterations, BytesAllocated: readMetric(allocMetric) - alloc0, Detail: s.detail,
+	})
+	if err != nil {
+		if cerr := r.ctx.Err(); cerr != nil && !isCtxErr(err) {
+			return fmt.Errorf("engine: %s: stage %s: %w (%v)", r.method, name, cerr, err)
+		}
+		return fmt.Errorf("engine: %s: stage %s: %w", r.method, name, err)
+	}
+	return nil
+}
+
+func isCtxErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// checkBudget returns an error wrapping ErrMemoryBudget when the estimate
+// exceeds the budget; alternatives names cheaper settings.
+func (r *run) checkBudget(estimate int64, what, alternatives string) error {
+	if r.opts.MaxBytes <= 0 || estimate <= r.opts.MaxBytes {
+		return nil
+	}
+	msg := fmt.Sprintf("%s needs about %s, budget %s", what, fmtBytes(estimate), fmtBytes(r.opts.MaxBytes))
+	if alternatives != "" {
+		msg += "; cheaper: " + alternatives
+	}
+	return fmt.Errorf("engine: %s: %w: %s", r.method, ErrMemoryBudget, msg)
+}
+
+func fmtBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	default:
+		return fmt.Sprintf("%d B", b)
+	}
+}
