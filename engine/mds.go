@@ -1,0 +1,321 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+)
+
+// MDS is classical multidimensional scaling (linear-and-nonlinear-
+// dimensionality-reduction.txt §2.2; Torgerson 1952): squared distances S,
+// double centring B = −½·H·S·H (the τ operator of isometric-projection.txt
+// eq. 3), the top Dim eigenpairs of B, coordinates y_i = √λ_k·v_ik.
+// Fit works from data (Euclidean distances between rows), FitDistances from
+// a distance matrix. scikit-learn's MDS is SMACOF, a different method; the
+// classical MDS here equals scikit-learn's KernelPCA of the precomputed
+// kernel −½·S. New points are placed by the distance-based triangulation
+// of landmark MDS (de Silva & Tenenbaum 2003, eq. of §3.2), which maps the
+// training points onto their own embedding exactly.
+type MDS struct {
+	Dim int // output dimension; default 2
+	Options
+}
+
+// MDSModel is a fitted classical MDS.
+type MDSModel struct {
+	base
+	tri   triangulation
+	train blas64.General // training data (Fit only; empty after FitDistances)
+	eig   []float64      // the Dim eigenvalues of B, descending
+}
+
+const methodMDS = "mds"
+
+func init() { decoders[methodMDS] = decodeMDS }
+
+func (s MDS) dim() int {
+	if s.Dim == 0 {
+		return 2
+	}
+	return s.Dim
+}
+
+// Fit embeds the rows of x by classical MDS of their Euclidean distances.
+func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
+	g, err := denseInput(methodMDS, x)
+	if err != nil {
+		return nil, err
+	}
+	n := g.Rows
+	if err := s.check(n); err != nil {
+		return nil, err
+	}
+	r, err := startRun(ctx, methodMDS, s.Options, n, g.Cols, s.dim(), map[string]any{"dim": s.dim(), "input": "data"})
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	if err := r.checkBudget(int64(8*n*n), "classical MDS (one N×N matrix)", "landmark-isomap or PCA"); err != nil {
+		return nil, err
+	}
+	sq := newGeneral(n, n)
+	err = r.stage("distances", flam.SqDist(n, n, g.Cols, true), func(ctx context.Context, st *stageCtx) error {
+		return backend.SqDist(backend.Active(), sq, g, g, nil, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.embed(r, sq)
+	if err != nil {
+		return nil, err
+	}
+	m.train = copyGeneral(g)
+	m.report = *r.finish()
+	return m, nil
+}
+
+// FitDistances embeds N points given their N×N matrix of Euclidean (not
+// squared) distances: symmetric, non-negative, zero diagonal, finite.
+func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, error) {
+	g, err := denseInput("mds distances", dist)
+	if err != nil {
+		return nil, err
+	}
+	n := g.Rows
+	if g.Cols != n {
+		return nil, fmt.Errorf("mds: %w: distance matrix is %d×%d, not square", ErrShape, n, g.Cols)
+	}
+	if err := s.check(n); err != nil {
+		return nil, err
+	}
+	sq := newGeneral(n, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := g.Data[i*g.Stride+j]
+			w := g.Data[j*g.Stride+i]
+			if v < 0 || (i == j && v != 0) || math.Abs(v-w) > 1e-9*max(math.Abs(v), 1) {
+				return nil, fmt.Errorf("mds: %w: distances must be symmetric, non-negative with a zero diagonal: d[%d,%d] = %v, d[%d,%d] = %v",
+					ErrBadSetting, i, j, v, j, i, w)
+			}
+			sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
+		}
+	}
+	r, err := startRun(ctx, methodMDS, s.Options, n, n, s.dim(), map[string]any{"dim": s.dim(), "input": "distances"})
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	m, err := s.embed(r, sq)
+	if err != nil {
+		return nil, err
+	}
+	m.report = *r.finish()
+	return m, nil
+}
+
+func (s MDS) check(n int) error {
+	if n < 2 {
+		return fmt.Errorf("mds: %w: %d sample(s), need at least 2", ErrTooFewSamples, n)
+	}
+	return checkDim(methodMDS, s.dim(), n-1, "samples−1")
+}
+
+// embed runs the centring and eigensolve stages on the squared distances
+// sq (overwritten).
+func (s MDS) embed(r *run, sq blas64.General) (*MDSModel, error) {
+	dim := s.dim()
+	m := &MDSModel{base: base{method: methodMDS}}
+	vals, vecs, means, err := centreAndEig(r, sq, dim)
+	if err != nil {
+		return nil, err
+	}
+	m.embedding, m.tri, err = embedFromEig(methodMDS, vals, vecs, means)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = vals
+	return m, nil
+}
+
+// centreAndEig double-centres the n×n squared distances sq in place
+// (stage "centering") and returns the top dim eigenpairs of B (stage
+// "eigensolve") and the row means of sq.
+func centreAndEig(r *run, sq blas64.General, dim int) ([]float64, blas64.General, []float64, error) {
+	n := sq.Rows
+	var means []float64
+	err := r.stage("centering", flam.DoubleCenter(n), func(ctx context.Context, st *stageCtx) error {
+		means = backend.RowMeans(sq)
+		backend.DoubleCenter(sq, means)
+		return nil
+	})
+	if err != nil {
+		return nil, blas64.General{}, nil, err
+	}
+	var vals []float64
+	var vecs blas64.General
+	err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
+		st.detail = "dense syevr"
+		var err error
+		vals, vecs, err = backend.EigTop(backend.Active(), blas64.Symmetric{N: n, Stride: sq.Stride, Data: sq.Data, Uplo: blas.Upper}, dim)
+		return wrapNumerical(err)
+	})
+	return vals, vecs, means, err
+}
+
+// embedFromEig turns the top eigenpairs of B into coordinates √λ·v and the
+// triangulation that places new points. Non-positive eigenvalues mean the
+// requested dimension is not supported by the distances.
+func embedFromEig(method string, vals []float64, vecs blas64.General, meanSq []float64) (blas64.General, triangulation, error) {
+	n, dim := vecs.Rows, vecs.Cols
+	for j, v := range vals {
+		if v <= 1e-12*max(vals[0], 0) || vals[0] <= 0 {
+			return blas64.General{}, triangulation{}, fmt.Errorf("%s: %w: only %d of the %d requested dimensions have a positive eigenvalue", method, ErrDimension, j, dim)
+		}
+	}
+	emb := newGeneral(n, dim)
+	pinv := newGeneral(n, dim)
+	for i := 0; i < n; i++ {
+		for k := 0; k < dim; k++ {
+			v := vecs.Data[i*vecs.Stride+k]
+			emb.Data[i*dim+k] = v * math.Sqrt(vals[k])
+			pinv.Data[i*dim+k] = v / math.Sqrt(vals[k])
+		}
+	}
+	return emb, triangulation{pinv: pinv, meanSq: meanSq}, nil
+}
+
+// triangulation places a new point from its squared distances δ to the n
+// reference points (landmark MDS, de Silva & Tenenbaum 2003 §3.2):
+// y = −½·L#·(δ − δ̄), with L# the pseudo-inverse transpose of the reference
+// embedding (columns v_k/√λ_k) and δ̄ the mean squared distance of each
+// reference point to the others.
+type triangulation struct {
+	pinv   blas64.General // n×dim
+	meanSq []float64      // n
+}
+
+// apply maps the m×n squared distances delta (overwritten) to m×dim.
+func (t triangulation) apply(delta blas64.General) blas64.General {
+	for i := 0; i < delta.Rows; i++ {
+		row := delta.Data[i*delta.Stride : i*delta.Stride+delta.Cols]
+		for j := range row {
+			row[j] -= t.meanSq[j]
+		}
+	}
+	y := newGeneral(delta.Rows, t.pinv.Cols)
+	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, -0.5, delta, t.pinv, 0, y)
+	return y
+}
+
+// Eigenvalues returns the Dim eigenvalues of B used, descending.
+func (m *MDSModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Transform places new points by triangulation from their Euclidean
+// distances to the training points. Models fitted from distances cannot:
+// use TransformDistances.
+func (m *MDSModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	if m.train.Rows == 0 {
+		return nil, fmt.Errorf("mds transform: %w: the model was fitted from distances; use TransformDistances", ErrNoTransform)
+	}
+	g, err := denseInput("mds transform", x)
+	if err != nil {
+		return nil, err
+	}
+	if g.Cols != m.train.Cols {
+		return nil, fmt.Errorf("mds transform: %w: %d features, the model has %d", ErrShape, g.Cols, m.train.Cols)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sq := newGeneral(g.Rows, m.train.Rows)
+	if err := backend.SqDist(backend.Active(), sq, g, m.train, nil, nil); err != nil {
+		return nil, err
+	}
+	return toDense(m.tri.apply(sq)), nil
+}
+
+// TransformDistances places new points given their m×N Euclidean distances
+// to the N training points.
+func (m *MDSModel) TransformDistances(ctx context.Context, dist mat.Matrix) (*mat.Dense, error) {
+	g, err := denseInput("mds transform distances", dist)
+	if err != nil {
+		return nil, err
+	}
+	if g.Cols != m.tri.pinv.Rows {
+		return nil, fmt.Errorf("mds transform: %w: %d distances per point, the model has %d training points", ErrShape, g.Cols, m.tri.pinv.Rows)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sq := newGeneral(g.Rows, g.Cols)
+	for i := 0; i < g.Rows; i++ {
+		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
+			sq.Data[i*g.Cols+j] = v * v
+		}
+	}
+	return toDense(m.tri.apply(sq)), nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *MDSModel) Save(w io.Writer) error {
+	d := newModelData(methodMDS, map[string]any{"dim": m.Dim()}, &m.report)
+	d.floats["embedding"] = m.embedding
+	d.floats["pinv"] = m.tri.pinv
+	d.floats["mean_sq"] = rowVec(m.tri.meanSq)
+	d.floats["eigenvalues"] = rowVec(m.eig)
+	if m.train.Rows > 0 {
+		d.floats["train"] = m.train
+	}
+	return d.write(w)
+}
+
+func decodeMDS(d *modelData) (Model, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	n := emb.Rows
+	pinv, err := d.float("pinv", n, dim)
+	if err != nil {
+		return nil, err
+	}
+	means, err := d.float("mean_sq", 1, n)
+	if err != nil {
+		return nil, err
+	}
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m := &MDSModel{base: base{method: methodMDS, embedding: emb}, tri: triangulation{pinv: pinv, meanSq: means.Data}, eig: eig.Data}
+	if _, ok := d.floats["train"]; ok {
+		if m.train, err = d.float("train", n, -1); err != nil {
+			return nil, err
+		}
+	}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}
+
+// copyGeneral returns a compact copy of g.
+func copyGeneral(g blas64.General) blas64.General {
+	c := newGeneral(g.Rows, g.Cols)
+	for i := 0; i < g.Rows; i++ {
+		copy(c.Data[i*c.Stride:i*c.Stride+g.Cols], g.Data[i*g.Stride:i*g.Stride+g.Cols])
+	}
+	return c
+}

@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestMDSAgainstSklearn(t *testing.T) {
+	for _, name := range []string{"swiss_mds", "yale_mds"} {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, name)
+			x := f.input(t)
+			m, err := MDS{Dim: f.Dim}.Fit(context.Background(), x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := procrustes(t, rowsToDense(f.Embedding), m.Embedding()); d > 1e-8 {
+				t.Errorf("Procrustes disparity to scikit-learn %g > 1e-8", d)
+			}
+		})
+	}
+}
+
+// Classical MDS of Euclidean distances is PCA: the same embedding up to the
+// sign of each axis, and triangulation of new points equals their PCA
+// projection (de Silva & Tenenbaum). Fitting the distance matrix gives the
+// same model as fitting the data.
+func TestMDSIsPCAAndTriangulates(t *testing.T) {
+	ctx := context.Background()
+	f := loadFixture(t, "swiss_mds")
+	x := f.input(t)
+	n, d := x.Dims()
+	train := x.Slice(0, n-50, 0, d).(*mat.Dense)
+	test := x.Slice(n-50, n, 0, d).(*mat.Dense)
+	mds, err := MDS{Dim: 2}.Fit(ctx, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pca, err := PCA{Dim: 2}.Fit(ctx, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ym, err := mds.Transform(ctx, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yp, err := pca.Transform(ctx, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]*mat.Dense{{mds.Embedding(), pca.Embedding()}, {ym, yp}} {
+		a, b := pair[0], pair[1]
+		r, c := a.Dims()
+		for j := 0; j < c; j++ {
+			sign := 1.0
+			if a.At(0, j)*b.At(0, j) < 0 {
+				sign = -1
+			}
+			for i := 0; i < r; i++ {
+				if math.Abs(a.At(i, j)-sign*b.At(i, j)) > 1e-8 {
+					t.Fatalf("MDS and PCA differ at [%d,%d]: %v vs %v", i, j, a.At(i, j), sign*b.At(i, j))
+				}
+			}
+		}
+	}
+	y, err := mds.Transform(ctx, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(y, mds.Embedding(), 1e-8) {
+		t.Error("Transform of the training data differs from the embedding")
+	}
+	// From the distance matrix.
+	nt, _ := train.Dims()
+	dist := mat.NewDense(nt, nt, nil)
+	for i := 0; i < nt; i++ {
+		for j := 0; j < nt; j++ {
+			var diff mat.VecDense
+			diff.SubVec(train.RowView(i), train.RowView(j))
+			dist.Set(i, j, mat.Norm(&diff, 2))
+		}
+	}
+	md, err := MDS{Dim: 2}.FitDistances(ctx, dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(md.Embedding(), mds.Embedding(), 1e-8) {
+		t.Error("FitDistances differs from Fit")
+	}
+	if _, err := md.Transform(ctx, test); !errors.Is(err, ErrNoTransform) {
+		t.Errorf("Transform of a distance-fitted model: error %v, want ErrNoTransform", err)
+	}
+	var buf bytes.Buffer
+	if err := mds.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yl, err := l.Transform(ctx, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(yl, ym) {
+		t.Error("loaded MDS model maps differently")
+	}
+}
+
+func TestMDSBadInput(t *testing.T) {
+	ctx := context.Background()
+	if _, err := (MDS{Dim: 1}).FitDistances(ctx, mat.NewDense(2, 3, nil)); !errors.Is(err, ErrShape) {
+		t.Errorf("non-square distances: %v", err)
+	}
+	if _, err := (MDS{Dim: 1}).FitDistances(ctx, mat.NewDense(2, 2, []float64{0, -1, -1, 0})); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("negative distances: %v", err)
+	}
+	if _, err := (MDS{Dim: 3}).Fit(ctx, mat.NewDense(3, 2, []float64{0, 0, 1, 0, 0, 1})); !errors.Is(err, ErrDimension) {
+		t.Errorf("dim ≥ N: %v", err)
+	}
+	// Three collinear points support one dimension, not two.
+	if _, err := (MDS{Dim: 2}).Fit(ctx, mat.NewDense(4, 2, []float64{0, 0, 1, 1, 2, 2, 3, 3})); !errors.Is(err, ErrDimension) {
+		t.Errorf("collinear points, dim 2: %v", err)
+	}
+}
