@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// Disconnected is what a graph-based method does when the neighbour graph
+// falls apart into several connected components.
+type Disconnected = neighbors.Disconnected
+
+const (
+	// DisconnectedError refuses, naming the components, their sizes and
+	// the other choices (the default).
+	DisconnectedError = neighbors.DisconnectedError
+	// DisconnectedConnect adds the shortest edge between every pair of
+	// components (scikit-learn's behaviour).
+	DisconnectedConnect = neighbors.DisconnectedConnect
+	// DisconnectedLargest keeps the largest component; the model reports
+	// the points dropped.
+	DisconnectedLargest = neighbors.DisconnectedLargest
+)
+
+// ErrDisconnected is wrapped by the error of DisconnectedError; the error
+// (a *sparse.DisconnectedError) names the components and the choices.
+var ErrDisconnected = neighbors.ErrDisconnected
+
+// ParseDisconnected parses "error", "connect" or "largest".
+func ParseDisconnected(s string) (Disconnected, error) {
+	p, err := neighbors.ParseDisconnected(s)
+	if err != nil {
+		return p, fmt.Errorf("%w: %v", ErrBadSetting, err)
+	}
+	return p, nil
+}
+
+// graphSpec is the neighbour graph a method asks for.
+type graphSpec struct {
+	k      int     // neighbours (kNN graph); 0 with labels: the whole class
+	eps    float64 // > 0: ε-graph
+	labels []int   // supervised graph
+	policy Disconnected
+	weight neighbors.Weight
+	t      float64 // heat kernel t
+}
+
+// validate checks the graph settings against n points.
+func (g graphSpec) validate(method string, n int) error {
+	if g.k < 0 {
+		return fmt.Errorf("%s: %w: k = %d", method, ErrBadSetting, g.k)
+	}
+	if g.eps < 0 || math.IsNaN(g.eps) || math.IsInf(g.eps, 0) {
+		return fmt.Errorf("%s: %w: ε = %v", method, ErrBadSetting, g.eps)
+	}
+	if g.labels != nil && len(g.labels) != n {
+		return fmt.Errorf("%s: %w: %d labels for %d samples", method, ErrLabels, len(g.labels), n)
+	}
+	if g.labels == nil && g.eps == 0 {
+		if g.k == 0 {
+			return fmt.Errorf("%s: %w: a neighbour graph needs k ≥ 1 or ε > 0", method, ErrBadSetting)
+		}
+		if g.k >= n {
+			return fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", method, ErrTooFewSamples, g.k, n)
+		}
+	}
+	if g.policy < DisconnectedError || g.policy > DisconnectedLargest {
+		return fmt.Errorf("%s: %w: disconnected policy %d", method, ErrBadSetting, g.policy)
+	}
+	return nil
+}
+
+func (g graphSpec) params(p map[string]any) {
+	if g.eps > 0 {
+		p["eps"] = g.eps
+	} else {
+		p["k"] = g.k
+	}
+	if g.labels != nil {
+		p["supervised"] = true
+	}
+	p["disconnected"] = g.policy.String()
+}
+
+// neighbourGraph builds the graph of the rows of x (stage "neighbors") and
+// applies the disconnected policy (stage "components").
+func neighbourGraph(r *run, x blas64.General, spec graphSpec) (*neighbors.Fixed, error) {
+	n, d := x.Rows, x.Cols
+	dense := toDense(x)
+	var g *sparse.CSR
+	k := spec.k
+	if spec.eps > 0 || k == 0 {
+		k = max(1, min(n-1, 10))
+	}
+	err := r.stage("neighbors", flam.KNN(n, n, d, k), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		g, err = neighbors.Graph(ctx, dense, neighbors.GraphOptions{
+			K: spec.k, Eps: spec.eps, Labels: spec.labels, Weight: spec.weight, T: spec.t,
+		})
+		if err == nil {
+			st.detail = fmt.Sprintf("%d edges", g.NNZ())
+		}
+		return err
+	})
+	if err != nil {
+		return nil, mapGraphErr(err)
+	}
+	var fixed *neighbors.Fixed
+	err = r.stage("components", float64(g.NNZ()+n), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		fixed, err = neighbors.FixDisconnected(ctx, dense, g, spec.policy, neighbors.Options{})
+		if err == nil {
+			st.detail = fmt.Sprintf("%d component(s), policy %s", fixed.Components, spec.policy)
+			if len(fixed.Dropped) > 0 {
+				st.detail += fmt.Sprintf(", %d point(s) dropped", len(fixed.Dropped))
+			}
+			if fixed.Added > 0 {
+				st.detail += fmt.Sprintf(", %d edge(s) added", fixed.Added)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, mapGraphErr(err)
+	}
+	if len(fixed.Kept) < 2 {
+		return nil, fmt.Errorf("%s: %w: the graph keeps %d point(s)", r.method, ErrTooFewSamples, len(fixed.Kept))
+	}
+	return fixed, nil
+}
+
+// mapGraphErr maps the neighbour package's input errors onto the engine's.
+func mapGraphErr(err error) error {
+	if errors.Is(err, neighbors.ErrInput) && !errors.Is(err, ErrDisconnected) {
+		return fmt.Errorf("%w: %w", ErrBadSetting, err)
+	}
+	return err
+}
+
+// subsetRows returns the rows idx of x as a compact matrix.
+func subsetRows(x blas64.General, idx []int) blas64.General {
+	g := newGeneral(len(idx), x.Cols)
+	for i, r := range idx {
+		copy(g.Data[i*g.Stride:i*g.Stride+x.Cols], x.Data[r*x.Stride:r*x.Stride+x.Cols])
+	}
+	return g
+}
+
+// geodesicsFromNew computes, for every new point (row of q), the squared
+// geodesic distances to the training points (columns of the m×n result):
+// the new point is joined to its training neighbours (nb: index lists and
+// distances, as a neighbour search returns them) by directed edges, and one
+// Dijkstra runs from it on the training graph. This is scikit-learn's
+// Isomap.transform, min_j (d(x, x_j) + D_G(j, ·)), without keeping D_G.
+func geodesicsFromNew(ctx context.Context, graph *sparse.CSR, nb *neighbors.Result, cols []int) (blas64.General, error) {
+	n, _ := graph.Dims()
+	m := nb.Len()
+	ptr, ind, val := graph.RowPtr(), graph.ColIdx(), graph.Values()
+	total := n + m
+	indptr := make([]int, total+1)
+	copy(indptr, ptr[:n+1])
+	nnz := ptr[n]
+	ind2 := make([]int, nnz, nnz+len(nb.Ind))
+	val2 := make([]float64, nnz, nnz+len(nb.Ind))
+	copy(ind2, ind[:nnz])
+	copy(val2, val[:nnz])
+	type edge struct {
+		j int
+		d float64
+	}
+	var row []edge
+	for i := 0; i < m; i++ {
+		js, ds := nb.Row(i)
+		if len(js) == 0 {
+			return blas64.General{}, fmt.Errorf("%w: new point %d has no training point within the graph's neighbourhood", ErrNoTransform, i)
+		}
+		row = row[:0]
+		for c, j := range js {
+			row = append(row, edge{j, ds[c]})
+		}
+		sort.Slice(row, func(a, b int) bool { return row[a].j < row[b].j })
+		for c, e := range row {
+			if c > 0 && e.j == row[c-1].j {
+				continue
+			}
+			ind2 = append(ind2, e.j)
+			val2 = append(val2, e.d)
+		}
+		indptr[n+i+1] = len(ind2)
+	}
+	aug, err := sparse.NewCSR(total, total, indptr, ind2, val2)
+	if err != nil {
+		return blas64.General{}, err
+	}
+	sources := make([]int, m)
+	for i := range sources {
+		sources[i] = n + i
+	}
+	full := newGeneral(m, total)
+	if err := sparse.MultiSourceShortestPaths(ctx, aug, sources, full, sparse.PathOptions{Squared: true}); err != nil {
+		return blas64.General{}, err
+	}
+	if cols == nil {
+		return blas64.General{Rows: m, Cols: n, Stride: full.Stride, Data: full.Data}, nil
+	}
+	out := newGeneral(m, len(cols))
+	for i := 0; i < m; i++ {
+		for c, j := range cols {
+			out.Data[i*out.Stride+c] = full.Data[i*full.Stride+j]
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,395 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/lanczos"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// Eigensolver chooses how the top eigenpairs of a dense N×N matrix are
+// found.
+type Eigensolver string
+
+const (
+	// EigenAuto picks by predicted cost: the dense index-range solver for
+	// small N or many dimensions, Lanczos otherwise.
+	EigenAuto Eigensolver = ""
+	// EigenDense is the dense solver by index range (backend Syevr):
+	// a tridiagonal reduction, 2/3·N³ flam.
+	EigenDense Eigensolver = "dense"
+	// EigenLanczos is thick-restart block Lanczos on the matrix as an
+	// operator: a few dozen products with it, O(N²) each.
+	EigenLanczos Eigensolver = "lanczos"
+)
+
+// Isomap is the isometric feature mapping of Tenenbaum, de Silva &
+// Langford (2000; linear-and-nonlinear-dimensionality-reduction.txt §5):
+// a neighbour graph (kNN by the OR rule, ε, or supervised), geodesic
+// distances D_G as shortest paths in it, and classical MDS of D_G: the top
+// Dim eigenpairs of τ(D_G) = −½·H·S·H, S = D_G² (isometric-projection.txt
+// eq. 3), coordinates √λ·v. On the same inputs it equals scikit-learn's
+// Isomap (same graph rule, shortest paths, kernel centring and sign
+// convention).
+//
+// Memory: one N×N matrix (float64, or float32 with Float32) — the squared
+// geodesics are written into it by the parallel Dijkstra and double
+// centred in place — and O(N·(k + Dim)) else. New points are mapped as
+// scikit-learn does (geodesics through their k nearest training points,
+// then the kernel-PCA projection, which is the landmark-MDS triangulation),
+// with one Dijkstra per new point on the stored graph instead of keeping
+// the N×N geodesic matrix.
+type Isomap struct {
+	Dim int // output dimension; default 2
+	// K neighbours per point (default 10), or, with Labels, within the
+	// class (0: every point of the class).
+	K int
+	// Eps > 0 uses the ε-graph instead of kNN.
+	Eps float64
+	// Labels make the supervised graph of isometric-projection.txt Table 2.
+	Labels       []int
+	Disconnected Disconnected // default DisconnectedError
+	// Float32 stores the geodesics in float32: half the memory, for large N.
+	// The eigensolver is then Lanczos on the float32 matrix (products
+	// accumulated in float64).
+	Float32     bool
+	Eigensolver Eigensolver
+	Seed        uint64 // Lanczos start vector
+	Options
+}
+
+// IsomapModel is a fitted Isomap.
+type IsomapModel struct {
+	base
+	train   blas64.General // training points kept in the graph
+	graph   *sparse.CSR    // the connected neighbour graph on them
+	kept    []int          // original indices of the rows of train
+	dropped []int
+	k       int
+	eps     float64
+	tri     triangulation
+	eig     []float64
+}
+
+const methodIsomap = "isomap"
+
+func init() { decoders[methodIsomap] = decodeIsomap }
+
+func (s Isomap) resolved() Isomap {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
+		s.K = 10
+	}
+	return s
+}
+
+func (s Isomap) spec() graphSpec {
+	return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected}
+}
+
+// Fit embeds the rows of x.
+func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
+	s = s.resolved()
+	g, err := denseInput(methodIsomap, x)
+	if err != nil {
+		return nil, err
+	}
+	n := g.Rows
+	if err := s.spec().validate(methodIsomap, n); err != nil {
+		return nil, err
+	}
+	if err := checkDim(methodIsomap, s.Dim, n-1, "samples−1"); err != nil {
+		return nil, err
+	}
+	solver, err := chooseEigensolver(methodIsomap, s.Eigensolver, s.Float32, n, s.Dim)
+	if err != nil {
+		return nil, err
+	}
+	params := map[string]any{"dim": s.Dim, "float32": s.Float32, "eigensolver": string(solver)}
+	s.spec().params(params)
+	r, err := startRun(ctx, methodIsomap, s.Options, n, g.Cols, s.Dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	elem := int64(8)
+	if s.Float32 {
+		elem = 4
+	}
+	est := elem*int64(n)*int64(n) + int64(n)*int64(g.Cols+8*max(s.K, 10)+8*s.Dim)*8
+	if err := r.checkBudget(est, fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
+		"float32 geodesics (Float32, halves the N×N matrix) or landmark-isomap (O(L·N))"); err != nil {
+		return nil, err
+	}
+	fixed, err := neighbourGraph(r, g, s.spec())
+	if err != nil {
+		return nil, err
+	}
+	m := &IsomapModel{base: base{method: methodIsomap}, graph: fixed.Graph, kept: fixed.Kept, dropped: fixed.Dropped, k: s.K, eps: s.Eps}
+	if len(fixed.Dropped) > 0 {
+		m.train = subsetRows(g, fixed.Kept)
+		r.rep.Params["dropped"] = len(fixed.Dropped)
+	} else {
+		m.train = copyGeneral(g)
+	}
+	nk := m.train.Rows
+	if s.Dim > nk-1 {
+		return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", methodIsomap, ErrDimension, s.Dim, nk)
+	}
+	vals, vecs, means, err := geodesicMDS(r, fixed.Graph, s.Dim, s.Float32, solver, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	m.embedding, m.tri, err = embedFromEig(methodIsomap, vals, vecs, means)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = vals
+	m.report = *r.finish()
+	return m, nil
+}
+
+// chooseEigensolver resolves EigenAuto: Lanczos beats the dense reduction
+// (2/3·N³ flam) once N is a few hundred and only a few eigenpairs are
+// wanted; float32 storage needs Lanczos.
+func chooseEigensolver(method string, e Eigensolver, f32 bool, n, dim int) (Eigensolver, error) {
+	switch e {
+	case EigenAuto:
+		if f32 || (n > 500 && dim <= n/10) {
+			return EigenLanczos, nil
+		}
+		return EigenDense, nil
+	case EigenDense:
+		if f32 {
+			return e, fmt.Errorf("%s: %w: the dense eigensolver needs float64 geodesics", method, ErrBadSetting)
+		}
+		return e, nil
+	case EigenLanczos:
+		return e, nil
+	}
+	return e, fmt.Errorf("%s: %w: eigensolver %q (want dense or lanczos)", method, ErrBadSetting, e)
+}
+
+// geodesicMDS is the heart of exact Isomap: squared geodesics written into
+// one N×N matrix by the parallel Dijkstra with the row means accumulated in
+// the same pass (stage "geodesics"), double centring in place ("centering"),
+// and the top dim eigenpairs ("eigensolve").
+func geodesicMDS(r *run, graph *sparse.CSR, dim int, f32 bool, solver Eigensolver, seed uint64) ([]float64, blas64.General, []float64, error) {
+	n, _ := graph.Dims()
+	means := make([]float64, n)
+	var s64 blas64.General
+	var s32 []float32
+	err := r.stage("geodesics", flam.Dijkstra(n, n, graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
+		opt := sparse.PathOptions{Squared: true, RowMeans: means}
+		st.detail = "parallel Dijkstra, float64"
+		if f32 {
+			st.detail = "parallel Dijkstra, float32"
+			s32 = make([]float32, n*n)
+			return sparse.AllPairsShortestPaths32(ctx, graph, s32, n, opt)
+		}
+		s64 = newGeneral(n, n)
+		return sparse.AllPairsShortestPaths(ctx, graph, s64, opt)
+	})
+	if err != nil {
+		return nil, blas64.General{}, nil, err
+	}
+	err = r.stage("centering", flam.DoubleCenter(n), func(ctx context.Context, st *stageCtx) error {
+		if f32 {
+			backend.DoubleCenter32(s32, n, n, means)
+		} else {
+			backend.DoubleCenter(s64, means)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, blas64.General{}, nil, err
+	}
+	var vals []float64
+	var vecs blas64.General
+	if solver == EigenDense {
+		err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
+			st.detail = "dense syevr"
+			var err error
+			vals, vecs, err = backend.EigTop(backend.Active(), blas64.Symmetric{N: n, Stride: n, Data: s64.Data, Uplo: blas.Upper}, dim)
+			return wrapNumerical(err)
+		})
+	} else {
+		err = r.stage("eigensolve", flam.Lanczos(n, dim, 20), func(ctx context.Context, st *stageCtx) error {
+			var op lanczos.Operator = backend.FullSymOp{A: s64}
+			if f32 {
+				op = backend.FullSymOp32{A: s32, N: n, Stride: n}
+			}
+			res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Seed: seed})
+			if err != nil {
+				return wrapNumerical(err)
+			}
+			st.iterations = res.Stats.Iterations
+			st.detail = fmt.Sprintf("lanczos: block %d, %d products, %d restarts, %.3g flam done", res.Stats.BlockSize, res.Stats.MatVecs, res.Stats.Restarts, res.Stats.Flam)
+			vals, vecs = res.Values, res.Vectors
+			return nil
+		})
+	}
+	return vals, vecs, means, err
+}
+
+// Eigenvalues returns the Dim eigenvalues of τ(D_G) used, descending.
+func (m *IsomapModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Kept returns the indices of the training points in the embedding (all of
+// them unless the disconnected policy was DisconnectedLargest).
+func (m *IsomapModel) Kept() []int { return append([]int(nil), m.kept...) }
+
+// Dropped returns the training points left out by DisconnectedLargest.
+func (m *IsomapModel) Dropped() []int { return append([]int(nil), m.dropped...) }
+
+// Transform maps new points: their geodesic distances to the training
+// points through their k nearest training points (or those within ε), one
+// Dijkstra each on the stored graph, then the triangulation — equal to
+// scikit-learn's Isomap.transform. Transforming the training points gives
+// their embedding.
+func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return transformGeodesic(ctx, methodIsomap, x, m.train, m.graph, m.k, m.eps, nil, m.tri)
+}
+
+// transformGeodesic maps new points by geodesics through their training
+// neighbours and triangulation; cols selects the reference (landmark)
+// columns, nil for all training points. Work goes in chunks of 256 points.
+func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, tri triangulation) (*mat.Dense, error) {
+	g, err := denseInput(method+" transform", x)
+	if err != nil {
+		return nil, err
+	}
+	if g.Cols != train.Cols {
+		return nil, fmt.Errorf("%s transform: %w: %d features, the model has %d", method, ErrShape, g.Cols, train.Cols)
+	}
+	if k == 0 && eps == 0 {
+		k = min(10, train.Rows) // supervised K = 0: no class for new points
+	}
+	k = min(k, train.Rows)
+	out := newGeneral(g.Rows, tri.pinv.Cols)
+	const chunk = 256
+	for lo := 0; lo < g.Rows; lo += chunk {
+		hi := min(g.Rows, lo+chunk)
+		q := toDense(blas64.General{Rows: hi - lo, Cols: g.Cols, Stride: g.Stride, Data: g.Data[lo*g.Stride:]})
+		var nb *neighbors.Result
+		if eps > 0 {
+			nb, err = neighbors.RadiusQuery(ctx, toDense(train), q, eps, neighbors.Options{})
+		} else {
+			nb, err = neighbors.KNNQuery(ctx, toDense(train), q, k, neighbors.Options{})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s transform: %w", method, err)
+		}
+		sq, err := geodesicsFromNew(ctx, graph, nb, cols)
+		if err != nil {
+			return nil, fmt.Errorf("%s transform: %w", method, err)
+		}
+		y := tri.apply(sq)
+		for i := 0; i < y.Rows; i++ {
+			copy(out.Data[(lo+i)*out.Stride:(lo+i+1)*out.Stride], y.Data[i*y.Stride:i*y.Stride+y.Cols])
+		}
+	}
+	return toDense(out), nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *IsomapModel) Save(w io.Writer) error {
+	d := newModelData(methodIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps}, &m.report)
+	d.floats["embedding"] = m.embedding
+	d.floats["pinv"] = m.tri.pinv
+	d.floats["mean_sq"] = rowVec(m.tri.meanSq)
+	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.floats["train"] = m.train
+	saveGraph(d, m.graph)
+	d.ints["kept"] = m.kept
+	d.ints["dropped"] = m.dropped
+	return d.write(w)
+}
+
+func saveGraph(d *modelData, g *sparse.CSR) {
+	d.ints["graph_ptr"] = g.RowPtr()
+	d.ints["graph_ind"] = g.ColIdx()
+	d.floats["graph_val"] = rowVec(g.Values())
+}
+
+func loadGraph(d *modelData, n int) (*sparse.CSR, error) {
+	ptr, err := d.intArr("graph_ptr", n+1)
+	if err != nil {
+		return nil, err
+	}
+	ind, err := d.intArr("graph_ind", -1)
+	if err != nil {
+		return nil, err
+	}
+	val, err := d.float("graph_val", 1, len(ind))
+	if err != nil {
+		return nil, err
+	}
+	g, err := sparse.NewCSR(n, n, ptr, ind, val.Data)
+	if err != nil {
+		return nil, modelErr("%s model: graph: %v", d.method, err)
+	}
+	return g, nil
+}
+
+func decodeIsomap(d *modelData) (Model, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	k, err := d.intParam("k", 0, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	eps, err := d.floatParam("eps")
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	n := emb.Rows
+	m := &IsomapModel{base: base{method: methodIsomap, embedding: emb}, k: k, eps: eps}
+	if m.tri.pinv, err = d.float("pinv", n, dim); err != nil {
+		return nil, err
+	}
+	means, err := d.float("mean_sq", 1, n)
+	if err != nil {
+		return nil, err
+	}
+	m.tri.meanSq = means.Data
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = eig.Data
+	if m.train, err = d.float("train", n, -1); err != nil {
+		return nil, err
+	}
+	if m.graph, err = loadGraph(d, n); err != nil {
+		return nil, err
+	}
+	if m.kept, err = d.intArr("kept", n); err != nil {
+		return nil, err
+	}
+	if m.dropped, err = d.intArr("dropped", -1); err != nil {
+		return nil, err
+	}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
+)
+
+func TestIsomapAgainstSklearn(t *testing.T) {
+	for _, name := range []string{"swiss_isomap", "yale_isomap"} {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, name)
+			x := f.input(t)
+			for _, solver := range []Eigensolver{EigenDense, EigenLanczos} {
+				for _, f32 := range []bool{false, true} {
+					if f32 && solver == EigenDense {
+						continue
+					}
+					m, err := Isomap{Dim: f.Dim, K: f.K, Eigensolver: solver, Float32: f32}.Fit(context.Background(), x)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tol := 1e-6
+					if f32 {
+						tol = 1e-5 // geodesics rounded to float32
+					}
+					d := procrustes(t, rowsToDense(f.Embedding), m.Embedding())
+					t.Logf("%s float32=%v: disparity %.3g", solver, f32, d)
+					if d > tol {
+						t.Errorf("%s float32=%v: Procrustes disparity to scikit-learn %g > %g", solver, f32, d, tol)
+					}
+					if f.XNew != nil {
+						y, err := m.Transform(context.Background(), rowsToDense(f.XNew))
+						if err != nil {
+							t.Fatal(err)
+						}
+						// Same coordinates as scikit-learn's transform, after aligning the
+						// fits: compare the stacked embeddings.
+						r, _ := y.Dims()
+						n, _ := m.Embedding().Dims()
+						var a, b mat.Dense
+						a.Stack(rowsToDense(f.Embedding), rowsToDense(f.Transform))
+						b.Stack(m.Embedding(), y)
+						_ = r
+						_ = n
+						if d := procrustes(t, &a, &b); d > tol {
+							t.Errorf("%s float32=%v: transform disparity to scikit-learn %g > %g", solver, f32, d, tol)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// Transforming the training points reproduces their embedding; Save/Load
+// keeps the mapping.
+func TestIsomapTransformTrainingAndSave(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(500, 0.05, 3)
+	m, err := Isomap{Dim: 2, K: 8}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := m.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(y, m.Embedding(), 1e-8) {
+		t.Error("Transform of the training points differs from the embedding")
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := x.Slice(0, 30, 0, 3)
+	y1, err := m.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y2, err := l.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(y1, y2) {
+		t.Error("loaded model maps differently")
+	}
+}
+
+func TestIsomapDisconnected(t *testing.T) {
+	ctx := context.Background()
+	// Two far-apart clusters of 30 points: the 5-NN graph is disconnected.
+	a, _ := datasets.SwissRoll(30, 0, 1)
+	b, _ := datasets.SwissRoll(30, 0, 2)
+	var x mat.Dense
+	x.Stack(a, b)
+	for i := 30; i < 60; i++ {
+		x.Set(i, 0, x.At(i, 0)+1000)
+	}
+	_, err := Isomap{Dim: 2, K: 5}.Fit(ctx, &x)
+	if !errors.Is(err, ErrDisconnected) {
+		t.Fatalf("error %v, want ErrDisconnected", err)
+	}
+	for _, word := range []string{"connect", "largest"} {
+		if !bytes.Contains([]byte(err.Error()), []byte(word)) {
+			t.Errorf("the disconnected error does not name the %q choice: %v", word, err)
+		}
+	}
+	m, err := Isomap{Dim: 2, K: 5, Disconnected: DisconnectedLargest}.Fit(ctx, &x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := m.Embedding().Dims(); n != 30 || len(m.Dropped()) != 30 {
+		t.Errorf("largest: %d points embedded, %d dropped; want 30 and 30", n, len(m.Dropped()))
+	}
+	if _, err := (Isomap{Dim: 2, K: 5, Disconnected: DisconnectedConnect}).Fit(ctx, &x); err != nil {
+		t.Errorf("connect: %v", err)
+	}
+}
+
+func TestIsomapBadInput(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(20, 0, 1)
+	cases := []struct {
+		s    Isomap
+		want error
+	}{
+		{Isomap{K: 20}, ErrTooFewSamples},
+		{Isomap{K: -1}, ErrBadSetting},
+		{Isomap{Dim: 20}, ErrDimension},
+		{Isomap{Labels: []int{1, 2}}, ErrLabels},
+		{Isomap{Eps: -1}, ErrBadSetting},
+		{Isomap{Float32: true, Eigensolver: EigenDense}, ErrBadSetting},
+	}
+	for _, c := range cases {
+		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
+			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
+		}
+	}
+}
