@@ -1,0 +1,382 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/cluster"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// LandmarkChoice says how landmarks are chosen among the data points.
+type LandmarkChoice string
+
+const (
+	// LandmarksMaxMin picks landmarks one at a time, each the point farthest
+	// (Euclidean) from those chosen so far, from a random first one: the
+	// MaxMin rule de Silva & Tenenbaum (2003) recommend. The default.
+	LandmarksMaxMin LandmarkChoice = ""
+	// LandmarksRandom picks them uniformly without replacement.
+	LandmarksRandom LandmarkChoice = "random"
+	// LandmarksKMeansPP picks them by greedy k-means++ seeding.
+	LandmarksKMeansPP LandmarkChoice = "kmeans++"
+	// LandmarksKMeans runs k-means (k-means++ start) and takes the data
+	// point nearest each centroid (low-rank-isomap.txt §2, eq. 3; Manazhy &
+	// Sankaran 2019): Dijkstra needs graph vertices as sources.
+	LandmarksKMeans LandmarkChoice = "kmeans"
+)
+
+// LandmarkIsomap is Landmark Isomap (de Silva & Tenenbaum 2003;
+// low-rank-isomap.txt §2): geodesics from L landmarks only (Dijkstra from
+// each landmark, an L×N matrix instead of N×N), classical MDS of the L×L
+// landmark geodesics, and landmark-MDS triangulation of every point from
+// its squared geodesic distances to the landmarks:
+// y = −½·L#·(δ − δ̄). Time O(L·(N + E)·log N + L³), memory O(L·N).
+type LandmarkIsomap struct {
+	Dim       int            // default 2
+	K         int            // neighbours; default 10
+	Eps       float64        // > 0: ε-graph
+	Landmarks int            // number of landmarks L; default min(N, 300)
+	Choice    LandmarkChoice // default LandmarksMaxMin
+	Labels    []int          // supervised graph
+	// Disconnected: the policy for a disconnected graph.
+	Disconnected Disconnected
+	Seed         uint64
+	Options
+}
+
+// LandmarkIsomapModel is a fitted Landmark Isomap.
+type LandmarkIsomapModel struct {
+	base
+	train     blas64.General
+	graph     *sparse.CSR
+	kept      []int
+	landmarks []int // rows of train
+	k         int
+	eps       float64
+	tri       triangulation
+	eig       []float64
+}
+
+const methodLandmarkIsomap = "landmark-isomap"
+
+func init() { decoders[methodLandmarkIsomap] = decodeLandmarkIsomap }
+
+func (s LandmarkIsomap) resolved(n int) LandmarkIsomap {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
+		s.K = 10
+	}
+	if s.Landmarks == 0 {
+		s.Landmarks = min(n, 300)
+	}
+	return s
+}
+
+func (s LandmarkIsomap) spec() graphSpec {
+	return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected}
+}
+
+// Fit embeds the rows of x.
+func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapModel, error) {
+	const method = methodLandmarkIsomap
+	g, err := denseInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n := g.Rows
+	s = s.resolved(n)
+	if err := s.spec().validate(method, n); err != nil {
+		return nil, err
+	}
+	if s.Landmarks < 2 || s.Landmarks > n {
+		return nil, fmt.Errorf("%s: %w: %d landmarks for %d samples (need 2 ≤ L ≤ N)", method, ErrBadSetting, s.Landmarks, n)
+	}
+	if err := checkDim(method, s.Dim, s.Landmarks-1, "landmarks−1"); err != nil {
+		return nil, err
+	}
+	switch s.Choice {
+	case LandmarksMaxMin, LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans:
+	default:
+		return nil, fmt.Errorf("%s: %w: landmark choice %q (want maxmin, random, kmeans++ or kmeans)", method, ErrBadSetting, s.Choice)
+	}
+	choice := s.Choice
+	if choice == LandmarksMaxMin {
+		choice = "maxmin"
+	}
+	params := map[string]any{"dim": s.Dim, "landmarks": s.Landmarks, "choice": string(choice)}
+	s.spec().params(params)
+	r, err := startRun(ctx, method, s.Options, n, g.Cols, s.Dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	est := int64(8) * (int64(s.Landmarks)*int64(n) + int64(n)*int64(g.Cols+3*max(s.K, 10)))
+	if err := r.checkBudget(est, fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), "fewer landmarks"); err != nil {
+		return nil, err
+	}
+	fixed, err := neighbourGraph(r, g, s.spec())
+	if err != nil {
+		return nil, err
+	}
+	m := &LandmarkIsomapModel{base: base{method: method}, graph: fixed.Graph, kept: fixed.Kept, k: s.K, eps: s.Eps}
+	if len(fixed.Dropped) > 0 {
+		m.train = subsetRows(g, fixed.Kept)
+		r.rep.Params["dropped"] = len(fixed.Dropped)
+	} else {
+		m.train = copyGeneral(g)
+	}
+	nk := m.train.Rows
+	nl := min(s.Landmarks, nk)
+	if s.Dim > nl-1 {
+		return nil, fmt.Errorf("%s: %w: dim = %d but only %d landmarks remain", method, ErrDimension, s.Dim, nl)
+	}
+	err = r.stage("landmarks", landmarkFlam(choice, nk, g.Cols, nl), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		m.landmarks, err = chooseLandmarks(ctx, m.train, nl, s.Choice, s.Seed)
+		st.detail = fmt.Sprintf("%d landmarks, %s", len(m.landmarks), choice)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	nl = len(m.landmarks)
+	delta := newGeneral(nl, nk) // squared geodesics landmark → point
+	err = r.stage("geodesics", flam.Dijkstra(nl, nk, fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
+		st.detail = fmt.Sprintf("Dijkstra from %d landmarks", nl)
+		return sparse.MultiSourceShortestPaths(ctx, fixed.Graph, m.landmarks, delta, sparse.PathOptions{Squared: true})
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Classical MDS of the landmarks' own squared geodesics.
+	sub := newGeneral(nl, nl)
+	for a := 0; a < nl; a++ {
+		for b, j := range m.landmarks {
+			sub.Data[a*nl+b] = 0.5 * (delta.Data[a*nk+j] + delta.Data[b*nk+m.landmarks[a]])
+		}
+	}
+	vals, vecs, means, err := centreAndEig(r, sub, s.Dim)
+	if err != nil {
+		return nil, err
+	}
+	_, m.tri, err = embedFromEig(method, vals, vecs, means)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = vals
+	err = r.stage("triangulation", flam.Gemm(nk, s.Dim, nl), func(ctx context.Context, st *stageCtx) error {
+		// y_i = −½·L#ᵀ(Δ[:, i] − δ̄), all points at once: Y = −½·(Δ − δ̄1ᵀ)ᵀ·L#.
+		backend.ParallelFor(nl, 8, func(lo, hi int) {
+			for a := lo; a < hi; a++ {
+				row := delta.Data[a*nk : (a+1)*nk]
+				mu := m.tri.meanSq[a]
+				for j := range row {
+					row[j] -= mu
+				}
+			}
+		})
+		m.embedding = newGeneral(nk, s.Dim)
+		backend.Active().Gemm(blas.Trans, blas.NoTrans, -0.5, delta, m.tri.pinv, 0, m.embedding)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.report = *r.finish()
+	return m, nil
+}
+
+func landmarkFlam(choice LandmarkChoice, n, d, l int) float64 {
+	switch choice {
+	case LandmarksRandom:
+		return float64(l)
+	case LandmarksKMeans:
+		return 20 * flam.KNN(n, l, d, 1) // ~20 Lloyd iterations
+	}
+	return flam.KNN(n, l, d, 1)
+}
+
+// chooseLandmarks returns l distinct row indices of x, sorted.
+func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice LandmarkChoice, seed uint64) ([]int, error) {
+	n := x.Rows
+	rng := rand.New(rand.NewPCG(seed, 0x6c616e646d61726b))
+	var idx []int
+	switch choice {
+	case LandmarksRandom:
+		idx = rng.Perm(n)[:l]
+	case LandmarksKMeansPP:
+		var err error
+		if idx, err = cluster.PlusPlusIndices(ctx, x, nil, l, rng); err != nil {
+			return nil, err
+		}
+	case LandmarksKMeans:
+		res, err := cluster.KMeans{K: l, Seed: seed}.Fit(ctx, x)
+		if err != nil {
+			return nil, err
+		}
+		// The member of each cluster nearest its centroid.
+		best := make([]float64, l)
+		idx = make([]int, l)
+		for c := range best {
+			best[c], idx[c] = math.Inf(1), -1
+		}
+		d := x.Cols
+		for i, c := range res.Labels {
+			ctr := res.Centers.Data[c*res.Centers.Stride : c*res.Centers.Stride+d]
+			s := 0.0
+			for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
+				t := v - ctr[j]
+				s += t * t
+			}
+			if s < best[c] {
+				best[c], idx[c] = s, i
+			}
+		}
+		out := idx[:0]
+		for _, i := range idx {
+			if i >= 0 {
+				out = append(out, i)
+			}
+		}
+		idx = out
+	default: // MaxMin
+		idx = maxMin(x, l, rng.IntN(n))
+	}
+	sort.Ints(idx)
+	// Distinct (k-means centroids may share a nearest point).
+	out := idx[:0]
+	for i, v := range idx {
+		if i == 0 || v != idx[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// maxMin picks l points greedily: each the farthest from those chosen.
+func maxMin(x blas64.General, l, first int) []int {
+	n := x.Rows
+	closest := make([]float64, n)
+	for i := range closest {
+		closest[i] = math.Inf(1)
+	}
+	idx := []int{first}
+	row := newGeneral(1, n)
+	for {
+		last := idx[len(idx)-1]
+		q := blas64.General{Rows: 1, Cols: x.Cols, Stride: x.Stride, Data: x.Data[last*x.Stride:]}
+		// The kernel cannot fail: the data were checked finite on input.
+		_ = backend.SqDist(backend.Active(), row, q, x, nil, nil)
+		far, fd := 0, -1.0
+		for i, v := range row.Data {
+			if v < closest[i] {
+				closest[i] = v
+			}
+			if closest[i] > fd {
+				far, fd = i, closest[i]
+			}
+		}
+		if len(idx) == l || fd <= 0 {
+			return idx
+		}
+		idx = append(idx, far)
+	}
+}
+
+// Landmarks returns the landmarks' indices among the kept training points.
+func (m *LandmarkIsomapModel) Landmarks() []int { return append([]int(nil), m.landmarks...) }
+
+// Eigenvalues returns the Dim eigenvalues of the landmarks' τ(D_G).
+func (m *LandmarkIsomapModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Kept returns the indices of the training points in the embedding.
+func (m *LandmarkIsomapModel) Kept() []int { return append([]int(nil), m.kept...) }
+
+// Transform maps new points by their geodesics to the landmarks (through
+// their nearest training points) and triangulation.
+func (m *LandmarkIsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return transformGeodesic(ctx, methodLandmarkIsomap, x, m.train, m.graph, m.k, m.eps, m.landmarks, m.tri)
+}
+
+// Save writes the model (see Load for the format).
+func (m *LandmarkIsomapModel) Save(w io.Writer) error {
+	d := newModelData(methodLandmarkIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps}, &m.report)
+	d.floats["embedding"] = m.embedding
+	d.floats["pinv"] = m.tri.pinv
+	d.floats["mean_sq"] = rowVec(m.tri.meanSq)
+	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.floats["train"] = m.train
+	saveGraph(d, m.graph)
+	d.ints["kept"] = m.kept
+	d.ints["landmarks"] = m.landmarks
+	return d.write(w)
+}
+
+func decodeLandmarkIsomap(d *modelData) (Model, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	k, err := d.intParam("k", 0, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	eps, err := d.floatParam("eps")
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	n := emb.Rows
+	m := &LandmarkIsomapModel{base: base{method: methodLandmarkIsomap, embedding: emb}, k: k, eps: eps}
+	if m.landmarks, err = d.intArr("landmarks", -1); err != nil {
+		return nil, err
+	}
+	nl := len(m.landmarks)
+	for _, l := range m.landmarks {
+		if l < 0 || l >= n {
+			return nil, modelErr("landmark-isomap model: landmark %d out of range", l)
+		}
+	}
+	if m.tri.pinv, err = d.float("pinv", nl, dim); err != nil {
+		return nil, err
+	}
+	means, err := d.float("mean_sq", 1, nl)
+	if err != nil {
+		return nil, err
+	}
+	m.tri.meanSq = means.Data
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = eig.Data
+	if m.train, err = d.float("train", n, -1); err != nil {
+		return nil, err
+	}
+	if m.graph, err = loadGraph(d, n); err != nil {
+		return nil, err
+	}
+	if m.kept, err = d.intArr("kept", n); err != nil {
+		return nil, err
+	}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}
