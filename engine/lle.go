@@ -1,0 +1,399 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/lanczos"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// LLE is locally linear embedding (Roweis & Saul 2000;
+// linear-and-nonlinear-dimensionality-reduction.txt §4): every point is
+// reconstructed from its K nearest neighbours by weights summing to one
+// (eq. 49, 61–64: G·w = 1 with the local Gram matrix G of eq. 62–63,
+// regularised by Reg·trace(G) on the diagonal, as scikit-learn does — G is
+// singular whenever K > D), and the embedding is given by the bottom
+// eigenvectors of the sparse M = (I − W)ᵀ(I − W) (eq. 69, 72), dropping
+// the constant one (eigenvalue 0). Coordinates are scaled to the
+// normalisation of eq. 70, (1/(N−1))·Σ y yᵀ = I (scikit-learn returns unit
+// eigenvectors: the same embedding up to the factor √(N−1)).
+type LLE struct {
+	Dim         int     // default 2
+	K           int     // neighbours; default 10
+	Reg         float64 // regularisation; default 1e-3
+	Eigensolver Eigensolver
+	Seed        uint64
+	Options
+}
+
+// LLEModel is a fitted LLE.
+type LLEModel struct {
+	base
+	train blas64.General
+	k     int
+	reg   float64
+	eig   []float64 // the Dim eigenvalues of M used, ascending
+}
+
+const methodLLE = "lle"
+
+func init() { decoders[methodLLE] = decodeLLE }
+
+func (s LLE) resolved() LLE {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.K == 0 {
+		s.K = 10
+	}
+	if s.Reg == 0 {
+		s.Reg = 1e-3
+	}
+	return s
+}
+
+// Fit embeds the rows of x.
+func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
+	s = s.resolved()
+	g, err := denseInput(methodLLE, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := g.Rows, g.Cols
+	if s.K < 1 || s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) {
+		return nil, fmt.Errorf("%s: %w: k = %d, reg = %v", methodLLE, ErrBadSetting, s.K, s.Reg)
+	}
+	if s.K >= n {
+		return nil, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", methodLLE, ErrTooFewSamples, s.K, n)
+	}
+	if err := checkDim(methodLLE, s.Dim, n-2, "samples−2"); err != nil {
+		return nil, err
+	}
+	solver := s.Eigensolver
+	switch solver {
+	case EigenAuto:
+		solver = EigenLanczos
+		if n <= 2000 {
+			solver = EigenDense
+		}
+	case EigenDense, EigenLanczos:
+	default:
+		return nil, fmt.Errorf("%s: %w: eigensolver %q", methodLLE, ErrBadSetting, solver)
+	}
+	params := map[string]any{"dim": s.Dim, "k": s.K, "reg": s.Reg, "eigensolver": string(solver)}
+	r, err := startRun(ctx, methodLLE, s.Options, n, d, s.Dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	est := int64(8) * int64(n) * int64(d+4*s.K*s.K)
+	if solver == EigenDense {
+		est += 8 * int64(n) * int64(n)
+	}
+	if err := r.checkBudget(est, "LLE", "the Lanczos eigensolver (no N×N matrix)"); err != nil {
+		return nil, err
+	}
+	dense := toDense(g)
+	var nb *neighbors.Result
+	err = r.stage("neighbors", flam.KNN(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		nb, err = neighbors.KNN(ctx, dense, s.K, neighbors.Options{})
+		return err
+	})
+	if err != nil {
+		return nil, mapGraphErr(err)
+	}
+	var w *sparse.CSR
+	err = r.stage("weights", float64(n)*(float64(s.K*s.K*d)+flam.Potrf(s.K)), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		w, err = reconstructionWeights(ctx, g, g, nb, s.Reg, n)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := &LLEModel{base: base{method: methodLLE}, train: copyGeneral(g), k: s.K, reg: s.Reg}
+	var vals []float64
+	var vecs blas64.General
+	if solver == EigenDense {
+		err = r.stage("eigensolve", float64(n*s.K*s.K)+flam.Syevr(n, s.Dim+1), func(ctx context.Context, st *stageCtx) error {
+			st.detail = "dense syevr on M"
+			mm := lleDenseM(w, n)
+			var err error
+			vals, vecs, err = backend.EigBottom(backend.Active(), mm, s.Dim+1)
+			return wrapNumerical(err)
+		})
+	} else {
+		err = r.stage("eigensolve", flam.Lanczos(n, s.Dim+1, 20), func(ctx context.Context, st *stageCtx) error {
+			res, err := lanczos.Solve(ctx, lleOperator{w: w, wt: w.Transpose(), buf: make([]float64, n)},
+				lanczos.Settings{K: s.Dim + 1, Which: lanczos.Smallest, Seed: s.Seed, Tol: 1e-10})
+			if err != nil {
+				return wrapNumerical(err)
+			}
+			st.iterations = res.Stats.Iterations
+			st.detail = fmt.Sprintf("lanczos on M = (I−W)ᵀ(I−W): %d products, %d restarts", res.Stats.MatVecs, res.Stats.Restarts)
+			vals, vecs = res.Values, res.Vectors
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Drop the bottom (constant) eigenvector; scale to eq. 70.
+	scale := math.Sqrt(float64(n - 1))
+	m.embedding = newGeneral(n, s.Dim)
+	for i := 0; i < n; i++ {
+		for j := 0; j < s.Dim; j++ {
+			m.embedding.Data[i*s.Dim+j] = scale * vecs.Data[i*vecs.Stride+j+1]
+		}
+	}
+	m.eig = vals[1:]
+	m.report = *r.finish()
+	return m, nil
+}
+
+// reconstructionWeights returns the CSR of barycentric weights (nq×n) that
+// reconstruct each query row from its neighbours among the rows of x:
+// G = C·Cᵀ with C the neighbours minus the query (eq. 63),
+// G += reg·trace(G)·I (reg alone when the trace is 0), G·w = 1, w /= Σw
+// (eq. 64). In parallel over queries, ctx checked per chunk.
+func reconstructionWeights(ctx context.Context, x, q blas64.General, nb *neighbors.Result, reg float64, n int) (*sparse.CSR, error) {
+	nq, d := q.Rows, q.Cols
+	indptr := make([]int, nq+1)
+	for i := 0; i < nq; i++ {
+		indptr[i+1] = nb.Ptr[i+1]
+	}
+	ind := make([]int, len(nb.Ind))
+	val := make([]float64, len(nb.Ind))
+	errs := make([]error, nq)
+	err := backend.ParallelForCtx(ctx, nq, 256, func(lo, hi int) {
+		var c, gm, rhs []float64
+		for i := lo; i < hi; i++ {
+			js, _ := nb.Row(i)
+			k := len(js)
+			if cap(c) < k*d {
+				c, gm, rhs = make([]float64, k*d), make([]float64, k*k), make([]float64, k)
+			}
+			c, gm, rhs = c[:k*d], gm[:k*k], rhs[:k]
+			qi := q.Data[i*q.Stride : i*q.Stride+d]
+			for a, j := range js {
+				xj := x.Data[j*x.Stride : j*x.Stride+d]
+				ca := c[a*d : (a+1)*d]
+				for t := range ca {
+					ca[t] = xj[t] - qi[t]
+				}
+			}
+			cg := blas64.General{Rows: k, Cols: d, Stride: max(1, d), Data: c}
+			gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
+			backend.PureGo.Syrk(blas.NoTrans, 1, cg, 0, gs)
+			tr := 0.0
+			for a := 0; a < k; a++ {
+				tr += gm[a*k+a]
+			}
+			r := reg
+			if tr > 0 {
+				r = reg * tr
+			}
+			for a := 0; a < k; a++ {
+				gm[a*k+a] += r
+				rhs[a] = 1
+			}
+			if err := backend.PureGo.Potrf(gs); err != nil {
+				errs[i] = fmt.Errorf("%w: local Gram matrix of point %d is not positive definite (reg = %v)", ErrNumerical, i, reg)
+				continue
+			}
+			backend.PureGo.Potrs(gs, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: rhs})
+			sum := 0.0
+			for _, v := range rhs {
+				sum += v
+			}
+			base := nb.Ptr[i]
+			for a, j := range js {
+				ind[base+a] = j
+				val[base+a] = rhs[a] / sum
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	// Rows of a CSR need sorted column indices.
+	for i := 0; i < nq; i++ {
+		sortRow(ind[indptr[i]:indptr[i+1]], val[indptr[i]:indptr[i+1]])
+	}
+	return sparse.NewCSR(nq, n, indptr, ind, val)
+}
+
+// sortRow sorts a short row by column index (insertion sort).
+func sortRow(ind []int, val []float64) {
+	for i := 1; i < len(ind); i++ {
+		for j := i; j > 0 && ind[j] < ind[j-1]; j-- {
+			ind[j], ind[j-1] = ind[j-1], ind[j]
+			val[j], val[j-1] = val[j-1], val[j]
+		}
+	}
+}
+
+// lleDenseM forms M = (I − W)ᵀ(I − W) densely: row i of I − W has K + 1
+// entries, contributing their K + 1 squared products: O(N·K²).
+func lleDenseM(w *sparse.CSR, n int) blas64.Symmetric {
+	m := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
+	ptr, ind, val := w.RowPtr(), w.ColIdx(), w.Values()
+	cols := make([]int, 0, 64)
+	vals := make([]float64, 0, 64)
+	for i := 0; i < n; i++ {
+		cols, vals = cols[:0], vals[:0]
+		self := false
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			v := -val[p]
+			if ind[p] == i {
+				v++
+				self = true
+			}
+			cols = append(cols, ind[p])
+			vals = append(vals, v)
+		}
+		if !self {
+			cols = append(cols, i)
+			vals = append(vals, 1)
+		}
+		for a, ja := range cols {
+			for b, jb := range cols {
+				if ja <= jb {
+					m.Data[ja*n+jb] += vals[a] * vals[b]
+				}
+			}
+		}
+	}
+	return m
+}
+
+// lleOperator applies M = (I − W)ᵀ(I − W) by two sparse products.
+type lleOperator struct {
+	w, wt *sparse.CSR
+	buf   []float64
+}
+
+func (o lleOperator) Dims() (r, c int) { return o.w.Dims() }
+
+func (o lleOperator) MulVecTo(dst, x []float64) {
+	o.w.MulVecTo(o.buf, x) // W·x
+	for i, v := range x {
+		o.buf[i] = v - o.buf[i] // (I − W)·x
+	}
+	o.wt.MulVecTo(dst, o.buf) // Wᵀ·(I − W)x
+	for i, v := range o.buf {
+		dst[i] = v - dst[i]
+	}
+}
+
+// Eigenvalues returns the Dim eigenvalues of M belonging to the embedding
+// (the bottom one, 0, dropped), ascending.
+func (m *LLEModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Transform maps new points by their reconstruction weights from their K
+// nearest training points: y = Σ w_j·y_j (scikit-learn's LLE.transform). A
+// new point equal to training points (distance 0) gets their embedding
+// (the mean, for duplicates), so transforming the training data reproduces
+// the training embedding.
+func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	g, err := denseInput("lle transform", x)
+	if err != nil {
+		return nil, err
+	}
+	if g.Cols != m.train.Cols {
+		return nil, fmt.Errorf("lle transform: %w: %d features, the model has %d", ErrShape, g.Cols, m.train.Cols)
+	}
+	nb, err := neighbors.KNNQuery(ctx, toDense(m.train), toDense(g), m.k, neighbors.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("lle transform: %w", err)
+	}
+	n := m.train.Rows
+	w, err := reconstructionWeights(ctx, m.train, g, nb, m.reg, n)
+	if err != nil {
+		return nil, fmt.Errorf("lle transform: %w", err)
+	}
+	y := newGeneral(g.Rows, m.Dim())
+	w.MulBlockTo(y, m.embedding)
+	dim := m.Dim()
+	for i := 0; i < g.Rows; i++ {
+		js, ds := nb.Row(i)
+		cnt := 0
+		for c, j := range js {
+			if ds[c] != 0 {
+				break // sorted by distance
+			}
+			if cnt == 0 {
+				clear(y.Data[i*dim : (i+1)*dim])
+			}
+			for t := 0; t < dim; t++ {
+				y.Data[i*dim+t] += m.embedding.Data[j*dim+t]
+			}
+			cnt++
+		}
+		for t := 0; cnt > 1 && t < dim; t++ {
+			y.Data[i*dim+t] /= float64(cnt)
+		}
+	}
+	return toDense(y), nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *LLEModel) Save(w io.Writer) error {
+	d := newModelData(methodLLE, map[string]any{"dim": m.Dim(), "k": m.k, "reg": m.reg}, &m.report)
+	d.floats["embedding"] = m.embedding
+	d.floats["train"] = m.train
+	d.floats["eigenvalues"] = rowVec(m.eig)
+	return d.write(w)
+}
+
+func decodeLLE(d *modelData) (Model, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	k, err := d.intParam("k", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := d.floatParam("reg")
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	n := emb.Rows
+	if k >= n {
+		return nil, modelErr("lle model: k = %d for %d training points", k, n)
+	}
+	m := &LLEModel{base: base{method: methodLLE, embedding: emb}, k: k, reg: reg}
+	if m.train, err = d.float("train", n, -1); err != nil {
+		return nil, err
+	}
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = eig.Data
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}

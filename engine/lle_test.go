@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
+)
+
+func TestLLEAgainstSklearn(t *testing.T) {
+	for _, name := range []string{"swiss_lle", "yale_lle"} {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, name)
+			x := f.input(t)
+			for _, solver := range []Eigensolver{EigenDense, EigenLanczos} {
+				m, err := LLE{Dim: f.Dim, K: f.K, Reg: f.Reg, Eigensolver: solver}.Fit(context.Background(), x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := procrustes(t, rowsToDense(f.Embedding), m.Embedding())
+				t.Logf("%s: disparity %.3g, %s", solver, d, m.Report().Stages[len(m.Report().Stages)-1].Detail)
+				if d > 1e-3 {
+					t.Errorf("%s: Procrustes disparity to scikit-learn %g > 1e-3", solver, d)
+				}
+			}
+		})
+	}
+}
+
+func TestLLETransformAndSave(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(400, 0.05, 5)
+	m, err := LLE{Dim: 2, K: 10}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := m.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(y, m.Embedding(), 1e-12) {
+		t.Error("Transform of the training data differs from the embedding")
+	}
+	// A point halfway between two neighbours lands between their images.
+	q := mat.NewDense(1, 3, nil)
+	for j := 0; j < 3; j++ {
+		q.Set(0, j, 0.999*x.At(0, j)+0.001*x.At(1, j))
+	}
+	yq, err := m.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := m.Embedding()
+	for j := 0; j < 2; j++ {
+		if d := yq.At(0, j) - e.At(0, j); d*d > 1e-2 {
+			t.Errorf("a point next to training point 0 maps %v away from it", d)
+		}
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yl, err := l.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(yl, yq) {
+		t.Error("loaded model maps differently")
+	}
+}
+
+func TestLLEBadInput(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(15, 0, 1)
+	for _, c := range []struct {
+		s    LLE
+		want error
+	}{
+		{LLE{K: 15}, ErrTooFewSamples},
+		{LLE{Reg: -1}, ErrBadSetting},
+		{LLE{Dim: 14}, ErrDimension},
+	} {
+		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
+			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
+		}
+	}
+}
