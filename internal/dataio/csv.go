@@ -55,7 +55,7 @@ func ReadCSV(r io.Reader) (*mat.Dense, error) {
 			if len(fields) > cols {
 				col = cols + 1
 			}
-			return nil, formatErr(num, col, "row has %d fields, want %d (as on line %d)", len(fields), cols, colsLine)
+			return nil, formatErr(num, col, "row has %s, want %d (as on line %d)", plural(len(fields), "field"), cols, colsLine)
 		}
 		for j, f := range fields {
 			v, err := parseCell(f)
@@ -144,4 +144,12 @@ func WriteCSV(w io.Writer, m mat.Matrix) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// plural renders "1 field", "3 fields".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -103,11 +103,11 @@ func ReadNPY(r io.Reader) (*mat.Dense, error) {
 	if uint64(rows)*uint64(cols) != elems || elems > uint64(math.MaxInt/8) {
 		return nil, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
 	}
-	data, err := readNPYData(br, dt, int(elems))
+	data, nread, err := readNPYData(br, dt, int(elems))
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, formatErr(0, 0, "npy: data truncated: shape %s of %s needs %d bytes, the file has %d",
-				shapeString(shape), dt.descr, elems*uint64(dt.size), len(data)*dt.size)
+				shapeString(shape), dt.descr, elems*uint64(dt.size), nread)
 		}
 		return nil, err
 	}
@@ -136,23 +136,25 @@ func npyEOF(err error, format string, a ...any) error {
 }
 
 // readNPYData reads elems elements of type dt, converting them to float64.
-// The slice grows with the bytes actually read. On a short file it returns
-// the elements read and io.ErrUnexpectedEOF.
-func readNPYData(r io.Reader, dt npyType, elems int) ([]float64, error) {
+// The slice grows with the bytes actually read. It returns the bytes read,
+// and on a short file io.ErrUnexpectedEOF.
+func readNPYData(r io.Reader, dt npyType, elems int) ([]float64, int, error) {
 	data := make([]float64, 0, min(elems, 1<<16))
 	buf := make([]byte, (1<<16)/dt.size*dt.size)
+	nread := 0
 	for len(data) < elems {
 		want := min(len(buf), (elems-len(data))*dt.size)
 		n, err := io.ReadFull(r, buf[:want])
+		nread += n
 		data = appendConverted(data, buf[:n-n%dt.size], dt)
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		if err != nil {
-			return data, err
+			return data, nread, err
 		}
 	}
-	return data, nil
+	return data, nread, nil
 }
 
 // appendConverted appends the elements in b to dst as float64.

@@ -148,7 +148,7 @@ func TestReadNPYMalformed(t *testing.T) {
 		{"not npy", []byte("hello, world\n1,2,3\n"), ErrFormat, "not a NumPy file"},
 		{"truncated header length", good[:9], ErrFormat, "header length"},
 		{"truncated header", good[:40], ErrFormat, "the file ends after"},
-		{"truncated data", good[:len(good)-5], ErrFormat, "data truncated: shape (3, 4) of <f8 needs 96 bytes, the file has 88"},
+		{"truncated data", good[:len(good)-5], ErrFormat, "data truncated: shape (3, 4) of <f8 needs 96 bytes, the file has 91"},
 		{"trailing bytes", append(append([]byte{}, good...), 0), ErrFormat, "bytes after the 96"},
 		{"version 4", append([]byte(npyMagic), 4, 0, 0, 0), ErrUnsupported, "format version 4.0"},
 		{"v2 header too long", append([]byte(npyMagic), 2, 0, 0xff, 0xff, 0xff, 0xff), ErrFormat, "header length 4294967295 exceeds"},
