@@ -62,6 +62,9 @@ func cmdDemo(ctx context.Context, args []string, e env) error {
 	p.Options.Progress = bar.update
 	model, err := m.fit(ctx, p, x)
 	bar.finish()
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return fmt.Errorf("default data (%d-point swiss roll): %w", demoPoints, err)
 	}

@@ -210,6 +210,9 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	p.Options.Progress = bar.update
 	model, err := m.fit(ctx, p, x)
 	bar.finish()
+	if err == nil {
+		err = ctx.Err() // interrupted during a stage that does not check: write nothing
+	}
 	if err != nil {
 		if errors.Is(err, engine.ErrLabels) && f.labels != "" {
 			return fmt.Errorf("%s: %w", f.labels, err)

@@ -20,7 +20,13 @@ type env struct {
 }
 
 func main() {
+	// The first interrupt cancels the fit (the command then exits with
+	// status 1 and "interrupted"); a second one kills the process.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, terminal: isTerminal(os.Stderr)})
 	stop()
 	os.Exit(code)

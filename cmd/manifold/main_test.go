@@ -458,6 +458,7 @@ func TestErrors(t *testing.T) {
 	putFile(t, filepath.Join(dir, "gap.labels"), "a\n\nb\n")
 	putFile(t, filepath.Join(dir, "data.txt"), "1,2\n3,4\n")
 	putFile(t, filepath.Join(dir, "one.csv"), "1,2,3\n")
+	putFile(t, filepath.Join(dir, "m.mtx"), "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.5\n")
 	unavailable := ""
 	for _, m := range methods {
 		if m.fit == nil {
@@ -479,6 +480,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"binary.npy: npy: not a NumPy file"}, []string{"embed", "-method", "pca", "-in", "binary.npy"}},
 		{[]string{"truncated.npy: npy: data truncated: shape (20, 3) of <f8 needs 480 bytes, the file has 467"}, []string{"embed", "-method", "pca", "-in", "truncated.npy"}},
 		{[]string{"data.txt", `unknown input format ".txt"`}, []string{"embed", "-method", "pca", "-in", "data.txt"}},
+		// Until the sparse package is on main, MatrixMarket input is refused.
+		{[]string{"m.mtx: MatrixMarket input (.mtx) is not available in this build"}, []string{"embed", "-method", "pca", "-in", "m.mtx"}},
 		{[]string{"missing.csv: no such file or directory"}, []string{"embed", "-method", "pca", "-in", "missing.csv"}},
 		{[]string{"short.labels: 3 labels for the 120 samples of roll.csv"}, []string{"embed", "-method", "pca", "-in", "roll.csv", "-labels", "short.labels"}},
 		{[]string{"gap.labels: line 2: empty label"}, []string{"embed", "-method", "pca", "-in", "roll.csv", "-labels", "gap.labels"}},
@@ -559,5 +562,46 @@ func TestCPUProfileLabels(t *testing.T) {
 	out, err = exec.Command(goTool, "tool", "pprof", "-top", binPath, filepath.Join(dir, "mem.prof")).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "inuse_space") {
 		t.Errorf("go tool pprof of the heap profile: %v\n%s", err, out)
+	}
+}
+
+// An interrupt stops embed with status 1, one line, and no output file.
+func TestInterrupt(t *testing.T) {
+	if testing.Short() || runtime.GOOS == "windows" {
+		t.Skip("runs a fit of about a second")
+	}
+	dir := t.TempDir()
+	x := mat.NewDense(1500, 5, nil)
+	for i := 0; i < 1500; i++ {
+		for j := 0; j < 5; j++ {
+			x.Set(i, j, math.Cos(float64(i*(2*j+1))))
+		}
+	}
+	if err := dataio.WriteMatrixFile(filepath.Join(dir, "x.npy"), x); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binPath, "embed", "-method", "mds", "-in", "x.npy", "-out", "y.csv")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		t.Skip("the fit ended before the interrupt")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if code := cmd.ProcessState.ExitCode(); code != 1 || stderr.String() != "manifold: embed: interrupted\n" {
+		t.Errorf("interrupted: exit %d, stderr %q", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "y.csv")); err == nil {
+		t.Error("an interrupted run wrote its output")
 	}
 }

@@ -56,7 +56,13 @@ func cmdProject(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	y, err := model.Transform(ctx, x)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
 		_, d := x.Dims()
 		return fmt.Errorf("%s (%d features) with the %s model %s: %w", in, d, model.Method(), modelPath, err)
 	}
