@@ -71,6 +71,9 @@ func cmdDemo(ctx context.Context, args []string, e env) error {
 	rep := model.Report()
 	y := model.Embedding()
 	title := describe(rep)
+	if err := checkFinite(y); err != nil {
+		return err
+	}
 	if err := writePNG(plotPath, w, h, func(c draw.Canvas) { demoPicture(c, x, t, y, title) }); err != nil {
 		return err
 	}

@@ -241,6 +241,9 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	if err != nil || f.plot == "" {
 		return err
 	}
+	if err := checkFinite(y); err != nil {
+		return err
+	}
 	pprof.Do(ctx, pprof.Labels("stage", "plot"), func(context.Context) {
 		pic := scatterPlot{
 			Title: fmt.Sprintf("%s of %s", describe(rep), f.inputName),

@@ -129,9 +129,29 @@ func newScatter(title, xlabel, ylabel string, xys plotter.XYs, order []int, colo
 	p.Add(sc)
 	// A margin of 3% around the points, so none touches the frame.
 	xmin, xmax, ymin, ymax := plotter.XYRange(xys)
-	dx, dy := 0.03*(xmax-xmin), 0.03*(ymax-ymin)
+	dx, dy := max(0.03*(xmax-xmin), 0.5*float64(boolInt(xmax == xmin))), max(0.03*(ymax-ymin), 0.5*float64(boolInt(ymax == ymin)))
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin-dx, xmax+dx, ymin-dy, ymax+dy
 	return p
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checkFinite refuses to draw an embedding with NaN or Inf coordinates.
+func checkFinite(y *mat.Dense) error {
+	n, dim := y.Dims()
+	for i := 0; i < n; i++ {
+		for j := 0; j < min(dim, 2); j++ {
+			if v := y.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("cannot plot the embedding: row %d, coordinate %d is %v", i+1, j+1, v)
+			}
+		}
+	}
+	return nil
 }
 
 // glyphRadius shrinks the dots as the points get many.

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
 )
@@ -134,5 +138,23 @@ func TestParseSize(t *testing.T) {
 func TestOneLine(t *testing.T) {
 	if got := oneLine("a\nb\r\nc\r"); got != "a; b; c" {
 		t.Errorf("oneLine = %q", got)
+	}
+}
+
+// Degenerate embeddings draw without panicking: all points equal, one
+// dimension; non-finite coordinates are refused.
+func TestPlotDegenerate(t *testing.T) {
+	dir := t.TempDir()
+	for name, pic := range map[string]scatterPlot{
+		"same.png": {Y: mat.NewDense(3, 2, []float64{1, 1, 1, 1, 1, 1}), Value: []float64{2, 2, 2}, ColourTitle: "v"},
+		"line.png": {Y: mat.NewDense(4, 1, []float64{1, 2, 3, 4}), Class: []int{0, 1, 0, 1}, ClassNames: []string{"a", "b"}},
+	} {
+		pic.Title = name
+		if err := writePNG(filepath.Join(dir, name), 300, 200, pic.draw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := checkFinite(mat.NewDense(2, 2, []float64{0, 1, math.NaN(), 2})); err == nil || !strings.Contains(err.Error(), "row 2, coordinate 1 is NaN") {
+		t.Errorf("checkFinite: %v", err)
 	}
 }
