@@ -40,7 +40,6 @@ type embedFlags struct {
 	set                                map[string]bool
 	resolved                           *method
 	inputName                          string
-	labelNames                         []string
 }
 
 func cmdEmbed(ctx context.Context, args []string, e env) error {
@@ -204,7 +203,6 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 			return fmt.Errorf("%s: %d labels for the %d samples of %s", f.labels, len(labels.Class), n, f.inputName)
 		}
 		p.Labels = labels.Class
-		f.labelNames = labels.Names
 	}
 	bar := newProgress(e.stderr, e.terminal && !f.quiet)
 	p.Options.Progress = bar.update
