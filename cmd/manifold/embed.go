@@ -219,6 +219,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	}
 	rep := model.Report()
 	y := model.Embedding()
+	kept := keptRows(model, y, n)
 
 	pprof.Do(ctx, pprof.Labels("stage", "write-output"), func(context.Context) {
 		if f.out != "" {
@@ -233,7 +234,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 			err = saveModel(f.model, model)
 		}
 		if err == nil && f.report != "" {
-			err = writeReport(f.report, rep, f.inputName, f.labels, n, d)
+			err = writeReport(f.report, rep, f.inputName, f.labels, n, d, dropped(kept, n))
 		}
 	})
 	if err != nil || f.plot == "" {
@@ -247,19 +248,67 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 			Title: fmt.Sprintf("%s of %s", describe(rep), f.inputName),
 			Y:     y,
 		}
-		rows, _ := y.Dims()
 		switch {
-		case rows != n:
-			// The method dropped points (-disconnected largest): the
-			// colours of the input no longer line up with the rows.
 		case labels != nil:
-			pic.Class, pic.ClassNames, pic.ColourTitle = labels.Class, labels.Names, "label"
+			pic.Class, pic.ClassNames, pic.ColourTitle = pick(labels.Class, kept), labels.Names, "label"
 		case rollT != nil:
-			pic.Value, pic.ColourTitle = rollT, "roll parameter t"
+			pic.Value, pic.ColourTitle = pick(rollT, kept), "roll parameter t"
 		}
 		err = writePNG(f.plot, f.plotW, f.plotH, pic.draw)
 	})
 	return err
+}
+
+// keptRows returns, when the method left samples out of the embedding
+// (-disconnected largest), the input row of every embedding row; nil when
+// the embedding has every sample in order.
+func keptRows(m engine.Model, y *mat.Dense, n int) []int {
+	rows, _ := y.Dims()
+	if k, ok := m.(interface{ Kept() []int }); ok {
+		if kept := k.Kept(); len(kept) == rows && rows != n {
+			return kept
+		}
+	}
+	if rows != n { // cannot happen with the engine's models; colour nothing rather than wrongly
+		return []int{}
+	}
+	return nil
+}
+
+// dropped lists the samples not in kept.
+func dropped(kept []int, n int) []int {
+	if len(kept) == 0 {
+		return nil
+	}
+	in := make([]bool, n)
+	for _, i := range kept {
+		if i >= 0 && i < n {
+			in[i] = true
+		}
+	}
+	var d []int
+	for i, ok := range in {
+		if !ok {
+			d = append(d, i)
+		}
+	}
+	return d
+}
+
+// pick returns v[kept[0]], v[kept[1]], …; v itself when kept is nil, nil
+// when kept is empty (rows that cannot be matched: no colours).
+func pick[T any](v []T, kept []int) []T {
+	if kept == nil {
+		return v
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	out := make([]T, len(kept))
+	for k, i := range kept {
+		out[k] = v[i]
+	}
+	return out
 }
 
 // describe names a method and its settings in effect: "isomap (dim=2, k=10)".
@@ -302,10 +351,13 @@ type reportFile struct {
 	Input   string `json:"input"`
 	Labels  string `json:"labels,omitempty"`
 	Version string `json:"version"`
+	// Dropped lists the input rows (0-based) left out of the embedding by
+	// -disconnected largest.
+	Dropped []int `json:"dropped,omitempty"`
 }
 
-func writeReport(path string, rep engine.Report, input, labels string, n, d int) error {
-	r := reportFile{Report: rep, Input: input, Labels: labels, Version: engine.Version()}
+func writeReport(path string, rep engine.Report, input, labels string, n, d int, dropped []int) error {
+	r := reportFile{Report: rep, Input: input, Labels: labels, Version: engine.Version(), Dropped: dropped}
 	if r.N == 0 {
 		r.N, r.Features = n, d
 	}

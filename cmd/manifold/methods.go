@@ -85,7 +85,7 @@ var methods = []method{
 	//	},
 	{name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS", uses: graphFlags},
 	{name: "landmark-isomap", about: "Isomap with geodesics from landmarks only", uses: with(graphFlags, "landmarks")},
-	{name: "lle", about: "locally linear embedding", uses: with(graphFlags, "alpha")},
+	{name: "lle", about: "locally linear embedding (-alpha: the regularization of the weights)", uses: []string{"k", "alpha"}},
 	{name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression)", uses: with(graphFlags, "alpha")},
 	{name: "oip", about: "orthogonal isometric projection", uses: graphFlags},
 	{name: "soip", about: "sparse orthogonal isometric projection", uses: with(graphFlags, "alpha")},

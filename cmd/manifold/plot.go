@@ -92,10 +92,10 @@ type sidePanel struct {
 // explains them (nil for one colour).
 func (s scatterPlot) colouring() (func(i int) color.Color, *sidePanel) {
 	switch {
-	case s.Class != nil:
+	case s.Class != nil && len(s.Class) == s.Y.RawMatrix().Rows:
 		colours := classColours(len(s.ClassNames))
 		return func(i int) color.Color { return colours[s.Class[i]] }, classLegend(s.ColourTitle, s.ClassNames, colours)
-	case s.Value != nil:
+	case s.Value != nil && len(s.Value) == s.Y.RawMatrix().Rows:
 		cmap := valueMap(s.Value)
 		return func(i int) color.Color { return mapColour(cmap, s.Value[i]) }, colourBar(s.ColourTitle, cmap)
 	}

@@ -158,3 +158,34 @@ func TestPlotDegenerate(t *testing.T) {
 		t.Errorf("checkFinite: %v", err)
 	}
 }
+
+type keptModel struct {
+	engine.Model
+	kept []int
+}
+
+func (m keptModel) Kept() []int { return m.kept }
+
+func TestKeptRows(t *testing.T) {
+	y := mat.NewDense(3, 2, nil)
+	if k := keptRows(keptModel{kept: []int{0, 1, 2}}, y, 3); k != nil {
+		t.Errorf("all kept: %v", k)
+	}
+	k := keptRows(keptModel{kept: []int{0, 2, 4}}, y, 5)
+	if len(k) != 3 || k[2] != 4 {
+		t.Errorf("kept %v", k)
+	}
+	if d := dropped(k, 5); len(d) != 2 || d[0] != 1 || d[1] != 3 {
+		t.Errorf("dropped %v", d)
+	}
+	if got := pick([]string{"a", "b", "c", "d", "e"}, k); strings.Join(got, "") != "ace" {
+		t.Errorf("pick: %v", got)
+	}
+	// A model without Kept whose rows do not match: no colours.
+	if k := keptRows(keptModel{}, y, 5); k == nil || len(k) != 0 {
+		t.Errorf("unmatched rows: %v", k)
+	}
+	if pick([]int{1, 2}, []int{}) != nil || dropped(nil, 3) != nil {
+		t.Error("pick or dropped of nothing")
+	}
+}
