@@ -605,3 +605,48 @@ func TestInterrupt(t *testing.T) {
 		t.Error("an interrupted run wrote its output")
 	}
 }
+
+// A neighbour graph that falls apart: the error names the components and
+// the -disconnected choices; "largest" embeds one part and the report lists
+// the rows left out. Runs once a graph method is in the engine.
+func TestDisconnected(t *testing.T) {
+	name := ""
+	for _, m := range methods {
+		if m.fit != nil && m.reads("disconnected") && m.reads("k") {
+			name = m.name
+			break
+		}
+	}
+	if name == "" {
+		t.Skip("no graph method in this build's engine yet")
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	var l strings.Builder
+	for i := 0; i < 60; i++ { // two clusters 100 apart: 30 points on each of two circles
+		c := float64(100 * (i / 30))
+		a := 2 * math.Pi * float64(i%30) / 30
+		fmt.Fprintf(&b, "%g,%g,%g\n", c+math.Cos(a), math.Sin(a), 0.1*float64(i%3))
+		fmt.Fprintf(&l, "%d\n", i/30)
+	}
+	putFile(t, filepath.Join(dir, "two.csv"), b.String())
+	putFile(t, filepath.Join(dir, "two.labels"), l.String())
+	mustFail(t, dir, []string{"two.csv", "2 connected components", "connect", "largest"},
+		"embed", "-method", name, "-k", "4", "-in", "two.csv")
+	r := mustSucceed(t, dir, "embed", "-method", name, "-k", "4", "-in", "two.csv", "-disconnected", "largest",
+		"-report", "r.json", "-labels", "two.labels", "-plot", "two.png")
+	if got := parseCSV(t, r.stdout); got.RawMatrix().Rows != 30 {
+		t.Errorf("largest: %d rows, want 30", got.RawMatrix().Rows)
+	}
+	var rep struct {
+		Dropped []int `json:"dropped"`
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err := json.Unmarshal(raw, &rep); err != nil || len(rep.Dropped) != 30 {
+		t.Errorf("report dropped %v (%v)", rep.Dropped, err)
+	}
+	r = mustSucceed(t, dir, "embed", "-method", name, "-k", "4", "-in", "two.csv", "-disconnected", "connect")
+	if got := parseCSV(t, r.stdout); got.RawMatrix().Rows != 60 {
+		t.Errorf("connect: %d rows, want 60", got.RawMatrix().Rows)
+	}
+}
