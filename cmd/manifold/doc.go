@@ -1,0 +1,159 @@
+// Command manifold fits manifold-learning and dimensionality-reduction
+// methods to data files, maps new samples with saved models, draws the
+// embeddings and reports where the time went.
+//
+// Usage:
+//
+//	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
+//	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
+//	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
+//	                 [-cpuprofile FILE] [-memprofile FILE] [-quiet]
+//	manifold project -model FILE -in FILE [-out FILE]
+//	manifold demo    [-method NAME] [-plot FILE.png]
+//	manifold info
+//
+// These names are a contract (DESIGN.md, "Command-line contract"): scripts
+// rely on them. manifold SUBCOMMAND -h lists a subcommand's flags.
+//
+// # embed
+//
+// embed fits -method to the rows of -in (samples in rows, features in
+// columns) and writes the n×D embedding: to -out, or as CSV to standard
+// output. Without -in it embeds the built-in data set, a 2000-point swiss
+// roll (scikit-learn's make_swiss_roll formula, noise 0, the same points on
+// every run).
+//
+// Methods (NAME): pca, mds, isomap, landmark-isomap, lle, isoprojection,
+// oip, soip, tdpm, lowrank-isomap, lpp, npe, lda, ltsa, laplacian (and lsi,
+// for sparse text corpora). A method the engine of this build does not have
+// yet stops embed with "method NAME is not available in this build"; manifold
+// info lists what this build has.
+//
+// Flags:
+//
+//	-method NAME       the method (required)
+//	-in FILE           input matrix, format by extension (see Files)
+//	-labels FILE       class labels, one per line: colour the plot, supervise
+//	                   -supervised and lda; their number must match the samples
+//	-supervised        neighbour graphs within each class only (needs -labels;
+//	                   -k 0 then means all of the class)
+//	-dim D             output dimension (default 2)
+//	-k K               neighbours per point of the graph methods
+//	-eps E             neighbourhood radius instead of -k (not both)
+//	-alpha A           the method's regularization (ridge, lasso, low-rank)
+//	-landmarks L       landmarks of landmark-isomap and lowrank-isomap
+//	-tangent-dim T     tdpm's tangent-space dimension (default -dim)
+//	-disconnected P    when the neighbour graph falls apart: error (default;
+//	                   the error names the components and these choices),
+//	                   connect (join components by their closest points) or
+//	                   largest (keep the largest component)
+//	-seed S            random seed (landmarks, initializations); accepted by
+//	                   every method, used by the randomized ones
+//	-out FILE          write the embedding: .csv or .npy
+//	-model FILE        save the fitted model for manifold project
+//	-plot FILE.png     draw the first two coordinates (the first against the
+//	                   sample index when -dim 1), coloured by label with a
+//	                   legend, or by the roll parameter with a colour bar for
+//	                   the built-in data; the title names the method and its
+//	                   settings in effect
+//	-plot-size WxH     picture size in pixels (default 800x600)
+//	-report FILE.json  the stage report (see Reports)
+//	-cpuprofile FILE   CPU profile of the run (see Profiles)
+//	-memprofile FILE   heap profile written after the fit
+//	-quiet             no progress bar
+//
+// The method-specific flags (-k, -eps, -alpha, -landmarks, -tangent-dim,
+// -disconnected, -supervised) are refused by a method that does not read
+// them, rather than silently ignored. The engine's defaults apply to every
+// flag not given; -report and the plot title show the values in effect.
+//
+// # project
+//
+// project loads a model saved by embed -model and maps the rows of -in
+// (new samples with the training data's features) into its embedding,
+// writing them to -out (.csv or .npy) or as CSV to standard output.
+//
+// # demo
+//
+// demo embeds the built-in swiss roll with Isomap (with pca while the
+// engine of this build has no isomap, and it says so) or -method, writes a
+// picture of the 3-D input (an oblique projection) beside the embedding,
+// both coloured by the roll parameter, to -plot (default
+// manifold-demo.png, 1400×600 pixels, -plot-size to change), and prints the
+// stage report table: stage, predicted flam, seconds, GFLAM/s, iterations
+// and the path taken. It also takes -quiet.
+//
+// # info
+//
+// info prints the library version (from the binary's build information,
+// with the VCS revision and build tags when recorded), the Go version, the
+// linear algebra backend (purego, or openblas in a -tags openblas build),
+// its configuration string, BLAS threads per call, concurrent BLAS calls,
+// GOMAXPROCS, the CPU count and the methods of this build.
+//
+// # Files
+//
+// Input matrices, by extension (case-insensitive):
+//
+//	.csv, .csv.gz  comma-separated numbers, one sample per line. A first line
+//	               without any number is a header and skipped; blank lines
+//	               and lines starting with # are skipped. Ragged rows, empty
+//	               cells, non-numbers, NaN and Inf are errors naming the line
+//	               and column.
+//	.npy           NumPy array, any real numeric dtype (bool, int8…int64,
+//	               uint8…uint64, float16/32/64, either byte order), C or
+//	               Fortran order; (n,) is n samples of one feature and
+//	               (n, a, b, …) is n samples of a·b·… features.
+//	.mtx, .mtx.gz  MatrixMarket, read as a sparse matrix. Not yet available
+//	               in this build (it needs the sparse package).
+//
+// Labels files hold one label per line, integers or any strings; a blank
+// line before the last label is an error (it would shift the labels). Output
+// files (-out) are .csv (shortest exact decimal form) or .npy ('<f8', C
+// order). Model files are the engine's versioned, checksummed format.
+//
+// # Reports
+//
+// -report writes the engine's report as JSON: method, backend, backend_info
+// (backend, BLAS config, threads), n, features, dim, seconds, stages (a
+// list of {name, seconds, flam_predicted, iterations, bytes_allocated,
+// detail}), peak_heap_bytes, base_heap_bytes and params (the settings in
+// effect), plus input, labels and version.
+//
+// # Progress
+//
+// While a method runs, a progress bar on standard error shows the method,
+// the stage, and for stages that know their amount of work a bar, the
+// percentage and the estimated time left; the others show the time spent.
+// It is drawn only when standard error is a terminal (a character device;
+// TERM=dumb turns it off) and -quiet is not given, and it is erased when the
+// fit ends, so standard error holds nothing else on success.
+//
+// # Profiles
+//
+// Every stage of a fit runs under the pprof label stage=<name> (the
+// engine's stages, and the command's own read-input, write-output and
+// plot), so with -cpuprofile FILE
+//
+//	go tool pprof -tags manifold FILE                      # time per stage
+//	go tool pprof -tagfocus stage=eigensolve -top manifold FILE
+//
+// isolate one stage. -memprofile writes a heap profile after the fit; Go's
+// heap profiles carry no labels, so allocation per stage is in the report's
+// bytes_allocated instead.
+//
+// # Exit status and errors
+//
+// The exit status is 0 on success and 1 on any error. An error prints
+// exactly one line on standard error, "manifold: SUBCOMMAND: " followed by
+// the input concerned (a file name, a flag, or the built-in data) and what
+// is wrong with it, for instance
+//
+//	manifold: embed: data.csv: line 7, column 3: "n/a" is not a number
+//	manifold: embed: labels.txt: 150 labels for the 200 samples of data.csv
+//	manifold: embed: -k does not apply to method pca (it reads only -dim and -seed)
+//
+// Errors caused by the data wrap the engine's and the readers' typed errors;
+// the program never ends in a Go panic trace. An interrupt (Ctrl-C) cancels
+// the fit within about 100 ms and exits with status 1.
+package main

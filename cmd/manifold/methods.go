@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
+)
+
+// params are the settings the embed flags give, before a method picks the
+// ones it reads. Zero values mean the engine's defaults.
+type params struct {
+	Dim          int     // -dim
+	K            int     // -k
+	Eps          float64 // -eps
+	Alpha        float64 // -alpha
+	Landmarks    int     // -landmarks
+	TangentDim   int     // -tangent-dim
+	Disconnected string  // -disconnected: "error", "connect" or "largest"; "" is the default (error)
+	Labels       []int   // -labels: the class index of every sample; nil without labels
+	Supervised   bool    // -supervised
+	Seed         uint64  // -seed
+	Options      engine.Options
+}
+
+// method is one row of the method table: the command-line name, what the
+// usage text says about it, the method-specific flags it reads, and how it
+// is fitted. fit is nil for a method the engine does not have yet: embed
+// then stops with "method X is not available in this build". When a
+// method lands in engine, its row gets a fit function and nothing else
+// changes.
+type method struct {
+	name  string
+	about string
+	// uses lists the method-specific flags (without the dash) the method
+	// reads; -dim, -seed, -labels and the output flags apply to every
+	// method. Setting a flag a method does not read is an error.
+	uses []string
+	// needsLabels: the method is supervised by nature (LDA); -labels is
+	// required.
+	needsLabels bool
+	fit         func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error)
+}
+
+// asModel turns a method's typed Fit result into an engine.Model, so that a
+// failed fit gives a nil interface rather than a typed nil.
+func asModel[M engine.Model](m M, err error) (engine.Model, error) {
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// graphFlags are the flags of the methods built on a neighbour graph.
+var graphFlags = []string{"k", "eps", "disconnected", "supervised"}
+
+func with(base []string, more ...string) []string {
+	return append(append([]string(nil), base...), more...)
+}
+
+// methods is the method table, in the order of the command-line contract
+// (DESIGN.md), plus lsi, which the engine plans for text corpora.
+var methods = []method{
+	{
+		name: "pca", about: "principal component analysis",
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.PCA{Dim: p.Dim, Options: p.Options}.Fit(ctx, x))
+		},
+	},
+	{
+		name: "mds", about: "classical multidimensional scaling",
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.MDS{Dim: p.Dim, Options: p.Options}.Fit(ctx, x))
+		},
+	},
+	// The rows below get their fit function when the method lands in
+	// engine, e.g. for isomap:
+	//
+	//	fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+	//		return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Disconnected: …,
+	//			Labels: p.supervisedLabels(), Options: p.Options}.Fit(ctx, x))
+	//	},
+	{name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS", uses: graphFlags},
+	{name: "landmark-isomap", about: "Isomap with geodesics from landmarks only", uses: with(graphFlags, "landmarks")},
+	{name: "lle", about: "locally linear embedding (-alpha: the regularization of the weights)", uses: []string{"k", "alpha"}},
+	{name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression)", uses: with(graphFlags, "alpha")},
+	{name: "oip", about: "orthogonal isometric projection", uses: graphFlags},
+	{name: "soip", about: "sparse orthogonal isometric projection", uses: with(graphFlags, "alpha")},
+	{name: "tdpm", about: "tangent distance preserving mapping", uses: with(graphFlags, "tangent-dim")},
+	{name: "lowrank-isomap", about: "low-rank Isomap (landmarks, low-rank representation by ADMM)", uses: with(graphFlags, "landmarks", "alpha")},
+	{name: "lpp", about: "locality preserving projections", uses: graphFlags},
+	{name: "npe", about: "neighborhood preserving embedding", uses: with(graphFlags, "alpha")},
+	{name: "lda", about: "linear discriminant analysis (needs -labels)", uses: []string{"alpha"}, needsLabels: true},
+	{name: "ltsa", about: "local tangent space alignment", uses: graphFlags},
+	{name: "laplacian", about: "Laplacian eigenmaps", uses: graphFlags},
+	{name: "lsi", about: "latent semantic indexing (sparse text corpora)"},
+}
+
+// supervisedLabels returns the labels when -supervised is set, for the
+// engine's supervised neighbour graphs; nil otherwise.
+func (p params) supervisedLabels() []int {
+	if p.Supervised {
+		return p.Labels
+	}
+	return nil
+}
+
+// lookupMethod finds a method by its command-line name.
+func lookupMethod(name string) (*method, error) {
+	if name == "" {
+		return nil, fmt.Errorf("-method is required (one of %s)", methodNames(false))
+	}
+	for i := range methods {
+		if methods[i].name == name {
+			if methods[i].fit == nil {
+				return nil, fmt.Errorf("method %s is not available in this build (available: %s)", name, methodNames(true))
+			}
+			return &methods[i], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown method %q (want one of %s)", name, methodNames(false))
+}
+
+// methodNames lists the method names, only those fitted by this build when
+// available is true.
+func methodNames(available bool) string {
+	var names []string
+	for _, m := range methods {
+		if !available || m.fit != nil {
+			names = append(names, m.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func (m *method) reads(flag string) bool {
+	for _, f := range m.uses {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}

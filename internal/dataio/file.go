@@ -1,0 +1,164 @@
+package dataio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Format is a matrix file format, chosen by file name extension.
+type Format int
+
+const (
+	CSV          Format = iota + 1 // .csv, .csv.gz
+	NPY                            // .npy
+	MatrixMarket                   // .mtx, .mtx.gz
+)
+
+func (f Format) String() string {
+	switch f {
+	case CSV:
+		return "CSV"
+	case NPY:
+		return "NPY"
+	case MatrixMarket:
+		return "MatrixMarket"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+// InputFormat returns the format of a matrix file to read, from its
+// extension (case-insensitive): .csv and .csv.gz are CSV, .npy is NPY, .mtx
+// and .mtx.gz are MatrixMarket. Any other name gives an error wrapping
+// ErrUnsupported.
+func InputFormat(path string) (Format, error) {
+	p := strings.ToLower(path)
+	switch {
+	case strings.HasSuffix(p, ".csv"), strings.HasSuffix(p, ".csv.gz"):
+		return CSV, nil
+	case strings.HasSuffix(p, ".npy"):
+		return NPY, nil
+	case strings.HasSuffix(p, ".mtx"), strings.HasSuffix(p, ".mtx.gz"):
+		return MatrixMarket, nil
+	}
+	return 0, unsupported("unknown input format %q (want .csv, .csv.gz, .npy, .mtx or .mtx.gz)", ext(path))
+}
+
+// OutputFormat returns the format of a matrix file to write: .csv or .npy
+// (case-insensitive). Any other name gives an error wrapping ErrUnsupported.
+func OutputFormat(path string) (Format, error) {
+	p := strings.ToLower(path)
+	switch {
+	case strings.HasSuffix(p, ".csv"):
+		return CSV, nil
+	case strings.HasSuffix(p, ".npy"):
+		return NPY, nil
+	}
+	return 0, unsupported("unknown output format %q (want .csv or .npy)", ext(path))
+}
+
+// ext returns the extension of a file name, with ".gz" kept with the one
+// before it; "" becomes "no extension".
+func ext(path string) string {
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	i := strings.LastIndexByte(base, '.')
+	if i <= 0 {
+		return "no extension"
+	}
+	if strings.EqualFold(base[i:], ".gz") {
+		if j := strings.LastIndexByte(base[:i], '.'); j > 0 {
+			i = j
+		}
+	}
+	return base[i:]
+}
+
+// ReadMatrixFile reads the matrix in the file at path, in the format its
+// extension names (InputFormat): a *mat.Dense from CSV or NPY, a sparse
+// matrix from MatrixMarket. Every error starts with path.
+func ReadMatrixFile(path string) (mat.Matrix, error) {
+	f, err := InputFormat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var m mat.Matrix
+	err = readFile(path, func(r io.Reader) error {
+		var err error
+		switch f {
+		case CSV:
+			m, err = ReadCSV(r)
+		case NPY:
+			m, err = ReadNPY(r)
+		case MatrixMarket:
+			m, err = ReadMatrixMarket(r)
+		}
+		return err
+	})
+	return m, err
+}
+
+// ReadLabelsFile reads the labels in the file at path (ReadLabels). Every
+// error starts with path.
+func ReadLabelsFile(path string) (*Labels, error) {
+	var l *Labels
+	err := readFile(path, func(r io.Reader) error {
+		var err error
+		l, err = ReadLabels(r)
+		return err
+	})
+	return l, err
+}
+
+// readFile opens path and hands it to read; errors are prefixed with path
+// once (an *fs.PathError's own "open path" is dropped).
+func readFile(path string, read func(io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return pathErr(path, err)
+	}
+	defer f.Close()
+	if err := read(f); err != nil {
+		return pathErr(path, err)
+	}
+	return nil
+}
+
+func pathErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// WriteMatrixFile writes m to the file at path in the format its extension
+// names (OutputFormat). A file left incomplete by an error is removed.
+// Every error starts with path.
+func WriteMatrixFile(path string, m mat.Matrix) error {
+	format, err := OutputFormat(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return pathErr(path, err)
+	}
+	if format == NPY {
+		err = WriteNPY(f, m)
+	} else {
+		err = WriteCSV(f, m)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return pathErr(path, err)
+	}
+	return nil
+}
