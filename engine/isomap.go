@@ -216,32 +216,43 @@ func geodesicMDS(r *run, graph *sparse.CSR, dim int, f32 bool, solver Eigensolve
 	if err != nil {
 		return nil, blas64.General{}, nil, err
 	}
+	vals, vecs, err := topEigen(r, s64, s32, n, dim, solver, seed)
+	return vals, vecs, means, err
+}
+
+// topEigen finds the top dim eigenpairs of the double-centred n×n matrix
+// (s64, or s32 when stored in float32) as the stage "eigensolve": by the
+// dense index-range solver or by Lanczos on the matrix as an operator.
+// Only Lanczos checks ctx during the stage (per iteration); the auto choice
+// keeps dense calls to sizes that finish within ~100 ms.
+func topEigen(r *run, s64 blas64.General, s32 []float32, n, dim int, solver Eigensolver, seed uint64) ([]float64, blas64.General, error) {
 	var vals []float64
 	var vecs blas64.General
+	var err error
 	if solver == EigenDense {
 		err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "dense syevr"
 			var err error
-			vals, vecs, err = backend.EigTop(backend.Active(), blas64.Symmetric{N: n, Stride: n, Data: s64.Data, Uplo: blas.Upper}, dim)
+			vals, vecs, err = backend.EigTop(backend.Active(), blas64.Symmetric{N: n, Stride: s64.Stride, Data: s64.Data, Uplo: blas.Upper}, dim)
 			return wrapNumerical(err)
 		})
-	} else {
-		err = r.stage("eigensolve", flam.Lanczos(n, dim, 20), func(ctx context.Context, st *stageCtx) error {
-			var op lanczos.Operator = backend.FullSymOp{A: s64}
-			if f32 {
-				op = backend.FullSymOp32{A: s32, N: n, Stride: n}
-			}
-			res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Seed: seed})
-			if err != nil {
-				return wrapNumerical(err)
-			}
-			st.iterations = res.Stats.Iterations
-			st.detail = fmt.Sprintf("lanczos: block %d, %d products, %d restarts, %.3g flam done", res.Stats.BlockSize, res.Stats.MatVecs, res.Stats.Restarts, res.Stats.Flam)
-			vals, vecs = res.Values, res.Vectors
-			return nil
-		})
+		return vals, vecs, err
 	}
-	return vals, vecs, means, err
+	err = r.stage("eigensolve", flam.Lanczos(n, dim, 20), func(ctx context.Context, st *stageCtx) error {
+		var op lanczos.Operator = backend.FullSymOp{A: s64}
+		if s32 != nil {
+			op = backend.FullSymOp32{A: s32, N: n, Stride: n}
+		}
+		res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Seed: seed})
+		if err != nil {
+			return wrapNumerical(err)
+		}
+		st.iterations = res.Stats.Iterations
+		st.detail = fmt.Sprintf("lanczos: block %d, %d products, %d restarts, %.3g flam done", res.Stats.BlockSize, res.Stats.MatVecs, res.Stats.Restarts, res.Stats.Flam)
+		vals, vecs = res.Values, res.Vectors
+		return nil
+	})
+	return vals, vecs, err
 }
 
 // Eigenvalues returns the Dim eigenvalues of τ(D_G) used, descending.

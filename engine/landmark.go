@@ -168,7 +168,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 			sub.Data[a*nl+b] = 0.5 * (delta.Data[a*nk+j] + delta.Data[b*nk+m.landmarks[a]])
 		}
 	}
-	vals, vecs, means, err := centreAndEig(r, sub, s.Dim)
+	vals, vecs, means, err := centreAndEig(r, sub, s.Dim, EigenAuto, s.Seed)
 	if err != nil {
 		return nil, err
 	}

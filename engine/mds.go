@@ -25,7 +25,9 @@ import (
 // of landmark MDS (de Silva & Tenenbaum 2003, eq. of §3.2), which maps the
 // training points onto their own embedding exactly.
 type MDS struct {
-	Dim int // output dimension; default 2
+	Dim         int // output dimension; default 2
+	Eigensolver Eigensolver
+	Seed        uint64 // Lanczos start vector
 	Options
 }
 
@@ -125,6 +127,9 @@ func (s MDS) check(n int) error {
 	if n < 2 {
 		return fmt.Errorf("mds: %w: %d sample(s), need at least 2", ErrTooFewSamples, n)
 	}
+	if _, err := chooseEigensolver(methodMDS, s.Eigensolver, false, n, s.dim()); err != nil {
+		return err
+	}
 	return checkDim(methodMDS, s.dim(), n-1, "samples−1")
 }
 
@@ -133,7 +138,7 @@ func (s MDS) check(n int) error {
 func (s MDS) embed(r *run, sq blas64.General) (*MDSModel, error) {
 	dim := s.dim()
 	m := &MDSModel{base: base{method: methodMDS}}
-	vals, vecs, means, err := centreAndEig(r, sq, dim)
+	vals, vecs, means, err := centreAndEig(r, sq, dim, s.Eigensolver, s.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -147,8 +152,9 @@ func (s MDS) embed(r *run, sq blas64.General) (*MDSModel, error) {
 
 // centreAndEig double-centres the n×n squared distances sq in place
 // (stage "centering") and returns the top dim eigenpairs of B (stage
-// "eigensolve") and the row means of sq.
-func centreAndEig(r *run, sq blas64.General, dim int) ([]float64, blas64.General, []float64, error) {
+// "eigensolve", by solver; EigenAuto as chooseEigensolver resolves it) and
+// the row means of sq.
+func centreAndEig(r *run, sq blas64.General, dim int, solver Eigensolver, seed uint64) ([]float64, blas64.General, []float64, error) {
 	n := sq.Rows
 	var means []float64
 	err := r.stage("centering", flam.DoubleCenter(n), func(ctx context.Context, st *stageCtx) error {
@@ -159,14 +165,11 @@ func centreAndEig(r *run, sq blas64.General, dim int) ([]float64, blas64.General
 	if err != nil {
 		return nil, blas64.General{}, nil, err
 	}
-	var vals []float64
-	var vecs blas64.General
-	err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
-		st.detail = "dense syevr"
-		var err error
-		vals, vecs, err = backend.EigTop(backend.Active(), blas64.Symmetric{N: n, Stride: sq.Stride, Data: sq.Data, Uplo: blas.Upper}, dim)
-		return wrapNumerical(err)
-	})
+	solver, err = chooseEigensolver(r.method, solver, false, n, dim)
+	if err != nil {
+		return nil, blas64.General{}, nil, err
+	}
+	vals, vecs, err := topEigen(r, sq, nil, n, dim, solver, seed)
 	return vals, vecs, means, err
 }
 
