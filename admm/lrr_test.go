@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -365,6 +366,9 @@ func TestLRRPlantedSubspaces(t *testing.T) {
 // 10⁴ iterations), so the test takes 3000 iterations and accepts
 // ErrNotConverged; it checks the quality of what comes back.
 func TestLRRNoisySubspaces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3000 LRR iterations; skipped with -short")
+	}
 	const k = 3
 	s, labels := plantedSubspaces(2, 40, k, 2, 12, 100, 0.05)
 	res, err := LRR(context.Background(), s, LRRSettings{MaxIter: 3000})
@@ -387,6 +391,9 @@ func TestLRRNoisySubspaces(t *testing.T) {
 // Scaling S to unit norm solves the same problem as Alg. 2 on the raw S,
 // and converges where the raw iteration does not.
 func TestLRRScaling(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two LRR runs; skipped with -short")
+	}
 	s, _ := plantedSubspaces(1, 40, 3, 2, 10, 100, 0)
 	ctx := context.Background()
 	scaled, err := LRR(ctx, s, LRRSettings{})
@@ -401,6 +408,33 @@ func TestLRRScaling(t *testing.T) {
 	}
 	if scaled.Stats.Objective > raw.Stats.Objective*(1+1e-6) {
 		t.Errorf("scaled objective %.8g above the unconverged raw one %.8g", scaled.Stats.Objective, raw.Stats.Objective)
+	}
+}
+
+// The elementwise passes of LRR run in parallel on large S (m·n ≥ 2¹⁶);
+// the result must not depend on the number of goroutines (each element
+// is computed by one of them), and the race detector sees the passes.
+func TestLRRParallelPasses(t *testing.T) {
+	s, _ := plantedSubspaces(4, 2200, 3, 2, 10, 100, 0)
+	run := func() *LRRResult {
+		res, err := LRR(context.Background(), s, LRRSettings{MaxIter: 25})
+		if err != nil && !errors.Is(err, ErrNotConverged) {
+			t.Fatal(err)
+		}
+		return res
+	}
+	par := run()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	seq := run()
+	for _, c := range []struct {
+		name string
+		a, b blas64.General
+	}{{"Z", par.Z, seq.Z}, {"E", par.E, seq.E}, {"M1", par.M1, seq.M1}} {
+		for i := range c.a.Data {
+			if d := math.Abs(c.a.Data[i] - c.b.Data[i]); d > 1e-12*max(1, math.Abs(c.b.Data[i])) {
+				t.Fatalf("%s[%d]: %g in parallel, %g on one goroutine", c.name, i, c.a.Data[i], c.b.Data[i])
+			}
+		}
 	}
 }
 
