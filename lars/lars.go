@@ -247,22 +247,29 @@ func (d *Design) HasGram() bool { return d.gram != nil }
 func (d *Design) SetupFlam() float64 { return d.setupFlam }
 
 // Fit computes the lasso path (LAR with Settings.LAR) of y on X: one
-// Design, used once. It precomputes the Gram matrix (n·p²/2 flam) only
-// when that costs less than the products Xᵀu it saves (n·p per step):
-// when p ≤ n, p ≤ MaxAutoGram and p ≤ 2·k, with k = Settings.MaxNonZero, or
-// min(n, p) for the whole path. On 5000 samples × 256 features to 50
-// non-zeros (2-core AMD EPYC, pure Go) the path without it took 30 ms, with
-// it 44 ms, of which 0.8 ms after the Gram matrix (BenchmarkLARS50of256).
-// For several responses on one design use NewDesign and Design.FitMany.
-// See Design.Fit.
+// Design, used once. It precomputes the Gram matrix (n·p²/2 flam, at
+// matrix–matrix speed) only when that costs less than the products Xᵀu it
+// saves (k·n·p flam at the memory-bound matrix–vector speed, k =
+// Settings.MaxNonZero or min(n, p) for the whole path): when p ≤ n,
+// p ≤ MaxAutoGram and p ≤ 2·k·r, with r the measured speed ratio of the
+// two, 1 for the pure-Go backend (serial Syrk) and 5 for OpenBLAS. On 5000
+// samples × 256 features to 50 non-zeros (BenchmarkLARS50of256, 2-core AMD
+// EPYC, shared, medians of 5): pure Go 42 ms from X, 66 ms with the Gram
+// matrix; OpenBLAS 20 ms from X, 11 ms with it; 0.6–1.3 ms once the Gram
+// matrix exists. For several responses on one design use NewDesign and
+// Design.FitMany. See Design.Fit.
 func Fit(ctx context.Context, x blas64.General, y []float64, s Settings) (*Path, error) {
 	n, p := x.Rows, x.Cols
 	k := s.MaxNonZero
 	if k <= 0 {
 		k = min(n, p)
 	}
+	r := 1
+	if backend.Active().Name() != "purego" {
+		r = 5
+	}
 	mode := GramNever
-	if p <= n && p <= MaxAutoGram && p <= 2*k {
+	if p <= n && p <= MaxAutoGram && p <= 2*k*r {
 		mode = GramAlways
 	}
 	d, err := NewDesign(x, mode)
