@@ -88,7 +88,13 @@
 //
 // One iteration costs flam.LRRIter(m, n, r): two m×n×n products (SᵀR and
 // S·Z, the latter m·n·r through the factors when Z has rank r < n/2) and
-// elementwise passes, plus one SVT of an n×n matrix.
+// elementwise passes, plus one SVT of an n×n matrix. Measured
+// (BenchmarkLRR, 2-core AMD EPYC, shared; pure Go / OpenBLAS): the 40
+// class means of ORL as the factor B of S_B = BBᵀ (1024×40) converge in
+// 2401 iterations, 4.4 s / 1.6 s; a planted 1024×100 problem costs 11 ms /
+// 4 ms per iteration (it needs more than 10⁴ iterations with the paper's
+// constants); the full S_B (1024×1024) costs about 0.4 s / 0.07 s per
+// iteration — pass the K-column factor, not the D×D matrix.
 //
 // # Singular value thresholding
 //

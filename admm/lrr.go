@@ -130,7 +130,9 @@ type LRRStats struct {
 	// last iterate; both must fall below Eps1.
 	PrimalResidual, ZJResidual float64
 	// Change is max{η₁‖Z_{k+1} − Z_k‖, μ_k‖J_{k+1} − J_k‖, μ_k‖E_{k+1} − E_k‖}
-	// (eq. 24, 26; Frobenius norms), which must fall to Eps2.
+	// (eq. 24, 26; Frobenius norms), which must fall to Eps2: the dual
+	// residual of this method (η₁(Z_{k+1} − Z_k) is the proximal term's
+	// contribution to the optimality condition of the Z-step).
 	Change float64
 	// Mu and Eta1 are the final μ and η₁ (for the scaled S unless
 	// NoScaling); SNorm is ‖S‖₂ and Scale the factor S was divided by
