@@ -37,9 +37,10 @@
 // (Design.FitMany, r responses in parallel) or when the path is long
 // (k ≳ p/2 in pure Go, k ≳ p/10 with OpenBLAS, whose Syrk is fast); Fit
 // decides by that rule for a single response. BenchmarkLARS50of256 (5000
-// samples × 256 features to 50 non-zeros, 2-core AMD EPYC, shared, medians
-// of 5): pure Go 42 ms from X, 66 ms with the Gram matrix computed for the
-// fit; OpenBLAS 20 ms and 11 ms; 0.6–1.3 ms once the Gram matrix exists.
+// samples × 256 features to 50 non-zeros, 2-core AMD EPYC shared with
+// other work, medians of 5): pure Go 53 ms from X, 72 ms with the Gram
+// matrix computed for the fit (31 and 44 ms in a quieter run); OpenBLAS
+// 23 ms and 11 ms; 0.6–1.3 ms once the Gram matrix exists.
 //
 // # Degenerate data
 //

@@ -254,9 +254,9 @@ func (d *Design) SetupFlam() float64 { return d.setupFlam }
 // p ≤ MaxAutoGram and p ≤ 2·k·r, with r the measured speed ratio of the
 // two, 1 for the pure-Go backend (serial Syrk) and 5 for OpenBLAS. On 5000
 // samples × 256 features to 50 non-zeros (BenchmarkLARS50of256, 2-core AMD
-// EPYC, shared, medians of 5): pure Go 42 ms from X, 66 ms with the Gram
-// matrix; OpenBLAS 20 ms from X, 11 ms with it; 0.6–1.3 ms once the Gram
-// matrix exists. For several responses on one design use NewDesign and
+// EPYC shared with other work, medians of 5): pure Go 53 ms from X, 72 ms
+// with the Gram matrix (31 and 44 ms in a quieter run); OpenBLAS 23 ms
+// from X, 11 ms with it; 0.6–1.3 ms once the Gram matrix exists. For several responses on one design use NewDesign and
 // Design.FitMany. See Design.Fit.
 func Fit(ctx context.Context, x blas64.General, y []float64, s Settings) (*Path, error) {
 	n, p := x.Rows, x.Cols
