@@ -238,9 +238,11 @@ func TestShortestPathsErrors(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 	for name, f := range map[string]func(){
-		"dst shape":   func() { sparse.AllPairsShortestPaths(ctx, g, general(200, 199), sparse.PathOptions{}) },
-		"source":      func() { sparse.MultiSourceShortestPaths(ctx, g, []int{200}, general(1, 200), sparse.PathOptions{}) },
-		"row sums":    func() { sparse.AllPairsShortestPaths(ctx, g, general(200, 200), sparse.PathOptions{RowSums: make([]float64, 3)}) },
+		"dst shape": func() { sparse.AllPairsShortestPaths(ctx, g, general(200, 199), sparse.PathOptions{}) },
+		"source":    func() { sparse.MultiSourceShortestPaths(ctx, g, []int{200}, general(1, 200), sparse.PathOptions{}) },
+		"row sums": func() {
+			sparse.AllPairsShortestPaths(ctx, g, general(200, 200), sparse.PathOptions{RowSums: make([]float64, 3)})
+		},
 		"float32 len": func() { sparse.AllPairsShortestPaths32(ctx, g, make([]float32, 100), 200, sparse.PathOptions{}) },
 	} {
 		func() {
