@@ -1,8 +1,3 @@
-// Package datasets generates the synthetic manifolds of the manifold
-// learning literature, deterministically from a seed: the swiss roll and
-// the S-curve, with the formulas of scikit-learn's make_swiss_roll and
-// make_s_curve (the random numbers are Go's PCG, so the points are not
-// numpy's, but the distributions are the same).
 package datasets
 
 import (
