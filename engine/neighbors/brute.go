@@ -248,6 +248,13 @@ func (s *sparseSpace) report(key float64) float64 {
 // tile row is long (at most 2²¹ keys, 16 MiB, per tile).
 func queryBlock(cb int) int { return max(1, min(512, (1<<21)/max(1, cb))) }
 
+// symmetricSpace marks the dense spaces whose tile (J, I) is the transpose
+// of tile (I, J) when the queries are the points.
+type symmetricSpace interface{ symmetric() }
+
+func (*euclidSpace) symmetric() {}
+func (*cosineSpace) symmetric() {}
+
 // bruteKNN finds the k nearest points of every query; self says that the
 // queries are the points (query i skips point i).
 func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
@@ -258,6 +265,9 @@ func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
 	}
 	if m == 0 || k == 0 {
 		return res, nil
+	}
+	if _, ok := s.(symmetricSpace); ok && self && n > symBlock {
+		return res, bruteKNNSym(ctx, s, k, res)
 	}
 	cb := min(n, s.colBlock())
 	qb := queryBlock(cb)
@@ -317,6 +327,92 @@ func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
 		})
 	}
 	return res, nil
+}
+
+// symBlock is the tile edge of the symmetric brute force (a 1024×1024
+// tile of keys is 8 MiB).
+const symBlock = 1024
+
+// bruteKNNSym is bruteKNN for a self search on a symmetric space: only the
+// tiles (I, J) with J ≥ I are computed, each offering its pairs to the
+// rows of block I and, read by columns, to the rows of block J, so the
+// distance kernel does half the m·n·D work. Every row keeps its own heap
+// (n·k pairs) until the end.
+func bruteKNNSym(ctx context.Context, s space, k int, res *Result) error {
+	n := s.numPoints()
+	heaps := make([]topK, n)
+	pd, pj := make([]float64, n*k), make([]int, n*k)
+	for i := range heaps {
+		heaps[i] = topK{d: pd[i*k : i*k : (i+1)*k], j: pj[i*k : i*k : (i+1)*k], k: k}
+	}
+	buf := make([]float64, symBlock*symBlock)
+	for i0 := 0; i0 < n; i0 += symBlock {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		i1 := min(n, i0+symBlock)
+		for j0 := i0; j0 < n; j0 += symBlock {
+			j1 := min(n, j0+symBlock)
+			w := j1 - j0
+			if err := s.tile(buf, i0, i1, j0, j1); err != nil {
+				return err
+			}
+			// Rows of block I against the points of block J.
+			backend.ParallelFor(i1-i0, 16, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					h := &heaps[i0+i]
+					skip := -1
+					if i0 == j0 {
+						skip = i
+					}
+					bound := h.bound()
+					for c, d := range buf[i*w : (i+1)*w] {
+						if d <= bound && c != skip {
+							h.push(d, j0+c)
+							bound = h.bound()
+						}
+					}
+				}
+			})
+			if i0 == j0 {
+				continue
+			}
+			// Rows of block J against the points of block I: the tile's
+			// columns, in strips of 64.
+			backend.ParallelFor(w, 64, func(lo, hi int) {
+				bounds := make([]float64, hi-lo)
+				for c := lo; c < hi; c++ {
+					bounds[c-lo] = heaps[j0+c].bound()
+				}
+				for i := 0; i < i1-i0; i++ {
+					row := buf[i*w+lo : i*w+hi]
+					for c, d := range row {
+						if d <= bounds[c] {
+							h := &heaps[j0+lo+c]
+							h.push(d, i0+i)
+							bounds[c] = h.bound()
+						}
+					}
+				}
+			})
+		}
+	}
+	backend.ParallelFor(n, 64, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			h := &heaps[q]
+			ds := res.Dist[q*k : (q+1)*k]
+			js := res.Ind[q*k : (q+1)*k]
+			copy(js, h.j)
+			for c, j := range js {
+				ds[c] = s.exact(q, j)
+			}
+			sortPairs(ds, js)
+			for c := range ds {
+				ds[c] = s.report(ds[c])
+			}
+		}
+	})
+	return nil
 }
 
 // radiusSlack: a pair is a candidate when its fast key is within this

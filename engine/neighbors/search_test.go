@@ -208,6 +208,14 @@ func TestCosine(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkKNN(t, "dense cosine", res, want, 7, 1e-12)
+	// More points than a tile of the symmetric brute force.
+	big := points(1300, 4, false, 6)
+	big.SetRow(1200, make([]float64, 4))
+	res, err = neighbors.KNN(ctx, big, 3, neighbors.Options{Metric: neighbors.Cosine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkKNN(t, "dense cosine, n = 1300", res, reference(big, big, true, cosineDist), 3, 1e-12)
 	// Sparse rows, both metrics.
 	s := sparse.FromDense(sparsify(x))
 	sd := s.ToDense()
