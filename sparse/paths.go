@@ -75,12 +75,18 @@ func orderedPathGraph(a *CSR, perm []int32) *pathGraph {
 		inv[v] = int32(k)
 	}
 	g := &pathGraph{n: n, perm: perm, inv: inv, ptr: make([]int32, n+1)}
-	for k, v := range perm {
-		deg := a.indptr[v+1] - a.indptr[v]
-		if hasSelfLoop(a, int(v)) {
-			deg--
+	backend.ParallelFor(n, 4096, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			v := int(perm[k])
+			deg := a.indptr[v+1] - a.indptr[v]
+			if hasSelfLoop(a, v) {
+				deg--
+			}
+			g.ptr[k+1] = int32(deg)
 		}
-		g.ptr[k+1] = g.ptr[k] + int32(deg)
+	})
+	for k := 0; k < n; k++ {
+		g.ptr[k+1] += g.ptr[k]
 	}
 	g.adj = make([]int32, g.ptr[n])
 	g.w = make([]float64, g.ptr[n])

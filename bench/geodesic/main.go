@@ -89,8 +89,8 @@ func main() {
 	} else {
 		d64 = blas64.General{Rows: rows, Cols: *n, Stride: *n, Data: make([]float64, rows**n)}
 	}
-	means := make([]float64, rows)
-	opt := sparse.PathOptions{Squared: *squared}
+	means, sums := make([]float64, rows), make([]float64, rows)
+	opt := sparse.PathOptions{Squared: *squared, RowSums: sums}
 	if *squared {
 		opt.RowMeans = means
 	}
@@ -133,6 +133,15 @@ func main() {
 		fmt.Printf("shortest paths %d×%d: %.3f s wall, %.3f s CPU (%.2f G ops/s by flam.AllPairsDijkstra); allocated in the call: %.1f MiB (output %.1f MiB, held by the caller)\n",
 			rows, *n, sec, cpu, ops/sec/1e9, float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), float64(outBytes(rows, *n, *f32))/(1<<20))
 	}
+	total := 0.0
+	for _, v := range sums {
+		total += v
+	}
+	what := "distances"
+	if *squared {
+		what = "squared distances"
+	}
+	fmt.Printf("sum of all %s written: %.6e\n", what, total)
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	var ms runtime.MemStats
