@@ -308,21 +308,9 @@ func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
 				}
 			})
 		}
-		// Finish: exact keys for the kept pairs, sorted.
 		backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				h := heaps[i]
-				q := q0 + i
-				ds := res.Dist[q*k : (q+1)*k]
-				js := res.Ind[q*k : (q+1)*k]
-				copy(js, h.j)
-				for c, j := range js {
-					ds[c] = s.exact(q, j)
-				}
-				sortPairs(ds, js)
-				for c := range ds {
-					ds[c] = s.report(ds[c])
-				}
+				finish(s, q0+i, heaps[i], res)
 			}
 		})
 	}
@@ -399,20 +387,26 @@ func bruteKNNSym(ctx context.Context, s space, k int, res *Result) error {
 	}
 	backend.ParallelFor(n, 64, func(lo, hi int) {
 		for q := lo; q < hi; q++ {
-			h := &heaps[q]
-			ds := res.Dist[q*k : (q+1)*k]
-			js := res.Ind[q*k : (q+1)*k]
-			copy(js, h.j)
-			for c, j := range js {
-				ds[c] = s.exact(q, j)
-			}
-			sortPairs(ds, js)
-			for c := range ds {
-				ds[c] = s.report(ds[c])
-			}
+			finish(s, q, &heaps[q], res)
 		}
 	})
 	return nil
+}
+
+// finish writes the pairs kept in h as the neighbours of query q: their
+// keys recomputed exactly, sorted by (key, index), mapped to distances.
+func finish(s space, q int, h *topK, res *Result) {
+	k := h.k
+	ds := res.Dist[q*k : (q+1)*k]
+	js := res.Ind[q*k : (q+1)*k]
+	copy(js, h.j)
+	for c, j := range js {
+		ds[c] = s.exact(q, j)
+	}
+	sortPairs(ds, js)
+	for c := range ds {
+		ds[c] = s.report(ds[c])
+	}
 }
 
 // radiusSlack: a pair is a candidate when its fast key is within this

@@ -34,16 +34,9 @@ func KNN(ctx context.Context, x mat.Matrix, k int, opt Options) (*Result, error)
 // (nothing is excluded: a query equal to a data row finds it at distance
 // 0). k must be in [0, rows of data].
 func KNNQuery(ctx context.Context, data, queries mat.Matrix, k int, opt Options) (*Result, error) {
-	x, err := rowMajor("data", data)
+	x, q, err := dataAndQueries(data, queries)
 	if err != nil {
 		return nil, err
-	}
-	q, err := rowMajor("queries", queries)
-	if err != nil {
-		return nil, err
-	}
-	if q.Rows > 0 && q.Cols != x.Cols {
-		return nil, fmt.Errorf("%w: queries have %d columns, data %d", ErrInput, q.Cols, x.Cols)
 	}
 	if k < 0 || k > x.Rows {
 		return nil, fmt.Errorf("%w: k = %d neighbours asked of %d points", ErrInput, k, x.Rows)
@@ -67,21 +60,29 @@ func Radius(ctx context.Context, x mat.Matrix, eps float64, opt Options) (*Resul
 // RadiusQuery returns, for every row of queries, the rows of data within
 // distance eps.
 func RadiusQuery(ctx context.Context, data, queries mat.Matrix, eps float64, opt Options) (*Result, error) {
-	x, err := rowMajor("data", data)
+	x, q, err := dataAndQueries(data, queries)
 	if err != nil {
 		return nil, err
-	}
-	q, err := rowMajor("queries", queries)
-	if err != nil {
-		return nil, err
-	}
-	if q.Rows > 0 && q.Cols != x.Cols {
-		return nil, fmt.Errorf("%w: queries have %d columns, data %d", ErrInput, q.Cols, x.Cols)
 	}
 	if err := checkEps(eps); err != nil {
 		return nil, err
 	}
 	return radiusDense(ctx, x, q, eps, false, opt)
+}
+
+// dataAndQueries returns the rows of data and queries, checked finite and
+// of the same width.
+func dataAndQueries(data, queries mat.Matrix) (x, q blas64.General, err error) {
+	if x, err = rowMajor("data", data); err != nil {
+		return x, q, err
+	}
+	if q, err = rowMajor("queries", queries); err != nil {
+		return x, q, err
+	}
+	if q.Rows > 0 && q.Cols != x.Cols {
+		return x, q, fmt.Errorf("%w: queries have %d columns, data %d", ErrInput, q.Cols, x.Cols)
+	}
+	return x, q, nil
 }
 
 func checkEps(eps float64) error {
