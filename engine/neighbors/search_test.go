@@ -58,12 +58,15 @@ func reference(data, queries mat.Matrix, self bool, dist func(a, b []float64) fl
 			}
 			out[i] = append(out[i], pair{dist(q, mat.Row(nil, j, data)), j})
 		}
-		sort.Slice(out[i], func(a, b int) bool {
-			pa, pb := out[i][a], out[i][b]
-			return pa.d < pb.d || (pa.d == pb.d && pa.j < pb.j)
-		})
+		sortPairsRef(out[i])
 	}
 	return out
+}
+
+func sortPairsRef(p []pair) {
+	sort.Slice(p, func(a, b int) bool {
+		return p[a].d < p[b].d || (p[a].d == p[b].d && p[a].j < p[b].j)
+	})
 }
 
 func euclid(a, b []float64) float64 {
