@@ -12,3 +12,5 @@ go build -o "$out/geodesic" ./bench/geodesic
 flock /tmp/manifold-bench.lock "$out/geodesic" -n "$n" -k "$k" -reps 3 -mtx "$out/roll.mtx"
 flock /tmp/manifold-bench.lock "$out/geodesic" -graph "$out/roll.mtx" -reps 2 -f32 -squared
 flock /tmp/manifold-bench.lock /usr/bin/python3 bench/geodesic/scipy_shortest_path.py "$out/roll.mtx"
+# What scikit-learn's Isomap calls (directed=False, slower in scipy).
+flock /tmp/manifold-bench.lock /usr/bin/python3 bench/geodesic/scipy_shortest_path.py "$out/roll.mtx" --undirected
