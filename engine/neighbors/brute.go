@@ -269,52 +269,71 @@ func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
 	if _, ok := s.(symmetricSpace); ok && self && n > symBlock {
 		return res, bruteKNNSym(ctx, s, k, res)
 	}
-	cb := min(n, s.colBlock())
-	qb := queryBlock(cb)
-	buf := make([]float64, qb*cb)
-	heaps := make([]*topK, qb)
+	heaps := make([]*topK, queryBlock(min(n, s.colBlock())))
 	for i := range heaps {
 		heaps[i] = newTopK(k)
 	}
-	for q0 := 0; q0 < m; q0 += qb {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		q1 := min(m, q0+qb)
+	err := tiles(ctx, s, func(q0, q1 int) {
 		for i := q0; i < q1; i++ {
 			heaps[i-q0].reset()
 		}
-		for c0 := 0; c0 < n; c0 += cb {
-			c1 := min(n, c0+cb)
-			w := c1 - c0
-			if err := s.tile(buf, q0, q1, c0, c1); err != nil {
-				return nil, err
-			}
-			backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					h := heaps[i]
-					row := buf[i*w : (i+1)*w]
-					skip := -1
-					if self {
-						skip = q0 + i - c0
-					}
-					bound := h.bound()
-					for c, d := range row {
-						if d <= bound && c != skip {
-							h.push(d, c0+c)
-							bound = h.bound()
-						}
-					}
-				}
-			})
+	}, func(q, c0 int, row []float64) {
+		h := heaps[q%len(heaps)]
+		skip := -1
+		if self {
+			skip = q - c0
 		}
+		bound := h.bound()
+		for c, d := range row {
+			if d <= bound && c != skip {
+				h.push(d, c0+c)
+				bound = h.bound()
+			}
+		}
+	}, func(q0, q1 int) {
 		backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				finish(s, q0+i, heaps[i], res)
 			}
 		})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// tiles computes the keys of every query against every point, a tile of
+// queryBlock queries × colBlock points at a time, and hands each query's
+// row of a tile to visit (in parallel over the queries of the tile, each
+// query on one goroutine at a time). begin and end bracket each block of
+// queries; ctx is checked between blocks.
+func tiles(ctx context.Context, s space, begin func(q0, q1 int), visit func(q, c0 int, row []float64), end func(q0, q1 int)) error {
+	m, n := s.numQueries(), s.numPoints()
+	cb := max(1, min(n, s.colBlock()))
+	qb := queryBlock(cb)
+	buf := make([]float64, qb*cb)
+	for q0 := 0; q0 < m; q0 += qb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		q1 := min(m, q0+qb)
+		begin(q0, q1)
+		for c0 := 0; c0 < n; c0 += cb {
+			c1 := min(n, c0+cb)
+			w := c1 - c0
+			if err := s.tile(buf, q0, q1, c0, c1); err != nil {
+				return err
+			}
+			backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					visit(q0+i, c0, buf[i*w:(i+1)*w])
+				}
+			})
+		}
+		end(q0, q1)
+	}
+	return nil
 }
 
 // symBlock is the tile edge of the symmetric brute force (a 1024×1024
@@ -416,43 +435,28 @@ const radiusSlack = 1e-6
 // bruteRadius finds, for every query, the points whose exact key is at most
 // thr.
 func bruteRadius(ctx context.Context, s space, thr float64, self bool) (*Result, error) {
-	m, n := s.numQueries(), s.numPoints()
+	m := s.numQueries()
 	lists := make([]struct {
 		d []float64
 		j []int
 	}, m)
-	cb := max(1, min(n, s.colBlock()))
-	qb := queryBlock(cb)
-	buf := make([]float64, qb*cb)
 	loose := thr*(1+radiusSlack) + 1e-300
-	for q0 := 0; q0 < m; q0 += qb {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		q1 := min(m, q0+qb)
-		for c0 := 0; c0 < n; c0 += cb {
-			c1 := min(n, c0+cb)
-			w := c1 - c0
-			if err := s.tile(buf, q0, q1, c0, c1); err != nil {
-				return nil, err
+	none := func(int, int) {}
+	err := tiles(ctx, s, none, func(q, c0 int, row []float64) {
+		l := &lists[q]
+		for c, d := range row {
+			j := c0 + c
+			if d > loose || (self && j == q) {
+				continue
 			}
-			backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					q := q0 + i
-					l := &lists[q]
-					for c, d := range buf[i*w : (i+1)*w] {
-						j := c0 + c
-						if d > loose || (self && j == q) {
-							continue
-						}
-						if e := s.exact(q, j); e <= thr {
-							l.d = append(l.d, e)
-							l.j = append(l.j, j)
-						}
-					}
-				}
-			})
+			if e := s.exact(q, j); e <= thr {
+				l.d = append(l.d, e)
+				l.j = append(l.j, j)
+			}
 		}
+	}, none)
+	if err != nil {
+		return nil, err
 	}
 	res := &Result{Ptr: make([]int, m+1)}
 	for q := range lists {

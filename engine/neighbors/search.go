@@ -208,21 +208,10 @@ func treeKNN(ctx context.Context, t *kdTree, q blas64.General, k int, self bool)
 	if m == 0 || k == 0 {
 		return res, nil
 	}
-	dim := t.dim
 	err := backend.ParallelForCtx(ctx, m, 512, func(lo, hi int) {
 		h := newTopK(k)
 		for p := lo; p < hi; p++ {
-			var qi int
-			var pt []float64
-			skip := -1
-			if self {
-				qi = t.idx[p]
-				pt = t.pts[p*dim : (p+1)*dim]
-				skip = qi
-			} else {
-				qi = p
-				pt = q.Data[p*q.Stride : p*q.Stride+dim]
-			}
+			qi, pt, skip := t.query(q, self, p)
 			h.reset()
 			t.knn(pt, skip, h)
 			ds := res.Dist[qi*k : (qi+1)*k]
@@ -248,20 +237,9 @@ func treeRadius(ctx context.Context, t *kdTree, q blas64.General, r2 float64, se
 		j []int
 	}
 	lists := make([]list, m)
-	dim := t.dim
 	err := backend.ParallelForCtx(ctx, m, 256, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			var qi int
-			var pt []float64
-			skip := -1
-			if self {
-				qi = t.idx[p]
-				pt = t.pts[p*dim : (p+1)*dim]
-				skip = qi
-			} else {
-				qi = p
-				pt = q.Data[p*q.Stride : p*q.Stride+dim]
-			}
+			qi, pt, skip := t.query(q, self, p)
 			d, j := t.radius(pt, skip, r2, nil, nil)
 			sortPairs(d, j)
 			for c := range d {
@@ -284,4 +262,15 @@ func treeRadius(ctx context.Context, t *kdTree, q blas64.General, r2 float64, se
 		res.Dist = append(res.Dist, l.d...)
 	}
 	return res, nil
+}
+
+// query returns the p-th query of a tree search: with self, the point at
+// tree position p (queries run in tree order, so consecutive ones walk the
+// same nodes), its original index and itself to skip; otherwise row p of q.
+func (t *kdTree) query(q blas64.General, self bool, p int) (qi int, pt []float64, skip int) {
+	if self {
+		qi = t.idx[p]
+		return qi, t.pts[p*t.dim : (p+1)*t.dim], qi
+	}
+	return p, q.Data[p*q.Stride : p*q.Stride+t.dim], -1
 }
