@@ -1,0 +1,235 @@
+package neighbors
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// Rule symmetrizes a k-nearest-neighbour graph.
+type Rule int
+
+const (
+	// Or joins i and j when either is among the other's k nearest (the
+	// rule of the Isomap and LPP papers; the default).
+	Or Rule = iota
+	// And joins i and j only when each is among the other's k nearest
+	// (mutual neighbours).
+	And
+)
+
+// Weight says what an edge of a graph weighs.
+type Weight int
+
+const (
+	// Distance: the distance d_ij itself (the default; Isomap's geodesics).
+	Distance Weight = iota
+	// Heat: the heat kernel exp(−d_ij²/t).
+	Heat
+	// Binary: 1.
+	Binary
+	// CosineSimilarity: x_i·x_j/(‖x_i‖‖x_j‖) (0 when either is zero).
+	CosineSimilarity
+)
+
+// GraphOptions describe a neighbour graph. The zero value is not usable:
+// set K (or Eps); everything else defaults to the kNN graph of Isomap
+// (Euclidean distances, OR rule, weights = distances).
+type GraphOptions struct {
+	// K is the number of neighbours of every point in a kNN graph. With
+	// Labels, K = 0 means every other point of the same class.
+	K int
+	// Eps > 0 makes an ε-graph instead: i and j are joined when
+	// d_ij ≤ Eps. K is then ignored.
+	Eps float64
+	// Rule symmetrizes a kNN graph (Or by default).
+	Rule Rule
+	// Weight of the edges (Distance by default).
+	Weight Weight
+	// T is the heat kernel's t; 0 uses the mean of d_ij² over the edges.
+	T float64
+	// Labels, if not nil, make a supervised graph: neighbours are sought
+	// only within the class of each point (isometric-projection.txt §4).
+	// One label per point.
+	Labels []int
+	// Search configures the neighbour search (metric, method, backend).
+	Search Options
+}
+
+// Graph returns the neighbour graph of the rows of x as a symmetric n×n
+// CSR: the kNN graph symmetrized by opt.Rule, or the ε-graph, optionally
+// supervised, with weights opt.Weight. Edges between duplicate points have
+// distance 0 and are stored (an explicit zero is an edge). Errors wrap
+// ErrInput.
+func Graph(ctx context.Context, x mat.Matrix, opt GraphOptions) (*sparse.CSR, error) {
+	g, err := rowMajor("x", x)
+	if err != nil {
+		return nil, err
+	}
+	d := &denseData{g: g}
+	return buildGraph(ctx, d, opt)
+}
+
+// GraphSparse is Graph for sparse rows (text), brute force through an
+// inverted index; opt.Search.Metric is usually Cosine for text.
+func GraphSparse(ctx context.Context, x *sparse.CSR, opt GraphOptions) (*sparse.CSR, error) {
+	if err := finiteCSR("x", x); err != nil {
+		return nil, err
+	}
+	return buildGraph(ctx, &sparseData{a: x}, opt)
+}
+
+// points abstracts dense and sparse rows for the graph builders.
+type points interface {
+	n() int
+	knn(ctx context.Context, k int, opt Options) (*Result, error)
+	radius(ctx context.Context, eps float64, opt Options) (*Result, error)
+	subset(idx []int) points
+	// cosine returns the cosine similarity of rows i and j.
+	cosine(i, j int) float64
+	// nearestBetween returns the closest pair (a in as, b in bs), ties by
+	// the smaller a then the smaller b, and its distance.
+	nearestBetween(ctx context.Context, as, bs []int, opt Options) (a, b int, d float64, err error)
+}
+
+type denseData struct{ g blas64.General }
+
+type sparseData struct {
+	a     *sparse.CSR
+	norms *sparseSpace // for cosine weights, made on first use
+}
+
+func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, error) {
+	n := x.n()
+	if opt.Eps < 0 || math.IsNaN(opt.Eps) || math.IsInf(opt.Eps, 1) {
+		return nil, fmt.Errorf("%w: ε = %v", ErrInput, opt.Eps)
+	}
+	if opt.Eps == 0 && opt.K <= 0 && opt.Labels == nil {
+		return nil, fmt.Errorf("%w: a neighbour graph needs k ≥ 1 or ε > 0 (k = %d, ε = %v)", ErrInput, opt.K, opt.Eps)
+	}
+	if opt.Labels != nil && len(opt.Labels) != n {
+		return nil, fmt.Errorf("%w: %d labels for %d points", ErrInput, len(opt.Labels), n)
+	}
+	if opt.Eps == 0 && opt.Labels == nil && opt.K >= n {
+		return nil, fmt.Errorf("%w: k = %d neighbours asked of %d points (need k < n)", ErrInput, opt.K, n)
+	}
+	if opt.Weight == Heat && (opt.T < 0 || math.IsNaN(opt.T) || math.IsInf(opt.T, 0)) {
+		return nil, fmt.Errorf("%w: heat kernel t = %v", ErrInput, opt.T)
+	}
+	coo := sparse.NewCOO(n, n, n*max(1, opt.K))
+	add := func(res *Result, idx []int) {
+		for i := 0; i < res.Len(); i++ {
+			js, ds := res.Row(i)
+			gi := i
+			if idx != nil {
+				gi = idx[i]
+			}
+			for c, j := range js {
+				if idx != nil {
+					j = idx[j]
+				}
+				coo.Add(gi, j, ds[c])
+			}
+		}
+	}
+	if opt.Labels == nil {
+		var res *Result
+		var err error
+		if opt.Eps > 0 {
+			res, err = x.radius(ctx, opt.Eps, opt.Search)
+		} else {
+			res, err = x.knn(ctx, opt.K, opt.Search)
+		}
+		if err != nil {
+			return nil, err
+		}
+		add(res, nil)
+	} else {
+		classes := map[int][]int{}
+		var order []int
+		for i, l := range opt.Labels {
+			if _, ok := classes[l]; !ok {
+				order = append(order, l)
+			}
+			classes[l] = append(classes[l], i)
+		}
+		for _, l := range order {
+			idx := classes[l]
+			sub := x.subset(idx)
+			var res *Result
+			var err error
+			switch {
+			case opt.Eps > 0:
+				res, err = sub.radius(ctx, opt.Eps, opt.Search)
+			case opt.K == 0 || opt.K >= len(idx):
+				res, err = sub.knn(ctx, len(idx)-1, opt.Search)
+			default:
+				res, err = sub.knn(ctx, opt.K, opt.Search)
+			}
+			if err != nil {
+				return nil, err
+			}
+			add(res, idx)
+		}
+	}
+	a := coo.ToCSR()
+	first := func(v, _ float64) float64 { return v }
+	if opt.Rule == And && opt.Eps == 0 {
+		a = sparse.Intersection(a, a.Transpose(), first)
+	} else {
+		a = sparse.Union(a, a.Transpose(), first)
+	}
+	switch opt.Weight {
+	case Distance:
+	case Heat:
+		t := opt.T
+		if t == 0 {
+			s := 0.0
+			for _, d := range a.Values() {
+				s += d * d
+			}
+			t = s / float64(max(1, a.NNZ()))
+			if t == 0 {
+				t = 1
+			}
+		}
+		a = a.Map(func(_, _ int, d float64) float64 { return math.Exp(-d * d / t) })
+	case Binary:
+		a = a.Map(func(_, _ int, _ float64) float64 { return 1 })
+	case CosineSimilarity:
+		a = a.Map(func(i, j int, _ float64) float64 { return x.cosine(i, j) })
+	default:
+		return nil, fmt.Errorf("%w: unknown weight %d", ErrInput, opt.Weight)
+	}
+	return a, nil
+}
+
+// ValidateGraph checks a graph a user passes instead of building one: n×n
+// for n points, finite non-negative weights, and symmetric (pattern and
+// values, to a relative 1e-12) when symmetric is true. Errors wrap ErrInput.
+func ValidateGraph(g *sparse.CSR, n int, symmetric bool) error {
+	r, c := g.Dims()
+	if r != c {
+		return fmt.Errorf("%w: graph is %d×%d, not square", ErrInput, r, c)
+	}
+	if n >= 0 && r != n {
+		return fmt.Errorf("%w: graph has %d vertices for %d points", ErrInput, r, n)
+	}
+	vals, ind, ptr := g.Values(), g.ColIdx(), g.RowPtr()
+	for i := 0; i < r; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			if v := vals[p]; !(v >= 0) || math.IsInf(v, 1) {
+				return fmt.Errorf("%w: graph edge (%d, %d) has weight %v; weights must be finite and non-negative", ErrInput, i, ind[p], v)
+			}
+		}
+	}
+	if symmetric && !g.IsSymmetric(1e-12) {
+		return fmt.Errorf("%w: graph is not symmetric (every edge i–j must be stored as (i, j) and (j, i) with the same weight)", ErrInput)
+	}
+	return nil
+}

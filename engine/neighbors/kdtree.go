@@ -1,0 +1,233 @@
+package neighbors
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// kdTree is a k-d tree over n points in dim dimensions: the points are
+// copied in tree order (each node's points contiguous), every node keeps
+// its bounding box, and splits are at the median of the dimension of
+// largest spread, so the depth is ⌈log₂(n/leaf)⌉. Build O(n log n).
+type kdTree struct {
+	dim   int
+	pts   []float64 // n×dim, tree order
+	idx   []int     // idx[k]: original index of tree position k
+	nodes []kdNode
+	box   []float64 // per node: dim minima then dim maxima
+}
+
+type kdNode struct {
+	lo, hi      int   // tree positions [lo, hi)
+	left, right int32 // children, -1 for a leaf
+}
+
+func buildKDTree(x blas64.General, leaf int) *kdTree {
+	n, dim := x.Rows, x.Cols
+	t := &kdTree{dim: dim, idx: make([]int, n)}
+	for i := range t.idx {
+		t.idx[i] = i
+	}
+	// Work on a private copy so the partitioning moves whole points.
+	pts := make([]float64, n*dim)
+	for i := 0; i < n; i++ {
+		copy(pts[i*dim:(i+1)*dim], x.Data[i*x.Stride:i*x.Stride+dim])
+	}
+	t.pts = pts
+	if n == 0 {
+		return t
+	}
+	t.nodes = make([]kdNode, 0, 2*(n/leaf+1))
+	t.build(0, n, leaf)
+	return t
+}
+
+// build makes the node for positions [lo, hi) and returns its id.
+func (t *kdTree) build(lo, hi, leaf int) int32 {
+	id := int32(len(t.nodes))
+	t.nodes = append(t.nodes, kdNode{lo: lo, hi: hi, left: -1, right: -1})
+	dim := t.dim
+	box := make([]float64, 2*dim)
+	for d := 0; d < dim; d++ {
+		box[d], box[dim+d] = math.Inf(1), math.Inf(-1)
+	}
+	for p := lo; p < hi; p++ {
+		pt := t.pts[p*dim : (p+1)*dim]
+		for d, v := range pt {
+			box[d] = math.Min(box[d], v)
+			box[dim+d] = math.Max(box[dim+d], v)
+		}
+	}
+	t.box = append(t.box, box...)
+	if hi-lo <= leaf {
+		return id
+	}
+	split, spread := 0, -1.0
+	for d := 0; d < dim; d++ {
+		if s := box[dim+d] - box[d]; s > spread {
+			split, spread = d, s
+		}
+	}
+	if spread == 0 {
+		return id // all points equal: a leaf, however large
+	}
+	mid := (lo + hi) / 2
+	t.selectNth(lo, hi, mid, split)
+	l := t.build(lo, mid, leaf)
+	r := t.build(mid, hi, leaf)
+	t.nodes[id].left, t.nodes[id].right = l, r
+	return id
+}
+
+// selectNth partially sorts positions [lo, hi) on dimension d so that
+// position nth holds the element of its rank, smaller ones before it and
+// larger after (quickselect, median-of-three pivot).
+func (t *kdTree) selectNth(lo, hi, nth, d int) {
+	dim := t.dim
+	key := func(p int) float64 { return t.pts[p*dim+d] }
+	swap := func(a, b int) {
+		if a == b {
+			return
+		}
+		pa, pb := t.pts[a*dim:(a+1)*dim], t.pts[b*dim:(b+1)*dim]
+		for c := range pa {
+			pa[c], pb[c] = pb[c], pa[c]
+		}
+		t.idx[a], t.idx[b] = t.idx[b], t.idx[a]
+	}
+	hi--
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		// Median of three into hi.
+		if key(mid) < key(lo) {
+			swap(mid, lo)
+		}
+		if key(hi) < key(lo) {
+			swap(hi, lo)
+		}
+		if key(mid) < key(hi) {
+			swap(mid, hi)
+		}
+		pivot := key(hi)
+		s := lo
+		for p := lo; p < hi; p++ {
+			if key(p) < pivot {
+				swap(p, s)
+				s++
+			}
+		}
+		swap(s, hi)
+		switch {
+		case s == nth:
+			return
+		case s < nth:
+			lo = s + 1
+		default:
+			hi = s - 1
+		}
+	}
+}
+
+// boxDist returns the squared distance from q to the box of node id.
+func (t *kdTree) boxDist(id int32, q []float64) float64 {
+	dim := t.dim
+	b := t.box[int(id)*2*dim : int(id)*2*dim+2*dim]
+	lo, hi := b[:dim], b[dim:]
+	q = q[:dim]
+	s := 0.0
+	for d, v := range q {
+		if v < lo[d] {
+			e := lo[d] - v
+			s += e * e
+		} else if v > hi[d] {
+			e := v - hi[d]
+			s += e * e
+		}
+	}
+	return s
+}
+
+// knn offers to h the points nearest to q in squared distance, skipping
+// the original index self (-1: none).
+func (t *kdTree) knn(q []float64, self int, h *topK) {
+	if len(t.nodes) == 0 {
+		return
+	}
+	t.knnNode(0, t.boxDist(0, q), q, self, h)
+}
+
+func (t *kdTree) knnNode(id int32, bd float64, q []float64, self int, h *topK) {
+	// A tie at the bound may still beat the worst kept pair by index.
+	if bd > h.bound() {
+		return
+	}
+	nd := &t.nodes[id]
+	if nd.left < 0 {
+		dim := t.dim
+		q = q[:dim]
+		for p := nd.lo; p < nd.hi; p++ {
+			s := sqDist(q, t.pts[p*dim:(p+1)*dim])
+			if j := t.idx[p]; j != self {
+				h.push(s, j)
+			}
+		}
+		return
+	}
+	l, r := nd.left, nd.right
+	dl, dr := t.boxDist(l, q), t.boxDist(r, q)
+	if dr < dl {
+		l, r, dl, dr = r, l, dr, dl
+	}
+	t.knnNode(l, dl, q, self, h)
+	t.knnNode(r, dr, q, self, h)
+}
+
+// radius appends to (ds, js) every point within squared distance r2 of q
+// (inclusive), skipping self.
+func (t *kdTree) radius(q []float64, self int, r2 float64, ds []float64, js []int) ([]float64, []int) {
+	if len(t.nodes) == 0 {
+		return ds, js
+	}
+	stack := []int32{0}
+	dim := t.dim
+	q = q[:dim]
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if t.boxDist(id, q) > r2 {
+			continue
+		}
+		nd := &t.nodes[id]
+		if nd.left >= 0 {
+			stack = append(stack, nd.right, nd.left)
+			continue
+		}
+		for p := nd.lo; p < nd.hi; p++ {
+			s := sqDist(q, t.pts[p*dim:(p+1)*dim])
+			if j := t.idx[p]; s <= r2 && j != self {
+				ds = append(ds, s)
+				js = append(js, j)
+			}
+		}
+	}
+	return ds, js
+}
+
+// sortPairsLong sorts long lists by (d, j).
+func sortPairsLong(d []float64, j []int) {
+	sort.Sort(pairs{d, j})
+}
+
+type pairs struct {
+	d []float64
+	j []int
+}
+
+func (p pairs) Len() int           { return len(p.d) }
+func (p pairs) Less(a, b int) bool { return less(p.d[a], p.j[a], p.d[b], p.j[b]) }
+func (p pairs) Swap(a, b int) {
+	p.d[a], p.d[b] = p.d[b], p.d[a]
+	p.j[a], p.j[b] = p.j[b], p.j[a]
+}

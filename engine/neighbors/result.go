@@ -1,0 +1,251 @@
+package neighbors
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+)
+
+// ErrInput is wrapped by the errors about user data: NaN or Inf in the
+// points, k or ε out of range, mismatched dimensions, bad labels or graphs.
+var ErrInput = errors.New("neighbors: invalid input")
+
+// Result holds neighbour lists in compressed form: the neighbours of query
+// i are Ind[Ptr[i]:Ptr[i+1]] at distances Dist[Ptr[i]:Ptr[i+1]], sorted by
+// increasing distance, ties by increasing index. For a k-nearest search
+// every list has k entries (Ptr[i] = i·k).
+type Result struct {
+	Ptr  []int
+	Ind  []int
+	Dist []float64
+}
+
+// Len returns the number of queries.
+func (r *Result) Len() int { return len(r.Ptr) - 1 }
+
+// Row returns the neighbours of query i and their distances (views).
+func (r *Result) Row(i int) (ind []int, dist []float64) {
+	lo, hi := r.Ptr[i], r.Ptr[i+1]
+	return r.Ind[lo:hi:hi], r.Dist[lo:hi:hi]
+}
+
+// Metric is the distance between points.
+type Metric int
+
+const (
+	// Euclidean is ‖x − y‖₂ (the default).
+	Euclidean Metric = iota
+	// Cosine is 1 − x·y/(‖x‖‖y‖), 1 when either vector is zero (as
+	// scikit-learn's cosine_distances). The search is brute force.
+	Cosine
+)
+
+func (m Metric) String() string {
+	switch m {
+	case Euclidean:
+		return "euclidean"
+	case Cosine:
+		return "cosine"
+	}
+	return fmt.Sprintf("Metric(%d)", int(m))
+}
+
+// Algorithm chooses the search method.
+type Algorithm int
+
+const (
+	// Auto picks the k-d tree or brute force by a cost model (the default).
+	Auto Algorithm = iota
+	// KDTree forces the k-d tree (Euclidean only).
+	KDTree
+	// Brute forces blocked brute force on the backend's distance kernel.
+	Brute
+)
+
+func (a Algorithm) String() string {
+	switch a {
+	case Auto:
+		return "auto"
+	case KDTree:
+		return "kd-tree"
+	case Brute:
+		return "brute"
+	}
+	return fmt.Sprintf("Algorithm(%d)", int(a))
+}
+
+// Options configure a search. The zero value is Euclidean distance, the
+// automatic choice of method and the active backend.
+type Options struct {
+	Metric    Metric
+	Algorithm Algorithm
+	// LeafSize of the k-d tree (0: 16).
+	LeafSize int
+	// Impl is the backend for brute force (nil: backend.Active()).
+	Impl backend.Impl
+}
+
+func (o Options) impl() backend.Impl {
+	if o.Impl == nil {
+		return backend.Active()
+	}
+	return o.Impl
+}
+
+func (o Options) leafSize() int {
+	if o.LeafSize <= 0 {
+		return 16
+	}
+	return o.LeafSize
+}
+
+// choose returns the method for m queries against n points in dim
+// dimensions, wanting about k neighbours each. The cost model, in flam
+// equivalents: brute force costs m·n·dim at the Gemm rate; a k-d tree
+// query visits about (leaf + k)·2^dim points (the cells a ball around the
+// query meets grow as 2^dim), each dim flam at about a tenth of the Gemm
+// rate, so m·10·dim·(leaf + k)·2^dim. The tree wins below roughly
+// dim = log₂(n / (10·(leaf + k))): dim ≤ 9 at n = 10⁵, k = 10.
+func (o Options) choose(m, n, dim, k int) Algorithm {
+	if o.Metric == Cosine {
+		return Brute
+	}
+	if o.Algorithm != Auto {
+		return o.Algorithm
+	}
+	if dim > 40 {
+		return Brute
+	}
+	brute := float64(m) * float64(n) * float64(dim)
+	tree := float64(m)*10*float64(dim)*float64(o.leafSize()+k)*math.Exp2(float64(dim)) + float64(n)*math.Log2(float64(n+1))*float64(dim)
+	if tree < brute {
+		return KDTree
+	}
+	return Brute
+}
+
+// rowMajor returns the rows of m as a blas64.General: the raw storage of a
+// *mat.Dense, a copy otherwise. It checks that every element is finite.
+func rowMajor(what string, m mat.Matrix) (blas64.General, error) {
+	r, c := m.Dims()
+	var g blas64.General
+	if d, ok := m.(*mat.Dense); ok {
+		if d.IsEmpty() {
+			return blas64.General{Stride: 1}, nil
+		}
+		g = d.RawMatrix()
+	} else {
+		g = blas64.General{Rows: r, Cols: c, Stride: max(1, c), Data: make([]float64, r*c)}
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				g.Data[i*c+j] = m.At(i, j)
+			}
+		}
+	}
+	for i := 0; i < r; i++ {
+		for j, v := range g.Data[i*g.Stride : i*g.Stride+c] {
+			if v-v != 0 {
+				return g, fmt.Errorf("%w: %s[%d, %d] = %v is not finite", ErrInput, what, i, j, v)
+			}
+		}
+	}
+	return g, nil
+}
+
+// topK keeps the k smallest (d, j) pairs seen, ordered by d then j, in a
+// max-heap: the root is the worst kept pair.
+type topK struct {
+	d []float64
+	j []int
+	k int
+}
+
+func newTopK(k int) *topK {
+	return &topK{d: make([]float64, 0, k), j: make([]int, 0, k), k: k}
+}
+
+func (h *topK) reset() { h.d, h.j = h.d[:0], h.j[:0] }
+
+// less reports whether (d1, j1) comes before (d2, j2).
+func less(d1 float64, j1 int, d2 float64, j2 int) bool {
+	return d1 < d2 || (d1 == d2 && j1 < j2)
+}
+
+// full reports whether k pairs are kept; worst returns the root.
+func (h *topK) full() bool { return len(h.d) == h.k }
+
+// bound is the distance a candidate must not exceed to be considered: the
+// worst kept distance once full, +Inf before.
+func (h *topK) bound() float64 {
+	if len(h.d) < h.k {
+		return math.Inf(1)
+	}
+	return h.d[0]
+}
+
+// push offers (d, j).
+func (h *topK) push(d float64, j int) {
+	if h.k == 0 {
+		return
+	}
+	if len(h.d) < h.k {
+		h.d = append(h.d, d)
+		h.j = append(h.j, j)
+		i := len(h.d) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !less(h.d[p], h.j[p], d, j) {
+				break
+			}
+			h.d[i], h.j[i] = h.d[p], h.j[p]
+			i = p
+		}
+		h.d[i], h.j[i] = d, j
+		return
+	}
+	if !less(d, j, h.d[0], h.j[0]) {
+		return
+	}
+	// Replace the root and sift down.
+	n := len(h.d)
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && less(h.d[c], h.j[c], h.d[c+1], h.j[c+1]) {
+			c++
+		}
+		if !less(d, j, h.d[c], h.j[c]) {
+			break
+		}
+		h.d[i], h.j[i] = h.d[c], h.j[c]
+		i = c
+	}
+	h.d[i], h.j[i] = d, j
+}
+
+// sortPairs sorts d and j together by (d, j), insertion sort for short
+// lists.
+func sortPairs(d []float64, j []int) {
+	j = j[:len(d)]
+	if len(d) > 32 {
+		sortPairsLong(d, j)
+		return
+	}
+	for a := 1; a < len(d); a++ {
+		dv, jv := d[a], j[a]
+		b := a
+		for b > 0 && less(dv, jv, d[b-1], j[b-1]) {
+			d[b], j[b] = d[b-1], j[b-1]
+			b--
+		}
+		d[b], j[b] = dv, jv
+	}
+}

@@ -1,0 +1,217 @@
+package sparse
+
+import (
+	"fmt"
+	"math"
+)
+
+// Norm selects a vector norm for NormalizeRows.
+type Norm int
+
+const (
+	// L2 divides every row by its Euclidean norm (the default).
+	L2 Norm = iota
+	// L1 divides every row by the sum of the absolute values.
+	L1
+	// Max divides every row by its largest absolute value.
+	Max
+)
+
+// NormalizeRows returns a copy of A with every row divided by its norm;
+// rows whose norm is zero are left as they are (scikit-learn's normalize).
+func (a *CSR) NormalizeRows(norm Norm) *CSR {
+	b := a.Clone()
+	for i := 0; i < b.r; i++ {
+		vals := b.data[b.indptr[i]:b.indptr[i+1]]
+		s := 0.0
+		switch norm {
+		case L2:
+			for _, v := range vals {
+				s += v * v
+			}
+			s = math.Sqrt(s)
+		case L1:
+			for _, v := range vals {
+				s += math.Abs(v)
+			}
+		case Max:
+			for _, v := range vals {
+				s = math.Max(s, math.Abs(v))
+			}
+		default:
+			panic(fmt.Sprintf("sparse: unknown norm %d", norm))
+		}
+		if s == 0 {
+			continue
+		}
+		for k := range vals {
+			vals[k] /= s
+		}
+	}
+	return b
+}
+
+// TFIDF returns the TF-IDF weighting of the document-term count matrix A
+// (rows are documents, columns terms), as scikit-learn's TfidfTransformer
+// with its defaults (norm='l2', use_idf, smooth_idf, no sublinear tf):
+// idf_j = ln((1 + n) / (1 + df_j)) + 1, with df_j the number of documents
+// whose count of term j is non-zero, then w_ij = a_ij·idf_j, rows scaled
+// to unit Euclidean norm. It also returns idf, for transforming new
+// documents with the same weights (TFIDFWith).
+func (a *CSR) TFIDF() (*CSR, []float64) {
+	df := make([]int, a.c)
+	for p, j := range a.ind[:a.NNZ()] {
+		if a.data[p] != 0 {
+			df[j]++
+		}
+	}
+	idf := make([]float64, a.c)
+	n := float64(a.r)
+	for j, d := range df {
+		idf[j] = math.Log((1+n)/(1+float64(d))) + 1
+	}
+	return a.TFIDFWith(idf), idf
+}
+
+// TFIDFWith weights the columns of A by idf and normalises the rows (L2).
+func (a *CSR) TFIDFWith(idf []float64) *CSR {
+	if len(idf) != a.c {
+		panic(fmt.Sprintf("sparse: TFIDFWith: %d weights for %d columns", len(idf), a.c))
+	}
+	b := a.Clone()
+	for p, j := range b.ind {
+		b.data[p] *= idf[j]
+	}
+	return b.NormalizeRows(L2)
+}
+
+// Scale returns s·A.
+func (a *CSR) Scale(s float64) *CSR {
+	b := a.Clone()
+	for k := range b.data {
+		b.data[k] *= s
+	}
+	return b
+}
+
+// RowSums returns Σ_j a_ij for every row.
+func (a *CSR) RowSums() []float64 {
+	s := make([]float64, a.r)
+	for i := range s {
+		for _, v := range a.data[a.indptr[i]:a.indptr[i+1]] {
+			s[i] += v
+		}
+	}
+	return s
+}
+
+// Map returns the matrix with the same pattern and values f(i, j, a_ij).
+func (a *CSR) Map(f func(i, j int, v float64) float64) *CSR {
+	b := a.Clone()
+	for i := 0; i < b.r; i++ {
+		for p := b.indptr[i]; p < b.indptr[i+1]; p++ {
+			b.data[p] = f(i, b.ind[p], b.data[p])
+		}
+	}
+	return b
+}
+
+// Union returns the matrix whose pattern is the union of the patterns of A
+// and B (same shape), with value merge(a_ij, b_ij) where both store (i, j)
+// and the stored one otherwise. With B = Aᵀ it symmetrizes a graph by the
+// OR rule.
+func Union(a, b *CSR, merge func(x, y float64) float64) *CSR {
+	return combine(a, b, merge, true)
+}
+
+// Intersection returns the matrix whose pattern is the intersection of the
+// patterns of A and B, with value merge(a_ij, b_ij). With B = Aᵀ it keeps the
+// mutual edges of a graph (the AND rule).
+func Intersection(a, b *CSR, merge func(x, y float64) float64) *CSR {
+	return combine(a, b, merge, false)
+}
+
+func combine(a, b *CSR, merge func(x, y float64) float64, union bool) *CSR {
+	if a.r != b.r || a.c != b.c {
+		panic(fmt.Sprintf("sparse: combining %d×%d with %d×%d", a.r, a.c, b.r, b.c))
+	}
+	indptr := make([]int, a.r+1)
+	capacity := max(a.NNZ(), b.NNZ())
+	if union {
+		capacity = a.NNZ() + b.NNZ()
+	}
+	ind := make([]int, 0, capacity)
+	data := make([]float64, 0, capacity)
+	for i := 0; i < a.r; i++ {
+		p, p1 := a.indptr[i], a.indptr[i+1]
+		q, q1 := b.indptr[i], b.indptr[i+1]
+		for p < p1 || q < q1 {
+			switch {
+			case q == q1 || (p < p1 && a.ind[p] < b.ind[q]):
+				if union {
+					ind = append(ind, a.ind[p])
+					data = append(data, a.data[p])
+				}
+				p++
+			case p == p1 || b.ind[q] < a.ind[p]:
+				if union {
+					ind = append(ind, b.ind[q])
+					data = append(data, b.data[q])
+				}
+				q++
+			default:
+				ind = append(ind, a.ind[p])
+				data = append(data, merge(a.data[p], b.data[q]))
+				p++
+				q++
+			}
+		}
+		indptr[i+1] = len(ind)
+	}
+	return newCSR(a.r, a.c, indptr, ind, data)
+}
+
+// Submatrix returns the rows rows and columns cols of A, in the given
+// orders (a column listed twice appears twice). With rows = cols it is the
+// subgraph induced by a vertex subset, renumbered 0…len(rows)-1.
+func (a *CSR) Submatrix(rows, cols []int) *CSR {
+	where := make([]int, a.c)
+	for j := range where {
+		where[j] = -1
+	}
+	multi := false
+	for k, j := range cols {
+		if j < 0 || j >= a.c {
+			panic(fmt.Sprintf("sparse: Submatrix: column %d out of range [0, %d)", j, a.c))
+		}
+		if where[j] >= 0 {
+			multi = true
+		}
+		where[j] = k
+	}
+	if multi {
+		// Rare: go through a COO.
+		t := NewCOO(len(rows), len(cols), 0)
+		for r, i := range rows {
+			cs, vs := a.Row(i)
+			for k, j := range cols {
+				for p, c := range cs {
+					if c == j {
+						t.Add(r, k, vs[p])
+					}
+				}
+			}
+		}
+		return t.ToCSR()
+	}
+	t := NewCOO(len(rows), len(cols), 0)
+	for r, i := range rows {
+		cs, vs := a.Row(i)
+		for p, j := range cs {
+			if k := where[j]; k >= 0 {
+				t.Add(r, k, vs[p])
+			}
+		}
+	}
+	return t.ToCSR()
+}
