@@ -40,7 +40,7 @@ type solver struct {
 	isDense bool
 	impl    backend.Impl
 	m, n, k int
-	nnz     int     // flam of one product with A (or Aᵀ): m·n, or NNZ()
+	nnz     int // flam of one product with A (or Aᵀ): m·n, or NNZ()
 
 	u, v, w, x []float64
 	cols       []col

@@ -115,11 +115,11 @@ func ridgeSolve(t *testing.T, a blas64.General, b []float64, damp float64) []flo
 func TestAgainstDirect(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	type problem struct {
-		name   string
-		a      blas64.General
-		b      []float64
-		damp   float64
-		want   []float64
+		name string
+		a    blas64.General
+		b    []float64
+		damp float64
+		want []float64
 	}
 	var ps []problem
 	// Overdetermined, inconsistent.
