@@ -1,0 +1,270 @@
+package lanczos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifoldlab/manifold/backend"
+)
+
+// Which selects the end of the spectrum. Both are algebraic: Largest means
+// the most positive eigenvalues, not the largest in magnitude (τ(D_G) of
+// Isomap is indefinite and its embedding needs the most positive ones).
+type Which int
+
+const (
+	// Largest asks for the K algebraically largest eigenpairs (the zero value).
+	Largest Which = iota
+	// Smallest asks for the K algebraically smallest eigenpairs.
+	Smallest
+)
+
+// String returns "largest" or "smallest".
+func (w Which) String() string {
+	switch w {
+	case Largest:
+		return "largest"
+	case Smallest:
+		return "smallest"
+	}
+	return fmt.Sprintf("Which(%d)", int(w))
+}
+
+// TolFloor is the smallest relative tolerance the solver accepts:
+// ε^(2/3) ≈ 3.7e-11 with ε = 2⁻⁵² (the floor ARPACK puts under its own
+// relative test). Tighter requests are raised to it: below it the Lanczos
+// residual estimates stop tracking the true residuals, which stagnate near
+// ε·‖A‖, and the iteration could run on without end.
+const TolFloor = 3.6669e-11
+
+// Defaults of the zero-value Settings.
+const (
+	DefaultK           = 6
+	DefaultMaxRestarts = 1000
+)
+
+// Settings configure Solve. The zero value asks for the 6 algebraically
+// largest eigenpairs at the tightest tolerance, with a random start drawn
+// from seed 0. Solve never modifies a Settings value.
+type Settings struct {
+	// K is the number of eigenpairs wanted, 1 ≤ K < n; 0 means DefaultK.
+	K int
+	// Which end of the spectrum: Largest (the zero value) or Smallest.
+	Which Which
+	// BasisSize is the largest number of basis vectors held before a thick
+	// restart (the m of Wu & Simon); 0 means K + max(2K, 16·BlockSize, 48).
+	// It must be at least K + BlockSize; it is clipped to n − BlockSize.
+	// A larger basis costs memory (BasisSize·n) and orthogonalization
+	// (4·n·BasisSize flam per vector at most) and saves restarts.
+	BasisSize int
+	// BlockSize is the number of vectors the operator is applied to at once
+	// (block Lanczos); 0 means 1. A block of b vectors is one pass over a
+	// dense matrix (a BlockOperator's MulBlockTo: a Gemm or Symm) and finds
+	// eigenvalues of multiplicity up to b, where a single vector finds one
+	// copy of a repeated eigenvalue. But a block Krylov space of the same
+	// dimension is a polynomial of lower degree: on τ(D_G) and random
+	// matrices b = 4 needs about twice the operator applications of b = 1,
+	// and b = 8 three times, so blocks pay off only when a block product
+	// costs less than that per vector, or for multiplicities.
+	BlockSize int
+	// Tol is the relative tolerance: an eigenpair (θ, y) has converged when
+	// its residual ‖A·y − θ·y‖ ≤ Tol·‖A‖, with ‖A‖ estimated by the largest
+	// |Ritz value| seen. Values below TolFloor, 0 included, mean TolFloor.
+	Tol float64
+	// MaxRestarts bounds the thick restarts; 0 means DefaultMaxRestarts.
+	MaxRestarts int
+	// Seed seeds the random start block (and random replacement vectors when
+	// the Krylov space becomes invariant). Equal seeds give equal results.
+	Seed uint64
+	// Start, if not nil, is the first start vector (length n, not zero);
+	// the remaining BlockSize − 1 start vectors are random.
+	Start []float64
+}
+
+// Status says how Solve ended.
+type Status int
+
+const (
+	// Converged: all K eigenpairs met the tolerance.
+	Converged Status = iota
+	// NotConverged: MaxRestarts was reached first; Result.Converged says how
+	// many met the tolerance.
+	NotConverged
+	// Canceled: the context was cancelled or its deadline passed.
+	Canceled
+)
+
+// String returns "converged", "not converged" or "canceled".
+func (s Status) String() string {
+	switch s {
+	case Converged:
+		return "converged"
+	case NotConverged:
+		return "not converged"
+	case Canceled:
+		return "canceled"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Stats count the work of a Solve.
+type Stats struct {
+	// Iterations is the number of block Lanczos steps (one operator
+	// application to a block of BlockSize vectors each).
+	Iterations int
+	// Restarts is the number of thick restarts.
+	Restarts int
+	// MatVecs counts operator applications to single vectors (a block
+	// product counts BlockSize).
+	MatVecs int
+	// Flam is the arithmetic done, in flam (backend/flam): MatVecs times the
+	// cost of one application (NNZ() for an operator that has that method,
+	// n² otherwise) plus orthogonalization, restarts and the projected
+	// eigenproblems.
+	Flam float64
+	// BlockSize and BasisSize are the values used.
+	BlockSize, BasisSize int
+}
+
+// Result holds the eigenpairs Solve found.
+type Result struct {
+	// Values are the K eigenvalues: descending for Largest, ascending for
+	// Smallest (the most extreme first either way).
+	Values []float64
+	// Vectors is the n×K matrix (row-major) whose column i is the unit
+	// eigenvector of Values[i], signed so that its largest-magnitude
+	// component is positive (backend.FixSigns).
+	Vectors blas64.General
+	// Residuals are the residual norms ‖A·yᵢ − θᵢ·yᵢ‖ as the Lanczos
+	// relation gives them (equal to the computed residuals up to rounding of
+	// order ε·‖A‖).
+	Residuals []float64
+	// ANorm is the estimate of ‖A‖₂ the tolerance was relative to.
+	ANorm float64
+	// Tol is the relative tolerance applied (after the floor).
+	Tol float64
+	// Converged is how many of the K eigenpairs met the tolerance.
+	Converged int
+	// Status says how the solve ended.
+	Status Status
+	// Stats count the work.
+	Stats Stats
+}
+
+// Errors returned, wrapped, by Solve. errors.Is works on them.
+var (
+	// ErrK: K is negative or not smaller than the dimension n.
+	ErrK = errors.New("lanczos: K out of range")
+	// ErrSettings: a setting is negative, NaN or inconsistent.
+	ErrSettings = errors.New("lanczos: invalid settings")
+	// ErrNotFinite is backend.ErrNotFinite: the start vector or an operator
+	// product holds NaN or Inf.
+	ErrNotFinite = backend.ErrNotFinite
+	// ErrNotConverged is backend.ErrNotConverged: MaxRestarts was reached
+	// before all K eigenpairs converged. The Result is returned too.
+	ErrNotConverged = backend.ErrNotConverged
+)
+
+// Solve computes the K algebraically largest or smallest eigenpairs of the
+// symmetric operator a by thick-restart block Lanczos with full
+// reorthogonalization (see the package documentation).
+//
+// Bad settings or data return an error wrapping ErrK, ErrSettings or
+// ErrNotFinite and a nil Result. When MaxRestarts is reached the Result holds
+// the best approximations (Status NotConverged) and the error wraps
+// ErrNotConverged. When ctx is cancelled, Solve returns within one block step
+// a Result with Status Canceled and only Stats filled, and an error wrapping
+// ctx.Err(). A non-square operator or a Start of the wrong length is a
+// programmer error and panics.
+func Solve(ctx context.Context, a Operator, s Settings) (*Result, error) {
+	n, c := a.Dims()
+	if n != c {
+		panic(fmt.Sprintf("lanczos: operator is %d×%d, not square", n, c))
+	}
+	if s.Start != nil && len(s.Start) != n {
+		panic(fmt.Sprintf("lanczos: Start has length %d, operator is %d×%d", len(s.Start), n, n))
+	}
+	p, err := plan(a, n, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return &Result{Status: Canceled}, fmt.Errorf("lanczos: %w", err)
+	}
+	if p.dense {
+		return solveDense(a, p)
+	}
+	return newSolver(a, p).run(ctx)
+}
+
+// params are the settings after defaults and checks.
+type params struct {
+	n, k, b, m  int
+	which       Which
+	tol         float64
+	maxRestarts int
+	seed        uint64
+	start       []float64
+	block       bool    // use the operator's block product
+	opFlam      float64 // cost of one application to one vector
+	dense       bool    // n too small for a Krylov basis: solve densely
+}
+
+func plan(a Operator, n int, s Settings) (params, error) {
+	p := params{n: n, k: s.K, which: s.Which, seed: s.Seed, start: s.Start, maxRestarts: s.MaxRestarts}
+	if p.k == 0 {
+		p.k = DefaultK
+	}
+	switch {
+	case n == 0:
+		return p, fmt.Errorf("%w: the operator is empty (0×0)", ErrK)
+	case p.k < 0 || p.k >= n:
+		return p, fmt.Errorf("%w: K = %d eigenpairs of a %d×%d operator (need 1 ≤ K < n)", ErrK, p.k, n, n)
+	case s.Which != Largest && s.Which != Smallest:
+		return p, fmt.Errorf("%w: Which = %d", ErrSettings, int(s.Which))
+	case s.BlockSize < 0:
+		return p, fmt.Errorf("%w: BlockSize = %d is negative", ErrSettings, s.BlockSize)
+	case s.BasisSize < 0:
+		return p, fmt.Errorf("%w: BasisSize = %d is negative", ErrSettings, s.BasisSize)
+	case s.MaxRestarts < 0:
+		return p, fmt.Errorf("%w: MaxRestarts = %d is negative", ErrSettings, s.MaxRestarts)
+	case math.IsNaN(s.Tol) || s.Tol < 0 || math.IsInf(s.Tol, 0):
+		return p, fmt.Errorf("%w: Tol = %v (need a finite value ≥ 0)", ErrSettings, s.Tol)
+	}
+	if s.Start != nil {
+		zero := true
+		for i, v := range s.Start {
+			if v-v != 0 {
+				return p, fmt.Errorf("%w: Start[%d] = %v", ErrNotFinite, i, v)
+			}
+			zero = zero && v == 0
+		}
+		if zero {
+			return p, fmt.Errorf("%w: Start is the zero vector", ErrSettings)
+		}
+	}
+	p.tol = max(s.Tol, TolFloor)
+	if p.maxRestarts == 0 {
+		p.maxRestarts = DefaultMaxRestarts
+	}
+	p.opFlam = float64(n) * float64(n)
+	if nz, ok := a.(interface{ NNZ() int }); ok {
+		p.opFlam = float64(nz.NNZ())
+	}
+	p.b = max(1, s.BlockSize)
+	p.block = p.b > 1 && hasBlock(a)
+	p.m = s.BasisSize
+	if p.m == 0 {
+		p.m = p.k + max(2*p.k, 16*p.b, 48)
+	} else if p.m < p.k+p.b {
+		return p, fmt.Errorf("%w: BasisSize = %d is smaller than K + BlockSize = %d", ErrSettings, p.m, p.k+p.b)
+	}
+	// The basis and the next block must fit in ℝⁿ.
+	p.m = min(p.m, n-p.b)
+	p.dense = p.m < p.k+p.b
+	return p, nil
+}
