@@ -106,34 +106,44 @@ func triangleParts(n, parts int) []int {
 }
 
 // symvRows adds the contributions of rows [lo, hi) of the upper triangle to
-// y (which holds zeros on entry for the rows this part touches first).
-// Two rows at a time share the loads of x and y.
+// y. Four rows at a time share the loads of x and y: per element of A one
+// load, two flam.
 func symvRows(y []float64, a blas64.General, x []float64, lo, hi int) {
 	n := a.Rows
 	i := lo
-	for ; i+2 <= hi; i += 2 {
+	for ; i+4 <= hi; i += 4 {
 		r0 := a.Data[i*a.Stride : i*a.Stride+n]
 		r1 := a.Data[(i+1)*a.Stride : (i+1)*a.Stride+n]
-		x0, x1 := x[i], x[i+1]
-		// Diagonal block [[a_ii, a_i,i+1], [., a_i+1,i+1]].
-		s0 := r0[i]*x0 + r0[i+1]*x1
-		s1 := r0[i+1]*x0 + r1[i+1]*x1
-		t0 := r0[i+2:]
-		t1 := r1[i+2 : n]
-		t1 = t1[:len(t0)]
-		xs := x[i+2 : n]
+		r2 := a.Data[(i+2)*a.Stride : (i+2)*a.Stride+n]
+		r3 := a.Data[(i+3)*a.Stride : (i+3)*a.Stride+n]
+		x0, x1, x2, x3 := x[i], x[i+1], x[i+2], x[i+3]
+		// The 4×4 diagonal block, from its upper triangle.
+		s0 := r0[i]*x0 + r0[i+1]*x1 + r0[i+2]*x2 + r0[i+3]*x3
+		s1 := r0[i+1]*x0 + r1[i+1]*x1 + r1[i+2]*x2 + r1[i+3]*x3
+		s2 := r0[i+2]*x0 + r1[i+2]*x1 + r2[i+2]*x2 + r2[i+3]*x3
+		s3 := r0[i+3]*x0 + r1[i+3]*x1 + r2[i+3]*x2 + r3[i+3]*x3
+		t0 := r0[i+4:]
+		t1 := r1[i+4 : n]
+		t2 := r2[i+4 : n]
+		t3 := r3[i+4 : n]
+		t1, t2, t3 = t1[:len(t0)], t2[:len(t0)], t3[:len(t0)]
+		xs := x[i+4 : n]
 		xs = xs[:len(t0)]
-		ys := y[i+2 : n]
+		ys := y[i+4 : n]
 		ys = ys[:len(t0)]
-		for k, u := range t0 {
-			v := t1[k]
+		for k, u0 := range t0 {
+			u1, u2, u3 := t1[k], t2[k], t3[k]
 			xk := xs[k]
-			s0 += u * xk
-			s1 += v * xk
-			ys[k] += u*x0 + v*x1
+			s0 += u0 * xk
+			s1 += u1 * xk
+			s2 += u2 * xk
+			s3 += u3 * xk
+			ys[k] += (u0*x0 + u1*x1) + (u2*x2 + u3*x3)
 		}
 		y[i] += s0
 		y[i+1] += s1
+		y[i+2] += s2
+		y[i+3] += s3
 	}
 	for ; i < hi; i++ {
 		r0 := a.Data[i*a.Stride : i*a.Stride+n]

@@ -96,11 +96,7 @@ func neighbourGraph(r *run, x blas64.General, spec graphSpec) (*neighbors.Fixed,
 	n, d := x.Rows, x.Cols
 	dense := toDense(x)
 	var g *sparse.CSR
-	k := spec.k
-	if spec.eps > 0 || k == 0 {
-		k = max(1, min(n-1, 10))
-	}
-	err := r.stage("neighbors", flam.KNN(n, n, d, k), func(ctx context.Context, st *stageCtx) error {
+	err := r.stage("neighbors", flam.KNNBrute(n, n, d), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		g, err = neighbors.Graph(ctx, dense, neighbors.GraphOptions{
 			K: spec.k, Eps: spec.eps, Labels: spec.labels, Weight: spec.weight, T: spec.t,

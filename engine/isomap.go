@@ -191,7 +191,7 @@ func geodesicMDS(r *run, graph *sparse.CSR, dim int, f32 bool, solver Eigensolve
 	means := make([]float64, n)
 	var s64 blas64.General
 	var s32 []float32
-	err := r.stage("geodesics", flam.Dijkstra(n, n, graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
+	err := r.stage("geodesics", flam.AllPairsDijkstra(n, n, graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 		opt := sparse.PathOptions{Squared: true, RowMeans: means}
 		st.detail = "parallel Dijkstra, float64"
 		if f32 {

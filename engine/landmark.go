@@ -154,7 +154,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 	}
 	nl = len(m.landmarks)
 	delta := newGeneral(nl, nk) // squared geodesics landmark → point
-	err = r.stage("geodesics", flam.Dijkstra(nl, nk, fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
+	err = r.stage("geodesics", flam.AllPairsDijkstra(nl, nk, fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 		st.detail = fmt.Sprintf("Dijkstra from %d landmarks", nl)
 		return sparse.MultiSourceShortestPaths(ctx, fixed.Graph, m.landmarks, delta, sparse.PathOptions{Squared: true})
 	})
@@ -204,9 +204,9 @@ func landmarkFlam(choice LandmarkChoice, n, d, l int) float64 {
 	case LandmarksRandom:
 		return float64(l)
 	case LandmarksKMeans:
-		return 20 * flam.KNN(n, l, d, 1) // ~20 Lloyd iterations
+		return 20 * flam.KNNBrute(n, l, d) // ~20 Lloyd iterations
 	}
-	return flam.KNN(n, l, d, 1)
+	return flam.KNNBrute(n, l, d)
 }
 
 // chooseLandmarks returns l distinct row indices of x, sorted.

@@ -56,16 +56,20 @@ type Settings struct {
 	// Which end of the spectrum: Largest (the zero value) or Smallest.
 	Which Which
 	// BasisSize is the largest number of basis vectors held before a thick
-	// restart (the m of Wu & Simon); 0 means a default from K, BlockSize and
-	// the cost of one operator application (at least 2K + 2·BlockSize and
-	// K + 32). It must be at least K + BlockSize; it is clipped to
-	// n − BlockSize.
+	// restart (the m of Wu & Simon); 0 means K + max(2K, 16·BlockSize, 48).
+	// It must be at least K + BlockSize; it is clipped to n − BlockSize.
+	// A larger basis costs memory (BasisSize·n) and orthogonalization
+	// (4·n·BasisSize flam per vector at most) and saves restarts.
 	BasisSize int
-	// BlockSize is the number of vectors the operator is applied to at once;
-	// 0 means 1 for an operator without a block product and 4 for one with
-	// (BlockOperator). Blocks of b vectors need fewer passes over a dense
-	// matrix and find eigenvalues of multiplicity up to b reliably; a
-	// single-vector Lanczos (b = 1) finds one copy of a repeated eigenvalue.
+	// BlockSize is the number of vectors the operator is applied to at once
+	// (block Lanczos); 0 means 1. A block of b vectors is one pass over a
+	// dense matrix (a BlockOperator's MulBlockTo: a Gemm or Symm) and finds
+	// eigenvalues of multiplicity up to b, where a single vector finds one
+	// copy of a repeated eigenvalue. But a block Krylov space of the same
+	// dimension is a polynomial of lower degree: on τ(D_G) and random
+	// matrices b = 4 needs about twice the operator applications of b = 1,
+	// and b = 8 three times, so blocks pay off only when a block product
+	// costs less than that per vector, or for multiplicities.
 	BlockSize int
 	// Tol is the relative tolerance: an eigenpair (θ, y) has converged when
 	// its residual ‖A·y − θ·y‖ ≤ Tol·‖A‖, with ‖A‖ estimated by the largest
@@ -251,17 +255,11 @@ func plan(a Operator, n int, s Settings) (params, error) {
 	if nz, ok := a.(interface{ NNZ() int }); ok {
 		p.opFlam = float64(nz.NNZ())
 	}
-	p.b = s.BlockSize
-	if p.b == 0 {
-		p.b = 1
-		if hasBlock(a) {
-			p.b = 4
-		}
-	}
+	p.b = max(1, s.BlockSize)
 	p.block = p.b > 1 && hasBlock(a)
 	p.m = s.BasisSize
 	if p.m == 0 {
-		p.m = max(2*p.k+2*p.b, p.k+32)
+		p.m = p.k + max(2*p.k, 16*p.b, 48)
 	} else if p.m < p.k+p.b {
 		return p, fmt.Errorf("%w: BasisSize = %d is smaller than K + BlockSize = %d", ErrSettings, p.m, p.k+p.b)
 	}

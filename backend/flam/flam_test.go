@@ -36,3 +36,22 @@ func ExampleGemm() {
 	fmt.Printf("%.0e flam\n", flam.Gemm(2000, 2000, 2000))
 	// Output: 8e+09 flam
 }
+
+func TestGraphCounts(t *testing.T) {
+	cases := []struct {
+		name      string
+		got, want float64
+	}{
+		{"SpMV", flam.SpMV(17), 17},
+		{"KNNBrute", flam.KNNBrute(10, 20, 3), 600},
+		{"Dijkstra n=8 e=20", flam.Dijkstra(8, 20), 28 * 3},
+		{"Dijkstra n=1", flam.Dijkstra(1, 0), 0},
+		{"AllPairsDijkstra", flam.AllPairsDijkstra(8, 8, 20), 8 * 28 * 3},
+		{"FloydWarshall", flam.FloydWarshall(4), 64},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}

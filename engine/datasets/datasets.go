@@ -1,8 +1,3 @@
-// Package datasets generates the synthetic manifolds of the manifold
-// learning literature, deterministically from a seed: the swiss roll and
-// the S-curve, with the formulas of scikit-learn's make_swiss_roll and
-// make_s_curve (the random numbers are Go's PCG, so the points are not
-// numpy's, but the distributions are the same).
 package datasets
 
 import (
@@ -22,23 +17,13 @@ import (
 // plus Gaussian noise of standard deviation noise on every coordinate
 // (scikit-learn's make_swiss_roll). The same seed gives the same points.
 func SwissRoll(n int, noise float64, seed uint64) (*mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 0x5eed5))
-	x := mat.NewDense(max(1, n), 3, nil)
-	t := make([]float64, n)
-	raw := x.RawMatrix()
-	for i := 0; i < n; i++ {
-		ti := 1.5 * math.Pi * (1 + 2*rng.Float64())
-		t[i] = ti
-		row := raw.Data[i*raw.Stride : i*raw.Stride+3]
-		row[0] = ti * math.Cos(ti)
+	return generate(n, noise, rand.New(rand.NewPCG(seed, 0x5eed5)), func(rng *rand.Rand, row []float64) float64 {
+		t := 1.5 * math.Pi * (1 + 2*rng.Float64())
+		row[0] = t * math.Cos(t)
 		row[1] = 21 * rng.Float64()
-		row[2] = ti * math.Sin(ti)
-	}
-	addNoise(raw.Data[:3*n], noise, rng)
-	if n == 0 {
-		return &mat.Dense{}, t
-	}
-	return x, t
+		row[2] = t * math.Sin(t)
+		return t
+	})
 }
 
 // SCurve returns n points of the S-curve in 3-D and its parameter t
@@ -49,36 +34,37 @@ func SwissRoll(n int, noise float64, seed uint64) (*mat.Dense, []float64) {
 //
 // plus Gaussian noise of standard deviation noise.
 func SCurve(n int, noise float64, seed uint64) (*mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 0x5c07e))
-	x := mat.NewDense(max(1, n), 3, nil)
-	t := make([]float64, n)
-	raw := x.RawMatrix()
-	for i := 0; i < n; i++ {
-		ti := 3 * math.Pi * (rng.Float64() - 0.5)
-		t[i] = ti
-		row := raw.Data[i*raw.Stride : i*raw.Stride+3]
-		row[0] = math.Sin(ti)
+	return generate(n, noise, rand.New(rand.NewPCG(seed, 0x5c07e)), func(rng *rand.Rand, row []float64) float64 {
+		t := 3 * math.Pi * (rng.Float64() - 0.5)
+		row[0] = math.Sin(t)
 		row[1] = 2 * rng.Float64()
 		sign := 1.0
-		if ti < 0 {
+		if t < 0 {
 			sign = -1
-		} else if ti == 0 {
+		} else if t == 0 {
 			sign = 0
 		}
-		row[2] = sign * (math.Cos(ti) - 1)
-	}
-	addNoise(raw.Data[:3*n], noise, rng)
+		row[2] = sign * (math.Cos(t) - 1)
+		return t
+	})
+}
+
+// generate fills n rows of 3 coordinates with point (which returns the
+// parameter t), then adds the noise, all from rng.
+func generate(n int, noise float64, rng *rand.Rand, point func(*rand.Rand, []float64) float64) (*mat.Dense, []float64) {
+	t := make([]float64, n)
 	if n == 0 {
 		return &mat.Dense{}, t
 	}
+	x := mat.NewDense(n, 3, nil)
+	raw := x.RawMatrix()
+	for i := range t {
+		t[i] = point(rng, raw.Data[i*raw.Stride:i*raw.Stride+3])
+	}
+	if noise != 0 {
+		for k := range raw.Data[:3*n] {
+			raw.Data[k] += noise * rng.NormFloat64()
+		}
+	}
 	return x, t
-}
-
-func addNoise(data []float64, noise float64, rng *rand.Rand) {
-	if noise == 0 {
-		return
-	}
-	for k := range data {
-		data[k] += noise * rng.NormFloat64()
-	}
 }

@@ -248,6 +248,13 @@ func (s *sparseSpace) report(key float64) float64 {
 // tile row is long (at most 2²¹ keys, 16 MiB, per tile).
 func queryBlock(cb int) int { return max(1, min(512, (1<<21)/max(1, cb))) }
 
+// symmetricSpace marks the dense spaces whose tile (J, I) is the transpose
+// of tile (I, J) when the queries are the points.
+type symmetricSpace interface{ symmetric() }
+
+func (*euclidSpace) symmetric() {}
+func (*cosineSpace) symmetric() {}
+
 // bruteKNN finds the k nearest points of every query; self says that the
 // queries are the points (query i skips point i).
 func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
@@ -259,64 +266,166 @@ func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
 	if m == 0 || k == 0 {
 		return res, nil
 	}
-	cb := min(n, s.colBlock())
-	qb := queryBlock(cb)
-	buf := make([]float64, qb*cb)
-	heaps := make([]*topK, qb)
+	if _, ok := s.(symmetricSpace); ok && self && n > symBlock {
+		return res, bruteKNNSym(ctx, s, k, res)
+	}
+	heaps := make([]*topK, queryBlock(min(n, s.colBlock())))
 	for i := range heaps {
 		heaps[i] = newTopK(k)
 	}
-	for q0 := 0; q0 < m; q0 += qb {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		q1 := min(m, q0+qb)
+	err := tiles(ctx, s, func(q0, q1 int) {
 		for i := q0; i < q1; i++ {
 			heaps[i-q0].reset()
 		}
+	}, func(q, c0 int, row []float64) {
+		h := heaps[q%len(heaps)]
+		skip := -1
+		if self {
+			skip = q - c0
+		}
+		bound := h.bound()
+		for c, d := range row {
+			if d <= bound && c != skip {
+				h.push(d, c0+c)
+				bound = h.bound()
+			}
+		}
+	}, func(q0, q1 int) {
+		backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				finish(s, q0+i, heaps[i], res)
+			}
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// tiles computes the keys of every query against every point, a tile of
+// queryBlock queries × colBlock points at a time, and hands each query's
+// row of a tile to visit (in parallel over the queries of the tile, each
+// query on one goroutine at a time). begin and end bracket each block of
+// queries; ctx is checked between blocks.
+func tiles(ctx context.Context, s space, begin func(q0, q1 int), visit func(q, c0 int, row []float64), end func(q0, q1 int)) error {
+	m, n := s.numQueries(), s.numPoints()
+	cb := max(1, min(n, s.colBlock()))
+	qb := queryBlock(cb)
+	buf := make([]float64, qb*cb)
+	for q0 := 0; q0 < m; q0 += qb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		q1 := min(m, q0+qb)
+		begin(q0, q1)
 		for c0 := 0; c0 < n; c0 += cb {
 			c1 := min(n, c0+cb)
 			w := c1 - c0
 			if err := s.tile(buf, q0, q1, c0, c1); err != nil {
-				return nil, err
+				return err
 			}
 			backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
-					h := heaps[i]
-					row := buf[i*w : (i+1)*w]
+					visit(q0+i, c0, buf[i*w:(i+1)*w])
+				}
+			})
+		}
+		end(q0, q1)
+	}
+	return nil
+}
+
+// symBlock is the tile edge of the symmetric brute force (a 1024×1024
+// tile of keys is 8 MiB).
+const symBlock = 1024
+
+// bruteKNNSym is bruteKNN for a self search on a symmetric space: only the
+// tiles (I, J) with J ≥ I are computed, each offering its pairs to the
+// rows of block I and, read by columns, to the rows of block J, so the
+// distance kernel does half the m·n·D work. Every row keeps its own heap
+// (n·k pairs) until the end.
+func bruteKNNSym(ctx context.Context, s space, k int, res *Result) error {
+	n := s.numPoints()
+	heaps := make([]topK, n)
+	pd, pj := make([]float64, n*k), make([]int, n*k)
+	for i := range heaps {
+		heaps[i] = topK{d: pd[i*k : i*k : (i+1)*k], j: pj[i*k : i*k : (i+1)*k], k: k}
+	}
+	buf := make([]float64, symBlock*symBlock)
+	for i0 := 0; i0 < n; i0 += symBlock {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		i1 := min(n, i0+symBlock)
+		for j0 := i0; j0 < n; j0 += symBlock {
+			j1 := min(n, j0+symBlock)
+			w := j1 - j0
+			if err := s.tile(buf, i0, i1, j0, j1); err != nil {
+				return err
+			}
+			// Rows of block I against the points of block J.
+			backend.ParallelFor(i1-i0, 16, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					h := &heaps[i0+i]
 					skip := -1
-					if self {
-						skip = q0 + i - c0
+					if i0 == j0 {
+						skip = i
 					}
 					bound := h.bound()
-					for c, d := range row {
+					for c, d := range buf[i*w : (i+1)*w] {
 						if d <= bound && c != skip {
-							h.push(d, c0+c)
+							h.push(d, j0+c)
 							bound = h.bound()
 						}
 					}
 				}
 			})
-		}
-		// Finish: exact keys for the kept pairs, sorted.
-		backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				h := heaps[i]
-				q := q0 + i
-				ds := res.Dist[q*k : (q+1)*k]
-				js := res.Ind[q*k : (q+1)*k]
-				copy(js, h.j)
-				for c, j := range js {
-					ds[c] = s.exact(q, j)
-				}
-				sortPairs(ds, js)
-				for c := range ds {
-					ds[c] = s.report(ds[c])
-				}
+			if i0 == j0 {
+				continue
 			}
-		})
+			// Rows of block J against the points of block I: the tile's
+			// columns, in strips of 64.
+			backend.ParallelFor(w, 64, func(lo, hi int) {
+				bounds := make([]float64, hi-lo)
+				for c := lo; c < hi; c++ {
+					bounds[c-lo] = heaps[j0+c].bound()
+				}
+				for i := 0; i < i1-i0; i++ {
+					row := buf[i*w+lo : i*w+hi]
+					for c, d := range row {
+						if d <= bounds[c] {
+							h := &heaps[j0+lo+c]
+							h.push(d, i0+i)
+							bounds[c] = h.bound()
+						}
+					}
+				}
+			})
+		}
 	}
-	return res, nil
+	backend.ParallelFor(n, 64, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			finish(s, q, &heaps[q], res)
+		}
+	})
+	return nil
+}
+
+// finish writes the pairs kept in h as the neighbours of query q: their
+// keys recomputed exactly, sorted by (key, index), mapped to distances.
+func finish(s space, q int, h *topK, res *Result) {
+	k := h.k
+	ds := res.Dist[q*k : (q+1)*k]
+	js := res.Ind[q*k : (q+1)*k]
+	copy(js, h.j)
+	for c, j := range js {
+		ds[c] = s.exact(q, j)
+	}
+	sortPairs(ds, js)
+	for c := range ds {
+		ds[c] = s.report(ds[c])
+	}
 }
 
 // radiusSlack: a pair is a candidate when its fast key is within this
@@ -326,43 +435,28 @@ const radiusSlack = 1e-6
 // bruteRadius finds, for every query, the points whose exact key is at most
 // thr.
 func bruteRadius(ctx context.Context, s space, thr float64, self bool) (*Result, error) {
-	m, n := s.numQueries(), s.numPoints()
+	m := s.numQueries()
 	lists := make([]struct {
 		d []float64
 		j []int
 	}, m)
-	cb := max(1, min(n, s.colBlock()))
-	qb := queryBlock(cb)
-	buf := make([]float64, qb*cb)
 	loose := thr*(1+radiusSlack) + 1e-300
-	for q0 := 0; q0 < m; q0 += qb {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		q1 := min(m, q0+qb)
-		for c0 := 0; c0 < n; c0 += cb {
-			c1 := min(n, c0+cb)
-			w := c1 - c0
-			if err := s.tile(buf, q0, q1, c0, c1); err != nil {
-				return nil, err
+	none := func(int, int) {}
+	err := tiles(ctx, s, none, func(q, c0 int, row []float64) {
+		l := &lists[q]
+		for c, d := range row {
+			j := c0 + c
+			if d > loose || (self && j == q) {
+				continue
 			}
-			backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					q := q0 + i
-					l := &lists[q]
-					for c, d := range buf[i*w : (i+1)*w] {
-						j := c0 + c
-						if d > loose || (self && j == q) {
-							continue
-						}
-						if e := s.exact(q, j); e <= thr {
-							l.d = append(l.d, e)
-							l.j = append(l.j, j)
-						}
-					}
-				}
-			})
+			if e := s.exact(q, j); e <= thr {
+				l.d = append(l.d, e)
+				l.j = append(l.j, j)
+			}
 		}
+	}, none)
+	if err != nil {
+		return nil, err
 	}
 	res := &Result{Ptr: make([]int, m+1)}
 	for q := range lists {

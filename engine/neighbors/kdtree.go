@@ -168,13 +168,7 @@ func (t *kdTree) knnNode(id int32, bd float64, q []float64, self int, h *topK) {
 		dim := t.dim
 		q = q[:dim]
 		for p := nd.lo; p < nd.hi; p++ {
-			pt := t.pts[p*dim : (p+1)*dim]
-			pt = pt[:len(q)]
-			s := 0.0
-			for c, v := range q {
-				e := v - pt[c]
-				s += e * e
-			}
+			s := sqDist(q, t.pts[p*dim:(p+1)*dim])
 			if j := t.idx[p]; j != self {
 				h.push(s, j)
 			}
@@ -211,13 +205,7 @@ func (t *kdTree) radius(q []float64, self int, r2 float64, ds []float64, js []in
 			continue
 		}
 		for p := nd.lo; p < nd.hi; p++ {
-			pt := t.pts[p*dim : (p+1)*dim]
-			pt = pt[:len(q)]
-			s := 0.0
-			for c, v := range q {
-				e := v - pt[c]
-				s += e * e
-			}
+			s := sqDist(q, t.pts[p*dim:(p+1)*dim])
 			if j := t.idx[p]; s <= r2 && j != self {
 				ds = append(ds, s)
 				js = append(js, j)

@@ -34,16 +34,9 @@ func KNN(ctx context.Context, x mat.Matrix, k int, opt Options) (*Result, error)
 // (nothing is excluded: a query equal to a data row finds it at distance
 // 0). k must be in [0, rows of data].
 func KNNQuery(ctx context.Context, data, queries mat.Matrix, k int, opt Options) (*Result, error) {
-	x, err := rowMajor("data", data)
+	x, q, err := dataAndQueries(data, queries)
 	if err != nil {
 		return nil, err
-	}
-	q, err := rowMajor("queries", queries)
-	if err != nil {
-		return nil, err
-	}
-	if q.Rows > 0 && q.Cols != x.Cols {
-		return nil, fmt.Errorf("%w: queries have %d columns, data %d", ErrInput, q.Cols, x.Cols)
 	}
 	if k < 0 || k > x.Rows {
 		return nil, fmt.Errorf("%w: k = %d neighbours asked of %d points", ErrInput, k, x.Rows)
@@ -67,21 +60,29 @@ func Radius(ctx context.Context, x mat.Matrix, eps float64, opt Options) (*Resul
 // RadiusQuery returns, for every row of queries, the rows of data within
 // distance eps.
 func RadiusQuery(ctx context.Context, data, queries mat.Matrix, eps float64, opt Options) (*Result, error) {
-	x, err := rowMajor("data", data)
+	x, q, err := dataAndQueries(data, queries)
 	if err != nil {
 		return nil, err
-	}
-	q, err := rowMajor("queries", queries)
-	if err != nil {
-		return nil, err
-	}
-	if q.Rows > 0 && q.Cols != x.Cols {
-		return nil, fmt.Errorf("%w: queries have %d columns, data %d", ErrInput, q.Cols, x.Cols)
 	}
 	if err := checkEps(eps); err != nil {
 		return nil, err
 	}
 	return radiusDense(ctx, x, q, eps, false, opt)
+}
+
+// dataAndQueries returns the rows of data and queries, checked finite and
+// of the same width.
+func dataAndQueries(data, queries mat.Matrix) (x, q blas64.General, err error) {
+	if x, err = rowMajor("data", data); err != nil {
+		return x, q, err
+	}
+	if q, err = rowMajor("queries", queries); err != nil {
+		return x, q, err
+	}
+	if q.Rows > 0 && q.Cols != x.Cols {
+		return x, q, fmt.Errorf("%w: queries have %d columns, data %d", ErrInput, q.Cols, x.Cols)
+	}
+	return x, q, nil
 }
 
 func checkEps(eps float64) error {
@@ -207,21 +208,10 @@ func treeKNN(ctx context.Context, t *kdTree, q blas64.General, k int, self bool)
 	if m == 0 || k == 0 {
 		return res, nil
 	}
-	dim := t.dim
 	err := backend.ParallelForCtx(ctx, m, 512, func(lo, hi int) {
 		h := newTopK(k)
 		for p := lo; p < hi; p++ {
-			var qi int
-			var pt []float64
-			skip := -1
-			if self {
-				qi = t.idx[p]
-				pt = t.pts[p*dim : (p+1)*dim]
-				skip = qi
-			} else {
-				qi = p
-				pt = q.Data[p*q.Stride : p*q.Stride+dim]
-			}
+			qi, pt, skip := t.query(q, self, p)
 			h.reset()
 			t.knn(pt, skip, h)
 			ds := res.Dist[qi*k : (qi+1)*k]
@@ -247,20 +237,9 @@ func treeRadius(ctx context.Context, t *kdTree, q blas64.General, r2 float64, se
 		j []int
 	}
 	lists := make([]list, m)
-	dim := t.dim
 	err := backend.ParallelForCtx(ctx, m, 256, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			var qi int
-			var pt []float64
-			skip := -1
-			if self {
-				qi = t.idx[p]
-				pt = t.pts[p*dim : (p+1)*dim]
-				skip = qi
-			} else {
-				qi = p
-				pt = q.Data[p*q.Stride : p*q.Stride+dim]
-			}
+			qi, pt, skip := t.query(q, self, p)
 			d, j := t.radius(pt, skip, r2, nil, nil)
 			sortPairs(d, j)
 			for c := range d {
@@ -283,4 +262,15 @@ func treeRadius(ctx context.Context, t *kdTree, q blas64.General, r2 float64, se
 		res.Dist = append(res.Dist, l.d...)
 	}
 	return res, nil
+}
+
+// query returns the p-th query of a tree search: with self, the point at
+// tree position p (queries run in tree order, so consecutive ones walk the
+// same nodes), its original index and itself to skip; otherwise row p of q.
+func (t *kdTree) query(q blas64.General, self bool, p int) (qi int, pt []float64, skip int) {
+	if self {
+		qi = t.idx[p]
+		return qi, t.pts[p*t.dim : (p+1)*t.dim], qi
+	}
+	return p, q.Data[p*q.Stride : p*q.Stride+t.dim], -1
 }

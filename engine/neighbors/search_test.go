@@ -58,12 +58,15 @@ func reference(data, queries mat.Matrix, self bool, dist func(a, b []float64) fl
 			}
 			out[i] = append(out[i], pair{dist(q, mat.Row(nil, j, data)), j})
 		}
-		sort.Slice(out[i], func(a, b int) bool {
-			pa, pb := out[i][a], out[i][b]
-			return pa.d < pb.d || (pa.d == pb.d && pa.j < pb.j)
-		})
+		sortPairsRef(out[i])
 	}
 	return out
+}
+
+func sortPairsRef(p []pair) {
+	sort.Slice(p, func(a, b int) bool {
+		return p[a].d < p[b].d || (p[a].d == p[b].d && p[a].j < p[b].j)
+	})
 }
 
 func euclid(a, b []float64) float64 {
@@ -137,13 +140,18 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 		n, dim int
 		grid   bool
 	}{{1, 2, false}, {2, 1, false}, {50, 1, false}, {300, 2, true}, {400, 3, false}, {300, 5, true}, {200, 20, false}, {2600, 3, false}} {
+		// n = 2600 spans two column blocks of the brute force: fewer cases.
+		ks, epss := []int{0, 1, 5, 12}, []float64{0, 1, 1.5, 2}
+		if tc.n > 2048 {
+			ks, epss = []int{12}, []float64{0.3}
+		}
 		x := points(tc.n, tc.dim, tc.grid, uint64(tc.n*tc.dim))
 		want := reference(x, x, true, euclid)
 		q := points(37, tc.dim, tc.grid, 99)
 		wantQ := reference(x, q, false, euclid)
 		for _, alg := range algorithms {
 			opt := neighbors.Options{Algorithm: alg, LeafSize: 5}
-			for _, k := range []int{0, 1, 5, 12} {
+			for _, k := range ks {
 				if k >= tc.n {
 					continue
 				}
@@ -158,7 +166,7 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 				}
 				checkKNN(t, alg.String()+" query", resQ, wantQ, k, 1e-13)
 			}
-			for _, eps := range []float64{0, 1, 1.5, 2} {
+			for _, eps := range epss {
 				res, err := neighbors.Radius(ctx, x, eps, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -203,6 +211,14 @@ func TestCosine(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkKNN(t, "dense cosine", res, want, 7, 1e-12)
+	// More points than a tile of the symmetric brute force.
+	big := points(1300, 4, false, 6)
+	big.SetRow(1200, make([]float64, 4))
+	res, err = neighbors.KNN(ctx, big, 3, neighbors.Options{Metric: neighbors.Cosine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkKNN(t, "dense cosine, n = 1300", res, reference(big, big, true, cosineDist), 3, 1e-12)
 	// Sparse rows, both metrics.
 	s := sparse.FromDense(sparsify(x))
 	sd := s.ToDense()

@@ -1,0 +1,34 @@
+package flam
+
+import "math"
+
+// Counts for the sparse and graph kernels (sparse/, engine/neighbors).
+
+// SpMV is nnz: one multiply-add per stored entry of A in A·x or Aᵀ·x
+// (times b for a product with an n×b block).
+func SpMV(nnz int) float64 { return float64(nnz) }
+
+// KNNBrute is m·n·D: the distance Gemm of m queries against n points in D
+// dimensions, the count brute-force kNN is rated by (the norms and the
+// selection, O(m·n), are lower-order). A self search computing only one
+// triangle would do half.
+func KNNBrute(m, n, d int) float64 { return Gemm(m, n, d) }
+
+// Dijkstra counts operations, not flam: one source on a graph of n
+// vertices and e stored edges does e relaxations (an add and a compare
+// each) and up to n heap insertions, n deletions and e decrease-keys of
+// log₄ n levels each: (n + e)·⌈log₂ n⌉ bounds them all, the textbook
+// O((n + e) log n).
+func Dijkstra(n, e int) float64 {
+	if n < 2 {
+		return float64(e)
+	}
+	return float64(n+e) * math.Ceil(math.Log2(float64(n)))
+}
+
+// AllPairsDijkstra is sources·Dijkstra(n, e): n sources for all pairs, L
+// for landmarks.
+func AllPairsDijkstra(sources, n, e int) float64 { return float64(sources) * Dijkstra(n, e) }
+
+// FloydWarshall is n³ min-plus operations (an add and a compare each).
+func FloydWarshall(n int) float64 { f := float64(n); return f * f * f }

@@ -1,0 +1,76 @@
+package neighbors_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+)
+
+// kNN, k = 10, of 100,000 swiss-roll points in 3-D (target ≤ 1.5 s on 2
+// cores). The k-d tree is what Auto picks here.
+func BenchmarkKNN3D(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		x, _ := datasets.SwissRoll(n, 0, 1)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := neighbors.KNN(ctx, x, 10, neighbors.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func gaussian(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	data := make([]float64, n*d)
+	for i := range data {
+		data[i] = rng.NormFloat64()
+	}
+	return mat.NewDense(n, d, data)
+}
+
+// Brute-force kNN of 10,000 points in 784-D (MNIST-sized), reported in
+// GFLAM/s of the m·n·D distance work, beside the Gemm of the same shape
+// (BenchmarkGemm784): the target is ≥ 60 % of the Gemm rate.
+func BenchmarkBrute784(b *testing.B) {
+	const n, d = 10_000, 784
+	x := gaussian(n, d, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := neighbors.KNN(ctx, x, 10, neighbors.Options{Algorithm: neighbors.Brute}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(flam.KNNBrute(n, n, d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLAM/s")
+}
+
+// The reference: C (n×n) = X·Xᵀ in 512×512 tiles, the same flam as the
+// brute force, on the active backend.
+func BenchmarkGemm784(b *testing.B) {
+	const n, d = 10_000, 784
+	x := gaussian(n, d, 1).RawMatrix()
+	c := blas64.General{Rows: 2048, Cols: 2048, Stride: 2048, Data: make([]float64, 2048*2048)}
+	impl := backend.Active()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for i0 := 0; i0 < n; i0 += 2048 {
+			for j0 := 0; j0 < n; j0 += 2048 {
+				xi := blas64.General{Rows: min(2048, n-i0), Cols: d, Stride: d, Data: x.Data[i0*d:]}
+				xj := blas64.General{Rows: min(2048, n-j0), Cols: d, Stride: d, Data: x.Data[j0*d:]}
+				ct := blas64.General{Rows: xi.Rows, Cols: xj.Rows, Stride: 2048, Data: c.Data}
+				impl.Gemm(blas.NoTrans, blas.Trans, 1, xi, xj, 0, ct)
+			}
+		}
+	}
+	b.ReportMetric(flam.Gemm(n, n, d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLAM/s")
+}

@@ -1,0 +1,81 @@
+// Package neighbors finds exact nearest neighbours and builds the
+// neighbour graphs of the manifold methods (Isomap, LLE, LPP, NPE,
+// Isometric Projection, Laplacian eigenmaps), as *sparse.CSR.
+//
+// # Search
+//
+// KNN finds the k nearest rows of every row (itself excluded; a duplicate
+// counts, at distance 0), KNNQuery the k nearest data rows of every query
+// row, Radius and RadiusQuery every row within ε (inclusive). Results are
+// exact and deterministic: every list is sorted by distance, ties by the
+// smaller index, and every method reports the same distances (a pair
+// selected by the fast kernel has its distance recomputed directly).
+//
+// Two methods, chosen per call by a cost model (Options.choose) unless
+// Options.Algorithm forces one:
+//
+//   - a k-d tree (median split on the dimension of largest spread, bounding
+//     boxes per node, leaf size 16; build O(n log n), a query about
+//     O((leaf + k)·2^D·D) in low dimension D). Self queries run in tree
+//     order, in parallel chunks (backend.ParallelForCtx).
+//   - blocked brute force: tiles of queries × points whose squared
+//     distances come from backend.SqDist (Gemm, ‖x‖² + ‖y‖² − 2XYᵀ, so the
+//     work runs at the backend's Gemm rate), then a bounded heap per query,
+//     in parallel. A self search computes only the tiles on and above the
+//     diagonal (1024×1024) and offers each pair to both of its points: half
+//     of the m·n·D flam (flam.KNNBrute) of a query search.
+//
+// The model prices brute force at m·n·D and the tree at
+// m·10·D·(leaf + k)·2^D: the tree wins in low dimension (a 3-D swiss roll),
+// brute force above D ≈ log₂(n/(10(leaf + k))) (images, D in the
+// hundreds). Measured on the 2-core reference machine: k = 10 for 100,000
+// points in 3-D in 0.12 s (BenchmarkKNN3D); 10,000 × 784 brute force at an
+// effective 63.5 GFLAM/s (m·n·D over the time) against 47.6 GFLAM/s for
+// OpenBLAS's Gemm of the same shape, 11 against 6.8 with the pure-Go
+// backend (BenchmarkBrute784, BenchmarkGemm784): 133 % and 160 % of the
+// Gemm rate, 67 % and 80 % counting the half the kernel actually does.
+//
+// Metric Cosine (1 − cos, 1 for a zero row, as scikit-learn) uses brute
+// force on normalised rows. Sparse rows (*sparse.CSR, text) go through
+// KNNSparse, KNNQuerySparse and RadiusSparse: dot products accumulated
+// through an inverted index (the transpose), Euclidean or cosine.
+//
+// # Graphs
+//
+// Graph (dense rows) and GraphSparse build, from GraphOptions:
+//
+//   - the kNN graph symmetrized by the OR rule (an edge if either point is
+//     among the other's k nearest: the rule of the Isomap and LPP papers,
+//     the default) or the AND rule (mutual neighbours);
+//   - the ε-graph (Eps > 0);
+//   - the supervised graph (Labels): neighbours only within a class, k = 0
+//     meaning the whole class (isometric-projection.txt §4, Table 2);
+//
+// with weights the distance (default; Isomap), the heat kernel
+// exp(−d²/t) (LPP; t defaults to the mean d² over the edges), binary, or
+// the cosine similarity. The result is symmetric; edges between duplicate
+// points are stored with weight 0. ValidateGraph checks a graph a user
+// passes instead (square, finite non-negative weights, symmetric where
+// required).
+//
+// # Disconnected graphs
+//
+// Wherever geodesic distances are computed, a graph with several connected
+// components needs a policy (Disconnected, parsed from the command line's
+// -disconnected error|connect|largest by ParseDisconnected), applied by
+// FixDisconnected: "error" (the default) returns a *sparse.DisconnectedError
+// (errors.Is(err, ErrDisconnected)) naming the number of components, their
+// sizes and the other two policies; "connect" adds, for every pair of
+// components, an edge between their two closest points weighted by its
+// distance (scikit-learn's _fix_connected_components; each pair of
+// components costs one nearest-neighbour query of one against the other);
+// "largest" keeps the largest component and reports the dropped points.
+//
+// Sources: Friedman, Bentley and Finkel, "An algorithm for finding best
+// matches in logarithmic expected time", ACM TOMS 3 (1977) (the k-d tree);
+// Tenenbaum, de Silva and Langford (2000) and
+// linear-and-nonlinear-dimensionality-reduction.txt §5 (kNN and ε graphs of
+// Isomap); He and Niyogi, "Locality preserving projections" (2003) (heat
+// kernel and binary weights); isometric-projection.txt §4 (the supervised
+// graph).
+package neighbors

@@ -1,0 +1,51 @@
+package neighbors_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// Points on a line: 0, 1, 3, 6, and a duplicate of 1.
+func ExampleKNN() {
+	x := mat.NewDense(5, 1, []float64{0, 1, 3, 6, 1})
+	res, err := neighbors.KNN(context.Background(), x, 2, neighbors.Options{})
+	if err != nil {
+		panic(err)
+	}
+	for i := 0; i < res.Len(); i++ {
+		ind, dist := res.Row(i)
+		fmt.Println(i, ind, dist)
+	}
+	// Output:
+	// 0 [1 4] [1 1]
+	// 1 [4 0] [0 1]
+	// 2 [1 4] [2 2]
+	// 3 [2 1] [3 5]
+	// 4 [1 0] [0 1]
+}
+
+// The Isomap graph of two clusters, and the three disconnected policies.
+func ExampleFixDisconnected() {
+	x := mat.NewDense(6, 1, []float64{0, 1, 2, 10, 11, 13})
+	ctx := context.Background()
+	g, err := neighbors.Graph(ctx, x, neighbors.GraphOptions{K: 1})
+	if err != nil {
+		panic(err)
+	}
+	_, err = neighbors.FixDisconnected(ctx, x, g, neighbors.DisconnectedError, neighbors.Options{})
+	fmt.Println(errors.Is(err, neighbors.ErrDisconnected))
+	f, _ := neighbors.FixDisconnected(ctx, x, g, neighbors.DisconnectedConnect, neighbors.Options{})
+	fmt.Println(f.Components, f.Added, f.Graph.At(2, 3), sparse.CheckConnected(f.Graph) == nil)
+	f, _ = neighbors.FixDisconnected(ctx, x, g, neighbors.DisconnectedLargest, neighbors.Options{})
+	fmt.Println(f.Kept, f.Dropped)
+	// Output:
+	// true
+	// 2 1 8 true
+	// [0 1 2] [3 4 5]
+}

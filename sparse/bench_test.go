@@ -1,0 +1,104 @@
+package sparse_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// rollGraph is the k = 10 OR graph of an n-point swiss roll (seed 1, no
+// noise), Euclidean weights: the graph of the Isomap targets.
+func rollGraph(b *testing.B, n int) *sparse.CSR {
+	x, _ := datasets.SwissRoll(n, 0, 1)
+	g, err := neighbors.Graph(context.Background(), x, neighbors.GraphOptions{K: 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
+
+// All-pairs geodesics into one reused n×n buffer. The target, against
+// scipy.sparse.csgraph.shortest_path(method='D') on the same graph, is
+// measured side by side by bench/geodesic/run.sh.
+func BenchmarkAllPairs(b *testing.B) {
+	for _, n := range []int{2000, 10000} {
+		g := rollGraph(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			out := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+			means := make([]float64, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := sparse.AllPairsShortestPaths(context.Background(), g, out, sparse.PathOptions{Squared: true, RowMeans: means}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(flam.AllPairsDijkstra(n, n, g.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gops/s")
+		})
+	}
+}
+
+// Landmark geodesics, float32 output: L = 30 sources on a 200,000-point
+// roll (the 10⁶-point, L = 300 target runs in bench/geodesic).
+func BenchmarkLandmarks(b *testing.B) {
+	const n, l = 200_000, 30
+	g := rollGraph(b, n)
+	src := make([]int, l)
+	for i := range src {
+		src[i] = i * (n / l)
+	}
+	out := make([]float32, l*n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := sparse.MultiSourceShortestPaths32(context.Background(), g, src, out, n, sparse.PathOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(flam.AllPairsDijkstra(l, n, g.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gops/s")
+}
+
+// Sparse products: the SpMV of a Laplacian-sized matrix.
+func BenchmarkMulVec(b *testing.B) {
+	g := rollGraph(b, 100_000)
+	n, _ := g.Dims()
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i] = float64(i % 17)
+	}
+	b.Run("MulVecTo", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			g.MulVecTo(y, x)
+		}
+	})
+	b.Run("MulTransVecTo", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			g.MulTransVecTo(y, x)
+		}
+	})
+	xb := blas64.General{Rows: n, Cols: 8, Stride: 8, Data: make([]float64, 8*n)}
+	yb := blas64.General{Rows: n, Cols: 8, Stride: 8, Data: make([]float64, 8*n)}
+	b.Run("MulBlockTo8", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			g.MulBlockTo(yb, xb)
+		}
+	})
+}
+
+// Floyd–Warshall, the oracle, n = 1000.
+func BenchmarkFloydWarshall(b *testing.B) {
+	g := rollGraph(b, 1000)
+	out := blas64.General{Rows: 1000, Cols: 1000, Stride: 1000, Data: make([]float64, 1e6)}
+	for i := 0; i < b.N; i++ {
+		if err := sparse.FloydWarshall(g, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(flam.FloydWarshall(1000)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gops/s")
+}

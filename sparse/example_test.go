@@ -1,0 +1,72 @@
+package sparse_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// Build a matrix from triplets and apply it.
+func ExampleCOO() {
+	t := sparse.NewCOO(2, 3, 4)
+	t.Add(0, 0, 1)
+	t.Add(1, 2, 2)
+	t.Add(0, 0, 3) // duplicates are summed
+	a := t.ToCSR()
+	y := make([]float64, 2)
+	a.MulVecTo(y, []float64{1, 1, 1})
+	fmt.Println(a.NNZ(), a.At(0, 0), y)
+	// Output: 2 4 [4 2]
+}
+
+// Geodesic distances on a path graph 0 – 1 – 2 with a shortcut 0 – 2,
+// squared for MDS, with the row means for backend.DoubleCenter.
+func ExampleAllPairsShortestPaths() {
+	t := sparse.NewCOO(3, 3, 6)
+	for _, e := range []struct {
+		i, j int
+		w    float64
+	}{{0, 1, 1}, {1, 2, 1}, {0, 2, 3}} {
+		t.Add(e.i, e.j, e.w)
+		t.Add(e.j, e.i, e.w)
+	}
+	g := t.ToCSR()
+	d := blas64.General{Rows: 3, Cols: 3, Stride: 3, Data: make([]float64, 9)}
+	means := make([]float64, 3)
+	if err := sparse.AllPairsShortestPaths(context.Background(), g, d, sparse.PathOptions{Squared: true, RowMeans: means}); err != nil {
+		panic(err)
+	}
+	fmt.Println(d.Data)
+	fmt.Printf("%.4f\n", means)
+	// Output:
+	// [0 1 4 1 0 1 4 1 0]
+	// [1.6667 0.6667 1.6667]
+}
+
+func ExampleWriteMatrixMarket() {
+	a := sparse.Identity(2).Scale(0.5)
+	if err := sparse.WriteMatrixMarket(os.Stdout, a, sparse.MMOptions{Symmetric: true}); err != nil {
+		panic(err)
+	}
+	// Output:
+	// %%MatrixMarket matrix coordinate real symmetric
+	// 2 2 2
+	// 1 1 0.5
+	// 2 2 0.5
+}
+
+func ExampleConnectedComponents() {
+	t := sparse.NewCOO(4, 4, 2)
+	t.Add(0, 2, 1)
+	t.Add(2, 0, 1)
+	labels, sizes := sparse.ConnectedComponents(t.ToCSR())
+	fmt.Println(labels, sizes)
+	fmt.Println(sparse.CheckConnected(t.ToCSR()))
+	// Output:
+	// [0 1 0 2] [2 1 1]
+	// sparse: the neighbour graph has 3 connected components (sizes 2, 1, 1), so some geodesic distances are infinite; increase k or ε, or choose the disconnected policy "connect" (add the shortest edges between components) or "largest" (keep the largest component)
+}
