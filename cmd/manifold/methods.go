@@ -83,9 +83,34 @@ var methods = []method{
 	//		return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Disconnected: …,
 	//			Labels: p.supervisedLabels(), Options: p.Options}.Fit(ctx, x))
 	//	},
-	{name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS", uses: graphFlags},
-	{name: "landmark-isomap", about: "Isomap with geodesics from landmarks only", uses: with(graphFlags, "landmarks")},
-	{name: "lle", about: "locally linear embedding (-alpha: the regularization of the weights)", uses: []string{"k", "alpha"}},
+	{
+		name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS", uses: graphFlags,
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			policy, err := engine.ParseDisconnected(p.Disconnected)
+			if err != nil {
+				return nil, err
+			}
+			return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
+	{
+		name: "landmark-isomap", about: "Isomap with geodesics from landmarks only", uses: with(graphFlags, "landmarks"),
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			policy, err := engine.ParseDisconnected(p.Disconnected)
+			if err != nil {
+				return nil, err
+			}
+			return asModel(engine.LandmarkIsomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Landmarks: p.Landmarks,
+				Labels: p.supervisedLabels(), Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
+	{
+		name: "lle", about: "locally linear embedding (-alpha: the regularization of the weights)", uses: []string{"k", "alpha"},
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.LLE{Dim: p.Dim, K: p.K, Reg: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
 	{name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression)", uses: with(graphFlags, "alpha")},
 	{name: "oip", about: "orthogonal isometric projection", uses: graphFlags},
 	{name: "soip", about: "sparse orthogonal isometric projection", uses: with(graphFlags, "alpha")},
