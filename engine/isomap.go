@@ -182,42 +182,65 @@ func chooseEigensolver(method string, e Eigensolver, f32 bool, n, dim int) (Eige
 	return e, fmt.Errorf("%s: %w: eigensolver %q (want dense or lanczos)", method, ErrBadSetting, e)
 }
 
-// geodesicMDS is the heart of exact Isomap: squared geodesics written into
-// one N×N matrix by the parallel Dijkstra with the row means accumulated in
-// the same pass (stage "geodesics"), double centring in place ("centering"),
-// and the top dim eigenpairs ("eigensolve").
+// geodesicMDS is the heart of exact Isomap: τ(D_G) (geodesicTau) and its
+// top dim eigenpairs ("eigensolve").
 func geodesicMDS(r *run, graph *sparse.CSR, dim int, f32 bool, solver Eigensolver, seed uint64) ([]float64, blas64.General, []float64, error) {
+	tau, err := geodesicTau(r, graph, f32)
+	if err != nil {
+		return nil, blas64.General{}, nil, err
+	}
+	vals, vecs, err := topEigen(r, tau.s64, tau.s32, tau.n, dim, solver, seed)
+	return vals, vecs, tau.means, err
+}
+
+// tauMatrix is τ(D_G) = −½·H·D_G²·H (isometric-projection.txt eq. 3) of
+// an n-vertex graph, stored in full in s64 (or in s32 when float32), with
+// the row means of D_G² it was centred with.
+type tauMatrix struct {
+	n     int
+	s64   blas64.General
+	s32   []float32
+	means []float64
+}
+
+// operator returns τ(D_G) as a symmetric operator for the iterative
+// solvers.
+func (t tauMatrix) operator() lanczos.Operator {
+	if t.s32 != nil {
+		return backend.FullSymOp32{A: t.s32, N: t.n, Stride: t.n}
+	}
+	return backend.FullSymOp{A: t.s64}
+}
+
+// geodesicTau computes τ(D_G) in one N×N matrix: squared geodesics written
+// by the parallel Dijkstra with the row means accumulated in the same pass
+// (stage "geodesics"), then double centring in place ("centering").
+func geodesicTau(r *run, graph *sparse.CSR, f32 bool) (tauMatrix, error) {
 	n, _ := graph.Dims()
-	means := make([]float64, n)
-	var s64 blas64.General
-	var s32 []float32
+	t := tauMatrix{n: n, means: make([]float64, n)}
 	err := r.stage("geodesics", flam.AllPairsDijkstra(n, n, graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-		opt := sparse.PathOptions{Squared: true, RowMeans: means}
+		opt := sparse.PathOptions{Squared: true, RowMeans: t.means}
 		st.detail = "parallel Dijkstra, float64"
 		if f32 {
 			st.detail = "parallel Dijkstra, float32"
-			s32 = make([]float32, n*n)
-			return sparse.AllPairsShortestPaths32(ctx, graph, s32, n, opt)
+			t.s32 = make([]float32, n*n)
+			return sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt)
 		}
-		s64 = newGeneral(n, n)
-		return sparse.AllPairsShortestPaths(ctx, graph, s64, opt)
+		t.s64 = newGeneral(n, n)
+		return sparse.AllPairsShortestPaths(ctx, graph, t.s64, opt)
 	})
 	if err != nil {
-		return nil, blas64.General{}, nil, err
+		return t, err
 	}
 	err = r.stage("centering", flam.DoubleCenter(n), func(ctx context.Context, st *stageCtx) error {
 		if f32 {
-			backend.DoubleCenter32(s32, n, n, means)
+			backend.DoubleCenter32(t.s32, n, n, t.means)
 		} else {
-			backend.DoubleCenter(s64, means)
+			backend.DoubleCenter(t.s64, t.means)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, blas64.General{}, nil, err
-	}
-	vals, vecs, err := topEigen(r, s64, s32, n, dim, solver, seed)
-	return vals, vecs, means, err
+	return t, err
 }
 
 // topEigen finds the top dim eigenpairs of the double-centred n×n matrix
@@ -239,10 +262,7 @@ func topEigen(r *run, s64 blas64.General, s32 []float32, n, dim int, solver Eige
 		return vals, vecs, err
 	}
 	err = r.stage("eigensolve", flam.Lanczos(n, dim, 20), func(ctx context.Context, st *stageCtx) error {
-		var op lanczos.Operator = backend.FullSymOp{A: s64}
-		if s32 != nil {
-			op = backend.FullSymOp32{A: s32, N: n, Stride: n}
-		}
+		op := tauMatrix{n: n, s64: s64, s32: s32}.operator()
 		res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Seed: seed})
 		if err != nil {
 			return wrapNumerical(err)
