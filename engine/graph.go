@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
@@ -87,20 +88,43 @@ func (g graphSpec) params(p map[string]any) {
 	if g.labels != nil {
 		p["supervised"] = true
 	}
-	p["disconnected"] = g.policy.String()
+	policy := g.policy
+	if g.labels != nil && policy == DisconnectedError {
+		policy = DisconnectedConnect // see neighbourGraph
+	}
+	p["disconnected"] = policy.String()
 }
 
 // neighbourGraph builds the graph of the rows of x (stage "neighbors") and
-// applies the disconnected policy (stage "components").
+// applies the disconnected policy (stage "components"). A supervised graph
+// has one component per class by construction: unless the policy is
+// DisconnectedLargest, its classes are joined by their closest pairs
+// (DisconnectedConnect).
 func neighbourGraph(r *run, x blas64.General, spec graphSpec) (*neighbors.Fixed, error) {
-	n, d := x.Rows, x.Cols
-	dense := toDense(x)
+	return neighbourGraphOf(r, samples{dense: x}, spec)
+}
+
+// neighbourGraphOf is neighbourGraph for dense or sparse rows (Euclidean
+// distances either way).
+func neighbourGraphOf(r *run, x samples, spec graphSpec) (*neighbors.Fixed, error) {
+	n, d := x.rows(), x.cols()
+	policy := spec.policy
+	if spec.labels != nil && policy == DisconnectedError {
+		policy = DisconnectedConnect
+	}
+	var dense *mat.Dense
+	if x.csr == nil {
+		dense = toDense(x.dense)
+	}
 	var g *sparse.CSR
 	err := r.stage("neighbors", flam.KNNBrute(n, n, d), func(ctx context.Context, st *stageCtx) error {
+		opt := neighbors.GraphOptions{K: spec.k, Eps: spec.eps, Labels: spec.labels, Weight: spec.weight, T: spec.t}
 		var err error
-		g, err = neighbors.Graph(ctx, dense, neighbors.GraphOptions{
-			K: spec.k, Eps: spec.eps, Labels: spec.labels, Weight: spec.weight, T: spec.t,
-		})
+		if x.csr != nil {
+			g, err = neighbors.GraphSparse(ctx, x.csr, opt)
+		} else {
+			g, err = neighbors.Graph(ctx, dense, opt)
+		}
 		if err == nil {
 			st.detail = fmt.Sprintf("%d edges", g.NNZ())
 		}
@@ -112,9 +136,13 @@ func neighbourGraph(r *run, x blas64.General, spec graphSpec) (*neighbors.Fixed,
 	var fixed *neighbors.Fixed
 	err = r.stage("components", float64(g.NNZ()+n), func(ctx context.Context, st *stageCtx) error {
 		var err error
-		fixed, err = neighbors.FixDisconnected(ctx, dense, g, spec.policy, neighbors.Options{})
+		if x.csr != nil {
+			fixed, err = neighbors.FixDisconnectedSparse(ctx, x.csr, g, policy, neighbors.Options{})
+		} else {
+			fixed, err = neighbors.FixDisconnected(ctx, dense, g, policy, neighbors.Options{})
+		}
 		if err == nil {
-			st.detail = fmt.Sprintf("%d component(s), policy %s", fixed.Components, spec.policy)
+			st.detail = fmt.Sprintf("%d component(s), policy %s", fixed.Components, policy)
 			if len(fixed.Dropped) > 0 {
 				st.detail += fmt.Sprintf(", %d point(s) dropped", len(fixed.Dropped))
 			}

@@ -5,11 +5,77 @@ import (
 	"math"
 	"sync/atomic"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/sparse"
 )
+
+// samples are the rows of the data, dense or sparse (text corpora): exactly
+// one of dense and csr is set.
+type samples struct {
+	dense blas64.General
+	csr   *sparse.CSR
+}
+
+// rows and cols return the shape.
+func (s samples) rows() int {
+	if s.csr != nil {
+		r, _ := s.csr.Dims()
+		return r
+	}
+	return s.dense.Rows
+}
+
+func (s samples) cols() int {
+	if s.csr != nil {
+		_, c := s.csr.Dims()
+		return c
+	}
+	return s.dense.Cols
+}
+
+// nnz is the number of stored entries (rows·cols when dense).
+func (s samples) nnz() int {
+	if s.csr != nil {
+		return s.csr.NNZ()
+	}
+	return s.dense.Rows * s.dense.Cols
+}
+
+// mulBlock sets dst = X·b (rows×b.Cols).
+func (s samples) mulBlock(dst, b blas64.General) {
+	if s.csr != nil {
+		s.csr.MulBlockTo(dst, b)
+		return
+	}
+	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, s.dense, b, 0, dst)
+}
+
+// samplesInput accepts a *sparse.CSR as it is (checking it is not empty and
+// holds finite values) and any other matrix as denseInput does.
+func samplesInput(what string, x mat.Matrix) (samples, error) {
+	c, ok := x.(*sparse.CSR)
+	if !ok {
+		g, err := denseInput(what, x)
+		return samples{dense: g}, err
+	}
+	r, cols := c.Dims()
+	if r == 0 || cols == 0 {
+		return samples{}, fmt.Errorf("%s: %w: %d samples × %d features", what, ErrEmpty, r, cols)
+	}
+	ptr, ind, val := c.RowPtr(), c.ColIdx(), c.Values()
+	for i := 0; i < r; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			if v := val[p]; v-v != 0 {
+				return samples{}, fmt.Errorf("%s: %w: row %d, column %d is %v", what, ErrNotFinite, i, ind[p], v)
+			}
+		}
+	}
+	return samples{csr: c}, nil
+}
 
 // denseInput returns X as a row-major matrix. A *mat.Dense is used in place
 // (never modified); any other mat.Matrix is copied. It checks that X is not

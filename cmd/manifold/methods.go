@@ -111,7 +111,17 @@ var methods = []method{
 			return asModel(engine.LLE{Dim: p.Dim, K: p.K, Reg: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
-	{name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression)", uses: with(graphFlags, "alpha")},
+	{
+		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01)", uses: with(graphFlags, "alpha"),
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			policy, err := engine.ParseDisconnected(p.Disconnected)
+			if err != nil {
+				return nil, err
+			}
+			return asModel(engine.IsoProjection{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
 	{name: "oip", about: "orthogonal isometric projection", uses: graphFlags},
 	{name: "soip", about: "sparse orthogonal isometric projection", uses: with(graphFlags, "alpha")},
 	{name: "tdpm", about: "tangent distance preserving mapping", uses: with(graphFlags, "tangent-dim")},

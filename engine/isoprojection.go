@@ -1,0 +1,384 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/lsqr"
+)
+
+// IsoProjectionSolver chooses how Isometric Projection finds its
+// projections.
+type IsoProjectionSolver string
+
+const (
+	// IsoProjectionRegression is the spectral-regression path
+	// (isometric-projection.txt §"Efficient Computation with Regression",
+	// Theorem 1, eq. 10–12): the top Dim eigenvectors y of τ(D_G), then the
+	// ridge regressions X·a ≈ y by LSQR, s·l·(2mn + 3m + 5n) + p·l·m² flam
+	// (eq. 12). The default; dense or sparse X.
+	IsoProjectionRegression IsoProjectionSolver = ""
+	// IsoProjectionDirect is the SVD path (eq. 6–8): X = UΣVᵀ (thin, rank
+	// r), the r×r eigenproblem Uᵀτ(D_G)U·c = λc (eq. 7 with c = Σb), and
+	// a = VΣ⁻¹c: 3/2·m²n + 13/2·m³ + p·l·m² flam (eq. 8). Dense X only.
+	IsoProjectionDirect IsoProjectionSolver = "direct"
+)
+
+// IsoProjection is Isometric Projection (Cai, He & Han 2007,
+// isometric-projection.txt): the linear map y = Aᵀx whose embedding best
+// preserves the geodesic distances, max aᵀXτ(D_G)Xᵀa subject to
+// aᵀXXᵀa = 1 (eq. 5–6). The graph is the kNN (OR rule), ε or supervised
+// graph (Table 2: neighbours only within a class; K = 0 all of the class).
+// No centring beyond τ, as the paper writes it. As Alpha → 0 with
+// rank(X) = N the two solvers agree (Theorem 2).
+type IsoProjection struct {
+	Dim int // l, the number of projections; default 2
+	// K neighbours (default 10), or with Labels within the class (0: all).
+	K            int
+	Eps          float64
+	Labels       []int
+	Disconnected Disconnected
+	// Alpha is the ridge parameter α of eq. 10; default 0.01 (the paper's
+	// value). Negative is an error; use Solver = IsoProjectionDirect for
+	// the unregularised problem.
+	Alpha  float64
+	Solver IsoProjectionSolver
+	// RegressionTol is LSQR's ATol and BTol (default 1e-6); RegressionIter
+	// its iteration limit (default 2·features).
+	RegressionTol  float64
+	RegressionIter int
+	Float32        bool // float32 geodesics
+	Eigensolver    Eigensolver
+	Seed           uint64
+	Options
+}
+
+// IsoProjectionModel is a fitted Isometric Projection: the D×Dim map A.
+type IsoProjectionModel struct {
+	base
+	proj blas64.General // D×Dim
+	eig  []float64      // the Dim eigenvalues of τ(D_G) (regression) or of eq. 7 (direct)
+	kept []int
+}
+
+const methodIsoProjection = "isoprojection"
+
+func init() { decoders[methodIsoProjection] = decodeIsoProjection }
+
+func (s IsoProjection) resolved() IsoProjection {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
+		s.K = 10
+	}
+	if s.Alpha == 0 {
+		s.Alpha = 0.01
+	}
+	if s.RegressionTol == 0 {
+		s.RegressionTol = 1e-6
+	}
+	return s
+}
+
+func (s IsoProjection) spec() graphSpec {
+	return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected}
+}
+
+// Fit learns the projection from the rows of x (a *sparse.CSR is used as
+// it is by the regression path).
+func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionModel, error) {
+	const method = methodIsoProjection
+	s = s.resolved()
+	xs, err := samplesInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := xs.rows(), xs.cols()
+	if err := s.spec().validate(method, n); err != nil {
+		return nil, err
+	}
+	if s.Alpha < 0 || math.IsNaN(s.Alpha) || math.IsInf(s.Alpha, 0) || s.RegressionTol < 0 || s.RegressionIter < 0 {
+		return nil, fmt.Errorf("%s: %w: alpha = %v, regression tolerance %v, iterations %d", method, ErrBadSetting, s.Alpha, s.RegressionTol, s.RegressionIter)
+	}
+	switch s.Solver {
+	case IsoProjectionRegression:
+	case IsoProjectionDirect:
+		if xs.csr != nil {
+			return nil, fmt.Errorf("%s: %w: the direct (SVD) solver needs dense data; use the regression solver for sparse X", method, ErrBadSetting)
+		}
+	default:
+		return nil, fmt.Errorf("%s: %w: solver %q (want regression or direct)", method, ErrBadSetting, s.Solver)
+	}
+	if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
+		return nil, err
+	}
+	solver, err := chooseEigensolver(method, s.Eigensolver, s.Float32, n, s.Dim)
+	if err != nil {
+		return nil, err
+	}
+	if s.Solver == IsoProjectionDirect && s.Float32 {
+		return nil, fmt.Errorf("%s: %w: the direct solver needs float64 geodesics", method, ErrBadSetting)
+	}
+	params := map[string]any{"dim": s.Dim, "alpha": s.Alpha, "float32": s.Float32, "eigensolver": string(solver),
+		"sparse": xs.csr != nil}
+	if s.Solver == IsoProjectionDirect {
+		params["solver"] = "direct"
+	} else {
+		params["solver"] = "regression"
+	}
+	s.spec().params(params)
+	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	elem := int64(8)
+	if s.Float32 {
+		elem = 4
+	}
+	est := elem*int64(n)*int64(n) + 8*int64(xs.nnz()+n*(10+s.Dim))
+	if s.Solver == IsoProjectionDirect {
+		est += 8 * int64(n) * int64(min(n, d)+n)
+	}
+	if err := r.checkBudget(est, fmt.Sprintf("Isometric Projection on %d samples (one %d×%d τ(D_G))", n, n, n),
+		"float32 geodesics (Float32), or fewer training samples (the projection maps the rest)"); err != nil {
+		return nil, err
+	}
+	fixed, err := neighbourGraphOf(r, xs, s.spec())
+	if err != nil {
+		return nil, err
+	}
+	train := xs
+	if len(fixed.Dropped) > 0 {
+		r.rep.Params["dropped"] = len(fixed.Dropped)
+		if xs.csr != nil {
+			all := make([]int, d)
+			for j := range all {
+				all[j] = j
+			}
+			train.csr = xs.csr.Submatrix(fixed.Kept, all)
+		} else {
+			train.dense = subsetRows(xs.dense, fixed.Kept)
+		}
+	}
+	nk := train.rows()
+	if s.Dim > nk-1 {
+		return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", method, ErrDimension, s.Dim, nk)
+	}
+	tau, err := geodesicTau(r, fixed.Graph, s.Float32)
+	if err != nil {
+		return nil, err
+	}
+	m := &IsoProjectionModel{base: base{method: method}, kept: fixed.Kept}
+	if s.Solver == IsoProjectionDirect {
+		m.proj, m.eig, err = isoProjectionDirect(r, train.dense, tau, s.Dim, s.Seed)
+	} else {
+		m.proj, m.eig, err = isoProjectionRegression(r, train, tau, s, solver)
+	}
+	if err != nil {
+		return nil, err
+	}
+	err = r.stage("project", flam.Gemm(nk, s.Dim, d), func(ctx context.Context, st *stageCtx) error {
+		m.embedding = newGeneral(nk, s.Dim)
+		train.mulBlock(m.embedding, m.proj)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.report = *r.finish()
+	return m, nil
+}
+
+// isoProjectionRegression is spectral regression: the top dim eigenvectors
+// Y of τ(D_G) ("eigensolve"), then the ridge regressions min ‖X·a − y‖² +
+// α‖a‖² for all dim columns at once by LSQR with damp = √α ("regression").
+func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, solver Eigensolver) (blas64.General, []float64, error) {
+	n, d := x.rows(), x.cols()
+	vals, y, err := topEigen(r, tau.s64, tau.s32, n, s.Dim, solver, s.Seed)
+	if err != nil {
+		return blas64.General{}, nil, err
+	}
+	// τ(D_G) is not needed any more: let the collector have its N×N.
+	tau.s64, tau.s32 = blas64.General{}, nil
+	iterLim := s.RegressionIter
+	if iterLim == 0 {
+		iterLim = 2 * d
+	}
+	predicted := float64(s.Dim) * flam.LSQR(n, d, min(iterLim, 30))
+	if x.csr != nil {
+		predicted = float64(s.Dim) * flam.LSQRSparse(n, d, x.nnz(), min(iterLim, 30))
+	}
+	proj := newGeneral(d, s.Dim)
+	err = r.stage("regression", predicted, func(ctx context.Context, st *stageCtx) error {
+		var op lsqr.Operator
+		if x.csr != nil {
+			op = x.csr
+		} else {
+			op = backend.GeneralOp{A: x.dense}
+		}
+		res, err := lsqr.SolveMany(ctx, op, y, lsqr.Settings{
+			Damp: math.Sqrt(s.Alpha), ATol: s.RegressionTol, BTol: s.RegressionTol, IterLim: iterLim,
+		})
+		if err != nil {
+			return wrapNumerical(err)
+		}
+		done := 0.0
+		its := 0
+		for j, rj := range res {
+			for i, v := range rj.X {
+				proj.Data[i*s.Dim+j] = v
+			}
+			done += rj.Flam
+			its = max(its, rj.Iterations)
+		}
+		st.iterations = its
+		st.detail = fmt.Sprintf("LSQR, %d right-hand sides, up to %d iterations, %.3g flam done", len(res), its, done)
+		return nil
+	})
+	return proj, vals, err
+}
+
+// isoProjectionDirect is the SVD path of eq. 6–8: X = UΣVᵀ ("svd"),
+// C = Uᵀ·τ(D_G)·U ("reduce"), the top dim eigenpairs of C ("eigensolve")
+// and a = V·Σ⁻¹·c.
+func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed uint64) (blas64.General, []float64, error) {
+	n, d := x.Rows, x.Cols
+	k := min(n, d)
+	u := newGeneral(n, k)
+	vt := newGeneral(k, d)
+	sv := make([]float64, k)
+	err := r.stage("svd", flam.SVD(n, d), func(ctx context.Context, st *stageCtx) error {
+		return wrapNumerical(backend.Active().Gesdd(copyGeneral(x), sv, u, vt))
+	})
+	if err != nil {
+		return blas64.General{}, nil, err
+	}
+	rank := 0
+	for _, v := range sv {
+		if v > sv[0]*float64(max(n, d))*2.2e-16 {
+			rank++
+		}
+	}
+	if dim > rank {
+		return blas64.General{}, nil, fmt.Errorf("%s: %w: dim = %d exceeds the rank of X (%d)", r.method, ErrDimension, dim, rank)
+	}
+	ur := blas64.General{Rows: n, Cols: rank, Stride: u.Stride, Data: u.Data}
+	c := newGeneral(rank, rank)
+	err = r.stage("reduce", flam.Gemm(n, rank, n)+flam.Gemm(rank, rank, n), func(ctx context.Context, st *stageCtx) error {
+		tu := newGeneral(n, rank)
+		backend.FullSymOp{A: tau.s64}.MulBlockTo(tu, compact(ur))
+		backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, ur, tu, 0, c)
+		// Symmetrise against rounding.
+		for i := 0; i < rank; i++ {
+			for j := 0; j < i; j++ {
+				v := 0.5 * (c.Data[i*rank+j] + c.Data[j*rank+i])
+				c.Data[i*rank+j], c.Data[j*rank+i] = v, v
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return blas64.General{}, nil, err
+	}
+	small, err := chooseEigensolver(r.method, EigenAuto, false, rank, dim)
+	if err != nil {
+		return blas64.General{}, nil, err
+	}
+	vals, cv, err := topEigen(r, c, nil, rank, dim, small, seed)
+	if err != nil {
+		return blas64.General{}, nil, err
+	}
+	// a = V·Σ⁻¹·c: Vᵀ is rank×d, so A (d×dim) = (Vtᵀ)·(Σ⁻¹c).
+	for i := 0; i < rank; i++ {
+		for j := 0; j < dim; j++ {
+			cv.Data[i*cv.Stride+j] /= sv[i]
+		}
+	}
+	proj := newGeneral(d, dim)
+	vtr := blas64.General{Rows: rank, Cols: d, Stride: vt.Stride, Data: vt.Data}
+	backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, vtr, cv, 0, proj)
+	return proj, vals, nil
+}
+
+// compact returns g with stride = cols (a copy when g is strided).
+func compact(g blas64.General) blas64.General {
+	if g.Stride == g.Cols {
+		return g
+	}
+	return copyGeneral(g)
+}
+
+// Projection returns the D×Dim projection matrix A (the embedding is X·A).
+func (m *IsoProjectionModel) Projection() *mat.Dense { return copyDense(m.proj) }
+
+// Eigenvalues returns the eigenvalues behind the projections, descending.
+func (m *IsoProjectionModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Kept returns the training points in the graph (all, unless
+// DisconnectedLargest dropped some).
+func (m *IsoProjectionModel) Kept() []int { return append([]int(nil), m.kept...) }
+
+// Transform maps new points linearly: y = Aᵀx, i.e. Y = X·A; x may be a
+// *sparse.CSR.
+func (m *IsoProjectionModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	xs, err := samplesInput("isoprojection transform", x)
+	if err != nil {
+		return nil, err
+	}
+	if xs.cols() != m.proj.Rows {
+		return nil, fmt.Errorf("isoprojection transform: %w: %d features, the model has %d", ErrShape, xs.cols(), m.proj.Rows)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	y := newGeneral(xs.rows(), m.Dim())
+	xs.mulBlock(y, m.proj)
+	return toDense(y), nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *IsoProjectionModel) Save(w io.Writer) error {
+	d := newModelData(methodIsoProjection, map[string]any{"dim": m.Dim()}, &m.report)
+	d.floats["embedding"] = m.embedding
+	d.floats["projection"] = m.proj
+	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.ints["kept"] = m.kept
+	return d.write(w)
+}
+
+func decodeIsoProjection(d *modelData) (Model, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m := &IsoProjectionModel{base: base{method: methodIsoProjection, embedding: emb}}
+	if m.proj, err = d.float("projection", -1, dim); err != nil {
+		return nil, err
+	}
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = eig.Data
+	if m.kept, err = d.intArr("kept", emb.Rows); err != nil {
+		return nil, err
+	}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}
