@@ -13,6 +13,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/lsqr"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // IsoProjectionSolver chooses how Isometric Projection finds its
@@ -187,7 +188,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 	if err != nil {
 		return nil, err
 	}
-	err = r.stage("project", flam.Gemm(nk, s.Dim, d), func(ctx context.Context, st *stageCtx) error {
+	err = r.stage("project", float64(train.nnz())*float64(s.Dim), func(ctx context.Context, st *stageCtx) error {
 		m.embedding = newGeneral(nk, s.Dim)
 		train.mulBlock(m.embedding, m.proj)
 		return nil
@@ -222,7 +223,7 @@ func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, 
 	err = r.stage("regression", predicted, func(ctx context.Context, st *stageCtx) error {
 		var op lsqr.Operator
 		if x.csr != nil {
-			op = x.csr
+			op = sparse.NewPair(x.csr) // Xᵀ stored: both products are gathers
 		} else {
 			op = backend.GeneralOp{A: x.dense}
 		}

@@ -100,6 +100,7 @@ func TestOperatorConformance(t *testing.T) {
 	for _, sz := range []struct{ r, c int }{{1, 1}, {7, 3}, {3, 7}, {400, 300}, {2000, 1500}} {
 		a := randomCSR(sz.r, sz.c, 0.05, uint64(sz.r))
 		sparsetest.CheckOperator(t, a, a.ToDense())
+		sparsetest.CheckOperator(t, sparse.NewPair(a), a.ToDense())
 	}
 	sparsetest.CheckOperator(t, sparse.Zero(5, 4), mat.NewDense(5, 4, nil))
 	// The dense operators of backend pass the same suite.
