@@ -1,15 +1,3 @@
-// Package flam is the one place where the project counts arithmetic. A flam
-// is one floating-point multiply plus one add (G. W. Stewart, "Matrix
-// Algorithms"; one flam ≈ two flops in Golub & Van Loan's count). Every
-// kernel, solver and method stage predicts its work with these functions so
-// that reports can put predicted flam, measured seconds and achieved
-// GFLAM/s side by side.
-//
-// The counts are the leading terms of the standard operation counts
-// (Golub & Van Loan, "Matrix Computations", 4th ed., Table 1.1.2, §5.2,
-// §8.3, §8.6; LAPACK Working Note 41), halved from flops to flam where the
-// source counts flops. For streaming kernels, where bytes moved bound the
-// time, Bytes* give the memory traffic instead.
 package flam
 
 // Gemm is m·n·k: C(m×n) += A(m×k)·B(k×n).
