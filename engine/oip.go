@@ -1,0 +1,483 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/lanczos"
+)
+
+// OIPWeight says what the edges of OIP's neighbour graph weigh before the
+// shortest paths are taken.
+type OIPWeight string
+
+const (
+	// OIPDistance weighs an edge by its Euclidean length ‖x_i − x_j‖, so
+	// that shortest paths are geodesic distances as in Isomap and
+	// Isometric Projection. The default.
+	OIPDistance OIPWeight = ""
+	// OIPHeat weighs an edge by the heat kernel exp(−‖x_i − x_j‖²/t), the
+	// weight orthogonal-isometric-projection.txt §3.2 names. Shortest
+	// paths over these weights are not geodesic distances (a long edge
+	// weighs less than a short one, so paths prefer long edges); the option
+	// is there to compare with the paper.
+	OIPHeat OIPWeight = "heat"
+)
+
+// OIPSolver chooses how OIP finds the smallest eigenvectors of M.
+type OIPSolver string
+
+const (
+	// OIPAuto forms M when the features are few enough (D ≤ 2048) unless
+	// Lanczos on the operator is predicted ten times cheaper.
+	OIPAuto OIPSolver = ""
+	// OIPDense forms the D×D matrix M (flam.OIPForm: n²D/2 + 1.5·nD² + D³)
+	// and takes its Dim smallest eigenpairs by the dense index-range
+	// solver (2/3·D³).
+	OIPDense OIPSolver = "dense"
+	// OIPOperator never forms M: Lanczos (Which: Smallest) applies
+	// with A the n×D data (X = Aᵀ), u = A·v and M·v = Aᵀ(A(Aᵀu) − 2τu),
+	// 4nD + n² flam per product. Lanczos resolves eigenvalues to a
+	// tolerance relative to ‖M‖: when the smallest eigenvalues of M are
+	// tiny against ‖M‖ and close together (heat weights make M ≈ (XXᵀ)²,
+	// whose smallest eigenvalues are the data's σ⁴) it may return the wrong
+	// ones; the dense path has no such limit.
+	OIPOperator OIPSolver = "operator"
+)
+
+// OIP is Orthogonal Isometric Projection (Zheng, Tang, Fang & Zhang, ICPR
+// 2012; orthogonal-isometric-projection.txt): the orthogonal linear map
+// y = Vᵀx (VᵀV = I) that best preserves the geodesic structure,
+//
+//	min_V ‖τ(D_G) − XᵀVVᵀX‖²  s.t.  VᵀV = I          (eq. 5)
+//
+// which §3.1 reduces to the Dim smallest eigenvectors of the D×D matrix
+//
+//	M = X(XᵀX − 2τ(D_G)ᵀ)Xᵀ,  M·V = λ·V               (eq. 6, Alg. 1)
+//
+// with X = [x_1 … x_N] the D×N training data as the paper writes it (no
+// centring beyond τ), τ(D_G) = −½·H·S·H (Alg. 1 step 2), S the squared
+// shortest-path distances of the neighbour graph. Alg. 1 writes the
+// matrix of step 1 as W(i,j) = d_G(i,j); τ is the MDS operator of
+// Isometric Projection and Isomap (eq. 2–3), which squares the distances,
+// and that is what is used here. The embedding of a point is Vᵀx; new points
+// are mapped the same way.
+//
+// Which weights reproduce Table 1: OIPDistance, the default. §3.2 of the
+// paper mentions heat-kernel edge weights, but on USPS the Euclidean edge
+// lengths give the 1-NN accuracies of Table 1 and the heat kernel does not:
+// on one random split, k = 10, 40 projections, 1-NN on the projections,
+// Euclidean 94.6 % (20 % training; Table 1: 95.10 ± 0.20) and 95.9 % (50 %;
+// 96.65 ± 0.26), heat kernel (t = mean squared edge length) 34.8 % and
+// 39.6 % (TestOIPUSPSWeights).
+//
+// Cost (flam.OIPForm): the graph and τ(D_G) as in Isomap, then n²D/2 +
+// 1.5·nD² + D³ to form M and 2/3·D³ for its eigenvectors; memory one N×N
+// matrix. On usps9298 with 50 % training (4649 × 256, k = 10, Dim = 40) a fit
+// takes about 2.3 s with the pure-Go backend on the 2-core reference machine
+// (BenchmarkOIPUSPS).
+type OIP struct {
+	Dim int // p, the number of projections; default 2
+	// K neighbours per point (default 10), or with Labels within the
+	// class (0: all of the class).
+	K            int
+	Eps          float64 // > 0: ε-graph
+	Labels       []int   // supervised graph (isometric-projection.txt Table 2)
+	Disconnected Disconnected
+	Weight       OIPWeight
+	// T is the heat kernel's t (OIPHeat); 0 means the mean squared edge
+	// length.
+	T      float64
+	Solver OIPSolver
+	Seed   uint64 // Lanczos start vector
+	Options
+}
+
+// OIPModel is a fitted OIP: the D×Dim orthonormal projection V.
+type OIPModel struct {
+	base
+	proj blas64.General // D×Dim, orthonormal columns
+	eig  []float64      // the Dim smallest eigenvalues of M, ascending
+	kept []int
+}
+
+const methodOIP = "oip"
+
+func init() { decoders[methodOIP] = decodeOIP }
+
+func (s OIP) resolved() OIP {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
+		s.K = 10
+	}
+	return s
+}
+
+func (s OIP) spec() graphSpec {
+	g := graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected}
+	if s.Weight == OIPHeat {
+		g.weight, g.t = neighbors.Heat, s.T
+	}
+	return g
+}
+
+// check validates the settings that do not depend on the graph.
+func (s OIP) check(method string, n, d int) error {
+	if err := s.spec().validate(method, n); err != nil {
+		return err
+	}
+	switch s.Weight {
+	case OIPDistance, OIPHeat:
+	default:
+		return fmt.Errorf("%s: %w: weight %q (want distance or heat)", method, ErrBadSetting, s.Weight)
+	}
+	if s.T < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) {
+		return fmt.Errorf("%s: %w: heat kernel t = %v", method, ErrBadSetting, s.T)
+	}
+	switch s.Solver {
+	case OIPAuto, OIPDense, OIPOperator:
+	default:
+		return fmt.Errorf("%s: %w: solver %q (want dense or operator)", method, ErrBadSetting, s.Solver)
+	}
+	return checkDim(method, s.Dim, min(d, n-1), "min(features, samples−1)")
+}
+
+// solver resolves OIPAuto for n samples of d features.
+func (s OIP) solver(n, d int) OIPSolver {
+	if s.Solver != OIPAuto {
+		return s.Solver
+	}
+	if d > 2048 {
+		return OIPOperator
+	}
+	// The operator's products are bound by memory (τ is read once per
+	// product) where the dense path runs at matrix–matrix speed, and the
+	// dense path is exact where Lanczos resolves eigenvalues only to a
+	// tolerance relative to ‖M‖ (the smallest eigenvalues of M can be
+	// tiny against ‖M‖, as with heat weights): the operator must be
+	// predicted 10 times cheaper.
+	if flam.OIPForm(n, d)+flam.Syevr(d, s.Dim) <= 10*oipOperatorFlam(n, d, s.Dim) {
+		return OIPDense
+	}
+	return OIPOperator
+}
+
+// oipOperatorFlam predicts Lanczos on M as an operator: about 20 products
+// per eigenpair (the p of isometric-projection.txt eq. 12).
+func oipOperatorFlam(n, d, dim int) float64 {
+	return float64(20*max(dim, 3)) * (flam.OIPProduct(n, d) + flam.LanczosStep(d, 2*dim+20, 1))
+}
+
+func (s OIP) params(solver OIPSolver) map[string]any {
+	p := map[string]any{"dim": s.Dim, "solver": string(solver)}
+	if s.Weight == OIPHeat {
+		p["weight"] = "heat"
+		p["t"] = s.T
+	} else {
+		p["weight"] = "distance"
+	}
+	s.spec().params(p)
+	return p
+}
+
+// Fit learns the projection from the rows of x.
+func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
+	const method = methodOIP
+	s = s.resolved()
+	g, err := denseInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := g.Rows, g.Cols
+	if err := s.check(method, n, d); err != nil {
+		return nil, err
+	}
+	solver := s.solver(n, d)
+	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, s.params(solver))
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	tr, kept, tau, err := oipGeodesics(r, g, s.spec(), s.Dim)
+	if err != nil {
+		return nil, err
+	}
+	m := &OIPModel{base: base{method: method}, kept: kept}
+	m.proj, m.eig, err = oipSolve(r, tr, tau, s.Dim, solver, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	err = r.stage("project", flam.Gemm(tr.Rows, s.Dim, d), func(ctx context.Context, st *stageCtx) error {
+		m.embedding = newGeneral(tr.Rows, s.Dim)
+		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tr, m.proj, 0, m.embedding)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.report = *r.finish()
+	return m, nil
+}
+
+// oipGeodesics checks the memory budget, builds the graph and τ(D_G) of the
+// training points it keeps, which it returns (with their indices).
+func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int) (blas64.General, []int, tauMatrix, error) {
+	n, d := g.Rows, g.Cols
+	est := 8 * (int64(n)*int64(n) + 2*int64(n)*int64(d) + 3*int64(d)*int64(d) + int64(n)*int64(10+dim))
+	if err := r.checkBudget(est, fmt.Sprintf("%s on %d samples (one %d×%d τ(D_G))", r.method, n, n, n),
+		"fewer training samples (the projection maps the rest)"); err != nil {
+		return blas64.General{}, nil, tauMatrix{}, err
+	}
+	fixed, err := neighbourGraph(r, g, spec)
+	if err != nil {
+		return blas64.General{}, nil, tauMatrix{}, err
+	}
+	tr := g
+	if len(fixed.Dropped) > 0 {
+		tr = subsetRows(g, fixed.Kept)
+		r.rep.Params["dropped"] = len(fixed.Dropped)
+	}
+	if dim > tr.Rows-1 {
+		return blas64.General{}, nil, tauMatrix{}, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", r.method, ErrDimension, dim, tr.Rows)
+	}
+	tau, err := geodesicTau(r, fixed.Graph, false)
+	return tr, fixed.Kept, tau, err
+}
+
+// oipSolve returns the dim smallest eigenpairs of M = A(…) for the n×d
+// training data a (rows = samples, X = aᵀ) and τ(D_G): by forming M
+// (stages "form-m", "eigensolve") or by Lanczos on the operator
+// ("eigensolve").
+func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver, seed uint64) (blas64.General, []float64, error) {
+	n, d := a.Rows, a.Cols
+	impl := backend.Active()
+	var vals []float64
+	var vecs blas64.General
+	if solver == OIPDense {
+		mm := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
+		err := r.stage("form-m", flam.OIPForm(n, d), func(ctx context.Context, st *stageCtx) error {
+			st.detail = "M = G² − 2·AᵀτA (τ by its lower triangle), G = AᵀA"
+			gram := newGeneral(d, d)
+			impl.Syrk(blas.Trans, 1, a, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: gram.Data})
+			mirrorUpper(gram)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			full := blas64.General{Rows: d, Cols: d, Stride: d, Data: mm.Data}
+			if err := symQuadForm(ctx, -2, tau.s64, a, full); err != nil {
+				return err
+			}
+			impl.Gemm(blas.NoTrans, blas.NoTrans, 1, gram, gram, 1, full)
+			symmetrize(full)
+			return nil
+		})
+		if err != nil {
+			return blas64.General{}, nil, err
+		}
+		err = r.stage("eigensolve", flam.Syevr(d, dim), func(ctx context.Context, st *stageCtx) error {
+			st.detail = "dense syevr, smallest"
+			var err error
+			vals, vecs, err = backend.EigBottom(impl, mm, dim)
+			return wrapNumerical(err)
+		})
+		if err != nil {
+			return blas64.General{}, nil, err
+		}
+		backend.FixSigns(vecs)
+		return vecs, vals, nil
+	}
+	op := oipOperator{a: a, tau: tau.op(), u: make([]float64, n), w: make([]float64, n), t: make([]float64, n), v: make([]float64, d)}
+	err := r.stage("eigensolve", oipOperatorFlam(n, d, dim), func(ctx context.Context, st *stageCtx) error {
+		res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Which: lanczos.Smallest, Seed: seed})
+		if err != nil {
+			return wrapNumerical(err)
+		}
+		st.iterations = res.Stats.Iterations
+		st.detail = fmt.Sprintf("lanczos on M as an operator, smallest: %d products, %d restarts", res.Stats.MatVecs, res.Stats.Restarts)
+		vals, vecs = res.Values, res.Vectors
+		return nil
+	})
+	return vecs, vals, err
+}
+
+// oipOperator is M = Aᵀ(A·Aᵀ − 2τ)A as a D×D operator (A the n×D data):
+// M·v = Aᵀ(A(Aᵀu) − 2τu), u = A·v. Not safe for concurrent use (it holds
+// its work vectors); Lanczos calls it from one goroutine.
+type oipOperator struct {
+	a          blas64.General
+	tau        lanczos.Operator
+	u, w, t, v []float64
+}
+
+func (o oipOperator) Dims() (int, int) { return o.a.Cols, o.a.Cols }
+
+func (o oipOperator) MulVecTo(dst, x []float64) {
+	impl := backend.Active()
+	vec := func(s []float64) blas64.Vector { return blas64.Vector{N: len(s), Inc: 1, Data: s} }
+	impl.Gemv(blas.NoTrans, 1, o.a, vec(x), 0, vec(o.u))   // u = Av
+	impl.Gemv(blas.Trans, 1, o.a, vec(o.u), 0, vec(o.v))   // Aᵀu
+	impl.Gemv(blas.NoTrans, 1, o.a, vec(o.v), 0, vec(o.w)) // A(Aᵀu)
+	o.tau.MulVecTo(o.t, o.u)                               // τu
+	for i, ti := range o.t {
+		o.w[i] -= 2 * ti
+	}
+	impl.Gemv(blas.Trans, 1, o.a, vec(o.w), 0, vec(dst))
+}
+
+// symQuadForm sets dst = alpha·AᵀτA for the symmetric n×n τ (both
+// triangles stored) and the n×d A, in n²d/2 + nd² flam instead of the
+// n²d + nd² of Aᵀ(τA): with τ = L + Lᵀ, L the lower triangle with half the
+// diagonal, AᵀτA = P + Pᵀ for P = Aᵀ(LA), and LA is formed by row blocks
+// of τ, each a Gemm with the rows of A above it. ctx is checked between
+// blocks.
+func symQuadForm(ctx context.Context, alpha float64, tau, a, dst blas64.General) error {
+	n, d := a.Rows, a.Cols
+	impl := backend.Active()
+	const nb = 256
+	p := newGeneral(d, d)
+	w := newGeneral(min(nb, n), d)
+	diag := newGeneral(min(nb, n), min(nb, n))
+	for s := 0; s < n; s += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := min(n, s+nb)
+		b := e - s
+		wb := blas64.General{Rows: b, Cols: d, Stride: w.Stride, Data: w.Data}
+		// The diagonal block's lower triangle, its diagonal halved.
+		db := blas64.General{Rows: b, Cols: b, Stride: diag.Stride, Data: diag.Data}
+		for i := 0; i < b; i++ {
+			row := db.Data[i*db.Stride : i*db.Stride+b]
+			src := tau.Data[(s+i)*tau.Stride+s : (s+i)*tau.Stride+e]
+			for j := range row {
+				switch {
+				case j < i:
+					row[j] = src[j]
+				case j == i:
+					row[j] = 0.5 * src[j]
+				default:
+					row[j] = 0
+				}
+			}
+		}
+		ab := blas64.General{Rows: b, Cols: d, Stride: a.Stride, Data: a.Data[s*a.Stride:]}
+		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, db, ab, 0, wb)
+		if s > 0 {
+			left := blas64.General{Rows: b, Cols: s, Stride: tau.Stride, Data: tau.Data[s*tau.Stride:]}
+			impl.Gemm(blas.NoTrans, blas.NoTrans, 1, left, blas64.General{Rows: s, Cols: d, Stride: a.Stride, Data: a.Data}, 1, wb)
+		}
+		impl.Gemm(blas.Trans, blas.NoTrans, 1, ab, wb, 1, p)
+	}
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			dst.Data[i*dst.Stride+j] = alpha * (p.Data[i*d+j] + p.Data[j*d+i])
+		}
+	}
+	return nil
+}
+
+// mirrorUpper copies the upper triangle of the square g into its lower one.
+func mirrorUpper(g blas64.General) {
+	for i := 0; i < g.Rows; i++ {
+		for j := i + 1; j < g.Cols; j++ {
+			g.Data[j*g.Stride+i] = g.Data[i*g.Stride+j]
+		}
+	}
+}
+
+// symmetrize replaces the square g by (g + gᵀ)/2.
+func symmetrize(g blas64.General) {
+	for i := 0; i < g.Rows; i++ {
+		for j := i + 1; j < g.Cols; j++ {
+			v := 0.5 * (g.Data[i*g.Stride+j] + g.Data[j*g.Stride+i])
+			g.Data[i*g.Stride+j], g.Data[j*g.Stride+i] = v, v
+		}
+	}
+}
+
+// Projection returns V, the D×Dim orthonormal projection.
+func (m *OIPModel) Projection() *mat.Dense { return copyDense(m.proj) }
+
+// Eigenvalues returns the Dim smallest eigenvalues of M, ascending.
+func (m *OIPModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Kept returns the indices of the training points in the embedding (all of
+// them unless the disconnected policy was DisconnectedLargest).
+func (m *OIPModel) Kept() []int { return append([]int(nil), m.kept...) }
+
+// Transform maps new points: y = Vᵀx.
+func (m *OIPModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return linearTransform(ctx, m.method, x, m.proj)
+}
+
+// linearTransform maps the rows of x by the D×dim projection: Y = X·proj.
+func linearTransform(ctx context.Context, method string, x mat.Matrix, proj blas64.General) (*mat.Dense, error) {
+	g, err := denseInput(method+" transform", x)
+	if err != nil {
+		return nil, err
+	}
+	if g.Cols != proj.Rows {
+		return nil, fmt.Errorf("%s transform: %w: %d features, the model has %d", method, ErrShape, g.Cols, proj.Rows)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	y := newGeneral(g.Rows, proj.Cols)
+	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, g, proj, 0, y)
+	return toDense(y), nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *OIPModel) Save(w io.Writer) error {
+	d := newModelData(m.method, map[string]any{"dim": m.Dim()}, &m.report)
+	d.floats["embedding"] = m.embedding
+	d.floats["projection"] = m.proj
+	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.ints["kept"] = m.kept
+	return d.write(w)
+}
+
+func decodeOIP(d *modelData) (Model, error) {
+	proj, emb, eig, kept, err := decodeLinear(d)
+	if err != nil {
+		return nil, err
+	}
+	m := &OIPModel{base: base{method: d.method, embedding: emb}, proj: proj, eig: eig, kept: kept}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}
+
+// decodeLinear reads the arrays every linear model saves: the projection,
+// the embedding, the eigenvalues and the kept training rows.
+func decodeLinear(d *modelData) (proj, emb blas64.General, eig []float64, kept []int, err error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return
+	}
+	if proj, err = d.float("projection", -1, dim); err != nil {
+		return
+	}
+	if emb, err = d.float("embedding", -1, dim); err != nil {
+		return
+	}
+	e, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return
+	}
+	eig = e.Data
+	kept, err = d.intArr("kept", emb.Rows)
+	return
+}
