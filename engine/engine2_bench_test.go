@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
 )
 
 // uspsHalf returns the training half of a random 50/50 split of USPS
@@ -23,6 +25,40 @@ func BenchmarkOIPUSPS(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m, err := OIP{Dim: 40, K: 10}.Fit(context.Background(), x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			rep := m.Report()
+			b.Logf("\n%s", rep.Table())
+		}
+	}
+}
+
+// BenchmarkTDPMSwissRoll is the TDPM target on a 2000-point swiss roll
+// (k = 12, §4.1; tangent dimension 2, 2-D output).
+func BenchmarkTDPMSwissRoll(b *testing.B) {
+	x, _ := datasets.SwissRoll(2000, 0.05, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, err := TDPM{Dim: 2, K: 12}.Fit(context.Background(), x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			rep := m.Report()
+			b.Logf("\n%s", rep.Table())
+		}
+	}
+}
+
+// BenchmarkTDPMUSPS is the TDPM target on the usps9298 training half
+// (4649 × 256, k = 12, tangent dimension 5, 2-D output).
+func BenchmarkTDPMUSPS(b *testing.B) {
+	x := uspsHalf(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, err := TDPM{Dim: 2, TangentDim: 5, K: 12}.Fit(context.Background(), x)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -39,6 +39,15 @@ func TangentDistances(n, d, t int) float64 {
 	return SqDist(n, n, d, true) + float64(n)*float64(n)*float64(d)*float64(t)
 }
 
+// TangentDistancesGram is TDPM's n×n matrix of tangent distances from the
+// Gram matrix G = XXᵀ (counted apart, Syrk): P_iᵀx_j = A_i·G[N(i), j] with
+// A_i the t×k coefficients of the local PCA, n·t·k per row, n²·t·k in all
+// (less than TangentDistances' n²·d·t when k < d).
+func TangentDistancesGram(n, k, t int) float64 {
+	fn := float64(n)
+	return fn * fn * float64(t*k)
+}
+
 // Scatter is the within- and between-class scatter matrices of n samples of
 // d features in c classes (LDA; low-rank-isomap.txt eq. 4–5): the class
 // means (nd), S_W = AᵀA of the n×d class-centred data (Syrk, d²n/2) and

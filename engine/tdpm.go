@@ -1,0 +1,700 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+)
+
+// TDPM is the Tangent Distance Preserving Mapping of Zhao & Jiang
+// (tangent-distance-preserving-mapping.txt): classical MDS of the tangent
+// distances between the points, which keeps the folds of the manifold
+// where Isomap unfolds it.
+//
+//   - Tangent spaces (§2.1, eq. 3–4, step 2 of §3): for every point x_i,
+//     P_i holds the TangentDim leading left singular vectors of its K
+//     nearest neighbours (x_i itself excluded) centred on their mean,
+//     X_i(I − eeᵀ/K): local PCA, the tangent space of LTSA.
+//   - Tangent distances (§2.2, eq. 5): TD(i,j) = min_α ‖x_i + P_iα − x_j‖
+//     = ‖(I − P_iP_iᵀ)(x_j − x_i)‖, the distance from x_j to the tangent
+//     plane at x_i. It is computed for all j at once as
+//     TD(i,j)² = ‖x_j − x_i‖² − ‖P_iᵀx_j − P_iᵀx_i‖² (clamped at 0): the
+//     projections P_iᵀx_j of all points for a block of tangent spaces are
+//     one matrix product (n²·D·TangentDim flam in all, flam.
+//     TangentDistances), never a loop over pairs. The difference of squares
+//     cancels where TD ≪ ‖x_j − x_i‖: TD is accurate to about √ε·‖x‖, 1e-8
+//     of the data's radius (the data are centred first; TD is translation
+//     invariant). When every TD is that small the points lie in their
+//     tangent spaces (a flat manifold of the tangent dimension) and Fit
+//     returns ErrDimension.
+//   - TD is not symmetric: TD(i,j) uses the tangent space at x_i. The
+//     paper leaves open how MDS treats that; TDPM uses the symmetric
+//     (TD + TDᵀ)/2, the nearest symmetric matrix in the Frobenius norm.
+//   - Classical MDS (step 3): B = −½·H·(TD∘TD)·H, coordinates √λ·v of its
+//     Dim leading eigenpairs (dense or Lanczos, as MDS).
+//
+// TD(i,j) ≤ ‖x_i − x_j‖ always, with equality when x_j − x_i is orthogonal
+// to the tangent space at x_i (§4.1), so the embedding is spread wider than
+// the data — the "scale problem" of §4.1 and §5.
+//
+// New points are placed by the landmark-MDS triangulation (as MDS.Transform
+// does from Euclidean distances) from their symmetrized tangent distances
+// to the training points: TD(j, x) from the stored tangent spaces of the
+// training points, TD(x, j) from the tangent space at x, the local PCA of
+// its K nearest training points (one training point identical to x
+// excluded, as a training point's own tangent space excludes it, so
+// transforming the training points gives their embedding).
+//
+// The §4.3 pipeline (TDPM to h dimensions, then Isomap to 2 on the TDPM
+// coordinates) is two fits: TDPM{Dim: h} then Isomap{Dim: 2} on its
+// Embedding (cmd/manifold shows the commands).
+//
+// Memory: one N×N matrix (the tangent distances, then B in place), the
+// tangent spaces (N·D·TangentDim) and O(N·D) else. Time: the neighbour
+// search, N local PCAs (flam.TangentSpaces), n²·D·TangentDim for the
+// distances and the eigensolver.
+type TDPM struct {
+	Dim int // output dimension; default 2
+	// TangentDim is the dimension of the tangent spaces (the d of §2 and
+	// §3, which the paper takes equal to the output dimension); default
+	// Dim. It must be below the number of features and at most K − 1.
+	TangentDim int
+	// K nearest neighbours of the local PCA; default 12 (§4.1).
+	K           int
+	Eigensolver Eigensolver
+	Seed        uint64 // Lanczos start vector
+	Options
+}
+
+// TDPMModel is a fitted TDPM.
+type TDPMModel struct {
+	base
+	train   blas64.General // the centred training points, n×D
+	mean    []float64      // their mean (subtracted from new points)
+	tangent blas64.General // D×(n·t): columns i·t … i·t+t−1 are P_i
+	anchor  blas64.General // n×t: P_iᵀx_i
+	k, t    int
+	tri     triangulation
+	eig     []float64
+}
+
+const methodTDPM = "tdpm"
+
+func init() { decoders[methodTDPM] = decodeTDPM }
+
+func (s TDPM) resolved() TDPM {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.TangentDim == 0 {
+		s.TangentDim = s.Dim
+	}
+	if s.K == 0 {
+		s.K = 12
+	}
+	return s
+}
+
+// Fit embeds the rows of x.
+func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
+	const method = methodTDPM
+	s = s.resolved()
+	g, err := denseInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := g.Rows, g.Cols
+	switch {
+	case s.K < 1 || s.TangentDim < 1:
+		return nil, fmt.Errorf("%s: %w: k = %d, tangent dimension %d (both must be ≥ 1)", method, ErrBadSetting, s.K, s.TangentDim)
+	case s.K >= n:
+		return nil, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", method, ErrTooFewSamples, s.K, n)
+	case s.TangentDim >= d:
+		return nil, fmt.Errorf("%s: %w: tangent dimension %d must be below the %d features (tangent distances would all be 0)", method, ErrBadSetting, s.TangentDim, d)
+	case s.TangentDim > s.K-1:
+		return nil, fmt.Errorf("%s: %w: tangent dimension %d exceeds k−1 = %d (k centred neighbours span at most k−1 directions)", method, ErrBadSetting, s.TangentDim, s.K-1)
+	}
+	if err := checkDim(method, s.Dim, n-1, "samples−1"); err != nil {
+		return nil, err
+	}
+	solver, err := chooseEigensolver(method, s.Eigensolver, false, n, s.Dim)
+	if err != nil {
+		return nil, err
+	}
+	t := s.TangentDim
+	params := map[string]any{"dim": s.Dim, "tangent_dim": t, "k": s.K, "eigensolver": string(solver)}
+	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	est := 8 * (int64(n)*int64(n) + int64(n)*int64(d)*int64(t+2) + int64(n)*int64(s.K+t+s.Dim)*2 + int64(n)*int64(tdpmBlock(t))*int64(t))
+	if err := r.checkBudget(est, fmt.Sprintf("TDPM on %d points (one %d×%d matrix of tangent distances)", n, n, n), "fewer points"); err != nil {
+		return nil, err
+	}
+	m := &TDPMModel{base: base{method: method}, k: s.K, t: t}
+	m.mean, m.train, _ = centre(g)
+	var nb *neighbors.Result
+	err = r.stage("neighbors", flam.KNNBrute(n, n, d), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		nb, err = neighbors.KNN(ctx, toDense(m.train), s.K, neighbors.Options{})
+		return err
+	})
+	if err != nil {
+		return nil, mapGraphErr(err)
+	}
+	// The Gram path (k < D) needs a second N×N matrix and saves
+	// n²(D·t − D/2 − t·k) flam; without room for it (MaxBytes), the
+	// products path.
+	gramPath := s.K < d && (s.Options.MaxBytes <= 0 || est+8*int64(n)*int64(n) <= s.Options.MaxBytes)
+	var coef blas64.General
+	if gramPath {
+		coef = newGeneral(n, t*s.K)
+	}
+	err = r.stage("tangents", flam.TangentSpaces(n, d, s.K, t), func(ctx context.Context, st *stageCtx) error {
+		st.detail = fmt.Sprintf("local PCA of %d neighbours, %d directions", s.K, t)
+		var err error
+		m.tangent, err = tangentSpaces(ctx, st, m.train, nb, t, coef)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.anchor = tangentAnchors(m.train, m.tangent, t)
+	td := newGeneral(n, n)
+	if gramPath {
+		r.rep.Params["distances"] = "gram"
+		gm := newGeneral(n, n)
+		err = r.stage("gram", flam.Syrk(n, d), func(ctx context.Context, st *stageCtx) error {
+			return gramUpper(ctx, m.train, gm)
+		})
+		if err == nil {
+			err = r.stage("tangent-distances", flam.TangentDistancesGram(n, s.K, t), func(ctx context.Context, st *stageCtx) error {
+				st.detail = "rows of A_i·(XXᵀ)[N(i), :]"
+				return tangentDistancesGram(ctx, st, td, gm, nb, coef, t)
+			})
+		}
+	} else {
+		r.rep.Params["distances"] = "products"
+		err = r.stage("tangent-distances", flam.TangentDistances(n, d, t), func(ctx context.Context, st *stageCtx) error {
+			st.detail = fmt.Sprintf("blocks of %d tangent spaces: X·[P_i …]", tdpmBlock(t))
+			return tangentDistances(ctx, st, td, m.train, m.train, m.tangent, m.anchor, t)
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	var largest float64
+	err = r.stage("symmetrize", float64(n)*float64(n), func(ctx context.Context, st *stageCtx) error {
+		st.detail = "(TD + TDᵀ)/2, squared"
+		largest = symmetrizeSquare(td)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Rounding leaves tangent distances of about √ε·‖x‖ where they are 0.
+	if scale := maxRowNorm(m.train); math.Sqrt(largest) <= 1e-6*scale {
+		return nil, fmt.Errorf("%s: %w: every tangent distance is 0 to rounding (largest %.3g, data radius %.3g): the points lie in their %d-dimensional tangent spaces (a flat manifold); use a smaller tangent dimension, PCA or MDS",
+			method, ErrDimension, math.Sqrt(largest), scale, t)
+	}
+	vals, vecs, means, err := centreAndEig(r, td, s.Dim, solver, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	m.embedding, m.tri, err = embedFromEig(method, vals, vecs, means)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = vals
+	m.report = *r.finish()
+	return m, nil
+}
+
+// tdpmBlock is the number of tangent spaces whose projections are formed
+// by one matrix product: about 512 columns.
+func tdpmBlock(t int) int { return max(1, 512/t) }
+
+// tangentSpaces returns the D×(q·t) matrix whose columns i·t … i·t+t−1
+// are the t leading left singular vectors of the centred neighbours of
+// point i (the rows nb.Row(i) of x; q = nb.Len()). The singular vectors
+// come from the smaller of the D×D covariance and the k×k Gram matrix of
+// the centred neighbours, in pure Go (too small for a cgo call to pay); a
+// direction whose singular value is 0 to working accuracy (fewer than t+1
+// distinct neighbours) is left 0, so the tangent space there has fewer
+// dimensions. With coef (q×(t·k), used when k < D) it also writes, row i,
+// the t×k matrix A_i = Σ⁻¹Vᵀ with P_i = CᵀVΣ⁻¹ (C the centred neighbours):
+// P_iᵀx = A_i·(x_l·x)_{l ∈ neighbours}, since the columns of V are
+// orthogonal to e. Work goes in chunks of 1024 points, ctx and progress
+// between chunks.
+func tangentSpaces(ctx context.Context, st *stageCtx, x blas64.General, nb *neighbors.Result, t int, coef blas64.General) (blas64.General, error) {
+	q, d := nb.Len(), x.Cols
+	p := newGeneral(d, q*t)
+	kmax := 0
+	for i := 0; i < q; i++ {
+		kmax = max(kmax, nb.Ptr[i+1]-nb.Ptr[i])
+	}
+	const chunk = 1024
+	for c0 := 0; c0 < q; c0 += chunk {
+		c1 := min(q, c0+chunk)
+		err := backend.ParallelForCtx(ctx, c1-c0, 16, func(lo, hi int) {
+			cbuf := make([]float64, kmax*d)
+			sbuf := make([]float64, min(kmax, d)*min(kmax, d))
+			w := make([]float64, min(kmax, d))
+			mean := make([]float64, d)
+			for i := c0 + lo; i < c0+hi; i++ {
+				ind, _ := nb.Row(i)
+				var a []float64
+				if coef.Rows > 0 {
+					a = coef.Data[i*coef.Stride : i*coef.Stride+coef.Cols]
+				}
+				localTangent(p, i*t, t, x, ind, a, cbuf, sbuf, w, mean)
+			}
+		})
+		if err != nil {
+			return blas64.General{}, err
+		}
+		if st != nil {
+			st.progress(int64(c1), int64(q))
+		}
+	}
+	return p, nil
+}
+
+// localTangent writes the t leading left singular vectors of the rows ind
+// of x, centred on their mean, into columns col … col+t−1 of p, and, when
+// coef is not nil and k < D, A = Σ⁻¹Vᵀ (t×k, row-major) into coef; the
+// other arguments are work space.
+func localTangent(p blas64.General, col, t int, x blas64.General, ind []int, coef, cbuf, sbuf, w, mean []float64) {
+	d, k := x.Cols, len(ind)
+	clear(coef)
+	if k == 0 {
+		return
+	}
+	clear(mean)
+	for _, j := range ind {
+		for a, v := range x.Data[j*x.Stride : j*x.Stride+d] {
+			mean[a] += v
+		}
+	}
+	for a := range mean {
+		mean[a] /= float64(k)
+	}
+	c := blas64.General{Rows: k, Cols: d, Stride: d, Data: cbuf[:k*d]}
+	for r, j := range ind {
+		row := c.Data[r*d : (r+1)*d]
+		for a, v := range x.Data[j*x.Stride : j*x.Stride+d] {
+			row[a] = v - mean[a]
+		}
+	}
+	small := min(k, d)
+	sym := blas64.Symmetric{N: small, Stride: small, Uplo: blas.Upper, Data: sbuf[:small*small]}
+	if d <= k {
+		backend.PureGo.Syrk(blas.Trans, 1, c, 0, sym) // CᵀC, d×d: its eigenvectors are the u
+	} else {
+		backend.PureGo.Syrk(blas.NoTrans, 1, c, 0, sym) // CCᵀ, k×k: u = Cᵀv/σ
+	}
+	w = w[:small]
+	if err := backend.PureGo.Syevd(sym, w, true); err != nil {
+		return // finite input: cannot happen; the tangent space stays 0
+	}
+	top := math.Max(w[small-1], 0)
+	for c2 := 0; c2 < t && c2 < small; c2++ {
+		e := small - 1 - c2 // eigenvalues ascend
+		lam := w[e]
+		if lam <= 1e-12*top || lam <= 0 {
+			continue
+		}
+		dst := col + c2
+		if d <= k {
+			for a := 0; a < d; a++ {
+				p.Data[a*p.Stride+dst] = sym.Data[a*small+e]
+			}
+			continue
+		}
+		inv := 1 / math.Sqrt(lam)
+		if coef != nil {
+			for r := 0; r < k; r++ {
+				coef[c2*k+r] = sym.Data[r*small+e] * inv
+			}
+		}
+		for a := 0; a < d; a++ {
+			s := 0.0
+			for r := 0; r < k; r++ {
+				s += c.Data[r*d+a] * sym.Data[r*small+e]
+			}
+			p.Data[a*p.Stride+dst] = s * inv
+		}
+	}
+}
+
+// tangentDistancesGram fills the n×n dst with TD(i, j) from the n×n Gram
+// matrix g = XXᵀ of the training points and the coefficients A_i of
+// tangentSpaces: P_iᵀ(x_j − x_i) = A_i·(g[l, j] − g[l, i])_{l ∈ N(i)}, so
+// TD(i,j)² = g_ii + g_jj − 2g_ij − ‖A_i(g[N(i), j] − g[N(i), i])‖², one
+// t×k times k×n product per row (n²·t·k flam in all instead of n²·D·t).
+// Rows in parallel, ctx and progress every 256 rows.
+func tangentDistancesGram(ctx context.Context, st *stageCtx, dst, g blas64.General, nb *neighbors.Result, coef blas64.General, t int) error {
+	n := g.Rows
+	const rowsPer = 256
+	for r0 := 0; r0 < n; r0 += rowsPer {
+		r1 := min(n, r0+rowsPer)
+		err := backend.ParallelForCtx(ctx, r1-r0, 4, func(lo, hi int) {
+			const tile = 256
+			acc := make([]float64, t*tile)
+			anchor := make([]float64, t)
+			for i := r0 + lo; i < r0+hi; i++ {
+				ind, _ := nb.Row(i)
+				k := len(ind)
+				a := coef.Data[i*coef.Stride : i*coef.Stride+t*k]
+				gi := g.Data[i*g.Stride : i*g.Stride+n]
+				for c := 0; c < t; c++ {
+					s := 0.0
+					for l, j := range ind {
+						s += a[c*k+l] * g.Data[j*g.Stride+i]
+					}
+					anchor[c] = s
+				}
+				out := dst.Data[i*dst.Stride : i*dst.Stride+n]
+				for j0 := 0; j0 < n; j0 += tile {
+					j1 := min(n, j0+tile)
+					w := j1 - j0
+					for c := 0; c < t; c++ {
+						ac := acc[c*tile : c*tile+w]
+						clear(ac)
+						for l, jl := range ind {
+							f := a[c*k+l]
+							if f == 0 {
+								continue
+							}
+							row := g.Data[jl*g.Stride+j0 : jl*g.Stride+j1]
+							for j, v := range row {
+								ac[j] += f * v
+							}
+						}
+					}
+					gii := gi[i]
+					for j := j0; j < j1; j++ {
+						pr := 0.0
+						for c := 0; c < t; c++ {
+							u := acc[c*tile+j-j0] - anchor[c]
+							pr += u * u
+						}
+						sq := gii + g.Data[j*g.Stride+j] - 2*gi[j]
+						out[j] = math.Sqrt(max(0, sq-pr))
+					}
+				}
+				out[i] = 0
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if st != nil {
+			st.progress(int64(r1), int64(n))
+		}
+	}
+	return nil
+}
+
+// gramUpper sets the n×n g = XXᵀ (both triangles): the upper triangle by
+// row blocks, one Gemm each (n²D/2 flam), then mirrored.
+func gramUpper(ctx context.Context, x, g blas64.General) error {
+	n, d := x.Rows, x.Cols
+	impl := backend.Active()
+	const nb = 256
+	for s := 0; s < n; s += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := min(n, s+nb)
+		xb := blas64.General{Rows: e - s, Cols: d, Stride: x.Stride, Data: x.Data[s*x.Stride:]}
+		rest := blas64.General{Rows: n - s, Cols: d, Stride: x.Stride, Data: x.Data[s*x.Stride:]}
+		gb := blas64.General{Rows: e - s, Cols: n - s, Stride: g.Stride, Data: g.Data[s*g.Stride+s:]}
+		impl.Gemm(blas.NoTrans, blas.Trans, 1, xb, rest, 0, gb)
+	}
+	backend.ParallelFor(n, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j := 0; j < i; j++ {
+				g.Data[i*g.Stride+j] = g.Data[j*g.Stride+i]
+			}
+		}
+	})
+	return nil
+}
+
+// tangentAnchors returns the n×t matrix of P_iᵀx_i.
+func tangentAnchors(x, p blas64.General, t int) blas64.General {
+	n, d := x.Rows, x.Cols
+	a := newGeneral(n, t)
+	for i := 0; i < n; i++ {
+		xi := x.Data[i*x.Stride : i*x.Stride+d]
+		for c := 0; c < t; c++ {
+			s := 0.0
+			for r, v := range xi {
+				s += v * p.Data[r*p.Stride+i*t+c]
+			}
+			a.Data[i*t+c] = s
+		}
+	}
+	return a
+}
+
+// tangentDistances fills dst (rows of the tangent spaces × points of y)
+// with TD(i, j) = ‖(I − P_iP_iᵀ)(y_j − x_i)‖ for the tangent spaces of the
+// rows of x (columns i·t… of p, anchors P_iᵀx_i), as
+// √max(0, ‖y_j − x_i‖² − ‖P_iᵀy_j − P_iᵀx_i‖²): per block of tangent spaces,
+// one distance kernel and one product Y·[P_s … P_e].
+func tangentDistances(ctx context.Context, st *stageCtx, dst, x, y, p, anchor blas64.General, t int) error {
+	n, m, d := x.Rows, y.Rows, x.Cols
+	impl := backend.Active()
+	nb := tdpmBlock(t)
+	q := newGeneral(m, min(nb, n)*t)
+	yn := backend.RowSqNorms(y)
+	xn := backend.RowSqNorms(x)
+	for s := 0; s < n; s += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := min(n, s+nb)
+		b := e - s
+		rows := blas64.General{Rows: b, Cols: m, Stride: dst.Stride, Data: dst.Data[s*dst.Stride:]}
+		xb := blas64.General{Rows: b, Cols: d, Stride: x.Stride, Data: x.Data[s*x.Stride:]}
+		if err := backend.SqDist(impl, rows, xb, y, xn[s:e], yn); err != nil {
+			return err
+		}
+		pb := blas64.General{Rows: d, Cols: b * t, Stride: p.Stride, Data: p.Data[s*t:]}
+		qb := blas64.General{Rows: m, Cols: b * t, Stride: q.Stride, Data: q.Data}
+		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, y, pb, 0, qb)
+		backend.ParallelFor(b, 4, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := rows.Data[i*rows.Stride : i*rows.Stride+m]
+				an := anchor.Data[(s+i)*anchor.Stride : (s+i)*anchor.Stride+t]
+				for j := range row {
+					qj := qb.Data[j*qb.Stride+i*t : j*qb.Stride+i*t+t]
+					pr := 0.0
+					for c, v := range qj {
+						u := v - an[c]
+						pr += u * u
+					}
+					row[j] = math.Sqrt(max(0, row[j]-pr))
+				}
+			}
+		})
+		if st != nil {
+			st.progress(int64(e), int64(n))
+		}
+	}
+	return nil
+}
+
+// symmetrizeSquare replaces the square td by ((td + tdᵀ)/2)∘2 and returns
+// its largest entry.
+func symmetrizeSquare(td blas64.General) float64 {
+	n := td.Rows
+	const parts = 16
+	top := make([]float64, parts)
+	backend.ParallelFor(parts, 1, func(plo, phi int) {
+		for p := plo; p < phi; p++ {
+			// Rows p, p+parts, …: equal shares of the triangle.
+			for i := p; i < n; i += parts {
+				td.Data[i*td.Stride+i] = 0
+				for j := i + 1; j < n; j++ {
+					v := 0.5 * (td.Data[i*td.Stride+j] + td.Data[j*td.Stride+i])
+					v *= v
+					td.Data[i*td.Stride+j], td.Data[j*td.Stride+i] = v, v
+					top[p] = max(top[p], v)
+				}
+			}
+		}
+	})
+	m := 0.0
+	for _, v := range top {
+		m = max(m, v)
+	}
+	return m
+}
+
+// maxRowNorm is the largest Euclidean norm of a row of x.
+func maxRowNorm(x blas64.General) float64 {
+	m := 0.0
+	for _, v := range backend.RowSqNorms(x) {
+		m = max(m, v)
+	}
+	return math.Sqrt(m)
+}
+
+// Eigenvalues returns the Dim eigenvalues of B used, descending.
+func (m *TDPMModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// TangentDistances returns the n×n matrix of tangent distances
+// TD(i,j) = ‖(I − P_iP_iᵀ)(x_j − x_i)‖ between the training points, before
+// symmetrization (row i uses the tangent space at x_i).
+func (m *TDPMModel) TangentDistances(ctx context.Context) (*mat.Dense, error) {
+	n := m.train.Rows
+	td := newGeneral(n, n)
+	if err := tangentDistances(ctx, nil, td, m.train, m.train, m.tangent, m.anchor, m.t); err != nil {
+		return nil, err
+	}
+	return toDense(td), nil
+}
+
+// Transform places new points by triangulation from their symmetrized
+// tangent distances to the training points (see TDPM).
+func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	g, err := denseInput("tdpm transform", x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := m.train.Rows, m.train.Cols
+	if g.Cols != d {
+		return nil, fmt.Errorf("tdpm transform: %w: %d features, the model has %d", ErrShape, g.Cols, d)
+	}
+	out := newGeneral(g.Rows, m.Dim())
+	const chunk = 256
+	for lo := 0; lo < g.Rows; lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(g.Rows, lo+chunk)
+		q := newGeneral(hi-lo, d)
+		for i := range q.Rows {
+			src := g.Data[(lo+i)*g.Stride : (lo+i)*g.Stride+d]
+			for a, v := range src {
+				q.Data[i*d+a] = v - m.mean[a]
+			}
+		}
+		// Tangent spaces at the new points from their K nearest training
+		// points, one identical training point left out.
+		nb, err := neighbors.KNNQuery(ctx, toDense(m.train), toDense(q), min(m.k+1, n), neighbors.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("tdpm transform: %w", err)
+		}
+		own := dropSelf(nb, m.k)
+		pq, err := tangentSpaces(ctx, nil, m.train, own, m.t, blas64.General{})
+		if err != nil {
+			return nil, err
+		}
+		aq := tangentAnchors(q, pq, m.t)
+		fromNew := newGeneral(q.Rows, n) // TD(x, j), tangent space at x
+		if err := tangentDistances(ctx, nil, fromNew, q, m.train, pq, aq, m.t); err != nil {
+			return nil, err
+		}
+		toNew := newGeneral(n, q.Rows) // TD(j, x), tangent space at x_j
+		if err := tangentDistances(ctx, nil, toNew, m.train, q, m.tangent, m.anchor, m.t); err != nil {
+			return nil, err
+		}
+		for i := 0; i < q.Rows; i++ {
+			row := fromNew.Data[i*fromNew.Stride : i*fromNew.Stride+n]
+			for j := range row {
+				v := 0.5 * (row[j] + toNew.Data[j*toNew.Stride+i])
+				row[j] = v * v
+			}
+		}
+		y := m.tri.apply(fromNew)
+		for i := 0; i < y.Rows; i++ {
+			copy(out.Data[(lo+i)*out.Stride:(lo+i)*out.Stride+y.Cols], y.Data[i*y.Stride:i*y.Stride+y.Cols])
+		}
+	}
+	return toDense(out), nil
+}
+
+// dropSelf turns k+1 nearest training points per query into k: the first
+// one when it is at distance 0 (the query is a training point), else the
+// last.
+func dropSelf(nb *neighbors.Result, k int) *neighbors.Result {
+	out := &neighbors.Result{Ptr: make([]int, 1, nb.Len()+1)}
+	for i := 0; i < nb.Len(); i++ {
+		ind, dist := nb.Row(i)
+		if len(ind) > k {
+			if dist[0] == 0 {
+				ind, dist = ind[1:], dist[1:]
+			} else {
+				ind, dist = ind[:k], dist[:k]
+			}
+		}
+		out.Ind = append(out.Ind, ind...)
+		out.Dist = append(out.Dist, dist...)
+		out.Ptr = append(out.Ptr, len(out.Ind))
+	}
+	return out
+}
+
+// Save writes the model (see Load for the format).
+func (m *TDPMModel) Save(w io.Writer) error {
+	d := newModelData(methodTDPM, map[string]any{"dim": m.Dim(), "k": m.k, "tangent_dim": m.t}, &m.report)
+	d.floats["embedding"] = m.embedding
+	d.floats["pinv"] = m.tri.pinv
+	d.floats["mean_sq"] = rowVec(m.tri.meanSq)
+	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.floats["train"] = m.train
+	d.floats["mean"] = rowVec(m.mean)
+	d.floats["tangent"] = m.tangent
+	d.floats["anchor"] = m.anchor
+	return d.write(w)
+}
+
+func decodeTDPM(d *modelData) (Model, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	k, err := d.intParam("k", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	t, err := d.intParam("tangent_dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	n := emb.Rows
+	m := &TDPMModel{base: base{method: methodTDPM, embedding: emb}, k: k, t: t}
+	if m.train, err = d.float("train", n, -1); err != nil {
+		return nil, err
+	}
+	feat := m.train.Cols
+	mean, err := d.float("mean", 1, feat)
+	if err != nil {
+		return nil, err
+	}
+	m.mean = mean.Data
+	if m.tangent, err = d.float("tangent", feat, n*t); err != nil {
+		return nil, err
+	}
+	if m.anchor, err = d.float("anchor", n, t); err != nil {
+		return nil, err
+	}
+	if m.tri.pinv, err = d.float("pinv", n, dim); err != nil {
+		return nil, err
+	}
+	ms, err := d.float("mean_sq", 1, n)
+	if err != nil {
+		return nil, err
+	}
+	m.tri.meanSq = ms.Data
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = eig.Data
+	if k >= n {
+		return nil, modelErr("tdpm model: k = %d for %d training points", k, n)
+	}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}
