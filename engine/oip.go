@@ -279,7 +279,7 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 				return err
 			}
 			impl.Gemm(blas.NoTrans, blas.NoTrans, 1, gram, gram, 1, full)
-			symmetrize(full)
+			symmetrizeInPlace(full)
 			return nil
 		})
 		if err != nil {
@@ -297,7 +297,7 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 		backend.FixSigns(vecs)
 		return vecs, vals, nil
 	}
-	op := oipOperator{a: a, tau: tau.op(), u: make([]float64, n), w: make([]float64, n), t: make([]float64, n), v: make([]float64, d)}
+	op := oipOperator{a: a, tau: tau.operator(), u: make([]float64, n), w: make([]float64, n), t: make([]float64, n), v: make([]float64, d)}
 	err := r.stage("eigensolve", oipOperatorFlam(n, d, dim), func(ctx context.Context, st *stageCtx) error {
 		res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Which: lanczos.Smallest, Seed: seed})
 		if err != nil {
@@ -396,8 +396,8 @@ func mirrorUpper(g blas64.General) {
 	}
 }
 
-// symmetrize replaces the square g by (g + gᵀ)/2.
-func symmetrize(g blas64.General) {
+// symmetrizeInPlace replaces the square g by (g + gᵀ)/2.
+func symmetrizeInPlace(g blas64.General) {
 	for i := 0; i < g.Rows; i++ {
 		for j := i + 1; j < g.Cols; j++ {
 			v := 0.5 * (g.Data[i*g.Stride+j] + g.Data[j*g.Stride+i])
@@ -418,11 +418,11 @@ func (m *OIPModel) Kept() []int { return append([]int(nil), m.kept...) }
 
 // Transform maps new points: y = Vᵀx.
 func (m *OIPModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return linearTransform(ctx, m.method, x, m.proj)
+	return projectRows(ctx, m.method, x, m.proj)
 }
 
-// linearTransform maps the rows of x by the D×dim projection: Y = X·proj.
-func linearTransform(ctx context.Context, method string, x mat.Matrix, proj blas64.General) (*mat.Dense, error) {
+// projectRows maps the rows of x by the D×dim projection: Y = X·proj.
+func projectRows(ctx context.Context, method string, x mat.Matrix, proj blas64.General) (*mat.Dense, error) {
 	g, err := denseInput(method+" transform", x)
 	if err != nil {
 		return nil, err
@@ -449,7 +449,7 @@ func (m *OIPModel) Save(w io.Writer) error {
 }
 
 func decodeOIP(d *modelData) (Model, error) {
-	proj, emb, eig, kept, err := decodeLinear(d)
+	proj, emb, eig, kept, err := decodeProjectionModel(d)
 	if err != nil {
 		return nil, err
 	}
@@ -460,9 +460,9 @@ func decodeOIP(d *modelData) (Model, error) {
 	return m, nil
 }
 
-// decodeLinear reads the arrays every linear model saves: the projection,
+// decodeProjectionModel reads the arrays every linear model saves: the projection,
 // the embedding, the eigenvalues and the kept training rows.
-func decodeLinear(d *modelData) (proj, emb blas64.General, eig []float64, kept []int, err error) {
+func decodeProjectionModel(d *modelData) (proj, emb blas64.General, eig []float64, kept []int, err error) {
 	dim, err := d.intParam("dim", 1, math.MaxInt32)
 	if err != nil {
 		return

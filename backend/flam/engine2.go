@@ -48,11 +48,11 @@ func TangentDistancesGram(n, k, t int) float64 {
 	return fn * fn * float64(t*k)
 }
 
-// Scatter is the within- and between-class scatter matrices of n samples of
+// ClassScatter is the within- and between-class scatter matrices of n samples of
 // d features in c classes (LDA; low-rank-isomap.txt eq. 4–5): the class
 // means (nd), S_W = AᵀA of the n×d class-centred data (Syrk, d²n/2) and
 // S_B = BBᵀ of the d×c weighted centred means (d²c/2).
-func Scatter(n, d, c int) float64 {
+func ClassScatter(n, d, c int) float64 {
 	return float64(n)*float64(d) + Syrk(d, n) + Syrk(d, c)
 }
 
