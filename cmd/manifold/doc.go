@@ -67,6 +67,19 @@
 // them, rather than silently ignored. The engine's defaults apply to every
 // flag not given; -report and the plot title show the values in effect.
 //
+// # The TDPM pipeline
+//
+// tangent-distance-preserving-mapping.txt §4.3 maps the Isomap faces with
+// TDPM to h = 6 dimensions and then with Isomap to 2. Two embed runs do it,
+// the first writing the TDPM coordinates that the second reads:
+//
+//	manifold embed -method tdpm -in ../shared/data/isomap_faces_32x32/isomap_faces_32x32_X.npy \
+//	        -dim 6 -k 12 -out h.npy
+//	manifold embed -method isomap -in h.npy -dim 2 -out faces2d.csv -plot faces2d.png
+//
+// (-tangent-dim defaults to -dim, the paper's d; TestTDPMPipeline runs the
+// same two commands on synthetic data and checks them against the engine.)
+//
 // # project
 //
 // project loads a model saved by embed -model and maps the rows of -in

@@ -122,9 +122,24 @@ var methods = []method{
 				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
-	{name: "oip", about: "orthogonal isometric projection", uses: graphFlags},
+	{
+		name: "oip", about: "orthogonal isometric projection (Euclidean edge lengths)", uses: graphFlags,
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			policy, err := engine.ParseDisconnected(p.Disconnected)
+			if err != nil {
+				return nil, err
+			}
+			return asModel(engine.OIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
 	{name: "soip", about: "sparse orthogonal isometric projection", uses: with(graphFlags, "alpha")},
-	{name: "tdpm", about: "tangent distance preserving mapping", uses: with(graphFlags, "tangent-dim")},
+	{
+		name: "tdpm", about: "tangent distance preserving mapping (-k: neighbours of the local PCA, default 12)", uses: []string{"k", "tangent-dim"},
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.TDPM{Dim: p.Dim, K: p.K, TangentDim: p.TangentDim, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
 	{name: "lowrank-isomap", about: "low-rank Isomap (landmarks, low-rank representation by ADMM)", uses: with(graphFlags, "landmarks", "alpha")},
 	{name: "lpp", about: "locality preserving projections", uses: graphFlags},
 	{name: "npe", about: "neighborhood preserving embedding", uses: with(graphFlags, "alpha")},
