@@ -72,6 +72,9 @@ func TestEngine2RoundTrips(t *testing.T) {
 		{"tdpm", []string{"-k", "10", "-dim", "2", "-tangent-dim", "2"}, func() (engine.Model, error) {
 			return asModel(engine.TDPM{Dim: 2, K: 10, TangentDim: 2}.Fit(ctx, x))
 		}},
+		{"lda", []string{"-alpha", "0.01"}, func() (engine.Model, error) {
+			return asModel(engine.LDA{Dim: 2, Labels: labels, Reg: 0.01}.Fit(ctx, x))
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,7 +103,6 @@ func TestEngine2RoundTrips(t *testing.T) {
 			}
 		})
 	}
-	_ = labels
 }
 
 // The §4.3 pipeline of tangent-distance-preserving-mapping.txt from the

@@ -143,7 +143,13 @@ var methods = []method{
 	{name: "lowrank-isomap", about: "low-rank Isomap (landmarks, low-rank representation by ADMM)", uses: with(graphFlags, "landmarks", "alpha")},
 	{name: "lpp", about: "locality preserving projections", uses: graphFlags},
 	{name: "npe", about: "neighborhood preserving embedding", uses: with(graphFlags, "alpha")},
-	{name: "lda", about: "linear discriminant analysis (needs -labels)", uses: []string{"alpha"}, needsLabels: true},
+	{
+		name: "lda", about: "linear discriminant analysis, Fisherfaces PCA when features ≥ samples (needs -labels; -alpha: ridge on the within-class scatter)",
+		uses: []string{"alpha"}, needsLabels: true,
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.LDA{Dim: p.Dim, Labels: p.Labels, Reg: p.Alpha, Options: p.Options}.Fit(ctx, x))
+		},
+	},
 	{name: "ltsa", about: "local tangent space alignment", uses: graphFlags},
 	{name: "laplacian", about: "Laplacian eigenmaps", uses: graphFlags},
 	{name: "lsi", about: "latent semantic indexing (sparse text corpora)"},

@@ -1,0 +1,618 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+)
+
+// LDA is Fisher's linear discriminant analysis (Fisher 1936; Duda, Hart &
+// Stork, "Pattern Classification", 2nd ed., §3.8.3) with the Fisherfaces
+// preprocessing of Belhumeur, Hespanha & Kriegman (IEEE TPAMI 19(7), 1997,
+// §2.3):
+//
+//   - class means m_c, the mean m, the within-class scatter
+//     S_W = Σ_c Σ_{x∈c} (x − m_c)(x − m_c)ᵀ and the between-class scatter
+//     S_B = Σ_c N_c(m_c − m)(m_c − m)ᵀ = BBᵀ, B = [√N_c(m_c − m)];
+//   - the projections W are the generalized eigenvectors of
+//     S_B·w = λ·S_W·w for the Dim largest λ, at most c − 1 of them (the
+//     rank of S_B), found by the Cholesky reduction S_W = LLᵀ and the thin
+//     SVD of L⁻¹B (σ² = λ, w = L⁻ᵀu): exact and O(D³/6 + D²c);
+//   - when D > N − c, S_W (rank ≤ N − c) is singular and the data are first
+//     projected on their N − c leading principal components (Fisherfaces,
+//     W = W_pca·W_fld, the PCA by the N×N Gram matrix when D > N);
+//   - Reg > 0 adds the ridge Reg·tr(S_W)/D·I to S_W (after the PCA).
+//
+// W is normalized so that Wᵀ(S_W/N)W = I: in the LDA space the classes
+// share the identity covariance (the maximum-likelihood pooled covariance
+// S_W/N of Duda, Hart & Stork and scikit-learn). The embedding is
+// Wᵀ(x − m). Without Reg and PCA, W equals scikit-learn's
+// LinearDiscriminantAnalysis(solver='eigen').scalings_ column by column up
+// to sign (it normalizes by S_W/N too, but transforms without centring).
+//
+// Predict is the FLDA classifier: the Gaussian (Bayes) rule with a shared
+// covariance in the LDA space, argmax_c −½‖y − Wᵀ(m_c − m)‖² + log π_c,
+// π_c the class frequencies. With Dim = c − 1 it is scikit-learn's
+// LinearDiscriminantAnalysis.predict (the rule in the full space reduces to
+// the discriminant space); with balanced classes it is the nearest class
+// mean in the LDA space — the papers' "FLDA classification"
+// (low-rank-isomap.txt §4.2, after Mika et al. 1999) is one of the two, and
+// on ORL (10 per class) and Yale (11 per class) they coincide.
+// FLDALeaveOneOut runs the leave-one-out protocol of Tables 5–6.
+type LDA struct {
+	// Dim is the number of discriminant directions, 1 ≤ Dim ≤ c − 1;
+	// default c − 1.
+	Dim int
+	// Labels are the classes, one per sample (any integers); required.
+	Labels []int
+	// Reg ≥ 0 is the relative ridge on S_W (the command line's -alpha).
+	Reg float64
+	// NoPCA skips the Fisherfaces PCA when D > N − c; S_W must then be
+	// nonsingular, or Reg > 0.
+	NoPCA bool
+	Options
+}
+
+// LDAModel is a fitted LDA.
+type LDAModel struct {
+	base
+	fisher
+}
+
+// fisher is a fitted discriminant: what Transform and Predict need.
+type fisher struct {
+	mean    []float64      // D
+	proj    blas64.General // D×dim
+	vals    []float64      // the dim generalized eigenvalues λ, descending
+	classes []int          // the label of every class, ascending
+	centers blas64.General // c×dim: the class means in the LDA space
+	logPri  []float64      // log π_c
+	pcaDim  int            // 0 without the Fisherfaces PCA
+}
+
+const methodLDA = "lda"
+
+func init() { decoders[methodLDA] = decodeLDA }
+
+// classIndex maps labels onto 0…c−1 (classes in ascending label order) and
+// returns the class of every sample, the labels of the classes and the
+// class sizes.
+func classIndex(labels []int) ([]int, []int, []int) {
+	classes := append([]int(nil), labels...)
+	sort.Ints(classes)
+	u := classes[:0]
+	for i, v := range classes {
+		if i == 0 || v != classes[i-1] {
+			u = append(u, v)
+		}
+	}
+	classes = u
+	pos := make(map[int]int, len(classes))
+	for i, v := range classes {
+		pos[v] = i
+	}
+	y := make([]int, len(labels))
+	size := make([]int, len(classes))
+	for i, v := range labels {
+		y[i] = pos[v]
+		size[y[i]]++
+	}
+	return y, classes, size
+}
+
+// Fit learns the discriminant from the rows of x and s.Labels.
+func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
+	const method = methodLDA
+	g, err := denseInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := g.Rows, g.Cols
+	y, classes, _, err := checkLabels(method, s.Labels, n)
+	if err != nil {
+		return nil, err
+	}
+	c := len(classes)
+	dim := s.Dim
+	if dim == 0 {
+		dim = c - 1
+	}
+	if err := checkDim(method, dim, c-1, "classes−1"); err != nil {
+		return nil, err
+	}
+	if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) {
+		return nil, fmt.Errorf("%s: %w: reg = %v, need ≥ 0", method, ErrBadSetting, s.Reg)
+	}
+	usePCA := !s.NoPCA && d > n-c
+	params := map[string]any{"dim": dim, "classes": c, "reg": s.Reg, "pca": usePCA}
+	r, err := startRun(ctx, method, s.Options, n, d, dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	est := 8 * int64(n*d+d*min(d, n)+min(d, n)*min(d, n)*2+n*n)
+	if err := r.checkBudget(est, "LDA", "fewer samples"); err != nil {
+		return nil, err
+	}
+	m := &LDAModel{base: base{method: method}}
+	m.fisher, m.embedding, err = fitFisher(r, g, y, classes, dim, s.Reg, usePCA)
+	if err != nil {
+		return nil, err
+	}
+	if usePCA {
+		r.rep.Params["pca_dim"] = m.pcaDim
+	}
+	m.report = *r.finish()
+	return m, nil
+}
+
+// checkLabels validates labels for n samples: at least two classes and
+// more samples than classes.
+func checkLabels(method string, labels []int, n int) ([]int, []int, []int, error) {
+	if labels == nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w: labels are required", method, ErrLabels)
+	}
+	if len(labels) != n {
+		return nil, nil, nil, fmt.Errorf("%s: %w: %d labels for %d samples", method, ErrLabels, len(labels), n)
+	}
+	y, classes, size := classIndex(labels)
+	if len(classes) < 2 {
+		return nil, nil, nil, fmt.Errorf("%s: %w: %d class(es), need at least 2", method, ErrLabels, len(classes))
+	}
+	if n <= len(classes) {
+		return nil, nil, nil, fmt.Errorf("%s: %w: %d samples in %d classes leave no within-class scatter", method, ErrTooFewSamples, n, len(classes))
+	}
+	return y, classes, size, nil
+}
+
+// runStage runs body as a stage of r, or directly when r is nil (the
+// folds of the leave-one-out protocol).
+func runStage(r *run, name string, predicted float64, body func(ctx context.Context, st *stageCtx) error) error {
+	if r != nil {
+		return r.stage(name, predicted, body)
+	}
+	return body(context.Background(), nil)
+}
+
+// fitFisher fits the discriminant of the n×D g with class indices y: the
+// optional Fisherfaces PCA ("pca"), the scatter matrices ("scatter") and
+// the generalized eigenproblem ("eigensolve"); it returns the model and the
+// embedding of g.
+func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64, usePCA bool) (fisher, blas64.General, error) {
+	n, d := g.Rows, g.Cols
+	c := len(classes)
+	impl := backend.Active()
+	f := fisher{classes: classes}
+	var a blas64.General // the centred data, or its principal scores
+	f.mean, a, _ = centre(g)
+	var u blas64.General // D×p principal directions (PCA only)
+	if usePCA {
+		err := runStage(r, "pca", flam.Syrk(n, d)+flam.Syevr(n, n-c)+flam.Gemm(d, n-c, n), func(ctx context.Context, st *stageCtx) error {
+			var err error
+			u, a, err = fisherfacesPCA(a, n-c)
+			if st != nil {
+				st.detail = fmt.Sprintf("Gram matrix, %d components", a.Cols)
+			}
+			return err
+		})
+		if err != nil {
+			return f, blas64.General{}, err
+		}
+		f.pcaDim = a.Cols
+	}
+	p := a.Cols
+	sw := newGeneral(p, p)
+	b := newGeneral(p, c)
+	means := newGeneral(c, p)
+	size := make([]int, c)
+	err := runStage(r, "scatter", flam.ClassScatter(n, p, c), func(ctx context.Context, st *stageCtx) error {
+		for i := 0; i < n; i++ {
+			size[y[i]]++
+			row := means.Data[y[i]*p : (y[i]+1)*p]
+			for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
+				row[j] += v
+			}
+		}
+		for k := 0; k < c; k++ {
+			row := means.Data[k*p : (k+1)*p]
+			for j := range row {
+				row[j] /= float64(size[k])
+			}
+		}
+		// The rows of a are centred: m = 0, B = [√N_c·m_c].
+		for k := 0; k < c; k++ {
+			sq := math.Sqrt(float64(size[k]))
+			for j := 0; j < p; j++ {
+				b.Data[j*c+k] = sq * means.Data[k*p+j]
+			}
+		}
+		w := newGeneral(n, p)
+		for i := 0; i < n; i++ {
+			mrow := means.Data[y[i]*p : (y[i]+1)*p]
+			for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
+				w.Data[i*p+j] = v - mrow[j]
+			}
+		}
+		impl.Syrk(blas.Trans, 1, w, 0, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: sw.Data})
+		mirrorUpper(sw)
+		return nil
+	})
+	if err != nil {
+		return f, blas64.General{}, err
+	}
+	var wf blas64.General
+	err = runStage(r, "eigensolve", flam.FisherReduction(p, c, dim), func(ctx context.Context, st *stageCtx) error {
+		ridge := 0.0
+		if reg > 0 {
+			ridge = reg * trace(sw) / float64(p)
+		}
+		var err error
+		f.vals, wf, err = fisherSolve(sw, b, dim, ridge)
+		if errors.Is(err, errSingularScatter) {
+			return fmt.Errorf("%w: the within-class scatter is singular (%d samples, %d classes, %d dimensions); set Reg (-alpha) > 0", ErrNumerical, n, c, p)
+		}
+		if st != nil {
+			st.detail = "Cholesky of S_W, SVD of L⁻¹B"
+		}
+		return err
+	})
+	if err != nil {
+		return f, blas64.General{}, err
+	}
+	// Wᵀ(S_W/N)W = I.
+	sc := math.Sqrt(float64(n))
+	for i := range wf.Data {
+		wf.Data[i] *= sc
+	}
+	if u.Rows > 0 {
+		f.proj = newGeneral(d, dim)
+		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, u, wf, 0, f.proj)
+	} else {
+		f.proj = wf
+	}
+	backend.FixSigns(f.proj)
+	// The embedding and the class centres in the LDA space, from the
+	// (reduced) centred data: a·W_fld with the signs just fixed.
+	emb := newGeneral(n, dim)
+	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, g, f.proj, 0, emb)
+	shift := make([]float64, dim)
+	impl.Gemv(blas.Trans, 1, f.proj, blas64.Vector{N: d, Inc: 1, Data: f.mean}, 0, blas64.Vector{N: dim, Inc: 1, Data: shift})
+	for i := 0; i < n; i++ {
+		for j := 0; j < dim; j++ {
+			emb.Data[i*dim+j] -= shift[j]
+		}
+	}
+	f.centers = newGeneral(c, dim)
+	for i := 0; i < n; i++ {
+		row := f.centers.Data[y[i]*dim : (y[i]+1)*dim]
+		for j, v := range emb.Data[i*dim : (i+1)*dim] {
+			row[j] += v
+		}
+	}
+	f.logPri = make([]float64, c)
+	for k := 0; k < c; k++ {
+		for j := 0; j < dim; j++ {
+			f.centers.Data[k*dim+j] /= float64(size[k])
+		}
+		f.logPri[k] = math.Log(float64(size[k]) / float64(n))
+	}
+	return f, emb, nil
+}
+
+// fisherfacesPCA returns the p leading principal directions U (D×r) of the
+// centred n×D a and the scores a·U (n×r), r ≤ p the number with a non-zero
+// variance: from the n×n Gram matrix aaᵀ = VΛVᵀ, scores VΛ^½ and
+// U = aᵀVΛ^−½ (the Eigenfaces trick, Belhumeur et al. §2.1).
+func fisherfacesPCA(a blas64.General, p int) (blas64.General, blas64.General, error) {
+	n, d := a.Rows, a.Cols
+	impl := backend.Active()
+	gm := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
+	impl.Syrk(blas.NoTrans, 1, a, 0, gm)
+	vals, vecs, err := backend.EigTop(impl, gm, p)
+	if err != nil {
+		return blas64.General{}, blas64.General{}, wrapNumerical(err)
+	}
+	r := 0
+	for _, v := range vals {
+		if v > 1e-12*vals[0] && vals[0] > 0 {
+			r++
+		}
+	}
+	if r == 0 {
+		return blas64.General{}, blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
+	}
+	scores := newGeneral(n, r)
+	v := newGeneral(n, r)
+	for i := 0; i < n; i++ {
+		for j := 0; j < r; j++ {
+			e := vecs.Data[i*vecs.Stride+j]
+			scores.Data[i*r+j] = e * math.Sqrt(vals[j])
+			v.Data[i*r+j] = e / math.Sqrt(vals[j])
+		}
+	}
+	u := newGeneral(d, r)
+	impl.Gemm(blas.Trans, blas.NoTrans, 1, a, v, 0, u)
+	return u, scores, nil
+}
+
+// errSingularScatter: S_W (plus the ridge) is not positive definite to
+// working accuracy.
+var errSingularScatter = errors.New("singular within-class scatter")
+
+// fisherSolve solves S_B·w = λ(S_W + ridge·I)w for S_B = BBᵀ (b p×c) and
+// the symmetric p×p sw (full storage, destroyed): S_W + ridge·I = LLᵀ,
+// the thin SVD L⁻¹B = UΣVᵀ, λ = σ², w = L⁻ᵀu. It returns the m largest λ
+// (descending) and W (p×m) with Wᵀ(S_W + ridge·I)W = I, or
+// errSingularScatter when a pivot of the Cholesky factor falls below 10⁻⁶
+// of the largest (condition number above 10¹²).
+func fisherSolve(sw, b blas64.General, m int, ridge float64) ([]float64, blas64.General, error) {
+	p, c := b.Rows, b.Cols
+	impl := backend.Active()
+	for i := 0; i < p; i++ {
+		sw.Data[i*sw.Stride+i] += ridge
+	}
+	l := blas64.Symmetric{N: p, Stride: sw.Stride, Uplo: blas.Lower, Data: sw.Data}
+	if err := impl.Potrf(l); err != nil {
+		if errors.Is(err, backend.ErrNotPositiveDefinite) {
+			return nil, blas64.General{}, errSingularScatter
+		}
+		return nil, blas64.General{}, wrapNumerical(err)
+	}
+	lo, hi := math.Inf(1), 0.0
+	for i := 0; i < p; i++ {
+		v := math.Abs(sw.Data[i*sw.Stride+i])
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if !(lo > 1e-6*hi) {
+		return nil, blas64.General{}, errSingularScatter
+	}
+	tri := blas64.Triangular{N: p, Stride: sw.Stride, Uplo: blas.Lower, Diag: blas.NonUnit, Data: sw.Data}
+	cm := copyGeneral(b)
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, tri, cm) // L⁻¹B
+	k := min(p, c)
+	sv := make([]float64, k)
+	uu := newGeneral(p, k)
+	vt := newGeneral(k, c)
+	if err := impl.Gesdd(cm, sv, uu, vt); err != nil {
+		return nil, blas64.General{}, wrapNumerical(err)
+	}
+	m = min(m, k)
+	w := newGeneral(p, m)
+	vals := make([]float64, m)
+	for j := 0; j < m; j++ {
+		vals[j] = sv[j] * sv[j]
+		for i := 0; i < p; i++ {
+			w.Data[i*m+j] = uu.Data[i*uu.Stride+j]
+		}
+	}
+	blas64.Trsm(blas.Left, blas.Trans, 1, tri, w) // L⁻ᵀU
+	return vals, w, nil
+}
+
+func trace(a blas64.General) float64 {
+	s := 0.0
+	for i := 0; i < a.Rows; i++ {
+		s += a.Data[i*a.Stride+i]
+	}
+	return s
+}
+
+// Projection returns W (D×Dim).
+func (m *LDAModel) Projection() *mat.Dense { return copyDense(m.proj) }
+
+// Eigenvalues returns the generalized eigenvalues λ (between- over
+// within-class scatter) of the Dim directions, descending.
+func (m *LDAModel) Eigenvalues() []float64 { return append([]float64(nil), m.vals...) }
+
+// Classes returns the class labels in the order of ClassMeans' rows.
+func (m *LDAModel) Classes() []int { return append([]int(nil), m.classes...) }
+
+// ClassMeans returns the class means in the LDA space (c×Dim).
+func (m *LDAModel) ClassMeans() *mat.Dense { return copyDense(m.centers) }
+
+// Transform maps new points: y = Wᵀ(x − m).
+func (m *LDAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return m.fisher.transform(ctx, m.method, x)
+}
+
+func (f *fisher) transform(ctx context.Context, method string, x mat.Matrix) (*mat.Dense, error) {
+	g, err := denseInput(method+" transform", x)
+	if err != nil {
+		return nil, err
+	}
+	if g.Cols != len(f.mean) {
+		return nil, fmt.Errorf("%s transform: %w: %d features, the model has %d", method, ErrShape, g.Cols, len(f.mean))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dim := f.proj.Cols
+	y := newGeneral(g.Rows, dim)
+	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, g, f.proj, 0, y)
+	shift := make([]float64, dim)
+	backend.Active().Gemv(blas.Trans, 1, f.proj, blas64.Vector{N: len(f.mean), Inc: 1, Data: f.mean}, 0, blas64.Vector{N: dim, Inc: 1, Data: shift})
+	for i := 0; i < y.Rows; i++ {
+		for j := range shift {
+			y.Data[i*dim+j] -= shift[j]
+		}
+	}
+	return toDense(y), nil
+}
+
+// Predict classifies new points by the FLDA rule (see LDA): the class c
+// maximizing −½‖Wᵀ(x − m) − Wᵀ(m_c − m)‖² + log π_c.
+func (m *LDAModel) Predict(ctx context.Context, x mat.Matrix) ([]int, error) {
+	y, err := m.Transform(ctx, x)
+	if err != nil {
+		return nil, err
+	}
+	return m.fisher.classify(y.RawMatrix()), nil
+}
+
+// classify applies the Gaussian rule to points already in the LDA space.
+func (f *fisher) classify(y blas64.General) []int {
+	out := make([]int, y.Rows)
+	dim := f.centers.Cols
+	for i := range out {
+		row := y.Data[i*y.Stride : i*y.Stride+dim]
+		best, arg := math.Inf(-1), 0
+		for k := range f.classes {
+			s := 0.0
+			for j, v := range f.centers.Data[k*dim : (k+1)*dim] {
+				t := row[j] - v
+				s += t * t
+			}
+			if score := -0.5*s + f.logPri[k]; score > best {
+				best, arg = score, k
+			}
+		}
+		out[i] = f.classes[arg]
+	}
+	return out
+}
+
+// FLDALeaveOneOut is the leave-one-out protocol of low-rank-isomap.txt
+// §4.2 (Tables 5–6): for every sample, LDA (all c − 1 directions, the
+// Fisherfaces PCA when needed, ridge reg) is fitted to the other samples
+// and the sample is classified by the FLDA rule (LDAModel.Predict). It
+// returns the fraction classified correctly and the predicted labels. A
+// sample that is the only one of its class is counted as wrong (its class
+// is absent from its fold). Folds run in parallel; each costs a full LDA
+// fit, O(N·D² + D³) — meant for latent spaces of modest dimension (the
+// outputs of Low-Rank Isomap, Isomap or PCA), where it takes milliseconds.
+func FLDALeaveOneOut(ctx context.Context, x mat.Matrix, labels []int, reg float64) (float64, []int, error) {
+	const method = "flda leave-one-out"
+	g, err := denseInput(method, x)
+	if err != nil {
+		return 0, nil, err
+	}
+	n, d := g.Rows, g.Cols
+	if _, _, _, err := checkLabels(method, labels, n); err != nil {
+		return 0, nil, err
+	}
+	if reg < 0 || math.IsNaN(reg) || math.IsInf(reg, 0) {
+		return 0, nil, fmt.Errorf("%s: %w: reg = %v", method, ErrBadSetting, reg)
+	}
+	pred := make([]int, n)
+	errs := make([]error, n)
+	err = backend.ParallelForCtx(ctx, n, 1, func(lo, hi int) {
+		rest := newGeneral(n-1, d)
+		ry := make([]int, n-1)
+		for i := lo; i < hi; i++ {
+			r := 0
+			for j := 0; j < n; j++ {
+				if j == i {
+					continue
+				}
+				copy(rest.Data[r*d:(r+1)*d], g.Data[j*g.Stride:j*g.Stride+d])
+				ry[r] = labels[j]
+				r++
+			}
+			y, classes, _ := classIndex(ry)
+			c := len(classes)
+			if c < 2 || n-1 <= c {
+				errs[i] = fmt.Errorf("%s: %w: fold %d has %d classes for %d samples", method, ErrTooFewSamples, i, c, n-1)
+				continue
+			}
+			f, _, err := fitFisher(nil, rest, y, classes, c-1, reg, d > n-1-c)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: fold %d: %w", method, i, err)
+				continue
+			}
+			yi, _ := f.transform(context.Background(), method, toDense(blas64.General{Rows: 1, Cols: d, Stride: g.Stride, Data: g.Data[i*g.Stride : i*g.Stride+d]}))
+			pred[i] = f.classify(yi.RawMatrix())[0]
+		}
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return 0, nil, e
+		}
+	}
+	right := 0
+	for i, p := range pred {
+		if p == labels[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(n), pred, nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *LDAModel) Save(w io.Writer) error {
+	d := newModelData(m.method, map[string]any{"dim": m.Dim(), "pca_dim": m.pcaDim}, &m.report)
+	m.fisher.save(d)
+	d.floats["embedding"] = m.embedding
+	return d.write(w)
+}
+
+func (f *fisher) save(d *modelData) {
+	d.floats["mean"] = rowVec(f.mean)
+	d.floats["projection"] = f.proj
+	d.floats["eigenvalues"] = rowVec(f.vals)
+	d.floats["centers"] = f.centers
+	d.floats["log_priors"] = rowVec(f.logPri)
+	d.ints["classes"] = f.classes
+}
+
+func loadFisher(d *modelData) (fisher, blas64.General, error) {
+	var f fisher
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return f, blas64.General{}, err
+	}
+	if f.pcaDim, err = d.intParam("pca_dim", 0, math.MaxInt32); err != nil {
+		return f, blas64.General{}, err
+	}
+	mean, err := d.float("mean", 1, -1)
+	if err != nil {
+		return f, blas64.General{}, err
+	}
+	f.mean = mean.Data
+	if f.proj, err = d.float("projection", len(f.mean), dim); err != nil {
+		return f, blas64.General{}, err
+	}
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return f, blas64.General{}, err
+	}
+	f.vals = eig.Data
+	if f.classes, err = d.intArr("classes", -1); err != nil {
+		return f, blas64.General{}, err
+	}
+	c := len(f.classes)
+	if f.centers, err = d.float("centers", c, dim); err != nil {
+		return f, blas64.General{}, err
+	}
+	lp, err := d.float("log_priors", 1, c)
+	if err != nil {
+		return f, blas64.General{}, err
+	}
+	f.logPri = lp.Data
+	emb, err := d.float("embedding", -1, dim)
+	return f, emb, err
+}
+
+func decodeLDA(d *modelData) (Model, error) {
+	f, emb, err := loadFisher(d)
+	if err != nil {
+		return nil, err
+	}
+	m := &LDAModel{base: base{method: methodLDA, embedding: emb}, fisher: f}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}

@@ -1,0 +1,352 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ldaFixture is one scikit-learn LinearDiscriminantAnalysis(solver='eigen')
+// reference made by testdata/make_fixtures_engine2.py.
+type ldaFixture struct {
+	Sklearn    string      `json:"sklearn"`
+	X          [][]float64 `json:"X"`
+	Y          []int       `json:"y"`
+	XNew       [][]float64 `json:"X_new"`
+	Dim        int         `json:"dim"`
+	Scalings   [][]float64 `json:"scalings"`
+	Transform  [][]float64 `json:"transform"`
+	Predict    []int       `json:"predict"`
+	EVR        []float64   `json:"explained_variance_ratio"`
+	LOOPredict []int       `json:"loo_predict"`
+}
+
+func loadLDAFixture(t *testing.T, name string) ldaFixture {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "sklearn_"+name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f ldaFixture
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// LDA equals scikit-learn's eigen solver: W = scalings column by column up
+// to sign, the same transform after centring, the same predictions
+// (the Gaussian rule with priors), and the same leave-one-out predictions.
+func TestLDAAgainstSklearn(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"lda_blobs3", "lda_blobs5"} {
+		t.Run(name, func(t *testing.T) {
+			f := loadLDAFixture(t, name)
+			x := rowsToDense(f.X)
+			_, d := x.Dims()
+			m, err := LDA{Labels: f.Y}.Fit(ctx, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Dim() != f.Dim {
+				t.Fatalf("default dim %d, want c − 1 = %d", m.Dim(), f.Dim)
+			}
+			w := m.Projection()
+			sk := rowsToDense(f.Scalings)
+			signs := make([]float64, f.Dim)
+			for j := 0; j < f.Dim; j++ {
+				dot := 0.0
+				for i := 0; i < d; i++ {
+					dot += w.At(i, j) * sk.At(i, j)
+				}
+				signs[j] = math.Copysign(1, dot)
+				for i := 0; i < d; i++ {
+					want := signs[j] * sk.At(i, j)
+					if math.Abs(w.At(i, j)-want) > 1e-8*mat.Norm(sk.ColView(j), 2) {
+						t.Fatalf("W[%d,%d] = %v, want sign·scalings = %v", i, j, w.At(i, j), want)
+					}
+				}
+			}
+			// Transform: ours = Wᵀ(x − m), scikit-learn's = scalingsᵀx.
+			xn := rowsToDense(f.XNew)
+			y, err := m.Transform(ctx, xn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mw mat.VecDense
+			mw.MulVec(sk.T(), mat.NewVecDense(d, m.mean))
+			skT := rowsToDense(f.Transform)
+			for i := range f.XNew {
+				for j := 0; j < f.Dim; j++ {
+					want := signs[j] * (skT.At(i, j) - mw.AtVec(j))
+					if math.Abs(y.At(i, j)-want) > 1e-8*math.Max(1, math.Abs(want)) {
+						t.Fatalf("transform[%d,%d] = %v, want %v", i, j, y.At(i, j), want)
+					}
+				}
+			}
+			pred, err := m.Predict(ctx, xn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range pred {
+				if p != f.Predict[i] {
+					t.Errorf("prediction %d = %d, scikit-learn %d", i, p, f.Predict[i])
+				}
+			}
+			sum := 0.0
+			for _, v := range m.Eigenvalues() {
+				sum += v
+			}
+			for j, v := range m.Eigenvalues() {
+				if math.Abs(v/sum-f.EVR[j]) > 1e-9 {
+					t.Errorf("explained variance ratio %d = %v, scikit-learn %v", j, v/sum, f.EVR[j])
+				}
+			}
+			acc, loo, err := FLDALeaveOneOut(ctx, x, f.Y, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range loo {
+				if p != f.LOOPredict[i] {
+					t.Errorf("leave-one-out prediction %d = %d, scikit-learn %d", i, p, f.LOOPredict[i])
+				}
+			}
+			t.Logf("leave-one-out accuracy %.4f", acc)
+		})
+	}
+}
+
+// Two classes: the closed form w ∝ S_W⁻¹(m₁ − m₂) with
+// λ = (N₁N₂/N)(m₁ − m₂)ᵀS_W⁻¹(m₁ − m₂), with and without the ridge.
+func TestLDATwoClassClosedForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	const n1, n2, d = 23, 31, 4
+	x := mat.NewDense(n1+n2, d, nil)
+	labels := make([]int, n1+n2)
+	for i := 0; i < n1+n2; i++ {
+		for j := 0; j < d; j++ {
+			v := rng.NormFloat64() * float64(j+1)
+			if i >= n1 {
+				v += float64(2 - j)
+				labels[i] = 7
+			}
+			x.Set(i, j, v)
+		}
+	}
+	for _, reg := range []float64{0, 0.3} {
+		m, err := LDA{Labels: labels, Reg: reg}.Fit(context.Background(), x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean := func(lo, hi int) *mat.VecDense {
+			v := mat.NewVecDense(d, nil)
+			for i := lo; i < hi; i++ {
+				v.AddVec(v, x.RowView(i))
+			}
+			v.ScaleVec(1/float64(hi-lo), v)
+			return v
+		}
+		m1, m2 := mean(0, n1), mean(n1, n1+n2)
+		sw := mat.NewSymDense(d, nil)
+		for i := 0; i < n1+n2; i++ {
+			mc := m1
+			if i >= n1 {
+				mc = m2
+			}
+			var r mat.VecDense
+			r.SubVec(x.RowView(i), mc)
+			sw.SymRankOne(sw, 1, &r)
+		}
+		tr := 0.0
+		for i := 0; i < d; i++ {
+			tr += sw.At(i, i)
+		}
+		for i := 0; i < d; i++ {
+			sw.SetSym(i, i, sw.At(i, i)+reg*tr/d)
+		}
+		var diff, w mat.VecDense
+		diff.SubVec(m1, m2)
+		if err := w.SolveVec(sw, &diff); err != nil {
+			t.Fatal(err)
+		}
+		lam := float64(n1*n2) / float64(n1+n2) * mat.Dot(&diff, &w)
+		if got := m.Eigenvalues()[0]; math.Abs(got-lam) > 1e-10*lam {
+			t.Errorf("reg %v: λ = %v, closed form %v", reg, got, lam)
+		}
+		p := m.Projection()
+		cos := mat.Dot(p.ColView(0), &w) / mat.Norm(p.ColView(0), 2) / mat.Norm(&w, 2)
+		if math.Abs(math.Abs(cos)-1) > 1e-12 {
+			t.Errorf("reg %v: direction differs from S_W⁻¹(m₁ − m₂): cos %v", reg, cos)
+		}
+	}
+}
+
+// With D ≥ N the Fisherfaces PCA to N − c dimensions comes first: the
+// projections equal an independent reference (mat.SVD for the PCA,
+// mat.Cholesky and mat.EigenSym for the reduced problem) up to sign.
+func TestLDAFisherfaces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	const n, d, c = 30, 50, 3
+	x := mat.NewDense(n, d, nil)
+	labels := make([]int, n)
+	for i := 0; i < n; i++ {
+		labels[i] = i % c
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64()+float64((labels[i]*j)%5))
+		}
+	}
+	m, err := LDA{Labels: labels}.Fit(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := m.Report(); rep.Params["pca_dim"] != n-c {
+		t.Errorf("pca_dim %v, want N − c = %d", rep.Params["pca_dim"], n-c)
+	}
+	// Reference.
+	a := mat.DenseCopyOf(x)
+	for j := 0; j < d; j++ {
+		mu := mat.Sum(a.ColView(j)) / n
+		for i := 0; i < n; i++ {
+			a.Set(i, j, a.At(i, j)-mu)
+		}
+	}
+	var svd mat.SVD
+	svd.Factorize(a, mat.SVDThin)
+	var vAll mat.Dense
+	svd.VTo(&vAll)
+	u := vAll.Slice(0, d, 0, n-c)
+	var z mat.Dense
+	z.Mul(a, u)
+	p := n - c
+	means := mat.NewDense(c, p, nil)
+	cnt := make([]float64, c)
+	for i := 0; i < n; i++ {
+		cnt[labels[i]]++
+		for j := 0; j < p; j++ {
+			means.Set(labels[i], j, means.At(labels[i], j)+z.At(i, j))
+		}
+	}
+	sb, sw := mat.NewSymDense(p, nil), mat.NewSymDense(p, nil)
+	for k := 0; k < c; k++ {
+		row := means.RawRowView(k)
+		for j := range row {
+			row[j] /= cnt[k]
+		}
+		sb.SymRankOne(sb, cnt[k], means.RowView(k))
+	}
+	for i := 0; i < n; i++ {
+		var r mat.VecDense
+		r.SubVec(z.RowView(i), means.RowView(labels[i]))
+		sw.SymRankOne(sw, 1, &r)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(sw) {
+		t.Fatal("reference S_W not positive definite")
+	}
+	var l, linv mat.TriDense
+	ch.LTo(&l)
+	if err := linv.InverseTri(&l); err != nil {
+		t.Fatal(err)
+	}
+	var cm mat.Dense
+	cm.Product(&linv, sb, linv.T())
+	cs := mat.NewSymDense(p, nil)
+	for i := 0; i < p; i++ {
+		for j := i; j < p; j++ {
+			cs.SetSym(i, j, 0.5*(cm.At(i, j)+cm.At(j, i)))
+		}
+	}
+	var es mat.EigenSym
+	es.Factorize(cs, true)
+	vals := es.Values(nil)
+	var ev mat.Dense
+	es.VectorsTo(&ev)
+	w := m.Projection()
+	for j := 0; j < c-1; j++ {
+		col := p - 1 - j
+		if math.Abs(vals[col]-m.Eigenvalues()[j]) > 1e-8*vals[col] {
+			t.Errorf("λ_%d = %v, reference %v", j, m.Eigenvalues()[j], vals[col])
+		}
+		var wf, ref mat.VecDense
+		wf.MulVec(linv.T(), ev.ColView(col))
+		ref.MulVec(u, &wf)
+		ref.ScaleVec(math.Sqrt(n), &ref) // Wᵀ(S_W/N)W = I
+		dot := mat.Dot(w.ColView(j), &ref)
+		var dv mat.VecDense
+		dv.AddScaledVec(w.ColView(j), -math.Copysign(1, dot), &ref)
+		if e := mat.Norm(&dv, 2) / mat.Norm(&ref, 2); e > 1e-8 {
+			t.Errorf("direction %d differs from the reference by %g", j, e)
+		}
+	}
+	// Without the PCA, S_W (rank ≤ N − c < D) is singular.
+	if _, err := (LDA{Labels: labels, NoPCA: true}).Fit(context.Background(), x); !errors.Is(err, ErrNumerical) {
+		t.Errorf("NoPCA with D > N: %v, want ErrNumerical", err)
+	}
+	if _, err := (LDA{Labels: labels, NoPCA: true, Reg: 0.1}).Fit(context.Background(), x); err != nil {
+		t.Errorf("NoPCA with a ridge: %v", err)
+	}
+}
+
+func TestLDASaveAndErrors(t *testing.T) {
+	ctx := context.Background()
+	f := loadLDAFixture(t, "lda_blobs3")
+	x := rowsToDense(f.X)
+	m, err := LDA{Labels: f.Y, Dim: 1}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xn := rowsToDense(f.XNew)
+	y1, _ := m.Transform(ctx, xn)
+	y2, err := l.Transform(ctx, xn)
+	if err != nil || !mat.Equal(y1, y2) {
+		t.Errorf("the loaded model maps differently (%v)", err)
+	}
+	p1, _ := m.Predict(ctx, xn)
+	p2, err := l.(*LDAModel).Predict(ctx, xn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p1 {
+		if p1[i] != p2[i] {
+			t.Fatal("the loaded model predicts differently")
+		}
+	}
+	n := len(f.Y)
+	for _, c := range []struct {
+		s    LDA
+		want error
+	}{
+		{LDA{}, ErrLabels},
+		{LDA{Labels: f.Y[:10]}, ErrLabels},
+		{LDA{Labels: make([]int, n)}, ErrLabels},
+		{LDA{Labels: f.Y, Dim: 3}, ErrDimension},
+		{LDA{Labels: f.Y, Reg: -1}, ErrBadSetting},
+	} {
+		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
+			t.Errorf("%+v: %v, want %v", c.s.Dim, err, c.want)
+		}
+	}
+	seq := make([]int, 4)
+	for i := range seq {
+		seq[i] = i
+	}
+	if _, err := (LDA{Labels: seq}).Fit(ctx, x.Slice(0, 4, 0, 5)); !errors.Is(err, ErrTooFewSamples) {
+		t.Errorf("one sample per class: %v", err)
+	}
+}
