@@ -72,6 +72,9 @@ func TestEngine2RoundTrips(t *testing.T) {
 		{"tdpm", []string{"-k", "10", "-dim", "2", "-tangent-dim", "2"}, func() (engine.Model, error) {
 			return asModel(engine.TDPM{Dim: 2, K: 10, TangentDim: 2}.Fit(ctx, x))
 		}},
+		{"soip", []string{"-k", "8", "-dim", "3", "-alpha", "0.5"}, func() (engine.Model, error) {
+			return asModel(engine.SOIP{Dim: 3, K: 8, Alpha: 0.5}.Fit(ctx, x))
+		}},
 		{"lda", []string{"-alpha", "0.01"}, func() (engine.Model, error) {
 			return asModel(engine.LDA{Dim: 2, Labels: labels, Reg: 0.01}.Fit(ctx, x))
 		}},

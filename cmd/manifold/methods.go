@@ -133,7 +133,18 @@ var methods = []method{
 				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
-	{name: "soip", about: "sparse orthogonal isometric projection", uses: with(graphFlags, "alpha")},
+	{
+		name: "soip", about: "sparse orthogonal isometric projection (LARS; -alpha: the L1 weight α, the path also stops at ⌈features/4⌉ non-zeros)",
+		uses: with(graphFlags, "alpha"),
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			policy, err := engine.ParseDisconnected(p.Disconnected)
+			if err != nil {
+				return nil, err
+			}
+			return asModel(engine.SOIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
 	{
 		name: "tdpm", about: "tangent distance preserving mapping (-k: neighbours of the local PCA, default 12)", uses: []string{"k", "tangent-dim"},
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
