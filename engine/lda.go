@@ -269,6 +269,7 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 	if err != nil {
 		return f, blas64.General{}, err
 	}
+	dim = wf.Cols // at most min(p, c) directions exist
 	// Wᵀ(S_W/N)W = I.
 	sc := math.Sqrt(float64(n))
 	for i := range wf.Data {

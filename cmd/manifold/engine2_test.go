@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/admm"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/internal/dataio"
 )
@@ -74,6 +75,9 @@ func TestEngine2RoundTrips(t *testing.T) {
 		}},
 		{"soip", []string{"-k", "8", "-dim", "3", "-alpha", "0.5"}, func() (engine.Model, error) {
 			return asModel(engine.SOIP{Dim: 3, K: 8, Alpha: 0.5}.Fit(ctx, x))
+		}},
+		{"lowrank-isomap", []string{"-landmarks", "6", "-alpha", "0.5", "-seed", "4"}, func() (engine.Model, error) {
+			return asModel(engine.LowRankIsomap{Dim: 2, Landmarks: 6, LRR: admm.LRRSettings{Lambda: 0.5}, Seed: 4}.Fit(ctx, x))
 		}},
 		{"lda", []string{"-alpha", "0.01"}, func() (engine.Model, error) {
 			return asModel(engine.LDA{Dim: 2, Labels: labels, Reg: 0.01}.Fit(ctx, x))

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/admm"
 	"github.com/manifoldlab/manifold/engine"
 )
 
@@ -151,7 +152,14 @@ var methods = []method{
 			return asModel(engine.TDPM{Dim: p.Dim, K: p.K, TangentDim: p.TangentDim, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
-	{name: "lowrank-isomap", about: "low-rank Isomap (landmarks, low-rank representation by ADMM)", uses: with(graphFlags, "landmarks", "alpha")},
+	{
+		name: "lowrank-isomap", about: "low-rank Isomap (-landmarks: k-means clusters, default 20; -alpha: the LRR's λ, default 0.02)",
+		uses: []string{"landmarks", "alpha"},
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.LowRankIsomap{Dim: p.Dim, Landmarks: p.Landmarks, LRR: admm.LRRSettings{Lambda: p.Alpha},
+				Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
 	{name: "lpp", about: "locality preserving projections", uses: graphFlags},
 	{name: "npe", about: "neighborhood preserving embedding", uses: with(graphFlags, "alpha")},
 	{

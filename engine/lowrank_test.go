@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/admm"
+)
+
+// The projection is the generalized eigenvectors of ((BZ_B)(BZ_B)ᵀ, S_W)
+// computed independently (mat.Cholesky, mat.EigenSym) from the scatter of
+// the groups and the model's Z_B, whose rank and LRR residuals are the
+// ones reported; with and without a singular S_W (ridge).
+func TestLowRankIsomapAgainstReference(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, c := range []struct {
+		n, d, groups int
+		unit         bool
+		lambda       float64
+	}{{60, 8, 5, false, 0.1}, {60, 8, 5, true, 2}, {12, 20, 3, false, 1}} {
+		x := mat.NewDense(c.n, c.d, nil)
+		labels := make([]int, c.n)
+		for i := 0; i < c.n; i++ {
+			labels[i] = i % c.groups
+			for j := 0; j < c.d; j++ {
+				x.Set(i, j, rng.NormFloat64()+2*math.Sin(float64(labels[i]*(j+1))))
+			}
+		}
+		set := LowRankIsomap{Dim: 2, Labels: labels, UnitScale: c.unit, LRR: admm.LRRSettings{Lambda: c.lambda}}
+		m, err := set.Fit(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := m.LRRStats()
+		if !st.Converged || st.PrimalResidual > 1e-6 || st.ZJResidual > 1e-6 {
+			t.Errorf("%+v: LRR residuals %g (eq. 25), %g (Z = J), converged %v", c, st.PrimalResidual, st.ZJResidual, st.Converged)
+		}
+		z := m.Z()
+		var zsvd mat.SVD
+		zsvd.Factorize(z, mat.SVDNone)
+		sv := zsvd.Values(nil)
+		rank := 0
+		for _, v := range sv {
+			if v > 1e-9*sv[0] {
+				rank++
+			}
+		}
+		t.Logf("%+v: rank(Z_B) %d (reported %d), singular values %.3g, ridge %.3g", c, rank, st.Rank, sv, m.Ridge())
+		if rank != st.Rank {
+			t.Errorf("%+v: rank of Z_B is %d, reported %d", c, rank, st.Rank)
+		}
+		// Reference scatter.
+		mean := make([]float64, c.d)
+		gm := mat.NewDense(c.groups, c.d, nil)
+		cnt := make([]float64, c.groups)
+		for i := 0; i < c.n; i++ {
+			cnt[labels[i]]++
+			for j := 0; j < c.d; j++ {
+				mean[j] += x.At(i, j) / float64(c.n)
+				gm.Set(labels[i], j, gm.At(labels[i], j)+x.At(i, j))
+			}
+		}
+		b := mat.NewDense(c.d, c.groups, nil)
+		for k := 0; k < c.groups; k++ {
+			for j := 0; j < c.d; j++ {
+				gm.Set(k, j, gm.At(k, j)/cnt[k])
+				b.Set(j, k, math.Sqrt(cnt[k])*(gm.At(k, j)-mean[j]))
+			}
+		}
+		sw := mat.NewSymDense(c.d, nil)
+		for i := 0; i < c.n; i++ {
+			var r mat.VecDense
+			r.SubVec(x.RowView(i), gm.RowView(labels[i]))
+			sw.SymRankOne(sw, 1, &r)
+		}
+		for i := 0; i < c.d; i++ {
+			sw.SetSym(i, i, sw.At(i, i)+m.Ridge())
+		}
+		var bz, sb mat.Dense
+		bz.Mul(b, z)
+		sb.Mul(&bz, bz.T())
+		var ch mat.Cholesky
+		if !ch.Factorize(sw) {
+			t.Fatal("reference S_W + ridge not positive definite")
+		}
+		var l, li mat.TriDense
+		ch.LTo(&l)
+		if err := li.InverseTri(&l); err != nil {
+			t.Fatal(err)
+		}
+		var cm mat.Dense
+		cm.Product(&li, &sb, li.T())
+		cs := mat.NewSymDense(c.d, nil)
+		for i := 0; i < c.d; i++ {
+			for j := i; j < c.d; j++ {
+				cs.SetSym(i, j, 0.5*(cm.At(i, j)+cm.At(j, i)))
+			}
+		}
+		var es mat.EigenSym
+		es.Factorize(cs, true)
+		vals := es.Values(nil)
+		var ev mat.Dense
+		es.VectorsTo(&ev)
+		w := m.Projection()
+		for j := 0; j < 2; j++ {
+			col := c.d - 1 - j
+			if math.Abs(vals[col]-m.Eigenvalues()[j]) > 1e-8*vals[c.d-1] {
+				t.Errorf("%+v: λ_%d = %v, reference %v", c, j, m.Eigenvalues()[j], vals[col])
+			}
+			var ref mat.VecDense
+			ref.MulVec(li.T(), ev.ColView(col))
+			ref.ScaleVec(math.Sqrt(float64(c.n)), &ref)
+			var dv mat.VecDense
+			dv.AddScaledVec(w.ColView(j), -math.Copysign(1, mat.Dot(w.ColView(j), &ref)), &ref)
+			if e := mat.Norm(&dv, 2) / mat.Norm(&ref, 2); e > 1e-7 {
+				t.Errorf("%+v: direction %d differs from the reference by %g", c, j, e)
+			}
+		}
+		if (c.d > c.n-c.groups) != (m.Ridge() > 0) {
+			t.Errorf("%+v: ridge %g, S_W singular %v", c, m.Ridge(), c.d > c.n-c.groups)
+		}
+	}
+}
+
+// The protocol of Tables 5–6 on Yale (165 faces, 15 people): unsupervised
+// Low-Rank Isomap (Alg. 1, 20 k-means clusters) then FLDA leave-one-out in
+// the latent space, against the same with the classes as the groups of
+// S_B and S_W, where the held-out labels leak into the projection and the
+// accuracy reaches the paper's 99.8 % even in two dimensions.
+func TestLowRankIsomapYale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s of fits on Yale")
+	}
+	ctx := context.Background()
+	x := loadShared(t, "yale32")
+	labels := loadSharedLabels(t, "yale32")
+	acc, m, err := LowRankIsomap{Dim: 10, Seed: 1}.LeaveOneOut(ctx, x, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := m.LRRStats()
+	t.Logf("unsupervised, 20 clusters, m = 10: FLDA leave-one-out %.4f; rank(Z_B) %d, residuals %.2g %.2g, %d iterations, ridge %.3g",
+		acc, st.Rank, st.PrimalResidual, st.ZJResidual, st.Iterations, m.Ridge())
+	if acc < 0.3 || acc > 0.7 {
+		t.Errorf("unsupervised leave-one-out accuracy %.4f outside the [0.3, 0.7] measured when this test was written (chance: 1/15)", acc)
+	}
+	if st.PrimalResidual > 1e-6 || st.ZJResidual > 1e-6 {
+		t.Errorf("LRR residuals %g, %g above ε₁", st.PrimalResidual, st.ZJResidual)
+	}
+	sup, _, err := LowRankIsomap{Dim: 2, Labels: labels}.LeaveOneOut(ctx, x, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("supervised (labels leak), m = 2: FLDA leave-one-out %.4f", sup)
+	if sup < 0.95 {
+		t.Errorf("supervised leave-one-out accuracy %.4f", sup)
+	}
+}
+
+func TestLowRankIsomapSaveAndErrors(t *testing.T) {
+	ctx := context.Background()
+	x := curvedData(80, 6, 2)
+	m, err := LowRankIsomap{Dim: 2, Landmarks: 6, Seed: 3, LRR: admm.LRRSettings{Lambda: 0.5}}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := m.Report()
+	for _, name := range []string{"kmeans", "scatter", "lrr", "eigensolve", "project"} {
+		if _, ok := rep.Stage(name); !ok {
+			t.Errorf("no stage %q", name)
+		}
+	}
+	if rep.Params["rank_z"] == nil || rep.Params["lrr_primal_residual"] == nil {
+		t.Errorf("report params lack the LRR rank and residuals: %v", rep.Params)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y1, err := m.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y2, err := l.Transform(ctx, x)
+	if err != nil || !mat.Equal(y1, y2) || !mat.EqualApprox(y1, m.Embedding(), 1e-9) {
+		t.Errorf("transform of the training points or the loaded model differ (%v)", err)
+	}
+	if lm := l.(*LowRankIsomapModel); lm.LRRStats().Rank != m.LRRStats().Rank {
+		t.Error("the loaded model lost the rank of Z_B")
+	}
+	for _, c := range []struct {
+		s    LowRankIsomap
+		want error
+	}{
+		{LowRankIsomap{Landmarks: 1}, ErrBadSetting},
+		{LowRankIsomap{Landmarks: 80}, ErrBadSetting},
+		{LowRankIsomap{Landmarks: 3, Dim: 3}, ErrDimension},
+		{LowRankIsomap{Ridge: -1}, ErrBadSetting},
+		{LowRankIsomap{Labels: []int{1}}, ErrLabels},
+		{LowRankIsomap{Landmarks: 6}, ErrDimension}, // λ = 0.02 on data of unit scale: Z_B = 0
+	} {
+		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
+			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
+		}
+	}
+}
