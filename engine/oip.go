@@ -83,8 +83,9 @@ const (
 // Cost (flam.OIPForm): the graph and τ(D_G) as in Isomap, then n²D/2 +
 // 1.5·nD² + D³ to form M and 2/3·D³ for its eigenvectors; memory one N×N
 // matrix. On usps9298 with 50 % training (4649 × 256, k = 10, Dim = 40) a fit
-// takes about 2.3 s with the pure-Go backend on the 2-core reference machine
-// (BenchmarkOIPUSPS).
+// takes 2.0–2.2 s with the pure-Go backend and 1.1–1.6 s with OpenBLAS on
+// the 2-core reference machine (AMD EPYC, shared; BenchmarkOIPUSPS, three
+// runs each): neighbours 0.7–1.0 s, geodesics 0.9–1.6 s, forming M 0.6 s.
 type OIP struct {
 	Dim int // p, the number of projections; default 2
 	// K neighbours per point (default 10), or with Labels within the
