@@ -227,8 +227,35 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSpan(method, m.embedding); err != nil {
+		return nil, err
+	}
 	m.report = *r.finish()
 	return m, nil
+}
+
+// checkSpan rejects projections that map every training point to 0: with
+// more features than samples, M = X(XᵀX − 2τ)Xᵀ vanishes on the
+// orthogonal complement of the data's span, and when it has fewer than
+// Dim negative eigenvalues its smallest ones are those zeros.
+func checkSpan(method string, emb blas64.General) error {
+	norms := make([]float64, emb.Cols)
+	top := 0.0
+	for i := 0; i < emb.Rows; i++ {
+		for j, v := range emb.Data[i*emb.Stride : i*emb.Stride+emb.Cols] {
+			norms[j] += v * v
+		}
+	}
+	for _, v := range norms {
+		top = math.Max(top, v)
+	}
+	for j, v := range norms {
+		if v <= 1e-20*top || top == 0 {
+			return fmt.Errorf("%s: %w: projection %d maps every training point to 0 (it lies outside the span of the data); only %d projections are available",
+				method, ErrDimension, j, j)
+		}
+	}
+	return nil
 }
 
 // oipGeodesics checks the memory budget, builds the graph and τ(D_G) of the

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -323,5 +324,20 @@ func TestOIPUSPSWeights(t *testing.T) {
 	}
 	if acc[OIPHeat] > acc[OIPDistance]-0.2 {
 		t.Errorf("heat weights: 1-NN accuracy %.4f, expected far below the Euclidean %.4f", acc[OIPHeat], acc[OIPDistance])
+	}
+}
+
+// With more features than samples M vanishes off the data's span: asking
+// for more projections than M has negative eigenvalues is refused rather
+// than answered with directions that map everything to 0.
+func TestOIPOutsideSpan(t *testing.T) {
+	const n, d = 12, 40
+	x := curvedData(n, d, 1)
+	m, err := OIP{Dim: 11, K: 4, Solver: OIPDense}.Fit(context.Background(), x)
+	if err == nil {
+		t.Fatalf("no error; eigenvalues %v", m.Eigenvalues())
+	}
+	if !errors.Is(err, ErrDimension) || !strings.Contains(err.Error(), "outside the span") {
+		t.Errorf("dim 11 of %d features with %d samples: %v, want ErrDimension (outside the span)", d, n, err)
 	}
 }

@@ -126,6 +126,9 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	nk := tr.Rows
 	y := newGeneral(nk, o.Dim)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tr, v, 0, y)
+	if err := checkSpan(method, y); err != nil {
+		return nil, err
+	}
 	err = r.stage("lars", flam.LARSGram(nk, d)+float64(o.Dim*card)*flam.LARSStep(nk, d, card, true), func(ctx context.Context, st *stageCtx) error {
 		design, err := lars.NewDesign(tr, lars.GramAuto)
 		if err != nil {
