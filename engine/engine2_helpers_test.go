@@ -12,9 +12,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// loadSharedLabels reads <tag>_y.txt (one integer label per line) from the
+// readSharedLabels reads <tag>_y.txt (one integer label per line) from the
 // shared data folder, skipping the test when it is absent.
-func loadSharedLabels(t testing.TB, tag string) []int {
+func readSharedLabels(t testing.TB, tag string) []int {
 	t.Helper()
 	path := filepath.Join(sharedDataDir(), tag, tag+"_y.txt")
 	f, err := os.Open(path)

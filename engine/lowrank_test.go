@@ -140,7 +140,7 @@ func TestLowRankIsomapYale(t *testing.T) {
 	}
 	ctx := context.Background()
 	x := loadShared(t, "yale32")
-	labels := loadSharedLabels(t, "yale32")
+	labels := readSharedLabels(t, "yale32")
 	acc, m, err := LowRankIsomap{Dim: 10, Seed: 1}.LeaveOneOut(ctx, x, labels)
 	if err != nil {
 		t.Fatal(err)
