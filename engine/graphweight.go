@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// GraphWeight says what an edge i–j of the neighbour graph weighs in the
+// methods built on a weighted graph (LPP, Laplacian eigenmaps).
+type GraphWeight string
+
+const (
+	// WeightHeat is the heat kernel exp(−d_ij²/t) (Belkin & Niyogi 2001
+	// §2 step 2 variant (a); He & Niyogi 2003 §3 step 2), with t = T or,
+	// when T is 0, the mean of d_ij² over the edges of the graph. The
+	// default.
+	WeightHeat GraphWeight = ""
+	// WeightBinary is 1 on every edge (Belkin & Niyogi's "simple-minded"
+	// variant (b)).
+	WeightBinary GraphWeight = "binary"
+	// WeightConnectivity is ½·(a_ij + a_ji) with a_ij = 1 when j is among
+	// the K nearest neighbours of i: 1 for mutual neighbours, ½ for
+	// one-sided ones. It is scikit-learn's SpectralEmbedding affinity
+	// ("nearest_neighbors": kneighbors_graph symmetrized as ½(A + Aᵀ)).
+	// On an ε-graph or a whole-class supervised graph every edge is
+	// mutual (1); an edge added by DisconnectedConnect weighs ½.
+	WeightConnectivity GraphWeight = "connectivity"
+	// WeightCosine is the cosine similarity x_i·x_j/(‖x_i‖‖x_j‖) (0 when
+	// either row is zero), the weight of LPP on documents (Cai, He & Han,
+	// "Document clustering using locality preserving indexing", 2005).
+	WeightCosine GraphWeight = "cosine"
+)
+
+func (w GraphWeight) check(method string) error {
+	switch w {
+	case WeightHeat, WeightBinary, WeightConnectivity, WeightCosine:
+		return nil
+	}
+	return fmt.Errorf("%s: %w: graph weight %q (want heat, binary, connectivity or cosine)", method, ErrBadSetting, string(w))
+}
+
+func (w GraphWeight) String() string {
+	if w == WeightHeat {
+		return "heat"
+	}
+	return string(w)
+}
+
+func parseGraphWeight(s string) (GraphWeight, error) {
+	if s == "heat" {
+		return WeightHeat, nil
+	}
+	w := GraphWeight(s)
+	return w, w.check("model")
+}
+
+// reweight turns a graph whose values are distances (the graph of
+// inputGraph, after the disconnected policy) into the weighted graph w. in
+// holds the graph's vertices as rows (for cosine weights); k is the number
+// of neighbours each vertex chose (0 for ε-graphs and whole-class graphs:
+// every edge counts as mutual). For the heat kernel it returns the t used.
+func reweight(g *sparse.CSR, in dataInput, w GraphWeight, t float64, k int) (*sparse.CSR, float64) {
+	switch w {
+	case WeightHeat:
+		if t == 0 {
+			s := 0.0
+			for _, d := range g.Values() {
+				s += d * d
+			}
+			t = s / float64(max(1, g.NNZ()))
+			if t == 0 {
+				t = 1
+			}
+		}
+		return g.Map(func(_, _ int, d float64) float64 { return math.Exp(-d * d / t) }), t
+	case WeightBinary:
+		return g.Map(func(_, _ int, _ float64) float64 { return 1 }), 0
+	case WeightCosine:
+		n, _ := g.Dims()
+		norm := make([]float64, n)
+		for i := range norm {
+			norm[i] = math.Sqrt(in.dot(i, i))
+		}
+		return g.Map(func(i, j int, _ float64) float64 {
+			if norm[i] == 0 || norm[j] == 0 {
+				return 0
+			}
+			return in.dot(i, j) / (norm[i] * norm[j])
+		}), 0
+	}
+	// Connectivity: recover each vertex's own k nearest as the k smallest
+	// (distance, index) entries of its row — the order the neighbour search
+	// uses — and count each direction ½.
+	if k == 0 {
+		return g.Map(func(_, _ int, _ float64) float64 { return 1 }), 0
+	}
+	n, _ := g.Dims()
+	ptr, ind, val := g.RowPtr(), g.ColIdx(), g.Values()
+	own := make([]bool, g.NNZ()) // own[p]: ind[p] is among row i's k nearest
+	var order []int
+	for i := 0; i < n; i++ {
+		order = order[:0]
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			order = append(order, p)
+		}
+		sort.Slice(order, func(a, b int) bool {
+			pa, pb := order[a], order[b]
+			if val[pa] != val[pb] {
+				return val[pa] < val[pb]
+			}
+			return ind[pa] < ind[pb]
+		})
+		for c := 0; c < min(k, len(order)); c++ {
+			own[order[c]] = true
+		}
+	}
+	// ownAt reports whether j chose i: a binary search in row j.
+	ownAt := func(j, i int) bool {
+		cols := ind[ptr[j]:ptr[j+1]]
+		c := sort.SearchInts(cols, i)
+		return c < len(cols) && cols[c] == i && own[ptr[j]+c]
+	}
+	out := make([]float64, g.NNZ())
+	for i := 0; i < n; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			v := 0.0
+			if own[p] {
+				v += 0.5
+			}
+			if ownAt(ind[p], i) {
+				v += 0.5
+			}
+			if v == 0 {
+				v = 0.5 // an edge added by the "connect" policy
+			}
+			out[p] = v
+		}
+	}
+	r, err := sparse.NewCSR(n, n, ptr, ind, out)
+	if err != nil {
+		panic(err) // same pattern as g
+	}
+	return r, 0
+}
+
+// degrees returns the row sums of w.
+func degrees(w *sparse.CSR) []float64 { return w.RowSums() }
+
+// normalizedAdjacency returns D^{-1/2}·W·D^{-1/2} and D^{-1/2} (0 for an
+// isolated vertex, whose row and column stay zero).
+func normalizedAdjacency(w *sparse.CSR) (*sparse.CSR, []float64) {
+	d := degrees(w)
+	inv := make([]float64, len(d))
+	for i, v := range d {
+		if v > 0 {
+			inv[i] = 1 / math.Sqrt(v)
+		}
+	}
+	return w.Map(func(i, j int, v float64) float64 { return inv[i] * v * inv[j] }), inv
+}

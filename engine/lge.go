@@ -1,0 +1,569 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/lanczos"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// The linear graph embeddings LPP and NPE share one solver. Both look for
+// projections a (y = Xᵀa in the papers' notation, X features × samples)
+// that extremize a Rayleigh quotient
+//
+//	aᵀ·X·A·Xᵀ·a / aᵀ·X·B·Xᵀ·a
+//
+// with B = diag(b) (LPP: the degrees D; NPE: I) and A an N×N matrix given
+// as an operator (LPP: W, largest; NPE: M = (I − W)ᵀ(I − W), smallest).
+// The samples are first centred with the weights b (μ = Σ b_i·x_i / Σ b_i),
+// which removes the trivial solution y = 1 of both methods (L·1 = 0,
+// M·1 = 0) and makes the result independent of where the data sit: it is
+// the constraint yᵀ·B·1 = 0 of Laplacian eigenmaps and LLE.
+//
+// The PCA/SVD step of the papers (He & Niyogi 2003 §3 step 1; He, Cai, Yan
+// & Zhang 2005 §3 step 1; isometric-projection.txt §"Learning Isometric
+// Projections", eq. (7)) makes the right-hand side well conditioned when
+// D > N or X·B·Xᵀ is singular: with the thin SVD X̂ = B^{1/2}·X_c = U·Σ·Vᵀ
+// (rows = samples here) and a = V·Σ⁻¹·c, the problem becomes the ordinary
+// symmetric eigenproblem (Uᵀ·Ã·U)·c = μ·c with Ã = B^{-1/2}·A·B^{-1/2}, of
+// order r = rank(X̂), and aᵀ·X·B·Xᵀ·a = cᵀc = 1. The SVD is taken from the
+// eigendecomposition of the smaller Gram matrix (X̂·X̂ᵀ or X̂ᵀ·X̂), keeping
+// singular values σ_i > 10⁻⁵·σ_1. The cost is isometric-projection.txt
+// eq. (8): SVD (3/2·m²n + 9/2·m³ with m = min(N, D)), forming the reduced
+// matrix (2·m³) and its eigenvectors.
+//
+// With PCADim = p the SVD keeps only the p leading singular directions (He
+// & Niyogi's "throwing away the smallest principal components"), found by
+// Lanczos on the Gram matrix as an operator: for sparse documents the work
+// is then a few hundred products with the sparse X instead of an m³
+// decomposition.
+
+// maxExactSVD is the largest min(N, D) for which PCADim = 0 keeps every
+// singular direction (a dense eigendecomposition of the m×m Gram matrix);
+// above it the leading autoPCADim are kept.
+const (
+	maxExactSVD = 3000
+	autoPCADim  = 500
+)
+
+// rankTol: singular values σ_i ≤ rankTol·σ_1 count as zero.
+const rankTol = 1e-5
+
+// lgeProblem is one linear graph embedding to solve.
+type lgeProblem struct {
+	in      dataInput // the samples (kept rows)
+	b       []float64 // the weights of the constraint (nil: all 1)
+	largest bool      // maximize (LPP) or minimize (NPE) the quotient
+	dim     int
+	pcaDim  int // 0: automatic
+	seed    uint64
+	// reduce returns R = Uᵀ·Ã·U (r×r, both triangles) for the N×r U with
+	// orthonormal columns; cost is its predicted flam for r columns.
+	reduce func(u blas64.General) blas64.General
+	cost   func(r int) float64
+}
+
+// lgeResult is the solved problem: y = (x − mean)·proj.
+type lgeResult struct {
+	mean   []float64
+	proj   blas64.General // D×dim
+	vals   []float64      // the dim eigenvalues μ of Uᵀ·Ã·U, most extreme first
+	rank   int            // singular directions kept
+	svdDim int            // the p of the SVD step (min(N, D) when exact)
+}
+
+// hatOp applies X̂ = diag(√b)·(X − 1·μᵀ) and its transpose to blocks, for
+// dense rows (held explicitly, centred) or sparse rows (centred implicitly,
+// so the CSR stays sparse).
+type hatOp struct {
+	n, d  int
+	dense blas64.General // explicit X̂ (dense input)
+	a     *sparse.CSR    // sparse input
+	mu    []float64
+	sb    []float64 // √b; nil: 1
+	tmp   blas64.General
+}
+
+// mul sets dst (n×c) = X̂·B (B d×c).
+func (h *hatOp) mul(dst, b blas64.General) {
+	if h.a == nil {
+		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, h.dense, b, 0, dst)
+		return
+	}
+	h.a.MulBlockTo(dst, b)
+	c := b.Cols
+	mb := make([]float64, c) // μᵀ·B
+	for j, m := range h.mu {
+		if m == 0 {
+			continue
+		}
+		row := b.Data[j*b.Stride : j*b.Stride+c]
+		for t, v := range row {
+			mb[t] += m * v
+		}
+	}
+	for i := 0; i < h.n; i++ {
+		s := 1.0
+		if h.sb != nil {
+			s = h.sb[i]
+		}
+		row := dst.Data[i*dst.Stride : i*dst.Stride+c]
+		for t := range row {
+			row[t] = s * (row[t] - mb[t])
+		}
+	}
+}
+
+// mulT sets dst (d×c) = X̂ᵀ·U (U n×c).
+func (h *hatOp) mulT(dst, u blas64.General) {
+	if h.a == nil {
+		backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, h.dense, u, 0, dst)
+		return
+	}
+	c := u.Cols
+	su := u
+	if h.sb != nil {
+		su = newGeneral(h.n, c)
+		for i := 0; i < h.n; i++ {
+			for t := 0; t < c; t++ {
+				su.Data[i*c+t] = h.sb[i] * u.Data[i*u.Stride+t]
+			}
+		}
+	}
+	h.a.MulTransBlockTo(dst, su)
+	ones := make([]float64, c) // 1ᵀ·diag(√b)·U
+	for i := 0; i < h.n; i++ {
+		row := su.Data[i*su.Stride : i*su.Stride+c]
+		for t, v := range row {
+			ones[t] += v
+		}
+	}
+	for j, m := range h.mu {
+		if m == 0 {
+			continue
+		}
+		row := dst.Data[j*dst.Stride : j*dst.Stride+c]
+		for t := range row {
+			row[t] -= m * ones[t]
+		}
+	}
+}
+
+// gramOp is X̂·X̂ᵀ (samples side, n×n) or X̂ᵀ·X̂ (features side, d×d) as a
+// block operator.
+type gramOp struct {
+	h       *hatOp
+	samples bool
+}
+
+func (g gramOp) size() int {
+	if g.samples {
+		return g.h.n
+	}
+	return g.h.d
+}
+
+func (g gramOp) mulBlock(dst, x blas64.General) {
+	if g.samples {
+		t := newGeneral(g.h.d, x.Cols)
+		g.h.mulT(t, x)
+		g.h.mul(dst, t)
+		return
+	}
+	t := newGeneral(g.h.n, x.Cols)
+	g.h.mul(t, x)
+	g.h.mulT(dst, t)
+}
+
+// solveLGE runs the stages "center", "svd", "reduce", "eigensolve" and
+// "project" of a linear graph embedding.
+func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
+	in := p.in
+	n, d := in.dims()
+	res := &lgeResult{}
+	h := &hatOp{n: n, d: d, a: in.csr}
+	if p.b != nil {
+		h.sb = make([]float64, n)
+		for i, v := range p.b {
+			h.sb[i] = math.Sqrt(v)
+		}
+	}
+	err := r.stage("center", float64(in.nnz()), func(ctx context.Context, st *stageCtx) error {
+		res.mean = weightedMean(in, p.b)
+		h.mu = res.mean
+		if in.csr == nil {
+			h.dense = newGeneral(n, d)
+			g := in.dense
+			backend.ParallelFor(n, 256, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					s := 1.0
+					if h.sb != nil {
+						s = h.sb[i]
+					}
+					src, dst := g.Data[i*g.Stride:i*g.Stride+d], h.dense.Data[i*d:(i+1)*d]
+					for j, v := range src {
+						dst[j] = s * (v - res.mean[j])
+					}
+				}
+			})
+			st.detail = "dense, explicit"
+		} else {
+			st.detail = "sparse, implicit (the CSR stays sparse)"
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	// The SVD step.
+	m := min(n, d)
+	gram := gramOp{h: h, samples: n <= d}
+	svdDim := p.pcaDim
+	if svdDim == 0 {
+		svdDim = m
+		if m > maxExactSVD {
+			svdDim = autoPCADim
+		}
+	}
+	svdDim = min(svdDim, m)
+	exact := svdDim == m
+	res.svdDim = svdDim
+	var u, pm blas64.General // U (n×r) and P = V·Σ⁻¹ (d×r): X̂·P = U
+	var svdCost float64
+	switch {
+	case in.csr == nil:
+		svdCost = flam.Syrk(m, max(n, d)) + flam.Syevd(m, true)
+		if !exact {
+			svdCost = flam.Syrk(m, max(n, d)) + flam.Syevr(m, svdDim)
+		}
+	case exact:
+		svdCost = 2*float64(in.nnz())*float64(m) + flam.Syevd(m, true)
+	default:
+		svdCost = flam.Lanczos(m, svdDim, 3) * 2 * float64(in.nnz()) / float64(m*m)
+	}
+	svdCost += flam.Gemm(max(n, d), m, svdDim)
+	err = r.stage("svd", svdCost, func(ctx context.Context, st *stageCtx) error {
+		var vals []float64
+		var vecs blas64.General
+		side := "X̂·X̂ᵀ"
+		if !gram.samples {
+			side = "X̂ᵀ·X̂"
+		}
+		if in.csr != nil && !exact {
+			lr, err := lanczos.Solve(ctx, lanczos.Func{N: m, Mul: func(dst, x []float64) {
+				gram.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
+			}, MulBlock: gram.mulBlock}, lanczos.Settings{K: svdDim, Seed: p.seed, Tol: 1e-8})
+			if err != nil {
+				return wrapNumerical(err)
+			}
+			st.iterations = lr.Stats.Iterations
+			st.detail = fmt.Sprintf("lanczos on %s (%d×%d, sparse): %d leading pairs, %d products, %d restarts",
+				side, m, m, svdDim, lr.Stats.MatVecs, lr.Stats.Restarts)
+			vals, vecs = lr.Values, lr.Vectors
+		} else {
+			sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
+			if in.csr == nil {
+				t := blas.Trans
+				if gram.samples {
+					t = blas.NoTrans
+				}
+				backend.Active().Syrk(t, 1, h.dense, 0, sym)
+			} else {
+				if err := formGram(ctx, gram, sym); err != nil {
+					return err
+				}
+			}
+			var err error
+			if exact {
+				vals = make([]float64, m)
+				if err = backend.Active().Syevd(sym, vals, true); err != nil {
+					return wrapNumerical(err)
+				}
+				// Descending order, vectors as columns.
+				vecs = newGeneral(m, m)
+				for j := 0; j < m; j++ {
+					for i := 0; i < m; i++ {
+						vecs.Data[i*m+j] = sym.Data[i*m+m-1-j]
+					}
+				}
+				for i, j := 0, m-1; i < j; i, j = i+1, j-1 {
+					vals[i], vals[j] = vals[j], vals[i]
+				}
+				st.detail = fmt.Sprintf("dense syevd of %s (%d×%d): all singular directions", side, m, m)
+			} else {
+				vals, vecs, err = backend.EigTop(backend.Active(), sym, svdDim)
+				if err != nil {
+					return wrapNumerical(err)
+				}
+				st.detail = fmt.Sprintf("dense syevr of %s (%d×%d): %d leading singular directions", side, m, m, svdDim)
+			}
+		}
+		// Keep σ_i > rankTol·σ_1 (vals are σ², descending).
+		rk := 0
+		for rk < len(vals) && vals[0] > 0 && vals[rk] > rankTol*rankTol*vals[0] {
+			rk++
+		}
+		res.rank = rk
+		st.detail += fmt.Sprintf(", rank %d", rk)
+		if rk == 0 {
+			return nil
+		}
+		// Scale the kept vectors by 1/σ (samples side) or 1/σ (features side).
+		w := newGeneral(m, rk)
+		for i := 0; i < m; i++ {
+			for j := 0; j < rk; j++ {
+				w.Data[i*rk+j] = vecs.Data[i*vecs.Stride+j] / math.Sqrt(vals[j])
+			}
+		}
+		if gram.samples {
+			// U = eigenvectors; P = X̂ᵀ·U·Σ⁻² = X̂ᵀ·(U·Σ⁻¹)·Σ⁻¹.
+			u = newGeneral(n, rk)
+			for i := 0; i < n; i++ {
+				copy(u.Data[i*rk:(i+1)*rk], vecs.Data[i*vecs.Stride:i*vecs.Stride+rk])
+			}
+			pm = newGeneral(d, rk)
+			h.mulT(pm, w)
+			for i := 0; i < d; i++ {
+				for j := 0; j < rk; j++ {
+					pm.Data[i*rk+j] /= math.Sqrt(vals[j])
+				}
+			}
+		} else {
+			// P = V·Σ⁻¹; U = X̂·P.
+			pm = w
+			u = newGeneral(n, rk)
+			h.mul(u, pm)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rk := res.rank
+	if p.dim > rk {
+		return nil, fmt.Errorf("%s: %w: dim = %d but the centred data have rank %d (in the %d singular directions kept)",
+			r.method, ErrDimension, p.dim, rk, svdDim)
+	}
+	var red blas64.General
+	err = r.stage("reduce", p.cost(rk), func(ctx context.Context, st *stageCtx) error {
+		red = p.reduce(u)
+		st.detail = fmt.Sprintf("%d×%d", rk, rk)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var c blas64.General
+	err = r.stage("eigensolve", flam.Syevr(rk, p.dim), func(ctx context.Context, st *stageCtx) error {
+		sym := blas64.Symmetric{N: rk, Stride: red.Stride, Uplo: blas.Upper, Data: red.Data}
+		var err error
+		if p.largest {
+			res.vals, c, err = backend.EigTop(backend.Active(), sym, p.dim)
+		} else {
+			res.vals, c, err = backend.EigBottom(backend.Active(), sym, p.dim)
+		}
+		st.detail = fmt.Sprintf("dense syevr, order %d", rk)
+		return wrapNumerical(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = r.stage("project", flam.Gemm(d, p.dim, rk), func(ctx context.Context, st *stageCtx) error {
+		res.proj = newGeneral(d, p.dim)
+		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, pm, c, 0, res.proj)
+		backend.FixSigns(res.proj)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// formGram fills the dense Gram matrix of g by applying it to blocks of
+// the identity, in parallel over blocks, ctx checked between blocks.
+func formGram(ctx context.Context, g gramOp, sym blas64.Symmetric) error {
+	m := g.size()
+	const blk = 64
+	nb := (m + blk - 1) / blk
+	for c := 0; c < nb; c++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lo, hi := c*blk, min(m, (c+1)*blk)
+		e := newGeneral(m, hi-lo)
+		for j := lo; j < hi; j++ {
+			e.Data[j*(hi-lo)+j-lo] = 1
+		}
+		out := newGeneral(m, hi-lo)
+		g.mulBlock(out, e)
+		for i := 0; i < m; i++ {
+			for j := lo; j < hi; j++ {
+				sym.Data[i*m+j] = out.Data[i*(hi-lo)+j-lo]
+			}
+		}
+	}
+	// Symmetrize against rounding.
+	for i := 0; i < m; i++ {
+		for j := i + 1; j < m; j++ {
+			v := 0.5 * (sym.Data[i*m+j] + sym.Data[j*m+i])
+			sym.Data[i*m+j], sym.Data[j*m+i] = v, v
+		}
+	}
+	return nil
+}
+
+// weightedMean returns Σ b_i·x_i / Σ b_i (b nil: the plain mean).
+func weightedMean(in dataInput, b []float64) []float64 {
+	n, d := in.dims()
+	mean := make([]float64, d)
+	total := 0.0
+	for i := 0; i < n; i++ {
+		w := 1.0
+		if b != nil {
+			w = b[i]
+		}
+		total += w
+		if in.csr != nil {
+			cols, vals := in.csr.Row(i)
+			for c, j := range cols {
+				mean[j] += w * vals[c]
+			}
+			continue
+		}
+		for j, v := range in.dense.Data[i*in.dense.Stride : i*in.dense.Stride+d] {
+			mean[j] += w * v
+		}
+	}
+	if total > 0 {
+		for j := range mean {
+			mean[j] /= total
+		}
+	}
+	return mean
+}
+
+// linearModel is a fitted linear method: y = (x − mean)·proj.
+type linearModel struct {
+	base
+	mean    []float64
+	proj    blas64.General // D×Dim
+	eig     []float64
+	kept    []int
+	dropped []int
+	params  map[string]any // saved with the model
+}
+
+// apply maps rows: (X − 1·meanᵀ)·proj = X·proj − 1·(meanᵀ·proj).
+func (m *linearModel) apply(in dataInput) blas64.General {
+	n, _ := in.dims()
+	dim := m.proj.Cols
+	y := newGeneral(n, dim)
+	in.mulTo(y, m.proj)
+	off := make([]float64, dim)
+	for j, v := range m.mean {
+		row := m.proj.Data[j*m.proj.Stride : j*m.proj.Stride+dim]
+		for t, p := range row {
+			off[t] += v * p
+		}
+	}
+	for i := 0; i < n; i++ {
+		row := y.Data[i*dim : (i+1)*dim]
+		for t := range row {
+			row[t] -= off[t]
+		}
+	}
+	return y
+}
+
+// Projection returns the projection vectors a as the columns of a D×Dim
+// matrix: y = Aᵀ·(x − mean).
+func (m *linearModel) Projection() *mat.Dense { return copyDense(m.proj) }
+
+// Mean returns the (weighted) training mean the data are centred on.
+func (m *linearModel) Mean() []float64 { return append([]float64(nil), m.mean...) }
+
+// Eigenvalues returns the Dim generalized eigenvalues of the projections,
+// ascending (the smallest, best-preserving first).
+func (m *linearModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Kept returns the indices of the training points in the embedding.
+func (m *linearModel) Kept() []int { return append([]int(nil), m.kept...) }
+
+// Dropped returns the training points left out by DisconnectedLargest.
+func (m *linearModel) Dropped() []int { return append([]int(nil), m.dropped...) }
+
+// Transform projects new points (dense rows or a *sparse.CSR):
+// y = Aᵀ·(x − mean). The training points map onto their embedding.
+func (m *linearModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	what := m.method + " transform"
+	in, err := transformInput(what, x, len(m.mean))
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return toDense(m.apply(in)), nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *linearModel) Save(w io.Writer) error {
+	p := map[string]any{"dim": m.Dim()}
+	for k, v := range m.params {
+		p[k] = v
+	}
+	d := newModelData(m.method, p, &m.report)
+	d.floats["mean"] = rowVec(m.mean)
+	d.floats["projection"] = m.proj
+	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.floats["embedding"] = m.embedding
+	d.ints["kept"] = m.kept
+	d.ints["dropped"] = m.dropped
+	return d.write(w)
+}
+
+func decodeLinear(d *modelData) (*linearModel, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	mean, err := d.float("mean", 1, -1)
+	if err != nil {
+		return nil, err
+	}
+	proj, err := d.float("projection", mean.Cols, dim)
+	if err != nil {
+		return nil, err
+	}
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m := &linearModel{base: base{method: d.method, embedding: emb}, mean: mean.Data, proj: proj, eig: eig.Data, params: d.params}
+	if m.kept, err = d.intArr("kept", emb.Rows); err != nil {
+		return nil, err
+	}
+	if m.dropped, err = d.intArr("dropped", -1); err != nil {
+		return nil, err
+	}
+	delete(m.params, "dim")
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}

@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// LPP is locality preserving projections (He & Niyogi, "Locality
+// preserving projections", NIPS 2003, §2–3): the linear map y = Aᵀ·x that
+// best preserves a neighbour graph. With the graph's weights W (heat kernel
+// by default, GraphWeight), D = diag(Σ_j W_ij) and L = D − W, the
+// projections are the generalized eigenvectors of
+//
+//	X·L·Xᵀ·a = λ·X·D·Xᵀ·a
+//
+// for the Dim smallest λ (§3 step 3, X features × samples), normalised by
+// aᵀ·X·D·Xᵀ·a = 1. They are found as the largest eigenvectors of the
+// equivalent X·W·Xᵀ·a = (1 − λ)·X·D·Xᵀ·a after the SVD step of the paper
+// (§3 step 1, "PCA projection"; isometric-projection.txt eq. (7), whose
+// cost eq. (8) is exactly LPP's): see the linear graph embedding solver in
+// lge.go. The samples are centred on their degree-weighted mean first
+// (which removes the trivial solution with L·y = 0, y constant, and the
+// dependence on the origin); new points map by y = Aᵀ·(x − mean).
+//
+// X may be dense or a *sparse.CSR (documents, as isometric-projection.txt
+// Table 1 on Reuters-21578; sparse rows are never densified). With D > N
+// and all singular directions kept, LPP's training embedding equals
+// Laplacian eigenmaps' (the constraint y ∈ range(Xᵀ) is void); PCADim
+// keeps fewer. With Labels the graph joins only points of the same class
+// (k = 0: all of the class), the supervised graph of isometric-projection.txt
+// Table 2. The graph may be disconnected (the eigenproblem stays well
+// posed; a supervised graph always is): the number of components is
+// reported, and no policy applies.
+type LPP struct {
+	Dim int // output dimension; default 2
+	// K neighbours per point (default 10), or, with Labels, within the
+	// class (0: every point of the class).
+	K int
+	// Eps > 0 uses the ε-graph instead of kNN.
+	Eps float64
+	// Labels make the supervised graph.
+	Labels []int
+	// Weight of the edges; default WeightHeat.
+	Weight GraphWeight
+	// T is the heat kernel's t; 0 means the mean of d² over the edges.
+	T float64
+	// PCADim is the number of leading singular directions the SVD step
+	// keeps: 0 keeps all with σ > 10⁻⁵·σ₁ when min(N, D) ≤ 3000 (the exact
+	// problem) and the leading 500 otherwise.
+	PCADim int
+	Seed   uint64 // Lanczos start vector of a truncated SVD step
+	Options
+}
+
+// LPPModel is a fitted LPP: y = Aᵀ·(x − mean).
+type LPPModel struct{ linearModel }
+
+const methodLPP = "lpp"
+
+func init() {
+	decoders[methodLPP] = func(d *modelData) (Model, error) {
+		m, err := decodeLinear(d)
+		if err != nil {
+			return nil, err
+		}
+		return &LPPModel{*m}, nil
+	}
+}
+
+func (s LPP) resolved() LPP {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
+		s.K = 10
+	}
+	return s
+}
+
+func (s LPP) spec() graphSpec { return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels} }
+
+// Fit learns the projection from the rows of x (dense, or a *sparse.CSR).
+func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
+	const method = methodLPP
+	s = s.resolved()
+	in, err := matrixInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := in.dims()
+	if err := s.spec().validate(method, n); err != nil {
+		return nil, err
+	}
+	if err := s.Weight.check(method); err != nil {
+		return nil, err
+	}
+	if s.T < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) || s.PCADim < 0 {
+		return nil, fmt.Errorf("%s: %w: t = %v, PCADim = %d", method, ErrBadSetting, s.T, s.PCADim)
+	}
+	if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
+		return nil, err
+	}
+	params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "input": in.kind()}
+	spec := s.spec()
+	spec.params(params)
+	delete(params, "disconnected")
+	if s.PCADim > 0 {
+		params["pca_dim"] = s.PCADim
+	}
+	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	if err := r.checkBudget(lgeBytes(in, s.PCADim), "LPP", "a smaller PCADim (fewer singular directions)"); err != nil {
+		return nil, err
+	}
+	fixed, err := inputGraph(r, in, spec, true)
+	if err != nil {
+		return nil, err
+	}
+	var a *sparse.CSR
+	var deg []float64
+	err = r.stage("weights", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
+		kw := s.K
+		if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
+			kw = 0
+		}
+		w, t := reweight(fixed.Graph, in, s.Weight, s.T, kw)
+		if s.Weight == WeightHeat {
+			r.rep.Params["t"] = t
+			st.detail = fmt.Sprintf("heat kernel, t = %.4g", t)
+		}
+		deg = degrees(w)
+		a, _ = normalizedAdjacency(w)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := lgeProblem{in: in, b: deg, largest: true, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
+		// R = Uᵀ·D^{-1/2}·W·D^{-1/2}·U.
+		reduce: func(u blas64.General) blas64.General {
+			z := newGeneral(u.Rows, u.Cols)
+			a.MulBlockTo(z, u)
+			rr := newGeneral(u.Cols, u.Cols)
+			backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, u, z, 0, rr)
+			symmetrize(rr)
+			return rr
+		},
+		cost: func(rk int) float64 { return flam.SpMV(a.NNZ())*float64(rk) + flam.Gemm(rk, rk, n) },
+	}
+	res, err := solveLGE(r, p)
+	if err != nil {
+		return nil, err
+	}
+	m := &LPPModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, kept: fixed.Kept,
+		params: map[string]any{"k": s.K, "eps": s.Eps, "weight": s.Weight.String(), "rank": res.rank}}}
+	m.eig = make([]float64, s.Dim)
+	for j, v := range res.vals {
+		m.eig[j] = 1 - v
+	}
+	r.rep.Params["rank"] = res.rank
+	err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+		m.embedding = m.apply(in)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.report = *r.finish()
+	return m, nil
+}
+
+// symmetrize replaces a square matrix by (A + Aᵀ)/2.
+func symmetrize(a blas64.General) {
+	for i := 0; i < a.Rows; i++ {
+		for j := i + 1; j < a.Cols; j++ {
+			v := 0.5 * (a.Data[i*a.Stride+j] + a.Data[j*a.Stride+i])
+			a.Data[i*a.Stride+j], a.Data[j*a.Stride+i] = v, v
+		}
+	}
+}
+
+// lgeBytes estimates the peak memory of the linear graph embedding solver:
+// the centred copy (dense input), the Gram matrix of the SVD step, U and
+// the reduced matrix.
+func lgeBytes(in dataInput, pcaDim int) int64 {
+	n, d := in.dims()
+	m := int64(min(n, d))
+	r := m
+	if pcaDim > 0 {
+		r = min(r, int64(pcaDim))
+	} else if m > maxExactSVD {
+		r = autoPCADim
+	}
+	est := int64(in.nnz()) + 2*int64(n)*r + int64(d)*r + r*r
+	if !in.isSparse() {
+		est += int64(n) * int64(d)
+	}
+	if r == m || !in.isSparse() {
+		est += 2 * m * m
+	} else {
+		est += 3 * r * m // the Lanczos basis
+	}
+	return 8 * est
+}

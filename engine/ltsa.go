@@ -1,0 +1,418 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/lanczos"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// LTSA is local tangent space alignment (Zhang & Zha, "Principal manifolds
+// and nonlinear dimensionality reduction via tangent space alignment",
+// SIAM J. Sci. Comput. 26(1), 2004, §3–4, Algorithm LTSA):
+//
+//  1. for every point x_i, its K nearest neighbours X_i (K×D), centred on
+//     their mean, and Q_i, the Dim leading left singular vectors of the
+//     centred X_i (the local tangent coordinates, §3 eq. (3.3)), found as
+//     the top eigenvectors of the K×K Gram matrix of the centred
+//     neighbours;
+//  2. G_i = [1/√K, Q_i] and the alignment matrix
+//     B = Σ_i S_i·(I − G_i·G_iᵀ)·S_iᵀ (S_i selecting the neighbours; §4,
+//     Algorithm step 2), sparse with at most N·K² entries;
+//  3. the embedding is the eigenvectors of the Dim + 1 smallest eigenvalues
+//     of B after the first (the constant vector, eigenvalue 0): unit
+//     vectors, T·Tᵀ = I (§4 step 3).
+//
+// As scikit-learn's LocallyLinearEmbedding(method='ltsa'), the neighbours
+// of x_i are the K nearest other points (the paper's neighbourhood includes
+// x_i itself); with the same K the embedding equals scikit-learn's up to
+// the sign convention. B's bottom eigenvectors are found densely (index
+// range, 2/3·N³ flam) for N ≤ 1000, otherwise by thick-restart Lanczos on
+// the sparse B.
+//
+// New points are placed by the local affine map of LTSA (§3: the global
+// coordinates of a neighbourhood are an affine function of its local
+// tangent coordinates, τ = c_i + L_i·θ, eq. (3.5)): for a new x, its K
+// nearest training points, their local tangent coordinates Θ (from the
+// same local PCA) and x's own θ; the affine map (c, L) fitted by least
+// squares to the neighbours' embedding (c = their mean, L = T_c·Θ⁺) gives
+// y = c + L·θ. A new point equal to a training point gets that point's
+// embedding.
+type LTSA struct {
+	Dim         int // output (and tangent-space) dimension; default 2
+	K           int // neighbours; default 10, must exceed Dim
+	Eigensolver Eigensolver
+	Seed        uint64 // Lanczos start vector
+	Options
+}
+
+// LTSAModel is a fitted LTSA.
+type LTSAModel struct {
+	base
+	train dataInput
+	k     int
+	eig   []float64 // the Dim eigenvalues of B used, ascending
+}
+
+const methodLTSA = "ltsa"
+
+func init() { decoders[methodLTSA] = decodeLTSA }
+
+func (s LTSA) resolved() LTSA {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.K == 0 {
+		s.K = 10
+	}
+	return s
+}
+
+// Fit embeds the rows of x (dense, or a *sparse.CSR).
+func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
+	const method = methodLTSA
+	s = s.resolved()
+	in, err := matrixInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := in.dims()
+	if s.K < 1 {
+		return nil, fmt.Errorf("%s: %w: k = %d", method, ErrBadSetting, s.K)
+	}
+	if s.K >= n {
+		return nil, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", method, ErrTooFewSamples, s.K, n)
+	}
+	if err := checkDim(method, s.Dim, n-2, "samples−2"); err != nil {
+		return nil, err
+	}
+	if s.Dim >= s.K {
+		return nil, fmt.Errorf("%s: %w: dim = %d needs k > dim neighbours (k = %d)", method, ErrBadSetting, s.Dim, s.K)
+	}
+	solver := s.Eigensolver
+	switch solver {
+	case EigenAuto:
+		solver = EigenLanczos
+		if n <= 1000 {
+			solver = EigenDense
+		}
+	case EigenDense, EigenLanczos:
+	default:
+		return nil, fmt.Errorf("%s: %w: eigensolver %q (want dense or lanczos)", method, ErrBadSetting, solver)
+	}
+	params := map[string]any{"dim": s.Dim, "k": s.K, "eigensolver": string(solver), "input": in.kind()}
+	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	est := int64(8) * int64(in.nnz()+3*n*s.K*s.K)
+	if solver == EigenDense {
+		est += 8 * int64(n) * int64(n)
+	}
+	if err := r.checkBudget(est, "LTSA", "the Lanczos eigensolver (no N×N matrix)"); err != nil {
+		return nil, err
+	}
+	var nb *neighbors.Result
+	err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		nb, err = inputNeighbours(ctx, in, s.K, 0, nil)
+		return err
+	})
+	if err != nil {
+		return nil, mapGraphErr(err)
+	}
+	k := s.K
+	var b *sparse.CSR
+	localCost := float64(n) * (float64(k*k)*float64(in.nnz())/float64(n)/2 + flam.Syevr(k, s.Dim) + float64(k*k*(s.Dim+1)))
+	err = r.stage("tangents", localCost, func(ctx context.Context, st *stageCtx) error {
+		st.detail = fmt.Sprintf("%d local PCAs of %d neighbours", n, k)
+		blocks := make([]float64, n*k*k)
+		err := backend.ParallelForCtx(ctx, n, 128, func(lo, hi int) {
+			ws := newLocalPCA(k, s.Dim)
+			for i := lo; i < hi; i++ {
+				js, _ := nb.Row(i)
+				ws.fit(in, js)
+				// I − G·Gᵀ with G = [1/√k, Q].
+				blk := blocks[i*k*k : (i+1)*k*k]
+				for a := 0; a < k; a++ {
+					for c := 0; c < k; c++ {
+						v := -1 / float64(k)
+						for t := 0; t < s.Dim; t++ {
+							v -= ws.q[a*s.Dim+t] * ws.q[c*s.Dim+t]
+						}
+						if a == c {
+							v++
+						}
+						blk[a*k+c] = v
+					}
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		coo := sparse.NewCOO(n, n, n*k*k)
+		for i := 0; i < n; i++ {
+			js, _ := nb.Row(i)
+			blk := blocks[i*k*k : (i+1)*k*k]
+			for a, ja := range js {
+				for c, jc := range js {
+					coo.Add(ja, jc, blk[a*k+c])
+				}
+			}
+		}
+		b = coo.ToCSR()
+		st.detail += fmt.Sprintf(", alignment matrix with %d entries", b.NNZ())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	vals, vecs, err := bottomSparse(r, b, s.Dim+1, solver, s.Seed, "alignment matrix B")
+	if err != nil {
+		return nil, err
+	}
+	m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k}
+	m.embedding = newGeneral(n, s.Dim)
+	for i := 0; i < n; i++ {
+		for j := 0; j < s.Dim; j++ {
+			m.embedding.Data[i*s.Dim+j] = vecs.Data[i*vecs.Stride+j+1]
+		}
+	}
+	backend.FixSigns(m.embedding)
+	m.eig = vals[1:]
+	m.report = *r.finish()
+	return m, nil
+}
+
+// bottomSparse finds the k smallest eigenpairs of the symmetric positive
+// semi-definite sparse b (stage "eigensolve"), ascending: densely by index
+// range, or by Lanczos on the sparse matrix.
+func bottomSparse(r *run, b *sparse.CSR, k int, solver Eigensolver, seed uint64, what string) ([]float64, blas64.General, error) {
+	n, _ := b.Dims()
+	var vals []float64
+	var vecs blas64.General
+	if solver == EigenDense {
+		err := r.stage("eigensolve", flam.Syevr(n, k), func(ctx context.Context, st *stageCtx) error {
+			st.detail = "dense syevr on the " + what
+			sym := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
+			ptr, ind, val := b.RowPtr(), b.ColIdx(), b.Values()
+			for i := 0; i < n; i++ {
+				for p := ptr[i]; p < ptr[i+1]; p++ {
+					sym.Data[i*n+ind[p]] = val[p]
+				}
+			}
+			var err error
+			vals, vecs, err = backend.EigBottom(backend.Active(), sym, k)
+			return wrapNumerical(err)
+		})
+		return vals, vecs, err
+	}
+	err := r.stage("eigensolve", flam.Lanczos(n, k, 20)*float64(b.NNZ())/float64(n*n), func(ctx context.Context, st *stageCtx) error {
+		res, err := lanczos.Solve(ctx, b, lanczos.Settings{K: k, Which: lanczos.Smallest, Seed: seed, Tol: 1e-10})
+		if err != nil {
+			return wrapNumerical(err)
+		}
+		st.iterations = res.Stats.Iterations
+		st.predicted = res.Stats.Flam
+		st.detail = fmt.Sprintf("lanczos on the %s: %d products, %d restarts", what, res.Stats.MatVecs, res.Stats.Restarts)
+		vals, vecs = res.Values, res.Vectors
+		return nil
+	})
+	return vals, vecs, err
+}
+
+// localPCA is the workspace of one local tangent space: the centred Gram
+// matrix of a neighbourhood and its top eigenvectors.
+type localPCA struct {
+	k, dim int
+	gram   []float64 // k×k raw inner products x_a·x_b
+	rmean  []float64 // row means of gram
+	c      []float64 // k×k centred Gram matrix
+	w      []float64 // eigenvalues (dim), descending
+	q      []float64 // k×dim eigenvectors (the left singular vectors)
+	z      blas64.General
+	zw     []float64
+}
+
+func newLocalPCA(k, dim int) *localPCA {
+	return &localPCA{k: k, dim: dim, gram: make([]float64, k*k), rmean: make([]float64, k), c: make([]float64, k*k),
+		w: make([]float64, dim), q: make([]float64, k*dim),
+		z: blas64.General{Rows: k, Cols: dim, Stride: dim, Data: make([]float64, k*dim)}, zw: make([]float64, dim)}
+}
+
+// fit computes the local PCA of the rows js of in: the centred Gram matrix
+// C = H·G·H (H the centring matrix) and its dim leading eigenvectors (the
+// leading left singular vectors of the centred neighbourhood), descending.
+func (l *localPCA) fit(in dataInput, js []int) {
+	k := l.k
+	for a, ja := range js {
+		for c := a; c < k; c++ {
+			v := in.dot(ja, js[c])
+			l.gram[a*k+c], l.gram[c*k+a] = v, v
+		}
+	}
+	all := 0.0
+	for a := 0; a < k; a++ {
+		s := 0.0
+		for c := 0; c < k; c++ {
+			s += l.gram[a*k+c]
+		}
+		l.rmean[a] = s / float64(k)
+		all += s
+	}
+	all /= float64(k * k)
+	for a := 0; a < k; a++ {
+		for c := 0; c < k; c++ {
+			l.c[a*k+c] = l.gram[a*k+c] - l.rmean[a] - l.rmean[c] + all
+		}
+	}
+	sym := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Upper, Data: l.c}
+	// Syevr cannot fail on finite input; the input was checked.
+	if err := backend.PureGo.Syevr(sym, k-l.dim, k, l.zw, l.z); err != nil {
+		panic(err)
+	}
+	for t := 0; t < l.dim; t++ {
+		src := l.dim - 1 - t // ascending → descending
+		l.w[t] = l.zw[src]
+		for a := 0; a < k; a++ {
+			l.q[a*l.dim+t] = l.z.Data[a*l.dim+src]
+		}
+	}
+}
+
+// Eigenvalues returns the Dim eigenvalues of the alignment matrix B that
+// belong to the embedding (the bottom one, 0, dropped), ascending.
+func (m *LTSAModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Transform maps new points by the local affine map of their K nearest
+// training points (see LTSA): y = c + T_cᵀ·V·Σ⁻²·Vᵀ·g, with V, Σ² the Dim
+// leading eigenpairs of the neighbours' centred Gram matrix, g their
+// centred inner products with the new point and T_c their centred
+// embedding: the least-squares affine map from local tangent coordinates
+// Θ = Σ·Vᵀ to the embedding, applied to θ = Σ⁻¹·Vᵀ·g.
+func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	const what = "ltsa transform"
+	_, d := m.train.dims()
+	q, err := transformInput(what, x, d)
+	if err != nil {
+		return nil, err
+	}
+	if q.isSparse() != m.train.isSparse() {
+		q = convertInput(q, m.train.isSparse())
+	}
+	nq, _ := q.dims()
+	nb, err := queryNeighbours(ctx, m.train, q, m.k, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	dim, k := m.Dim(), m.k
+	y := newGeneral(nq, dim)
+	err = backend.ParallelForCtx(ctx, nq, 64, func(lo, hi int) {
+		ws := newLocalPCA(k, dim)
+		p := make([]float64, k)
+		g := make([]float64, k)
+		coef := make([]float64, k)
+		for i := lo; i < hi; i++ {
+			js, ds := nb.Row(i)
+			row := y.Data[i*dim : (i+1)*dim]
+			if exactMatch(row, js, ds, m.embedding) {
+				continue
+			}
+			ws.fit(m.train, js)
+			// g_a = (x_a − x̄)·(x − x̄) = p_a − mean(p) − rmean_a + mean(G).
+			pm, all := 0.0, 0.0
+			for a, j := range js {
+				p[a] = crossDot(m.train, q, j, i)
+				pm += p[a]
+				all += ws.rmean[a]
+			}
+			pm /= float64(k)
+			all /= float64(k)
+			for a := range js {
+				g[a] = p[a] - pm - ws.rmean[a] + all
+			}
+			// coef = V·Σ⁻²·Vᵀ·g, skipping null directions.
+			clear(coef)
+			tol := 1e-12 * math.Max(ws.w[0], 0)
+			for t := 0; t < dim; t++ {
+				if ws.w[t] <= tol {
+					continue
+				}
+				s := 0.0
+				for a := 0; a < k; a++ {
+					s += ws.q[a*dim+t] * g[a]
+				}
+				s /= ws.w[t]
+				for a := 0; a < k; a++ {
+					coef[a] += ws.q[a*dim+t] * s
+				}
+			}
+			// y = mean(T) + Σ_a coef_a·(T_a − mean(T)); Σ coef_a = 0
+			// (the eigenvectors are orthogonal to 1), so y = mean(T) + Σ coef_a·T_a.
+			for a, j := range js {
+				e := m.embedding.Data[j*dim : (j+1)*dim]
+				w := coef[a] + 1/float64(k)
+				for t := range row {
+					row[t] += w * e[t]
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return toDense(y), nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *LTSAModel) Save(w io.Writer) error {
+	d := newModelData(methodLTSA, map[string]any{"dim": m.Dim(), "k": m.k}, &m.report)
+	d.floats["embedding"] = m.embedding
+	d.floats["eigenvalues"] = rowVec(m.eig)
+	saveInput(d, "train", m.train)
+	return d.write(w)
+}
+
+func decodeLTSA(d *modelData) (Model, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	k, err := d.intParam("k", dim+1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	n := emb.Rows
+	if k >= n {
+		return nil, modelErr("ltsa model: k = %d for %d training points", k, n)
+	}
+	m := &LTSAModel{base: base{method: methodLTSA, embedding: emb}, k: k}
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m.eig = eig.Data
+	if m.train, err = loadInput(d, "train", n); err != nil {
+		return nil, err
+	}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}

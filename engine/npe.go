@@ -1,0 +1,265 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// NPE is neighborhood preserving embedding (He, Cai, Yan & Zhang,
+// "Neighborhood preserving embedding", ICCV 2005, §2–3): the linear
+// approximation of LLE. Every point is reconstructed from its K nearest
+// neighbours (or those within Eps) by the regularized barycentric weights
+// of LLE (linear-and-nonlinear-dimensionality-reduction.txt eq. 61–64,
+// Reg·trace on the diagonal of the local Gram matrix, the same function as
+// the engine's LLE), M = (I − W)ᵀ(I − W), and the projections are the
+// generalized eigenvectors of
+//
+//	X·M·Xᵀ·a = λ·X·Xᵀ·a
+//
+// for the Dim smallest λ (§3 step 3, X features × samples), normalised by
+// aᵀ·X·Xᵀ·a = 1, after the SVD step of the paper (§3 step 1; the linear
+// graph embedding solver in lge.go). The samples are centred on their mean
+// (which removes the trivial solution y = 1, M·1 = 0); new points map by
+// y = Aᵀ·(x − mean).
+//
+// X may be dense or a *sparse.CSR (documents; the local Gram matrices come
+// from sparse inner products). With Labels the neighbours are sought within
+// the class (K = 0: all of the class), the supervised NPE of
+// isometric-projection.txt Table 2. Every point keeps its own neighbours,
+// so no connected graph is needed and no disconnected policy applies.
+type NPE struct {
+	Dim int // output dimension; default 2
+	// K neighbours per point (default 10), or, with Labels, within the
+	// class (0: every point of the class).
+	K int
+	// Eps > 0 reconstructs every point from all points within Eps instead.
+	Eps float64
+	// Labels restrict the neighbours to the class of each point.
+	Labels []int
+	// Reg regularizes the local Gram matrices: Reg·trace(G) is added to
+	// their diagonal; default 1e-3.
+	Reg float64
+	// PCADim as in LPP: 0 keeps every singular direction when
+	// min(N, D) ≤ 3000 and the leading 500 otherwise.
+	PCADim int
+	Seed   uint64 // Lanczos start vector of a truncated SVD step
+	Options
+}
+
+// NPEModel is a fitted NPE: y = Aᵀ·(x − mean).
+type NPEModel struct{ linearModel }
+
+const methodNPE = "npe"
+
+func init() {
+	decoders[methodNPE] = func(d *modelData) (Model, error) {
+		m, err := decodeLinear(d)
+		if err != nil {
+			return nil, err
+		}
+		return &NPEModel{*m}, nil
+	}
+}
+
+func (s NPE) resolved() NPE {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
+		s.K = 10
+	}
+	if s.Reg == 0 {
+		s.Reg = 1e-3
+	}
+	return s
+}
+
+// Fit learns the projection from the rows of x (dense, or a *sparse.CSR).
+func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
+	const method = methodNPE
+	s = s.resolved()
+	in, err := matrixInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := in.dims()
+	spec := graphSpec{k: s.K, eps: s.Eps, labels: s.Labels}
+	if err := spec.validate(method, n); err != nil {
+		return nil, err
+	}
+	if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) || s.PCADim < 0 {
+		return nil, fmt.Errorf("%s: %w: reg = %v, PCADim = %d", method, ErrBadSetting, s.Reg, s.PCADim)
+	}
+	if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
+		return nil, err
+	}
+	params := map[string]any{"dim": s.Dim, "reg": s.Reg, "input": in.kind()}
+	spec.params(params)
+	delete(params, "disconnected")
+	if s.PCADim > 0 {
+		params["pca_dim"] = s.PCADim
+	}
+	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	if err := r.checkBudget(lgeBytes(in, s.PCADim), "NPE", "a smaller PCADim (fewer singular directions)"); err != nil {
+		return nil, err
+	}
+	var nb *neighbors.Result
+	err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		nb, err = inputNeighbours(ctx, in, s.K, s.Eps, s.Labels)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			if nb.Ptr[i+1] == nb.Ptr[i] {
+				return fmt.Errorf("%w: point %d has no neighbour within ε = %v", ErrBadSetting, i, s.Eps)
+			}
+		}
+		st.detail = fmt.Sprintf("%d directed neighbours, %s rows", len(nb.Ind), in.kind())
+		return nil
+	})
+	if err != nil {
+		return nil, mapGraphErr(err)
+	}
+	var w *sparse.CSR
+	avgK := float64(len(nb.Ind)) / float64(n)
+	err = r.stage("weights", float64(n)*(avgK*avgK*float64(in.nnz())/float64(n)+flam.Potrf(int(avgK))), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		if in.isSparse() {
+			w, err = dotReconstructionWeights(ctx, in, nb, s.Reg)
+		} else {
+			w, err = reconstructionWeights(ctx, in.dense, in.dense, nb, s.Reg, n)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := lgeProblem{in: in, largest: false, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
+		// R = Zᵀ·Z with Z = (I − W)·U.
+		reduce: func(u blas64.General) blas64.General {
+			z := newGeneral(u.Rows, u.Cols)
+			w.MulBlockTo(z, u)
+			for i := 0; i < u.Rows; i++ {
+				zr, ur := z.Data[i*z.Stride:i*z.Stride+u.Cols], u.Data[i*u.Stride:i*u.Stride+u.Cols]
+				for t, v := range ur {
+					zr[t] = v - zr[t]
+				}
+			}
+			rr := newGeneral(u.Cols, u.Cols)
+			backend.Active().Syrk(blas.Trans, 1, z, 0, blas64.Symmetric{N: u.Cols, Stride: rr.Stride, Uplo: blas.Upper, Data: rr.Data})
+			for i := 0; i < rr.Rows; i++ {
+				for j := 0; j < i; j++ {
+					rr.Data[i*rr.Stride+j] = rr.Data[j*rr.Stride+i]
+				}
+			}
+			return rr
+		},
+		cost: func(rk int) float64 { return flam.SpMV(w.NNZ())*float64(rk) + flam.Syrk(rk, n) },
+	}
+	res, err := solveLGE(r, p)
+	if err != nil {
+		return nil, err
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	m := &NPEModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, eig: res.vals, kept: all,
+		params: map[string]any{"k": s.K, "eps": s.Eps, "reg": s.Reg, "rank": res.rank}}}
+	r.rep.Params["rank"] = res.rank
+	err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+		m.embedding = m.apply(in)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.report = *r.finish()
+	return m, nil
+}
+
+// dotReconstructionWeights is reconstructionWeights for rows known through
+// inner products (sparse rows): the local Gram matrix of point i is
+// G_ab = (x_a − x_i)·(x_b − x_i) = x_a·x_b − x_a·x_i − x_b·x_i + x_i·x_i,
+// regularized by reg·trace(G) (reg alone when the trace is 0), G·w = 1,
+// w /= Σw (linear-and-nonlinear-dimensionality-reduction.txt eq. 63–64).
+func dotReconstructionWeights(ctx context.Context, in dataInput, nb *neighbors.Result, reg float64) (*sparse.CSR, error) {
+	n, _ := in.dims()
+	ind := make([]int, len(nb.Ind))
+	val := make([]float64, len(nb.Ind))
+	errs := make([]error, n)
+	err := backend.ParallelForCtx(ctx, n, 64, func(lo, hi int) {
+		var gm, rhs, xi []float64
+		for i := lo; i < hi; i++ {
+			js, _ := nb.Row(i)
+			k := len(js)
+			if cap(gm) < k*k {
+				gm, rhs, xi = make([]float64, k*k), make([]float64, k), make([]float64, k)
+			}
+			gm, rhs, xi = gm[:k*k], rhs[:k], xi[:k]
+			ii := in.dot(i, i)
+			for a, ja := range js {
+				xi[a] = in.dot(ja, i)
+			}
+			tr := 0.0
+			for a, ja := range js {
+				for b := a; b < k; b++ {
+					v := in.dot(ja, js[b]) - xi[a] - xi[b] + ii
+					gm[a*k+b], gm[b*k+a] = v, v
+				}
+				tr += gm[a*k+a]
+			}
+			r := reg
+			if tr > 0 {
+				r = reg * tr
+			}
+			for a := 0; a < k; a++ {
+				gm[a*k+a] += r
+				rhs[a] = 1
+			}
+			gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
+			if err := backend.PureGo.Potrf(gs); err != nil {
+				errs[i] = fmt.Errorf("%w: local Gram matrix of point %d is not positive definite (reg = %v)", ErrNumerical, i, reg)
+				continue
+			}
+			backend.PureGo.Potrs(gs, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: rhs})
+			sum := 0.0
+			for _, v := range rhs {
+				sum += v
+			}
+			base := nb.Ptr[i]
+			for a, j := range js {
+				ind[base+a] = j
+				val[base+a] = rhs[a] / sum
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	indptr := append([]int(nil), nb.Ptr...)
+	for i := 0; i < n; i++ {
+		sortRow(ind[indptr[i]:indptr[i+1]], val[indptr[i]:indptr[i+1]])
+	}
+	return sparse.NewCSR(n, n, indptr, ind, val)
+}

@@ -1,0 +1,404 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// dataInput is the input of a method that takes dense or sparse rows (text
+// corpora as *sparse.CSR term matrices, DESIGN.md "Exchange currency"):
+// exactly one of dense and csr is set. Rows are samples.
+type dataInput struct {
+	dense blas64.General
+	csr   *sparse.CSR
+}
+
+// matrixInput returns x as a dataInput: a *sparse.CSR is kept sparse (never
+// densified), anything else goes through denseInput. Like denseInput it
+// rejects an empty matrix and NaN or Inf (ErrEmpty, ErrNotFinite).
+func matrixInput(what string, x mat.Matrix) (dataInput, error) {
+	a, ok := x.(*sparse.CSR)
+	if !ok {
+		g, err := denseInput(what, x)
+		return dataInput{dense: g}, err
+	}
+	if a == nil {
+		return dataInput{}, fmt.Errorf("%s: %w: nil matrix", what, ErrEmpty)
+	}
+	r, c := a.Dims()
+	if r == 0 || c == 0 {
+		return dataInput{}, fmt.Errorf("%s: %w: %d samples × %d features", what, ErrEmpty, r, c)
+	}
+	ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
+	for i := 0; i < r; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			if v := val[p]; v-v != 0 {
+				return dataInput{}, fmt.Errorf("%s: %w: row %d, column %d is %v", what, ErrNotFinite, i, ind[p], v)
+			}
+		}
+	}
+	return dataInput{csr: a}, nil
+}
+
+// dims returns (samples, features).
+func (in dataInput) dims() (n, d int) {
+	if in.csr != nil {
+		return in.csr.Dims()
+	}
+	return in.dense.Rows, in.dense.Cols
+}
+
+// sparse reports whether the rows are sparse.
+func (in dataInput) isSparse() bool { return in.csr != nil }
+
+// nnz is the number of stored entries (n·d for dense rows).
+func (in dataInput) nnz() int {
+	if in.csr != nil {
+		return in.csr.NNZ()
+	}
+	return in.dense.Rows * in.dense.Cols
+}
+
+// kind names the storage for reports: "dense" or "sparse".
+func (in dataInput) kind() string {
+	if in.csr != nil {
+		return "sparse"
+	}
+	return "dense"
+}
+
+// rows returns the rows idx as a new input (all rows when idx is nil).
+func (in dataInput) rows(idx []int) dataInput {
+	if idx == nil {
+		return in
+	}
+	if in.csr != nil {
+		_, d := in.csr.Dims()
+		cols := make([]int, d)
+		for j := range cols {
+			cols[j] = j
+		}
+		return dataInput{csr: in.csr.Submatrix(idx, cols)}
+	}
+	return dataInput{dense: subsetRows(in.dense, idx)}
+}
+
+// mulTo sets dst (n×b) = X·B for B d×b: a Gemm for dense rows, a sparse
+// product (nnz·b flam) for sparse ones.
+func (in dataInput) mulTo(dst, b blas64.General) {
+	if in.csr != nil {
+		in.csr.MulBlockTo(dst, b)
+		return
+	}
+	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, in.dense, b, 0, dst)
+}
+
+// dot returns the inner product of rows i and j.
+func (in dataInput) dot(i, j int) float64 {
+	if in.csr != nil {
+		ci, vi := in.csr.Row(i)
+		cj, vj := in.csr.Row(j)
+		s := 0.0
+		for a, b := 0, 0; a < len(ci) && b < len(cj); {
+			switch {
+			case ci[a] < cj[b]:
+				a++
+			case ci[a] > cj[b]:
+				b++
+			default:
+				s += vi[a] * vj[b]
+				a++
+				b++
+			}
+		}
+		return s
+	}
+	g := in.dense
+	ri, rj := g.Data[i*g.Stride:i*g.Stride+g.Cols], g.Data[j*g.Stride:j*g.Stride+g.Cols]
+	s := 0.0
+	for k, v := range ri {
+		s += v * rj[k]
+	}
+	return s
+}
+
+// inputGraph is neighbourGraph for dense or sparse rows: stage "neighbors"
+// builds the graph (distance weights; sparse rows by brute force through an
+// inverted index, neighbors.GraphSparse, Euclidean), stage "components"
+// applies the disconnected policy — or, when accept is true (the linear
+// methods, whose eigenproblems stay well posed on a disconnected graph, and
+// supervised graphs, disconnected by design), only counts the components.
+func inputGraph(r *run, in dataInput, spec graphSpec, accept bool) (*neighbors.Fixed, error) {
+	if !in.isSparse() && !accept {
+		return neighbourGraph(r, in.dense, spec)
+	}
+	n, d := in.dims()
+	var g *sparse.CSR
+	opt := neighbors.GraphOptions{K: spec.k, Eps: spec.eps, Labels: spec.labels, Weight: spec.weight, T: spec.t}
+	err := r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(max(1, n*d)), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		if in.isSparse() {
+			g, err = neighbors.GraphSparse(ctx, in.csr, opt)
+		} else {
+			g, err = neighbors.Graph(ctx, toDense(in.dense), opt)
+		}
+		if err == nil {
+			st.detail = fmt.Sprintf("%d edges, %s rows", g.NNZ(), in.kind())
+		}
+		return err
+	})
+	if err != nil {
+		return nil, mapGraphErr(err)
+	}
+	var fixed *neighbors.Fixed
+	err = r.stage("components", float64(g.NNZ()+n), func(ctx context.Context, st *stageCtx) error {
+		if accept {
+			_, sizes := sparse.ConnectedComponents(g)
+			all := make([]int, n)
+			for i := range all {
+				all[i] = i
+			}
+			fixed = &neighbors.Fixed{Graph: g, Kept: all, Components: len(sizes)}
+			st.detail = fmt.Sprintf("%d component(s), accepted", len(sizes))
+			return nil
+		}
+		var err error
+		fixed, err = neighbors.FixDisconnectedSparse(ctx, in.csr, g, spec.policy, neighbors.Options{})
+		if err == nil {
+			st.detail = fmt.Sprintf("%d component(s), policy %s", fixed.Components, spec.policy)
+			if len(fixed.Dropped) > 0 {
+				st.detail += fmt.Sprintf(", %d point(s) dropped", len(fixed.Dropped))
+			}
+			if fixed.Added > 0 {
+				st.detail += fmt.Sprintf(", %d edge(s) added", fixed.Added)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, mapGraphErr(err)
+	}
+	if len(fixed.Kept) < 2 {
+		return nil, fmt.Errorf("%s: %w: the graph keeps %d point(s)", r.method, ErrTooFewSamples, len(fixed.Kept))
+	}
+	return fixed, nil
+}
+
+// inputNeighbours returns the neighbours of every row among the other rows
+// as directed lists sorted by distance: the k nearest, or (eps > 0) all
+// within eps; with labels, only among the other rows of the same class (k
+// = 0 or k ≥ class size − 1: all of them). Methods that reconstruct a
+// point from its own neighbours (NPE, LTSA) need these lists rather than
+// the symmetrized graph.
+func inputNeighbours(ctx context.Context, in dataInput, k int, eps float64, labels []int) (*neighbors.Result, error) {
+	n, _ := in.dims()
+	search := func(sub dataInput, k int) (*neighbors.Result, error) {
+		switch {
+		case sub.isSparse() && eps > 0:
+			return neighbors.RadiusSparse(ctx, sub.csr, eps, neighbors.Options{})
+		case sub.isSparse():
+			return neighbors.KNNSparse(ctx, sub.csr, k, neighbors.Options{})
+		case eps > 0:
+			return neighbors.Radius(ctx, toDense(sub.dense), eps, neighbors.Options{})
+		}
+		return neighbors.KNN(ctx, toDense(sub.dense), k, neighbors.Options{})
+	}
+	if labels == nil {
+		return search(in, k)
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("%w: %d labels for %d samples", ErrLabels, len(labels), n)
+	}
+	classes := map[int][]int{}
+	var order []int
+	for i, l := range labels {
+		if _, ok := classes[l]; !ok {
+			order = append(order, l)
+		}
+		classes[l] = append(classes[l], i)
+	}
+	lists := make([][]int, n)
+	dists := make([][]float64, n)
+	for _, l := range order {
+		idx := classes[l]
+		if len(idx) < 2 {
+			return nil, fmt.Errorf("%w: class %d has a single sample: it has no neighbour in its class", ErrLabels, l)
+		}
+		kk := k
+		if kk == 0 || kk >= len(idx) {
+			kk = len(idx) - 1
+		}
+		res, err := search(in.rows(idx), kk)
+		if err != nil {
+			return nil, err
+		}
+		for a := range idx {
+			js, ds := res.Row(a)
+			g := make([]int, len(js))
+			for c, j := range js {
+				g[c] = idx[j]
+			}
+			lists[idx[a]] = g
+			dists[idx[a]] = append([]float64(nil), ds...)
+		}
+	}
+	out := &neighbors.Result{Ptr: make([]int, n+1)}
+	for i := 0; i < n; i++ {
+		out.Ind = append(out.Ind, lists[i]...)
+		out.Dist = append(out.Dist, dists[i]...)
+		out.Ptr[i+1] = len(out.Ind)
+	}
+	return out, nil
+}
+
+// queryNeighbours returns, for every row of q, its k nearest rows of train
+// (or, with eps > 0, every row of train within eps), sorted by distance,
+// Euclidean. q is converted to train's storage (dense rows to CSR for a
+// sparse model, sparse rows to dense for a dense one). The ε search of
+// sparse rows is brute force: every distance is computed.
+func queryNeighbours(ctx context.Context, train, q dataInput, k int, eps float64) (*neighbors.Result, error) {
+	n, _ := train.dims()
+	if train.isSparse() {
+		qa := q.csr
+		if qa == nil {
+			qa = sparse.FromDense(toDense(q.dense))
+		}
+		if eps <= 0 {
+			return neighbors.KNNQuerySparse(ctx, train.csr, qa, min(k, n), neighbors.Options{})
+		}
+		all, err := neighbors.KNNQuerySparse(ctx, train.csr, qa, n, neighbors.Options{})
+		if err != nil {
+			return nil, err
+		}
+		out := &neighbors.Result{Ptr: make([]int, all.Len()+1)}
+		for i := 0; i < all.Len(); i++ {
+			js, ds := all.Row(i)
+			for c, j := range js {
+				if ds[c] > eps {
+					break
+				}
+				out.Ind = append(out.Ind, j)
+				out.Dist = append(out.Dist, ds[c])
+			}
+			out.Ptr[i+1] = len(out.Ind)
+		}
+		return out, nil
+	}
+	qd := q.dense
+	if q.csr != nil {
+		qd = q.csr.ToDense().RawMatrix()
+	}
+	if eps > 0 {
+		return neighbors.RadiusQuery(ctx, toDense(train.dense), toDense(qd), eps, neighbors.Options{})
+	}
+	return neighbors.KNNQuery(ctx, toDense(train.dense), toDense(qd), min(k, n), neighbors.Options{})
+}
+
+// crossDot returns x_j·q_i for a training row j of train and a query row i
+// of q (q in train's storage, as queryNeighbours converts it).
+func crossDot(train, q dataInput, j, i int) float64 {
+	if train.isSparse() {
+		cj, vj := train.csr.Row(j)
+		s := 0.0
+		if q.csr != nil {
+			ci, vi := q.csr.Row(i)
+			for a, b := 0, 0; a < len(ci) && b < len(cj); {
+				switch {
+				case ci[a] < cj[b]:
+					a++
+				case ci[a] > cj[b]:
+					b++
+				default:
+					s += vi[a] * vj[b]
+					a++
+					b++
+				}
+			}
+			return s
+		}
+		row := q.dense.Data[i*q.dense.Stride:]
+		for c, col := range cj {
+			s += vj[c] * row[col]
+		}
+		return s
+	}
+	xr := train.dense.Data[j*train.dense.Stride : j*train.dense.Stride+train.dense.Cols]
+	s := 0.0
+	if q.csr != nil {
+		ci, vi := q.csr.Row(i)
+		for c, col := range ci {
+			s += vi[c] * xr[col]
+		}
+		return s
+	}
+	qr := q.dense.Data[i*q.dense.Stride:]
+	for c, v := range xr {
+		s += v * qr[c]
+	}
+	return s
+}
+
+// transformInput checks the rows a model maps: dense or sparse, d features.
+func transformInput(what string, x mat.Matrix, d int) (dataInput, error) {
+	in, err := matrixInput(what, x)
+	if err != nil {
+		return in, err
+	}
+	if _, c := in.dims(); c != d {
+		return in, fmt.Errorf("%s: %w: %d features, the model has %d", what, ErrShape, c, d)
+	}
+	return in, nil
+}
+
+// saveInput stores training rows in a model file under name: a float
+// array for dense rows, the CSR arrays for sparse ones.
+func saveInput(d *modelData, name string, in dataInput) {
+	if in.csr == nil {
+		d.floats[name] = in.dense
+		return
+	}
+	_, c := in.csr.Dims()
+	d.params[name+"_cols"] = c
+	d.ints[name+"_ptr"] = in.csr.RowPtr()
+	d.ints[name+"_ind"] = in.csr.ColIdx()
+	d.floats[name+"_val"] = rowVec(in.csr.Values())
+}
+
+// loadInput reads what saveInput stored: n rows.
+func loadInput(d *modelData, name string, n int) (dataInput, error) {
+	if _, ok := d.floats[name]; ok {
+		g, err := d.float(name, n, -1)
+		return dataInput{dense: g}, err
+	}
+	c, err := d.intParam(name+"_cols", 1, math.MaxInt32)
+	if err != nil {
+		return dataInput{}, err
+	}
+	ptr, err := d.intArr(name+"_ptr", n+1)
+	if err != nil {
+		return dataInput{}, err
+	}
+	ind, err := d.intArr(name+"_ind", -1)
+	if err != nil {
+		return dataInput{}, err
+	}
+	val, err := d.float(name+"_val", 1, len(ind))
+	if err != nil {
+		return dataInput{}, err
+	}
+	a, err := sparse.NewCSR(n, c, ptr, ind, val.Data)
+	if err != nil {
+		return dataInput{}, modelErr("%s model: %s: %v", d.method, name, err)
+	}
+	return dataInput{csr: a}, nil
+}
