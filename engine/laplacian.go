@@ -30,7 +30,7 @@ import (
 // wanted vectors are the Dim + 1 algebraically largest eigenvectors of the
 // sparse Â, whose spectrum lies in [−1, 1] with the trivial eigenvector
 // D^{1/2}·1 at 1. Â is eigendecomposed densely (index range, 2/3·N³ flam)
-// for N ≤ 2000, otherwise by thick-restart Lanczos on the sparse Â (nnz
+// for N ≤ 500, otherwise by thick-restart Lanczos on the sparse Â (nnz
 // flam per product).
 //
 // With the same graph it equals scikit-learn's SpectralEmbedding
@@ -66,7 +66,7 @@ type LaplacianEigenmaps struct {
 	// T is the heat kernel's t; 0 means the mean of d² over the edges.
 	T            float64
 	Disconnected Disconnected // default DisconnectedError
-	Eigensolver  Eigensolver  // default: dense for N ≤ 2000, Lanczos above
+	Eigensolver  Eigensolver  // default: dense for N ≤ 500, Lanczos above
 	Seed         uint64       // Lanczos start vector
 	Options
 }
@@ -127,7 +127,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 	switch solver {
 	case EigenAuto:
 		solver = EigenLanczos
-		if n <= 2000 {
+		if n <= 500 {
 			solver = EigenDense
 		}
 	case EigenDense, EigenLanczos:

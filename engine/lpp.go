@@ -54,8 +54,8 @@ type LPP struct {
 	// T is the heat kernel's t; 0 means the mean of d² over the edges.
 	T float64
 	// PCADim is the number of leading singular directions the SVD step
-	// keeps: 0 keeps all with σ > 10⁻⁵·σ₁ when min(N, D) ≤ 3000 (the exact
-	// problem) and the leading 500 otherwise.
+	// keeps: 0 keeps all with σ > 10⁻⁵·σ₁ when min(N, D) ≤ 2000 (the exact
+	// problem) and the leading 100 otherwise (found by block Lanczos).
 	PCADim int
 	Seed   uint64 // Lanczos start vector of a truncated SVD step
 	Options

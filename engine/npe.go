@@ -50,7 +50,7 @@ type NPE struct {
 	// their diagonal; default 1e-3.
 	Reg float64
 	// PCADim as in LPP: 0 keeps every singular direction when
-	// min(N, D) ≤ 3000 and the leading 500 otherwise.
+	// min(N, D) ≤ 2000 and the leading 100 otherwise.
 	PCADim int
 	Seed   uint64 // Lanczos start vector of a truncated SVD step
 	Options

@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// Equal to scikit-learn's SpectralEmbedding: its nearest_neighbors affinity
+// (WeightConnectivity, K = n_neighbors − 1) and a precomputed heat-kernel
+// kNN graph (WeightHeat, the same t). The eigenvectors are compared column
+// by column — same D^{-1/2} scaling, same sign convention — and by
+// Procrustes.
+func TestLaplacianAgainstSklearn(t *testing.T) {
+	cases := []struct {
+		name   string
+		weight GraphWeight
+	}{
+		{"swiss_spectral", WeightConnectivity},
+		{"swiss_spectral_heat", WeightHeat},
+		{"yale_spectral", WeightConnectivity},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := loadBaseFixture(t, c.name)
+			x := f.input(t)
+			want := rowsToDense(f.Embedding)
+			for _, solver := range []Eigensolver{EigenDense, EigenLanczos} {
+				m, err := LaplacianEigenmaps{Dim: f.Dim, K: f.K, Weight: c.weight, Eigensolver: solver}.Fit(context.Background(), x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.weight == WeightHeat {
+					if got := m.Report().Params["t"].(float64); math.Abs(got-f.T) > 1e-12*f.T {
+						t.Errorf("heat kernel t = %v, scikit-learn fixture %v", got, f.T)
+					}
+				}
+				d := procrustes(t, want, m.Embedding())
+				e := colsUpToSign(t, want, m.Embedding())
+				t.Logf("%s: disparity %.3g, largest column difference %.3g; %s", solver, d, e, stageDetail(m.Report(), "eigensolve"))
+				if d > 1e-9 || e > 1e-7 {
+					t.Errorf("%s: Procrustes disparity %g (> 1e-9) or column difference %g (> 1e-7) to scikit-learn", solver, d, e)
+				}
+			}
+		})
+	}
+}
+
+func stageDetail(r Report, name string) string {
+	s, _ := r.Stage(name)
+	return s.Detail
+}
+
+// The embedding solves the generalized problem L·y = λ·D·y with yᵀDy = 1
+// and yᵀD1 = 0 (Belkin & Niyogi §2 step 3), checked against the graph
+// rebuilt here; sparse rows give the same embedding as dense ones.
+func TestLaplacianEigenproblem(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(600, 0.05, 4)
+	m, err := LaplacianEigenmaps{Dim: 3, K: 8}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := neighborsForTest(x, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := reweight(fixed, dataInput{dense: x.RawMatrix()}, WeightHeat, 0, 8)
+	deg := degrees(w)
+	y := m.Embedding()
+	n, dim := y.Dims()
+	col := make([]float64, n)
+	wy := make([]float64, n)
+	for j := 0; j < dim; j++ {
+		mat.Col(col, j, y)
+		w.MulVecTo(wy, col)
+		lam := m.Eigenvalues()[j]
+		res, norm, d1 := 0.0, 0.0, 0.0
+		for i := range col {
+			r := deg[i]*col[i] - wy[i] - lam*deg[i]*col[i]
+			res = math.Max(res, math.Abs(r))
+			norm += deg[i] * col[i] * col[i]
+			d1 += deg[i] * col[i]
+		}
+		if res > 1e-7 || math.Abs(norm-1) > 1e-9 || math.Abs(d1) > 1e-7 {
+			t.Errorf("vector %d: residual %g, yᵀDy = %v, yᵀD1 = %g", j, res, norm, d1)
+		}
+	}
+	ms, err := LaplacianEigenmaps{Dim: 3, K: 8}.Fit(ctx, sparse.FromDense(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := colsUpToSign(t, y, ms.Embedding()); e > 1e-6 {
+		t.Errorf("sparse rows: embedding differs by %g", e)
+	}
+}
+
+func neighborsForTest(x *mat.Dense, k int) (*sparse.CSR, error) {
+	r, err := startRun(context.Background(), "test", Options{}, 0, 0, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	f, err := inputGraph(r, dataInput{dense: x.RawMatrix()}, graphSpec{k: k}, true)
+	if err != nil {
+		return nil, err
+	}
+	return f.Graph, nil
+}
+
+// heldOut fits on all points and on all but every tenth, maps the held-out
+// points with Transform and compares them, after an affine alignment of the
+// two fits on the shared points, with the full fit: the out-of-sample rule
+// must land the points where a fit that saw them puts them.
+func heldOut(t *testing.T, fit func(x *mat.Dense) (Model, error), x *mat.Dense, tol float64) {
+	t.Helper()
+	ctx := context.Background()
+	n, d := x.Dims()
+	var trainIdx, testIdx []int
+	for i := 0; i < n; i++ {
+		if i%10 == 5 {
+			testIdx = append(testIdx, i)
+		} else {
+			trainIdx = append(trainIdx, i)
+		}
+	}
+	pick := func(idx []int) *mat.Dense {
+		m := mat.NewDense(len(idx), d, nil)
+		for r, i := range idx {
+			m.SetRow(r, x.RawRowView(i))
+		}
+		return m
+	}
+	full, err := fit(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := fit(pick(trainIdx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	yt, err := part.Transform(ctx, pick(testIdx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := full.Embedding()
+	_, dim := fe.Dims()
+	// Affine map from the partial fit's coordinates to the full fit's, by
+	// least squares on the training points.
+	src := mat.NewDense(len(trainIdx), dim+1, nil)
+	dst := mat.NewDense(len(trainIdx), dim, nil)
+	pe := part.Embedding()
+	for r, i := range trainIdx {
+		for j := 0; j < dim; j++ {
+			src.Set(r, j, pe.At(r, j))
+			dst.Set(r, j, fe.At(i, j))
+		}
+		src.Set(r, dim, 1)
+	}
+	var a mat.Dense
+	if err := a.Solve(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	spread := 0.0
+	for j := 0; j < dim; j++ {
+		col := mat.Col(nil, j, fe)
+		lo, hi := col[0], col[0]
+		for _, v := range col {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		spread = math.Max(spread, hi-lo)
+	}
+	worst, mean := 0.0, 0.0
+	for r, i := range testIdx {
+		for j := 0; j < dim; j++ {
+			v := a.At(dim, j)
+			for c := 0; c < dim; c++ {
+				v += yt.At(r, c) * a.At(c, j)
+			}
+			e := math.Abs(v-fe.At(i, j)) / spread
+			worst = math.Max(worst, e)
+			mean += e
+		}
+	}
+	mean /= float64(len(testIdx) * dim)
+	t.Logf("held-out points: mean error %.3g, worst %.3g of the embedding's extent", mean, worst)
+	if mean > tol {
+		t.Errorf("held-out points land %.3g (mean, relative to the extent) away from the full fit's coordinates, > %g", mean, tol)
+	}
+}
+
+func TestLaplacianTransform(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(800, 0.02, 9)
+	for _, w := range []GraphWeight{WeightHeat, WeightBinary} {
+		heldOut(t, func(x *mat.Dense) (Model, error) {
+			return asModelT(LaplacianEigenmaps{Dim: 2, K: 10, Weight: w}.Fit(ctx, x))
+		}, x, 0.03)
+	}
+	m, err := LaplacianEigenmaps{Dim: 2, K: 10}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Copies of training points map onto their embedding.
+	y, err := m.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(y, m.Embedding()) {
+		t.Error("Transform of the training points differs from the embedding")
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mat.NewDense(3, 3, []float64{1, 2, 3, -4, 5, 6, 7, 8, 0.5})
+	y1, _ := m.Transform(ctx, q)
+	y2, err := l.Transform(ctx, q)
+	if err != nil || !mat.Equal(y1, y2) {
+		t.Errorf("loaded model maps differently (%v)", err)
+	}
+}
+
+func asModelT[M Model](m M, err error) (Model, error) {
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func TestLaplacianBadInput(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(20, 0, 1)
+	for _, c := range []struct {
+		s    LaplacianEigenmaps
+		want error
+	}{
+		{LaplacianEigenmaps{K: 20}, ErrTooFewSamples},
+		{LaplacianEigenmaps{K: -1}, ErrBadSetting},
+		{LaplacianEigenmaps{Dim: 19}, ErrDimension},
+		{LaplacianEigenmaps{Weight: "gaussian"}, ErrBadSetting},
+		{LaplacianEigenmaps{T: -1}, ErrBadSetting},
+		{LaplacianEigenmaps{Labels: []int{1}}, ErrLabels},
+		{LaplacianEigenmaps{Eigensolver: "qr"}, ErrBadSetting},
+	} {
+		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
+			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
+		}
+	}
+	// Two far-apart clusters: the policy applies.
+	a, _ := datasets.SwissRoll(30, 0, 1)
+	b, _ := datasets.SwissRoll(30, 0, 2)
+	var xx mat.Dense
+	xx.Stack(a, b)
+	for i := 30; i < 60; i++ {
+		xx.Set(i, 0, xx.At(i, 0)+1000)
+	}
+	if _, err := (LaplacianEigenmaps{K: 5}).Fit(ctx, &xx); !errors.Is(err, ErrDisconnected) {
+		t.Errorf("disconnected graph: %v, want ErrDisconnected", err)
+	}
+	m, err := LaplacianEigenmaps{K: 5, Disconnected: DisconnectedLargest}.Fit(ctx, &xx)
+	if err != nil || len(m.Kept()) != 30 || len(m.Dropped()) != 30 {
+		t.Errorf("largest: %v", err)
+	}
+	if _, err := (LaplacianEigenmaps{K: 5, Disconnected: DisconnectedConnect, Weight: WeightConnectivity}).Fit(ctx, &xx); err != nil {
+		t.Errorf("connect: %v", err)
+	}
+	if _, err := m.Transform(ctx, mat.NewDense(2, 2, nil)); !errors.Is(err, ErrShape) {
+		t.Errorf("transform with 2 features: %v", err)
+	}
+}

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/lanczos"
+)
+
+// LSI is latent semantic indexing (Deerwester, Dumais, Furnas, Landauer &
+// Harshman, "Indexing by latent semantic analysis", JASIS 41(6), 1990,
+// §4): the truncated singular value decomposition X ≈ U_k·Σ_k·V_kᵀ of the
+// document–term matrix X (rows = documents), without centring, so that a
+// sparse X stays sparse. Documents are represented by X·V_k = U_k·Σ_k and
+// new documents ("pseudo-documents", §4.3 folds them in by q̂ = qᵀ·T·S⁻¹;
+// the scaling by Σ is kept here) by x·V_k: Embedding is U·Σ and Transform
+// is X·V, as scikit-learn's TruncatedSVD fit_transform and transform.
+//
+// The singular triplets come from the eigenpairs of the smaller Gram matrix
+// X·Xᵀ (N ≤ D) or Xᵀ·X, applied as an operator (two sparse products, 2·nnz
+// flam per vector) inside thick-restart Lanczos; for min(N, D) ≤ 1000 the
+// Gram matrix is formed and eigendecomposed densely by index range. Each
+// right singular vector (column of Components) has its largest-magnitude
+// entry positive (backend.FixSigns). The top singular values are exact to
+// Lanczos' tolerance; singular values below about 10⁻⁸·σ₁ lose relative
+// accuracy through the Gram matrix, which LSI's leading dimensions never
+// approach.
+type LSI struct {
+	Dim         int // number of latent dimensions; default 2
+	Eigensolver Eigensolver
+	Seed        uint64 // Lanczos start vector
+	Options
+}
+
+// LSIModel is a fitted LSI: y = x·V.
+type LSIModel struct {
+	base
+	components blas64.General // D×Dim, orthonormal columns V
+	sigma      []float64      // Dim singular values, descending
+}
+
+const methodLSI = "lsi"
+
+func init() { decoders[methodLSI] = decodeLSI }
+
+// Fit computes the truncated SVD of the rows of x (a *sparse.CSR, or dense).
+func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
+	const method = methodLSI
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	in, err := matrixInput(method, x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := in.dims()
+	m := min(n, d)
+	if err := checkDim(method, s.Dim, m, "min(documents, terms)"); err != nil {
+		return nil, err
+	}
+	solver := s.Eigensolver
+	switch solver {
+	case EigenAuto:
+		solver = EigenLanczos
+		if m <= 1000 || s.Dim >= m-1 {
+			solver = EigenDense
+		}
+	case EigenDense:
+	case EigenLanczos:
+		if s.Dim >= m-1 {
+			return nil, fmt.Errorf("%s: %w: the Lanczos solver needs dim < min(documents, terms) − 1 (dim = %d)", method, ErrDimension, s.Dim)
+		}
+	default:
+		return nil, fmt.Errorf("%s: %w: eigensolver %q (want dense or lanczos)", method, ErrBadSetting, solver)
+	}
+	params := map[string]any{"dim": s.Dim, "eigensolver": string(solver), "input": in.kind()}
+	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	est := int64(8) * int64(in.nnz()+(n+d)*s.Dim+3*m*max(3*s.Dim, 48))
+	if solver == EigenDense {
+		est += 8 * int64(m) * int64(m)
+	}
+	if err := r.checkBudget(est, "LSI", "the Lanczos eigensolver (no min(N, D)² Gram matrix)"); err != nil {
+		return nil, err
+	}
+	h := &hatOp{n: n, d: d, a: in.csr, dense: in.dense, mu: make([]float64, d)}
+	gram := gramOp{h: h, samples: n <= d}
+	side := "X·Xᵀ"
+	if !gram.samples {
+		side = "Xᵀ·X"
+	}
+	var vals []float64
+	var vecs blas64.General
+	if solver == EigenDense {
+		cost := flam.Syevr(m, s.Dim)
+		if in.isSparse() {
+			cost += 2 * float64(in.nnz()) * float64(m)
+		} else {
+			cost += flam.Syrk(m, max(n, d))
+		}
+		err = r.stage("eigensolve", cost, func(ctx context.Context, st *stageCtx) error {
+			sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
+			if in.isSparse() {
+				if err := formGram(ctx, gram, sym); err != nil {
+					return err
+				}
+			} else {
+				t := blas.Trans
+				if gram.samples {
+					t = blas.NoTrans
+				}
+				backend.Active().Syrk(t, 1, in.dense, 0, sym)
+			}
+			var err error
+			vals, vecs, err = backend.EigTop(backend.Active(), sym, s.Dim)
+			st.detail = fmt.Sprintf("dense syevr of %s (%d×%d)", side, m, m)
+			return wrapNumerical(err)
+		})
+	} else {
+		err = r.stage("eigensolve", flam.Lanczos(m, s.Dim, 20)*2*float64(in.nnz())/float64(m*m), func(ctx context.Context, st *stageCtx) error {
+			op := lanczos.Func{N: m, MulBlock: gram.mulBlock, Mul: func(dst, x []float64) {
+				gram.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
+			}}
+			res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: s.Dim, Seed: s.Seed, Tol: 1e-10})
+			if err != nil {
+				return wrapNumerical(err)
+			}
+			st.iterations = res.Stats.Iterations
+			st.predicted = res.Stats.Flam
+			st.detail = fmt.Sprintf("lanczos on %s (%d×%d, %s): %d products, %d restarts", side, m, m, in.kind(), res.Stats.MatVecs, res.Stats.Restarts)
+			vals, vecs = res.Values, res.Vectors
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	for j, v := range vals {
+		if v <= 1e-24*max(vals[0], 0) || vals[0] <= 0 {
+			return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
+		}
+	}
+	mod := &LSIModel{base: base{method: method}, sigma: make([]float64, s.Dim)}
+	for j, v := range vals {
+		mod.sigma[j] = math.Sqrt(v)
+	}
+	err = r.stage("project", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+		if gram.samples {
+			// V = Xᵀ·U·Σ⁻¹.
+			mod.components = newGeneral(d, s.Dim)
+			h.mulT(mod.components, vecs)
+			for i := 0; i < d; i++ {
+				for j := 0; j < s.Dim; j++ {
+					mod.components.Data[i*s.Dim+j] /= mod.sigma[j]
+				}
+			}
+		} else {
+			mod.components = vecs
+		}
+		backend.FixSigns(mod.components)
+		mod.embedding = newGeneral(n, s.Dim)
+		in.mulTo(mod.embedding, mod.components)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	mod.report = *r.finish()
+	return mod, nil
+}
+
+// Components returns the right singular vectors V as the columns of a
+// D×Dim matrix (scikit-learn's components_ transposed).
+func (m *LSIModel) Components() *mat.Dense { return copyDense(m.components) }
+
+// SingularValues returns the Dim leading singular values, descending.
+func (m *LSIModel) SingularValues() []float64 { return append([]float64(nil), m.sigma...) }
+
+// Transform maps new documents (rows, dense or a *sparse.CSR): y = x·V.
+func (m *LSIModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	in, err := transformInput("lsi transform", x, m.components.Rows)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n, _ := in.dims()
+	y := newGeneral(n, m.Dim())
+	in.mulTo(y, m.components)
+	return toDense(y), nil
+}
+
+// Save writes the model (see Load for the format).
+func (m *LSIModel) Save(w io.Writer) error {
+	d := newModelData(methodLSI, map[string]any{"dim": m.Dim()}, &m.report)
+	d.floats["components"] = m.components
+	d.floats["singular_values"] = rowVec(m.sigma)
+	d.floats["embedding"] = m.embedding
+	return d.write(w)
+}
+
+func decodeLSI(d *modelData) (Model, error) {
+	dim, err := d.intParam("dim", 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	comp, err := d.float("components", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	sv, err := d.float("singular_values", 1, dim)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return nil, err
+	}
+	m := &LSIModel{base: base{method: methodLSI, embedding: emb}, components: comp, sigma: sv.Data}
+	if d.report != nil {
+		m.report = *d.report
+	}
+	return m, nil
+}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// Equal to scikit-learn's LocallyLinearEmbedding(method='ltsa') (dense
+// eigensolver): unit eigenvectors, compared up to sign column by column and
+// by Procrustes.
+func TestLTSAAgainstSklearn(t *testing.T) {
+	for _, name := range []string{"swiss_ltsa", "yale_ltsa"} {
+		t.Run(name, func(t *testing.T) {
+			f := loadBaseFixture(t, name)
+			x := f.input(t)
+			want := rowsToDense(f.Embedding)
+			for _, solver := range []Eigensolver{EigenDense, EigenLanczos} {
+				m, err := LTSA{Dim: f.Dim, K: f.K, Eigensolver: solver}.Fit(context.Background(), x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := procrustes(t, want, m.Embedding())
+				e := colsUpToSign(t, want, m.Embedding())
+				t.Logf("%s: disparity %.3g, largest column difference %.3g; %s", solver, d, e, stageDetail(m.Report(), "eigensolve"))
+				if d > 1e-9 || e > 1e-6 {
+					t.Errorf("%s: Procrustes disparity %g (> 1e-9) or column difference %g (> 1e-6) to scikit-learn", solver, d, e)
+				}
+			}
+		})
+	}
+}
+
+func TestLTSATransformAndSave(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(800, 0.02, 9)
+	heldOut(t, func(x *mat.Dense) (Model, error) {
+		return asModelT(LTSA{Dim: 2, K: 10}.Fit(ctx, x))
+	}, x, 0.01)
+	m, err := LTSA{Dim: 2, K: 10}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := m.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(y, m.Embedding()) {
+		t.Error("Transform of the training points differs from the embedding")
+	}
+	// Sparse rows: the same embedding and the same mapping.
+	ms, err := LTSA{Dim: 2, K: 10}.Fit(ctx, sparse.FromDense(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := colsUpToSign(t, m.Embedding(), ms.Embedding()); e > 1e-8 {
+		t.Errorf("sparse rows: embedding differs by %g", e)
+	}
+	q := mat.NewDense(2, 3, []float64{1, 2, 3, -4, 5, 6})
+	yd, _ := m.Transform(ctx, q)
+	ys, err := ms.Transform(ctx, sparse.FromDense(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := colsUpToSign(t, yd, ys); e > 1e-6 {
+		t.Errorf("sparse model maps new points differently: %g", e)
+	}
+	var buf bytes.Buffer
+	if err := ms.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yl, err := l.Transform(ctx, q)
+	if err != nil || !mat.Equal(yl, ys) {
+		t.Errorf("loaded model maps differently (%v)", err)
+	}
+}
+
+func TestLTSABadInput(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(20, 0, 1)
+	for _, c := range []struct {
+		s    LTSA
+		want error
+	}{
+		{LTSA{K: 20}, ErrTooFewSamples},
+		{LTSA{K: -1}, ErrBadSetting},
+		{LTSA{Dim: 5, K: 5}, ErrBadSetting},
+		{LTSA{Dim: 19, K: 19}, ErrDimension},
+		{LTSA{Eigensolver: "qr"}, ErrBadSetting},
+	} {
+		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
+			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
+		}
+	}
+	bad := mat.NewDense(20, 3, nil)
+	bad.Copy(x)
+	bad.Set(3, 1, math.NaN())
+	if _, err := (LTSA{}).Fit(ctx, bad); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("NaN input: %v", err)
+	}
+}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// NPE against X·M·Xᵀ·a = λ·X·Xᵀ·a with scikit-learn's barycenter weights,
+// solved by scipy.linalg.eigh(A, B) (swiss roll) and numpy's SVD route
+// (Yale faces, D > N); dense and sparse rows.
+func TestNPEAgainstReference(t *testing.T) {
+	ctx := context.Background()
+	f := loadBaseFixture(t, "swiss_npe")
+	x := rowsToDense(f.X)
+	for _, in := range []mat.Matrix{x, sparse.FromDense(x)} {
+		m, err := NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := relErr(f.Eigenvalues, m.Eigenvalues()); e > 1e-7 {
+			t.Errorf("eigenvalues %v, reference %v (relative error %g)", m.Eigenvalues(), f.Eigenvalues, e)
+		}
+		if e := colsUpToSign(t, rowsToDense(f.Projection), m.Projection()); e > 1e-7 {
+			t.Errorf("projection differs from the reference by %g", e)
+		}
+		if e := colsUpToSign(t, rowsToDense(f.Embedding), m.Embedding()); e > 1e-7 {
+			t.Errorf("embedding differs from the reference by %g", e)
+		}
+		y, err := m.Transform(ctx, rowsToDense(f.XNew))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := colsUpToSign(t, rowsToDense(f.Transform), y); e > 1e-7 {
+			t.Errorf("new points differ from the reference by %g", e)
+		}
+	}
+	t.Run("yale_npe", func(t *testing.T) {
+		f := loadBaseFixture(t, "yale_npe")
+		x := f.input(t)
+		for _, in := range []mat.Matrix{x, sparse.FromDense(x)} {
+			m, err := NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := relErr(f.Eigenvalues, m.Eigenvalues()); e > 1e-6 {
+				t.Errorf("eigenvalues %v, reference %v (relative error %g)", m.Eigenvalues(), f.Eigenvalues, e)
+			}
+			if e := colsUpToSign(t, rowsToDense(f.Embedding), m.Embedding()); e > 1e-6 {
+				t.Errorf("embedding differs from the reference by %g", e)
+			}
+		}
+	})
+}
+
+func TestNPETransformAndSave(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(300, 0.05, 3)
+	labels := make([]int, 300)
+	for i := range labels {
+		labels[i] = i % 3
+	}
+	m, err := NPE{Dim: 2, K: 6, Labels: labels}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := m.Transform(ctx, x)
+	if err != nil || !mat.Equal(y, m.Embedding()) {
+		t.Errorf("Transform of the training points differs from the embedding (%v)", err)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.(*NPEModel); !ok {
+		t.Fatalf("loaded %T", l)
+	}
+	yl, err := l.Transform(ctx, sparse.FromDense(x))
+	if err != nil || !mat.EqualApprox(yl, y, 1e-12) {
+		t.Errorf("loaded model maps sparse rows differently (%v)", err)
+	}
+}
+
+func TestNPEBadInput(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(20, 0, 1)
+	for _, c := range []struct {
+		s    NPE
+		want error
+	}{
+		{NPE{K: 20}, ErrTooFewSamples},
+		{NPE{K: -1}, ErrBadSetting},
+		{NPE{Dim: 4}, ErrDimension},
+		{NPE{Reg: -1}, ErrBadSetting},
+		{NPE{Eps: 1e-9}, ErrBadSetting}, // no neighbour within ε
+		{NPE{Labels: []int{1, 2}}, ErrLabels},
+		{NPE{Labels: append([]int{7}, make([]int, 19)...)}, ErrLabels}, // a class of one
+	} {
+		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
+			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
+		}
+	}
+}
