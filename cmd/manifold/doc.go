@@ -117,8 +117,9 @@
 //	               uint8…uint64, float16/32/64, either byte order), C or
 //	               Fortran order; (n,) is n samples of one feature and
 //	               (n, a, b, …) is n samples of a·b·… features.
-//	.mtx, .mtx.gz  MatrixMarket, read as a sparse matrix. Not yet available
-//	               in this build (it needs the sparse package).
+//	.mtx, .mtx.gz  MatrixMarket, read as a sparse matrix (rows = samples,
+//	               e.g. documents × terms): lsi, lpp, npe, ltsa and
+//	               laplacian keep it sparse; the other methods densify it.
 //
 // Labels files hold one label per line, integers or any strings; a blank
 // line before the last label is an error (it would shift the labels). Output

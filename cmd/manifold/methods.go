@@ -160,8 +160,24 @@ var methods = []method{
 				Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
-	{name: "lpp", about: "locality preserving projections", uses: graphFlags},
-	{name: "npe", about: "neighborhood preserving embedding", uses: with(graphFlags, "alpha")},
+	{
+		// A linear method: a disconnected graph leaves its eigenproblem well
+		// posed (and a supervised graph is disconnected by design), so
+		// -disconnected does not apply.
+		name: "lpp", about: "locality preserving projections (dense or sparse .mtx rows)", uses: []string{"k", "eps", "supervised"},
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.LPP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+				Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
+	{
+		name: "npe", about: "neighborhood preserving embedding (-alpha: the regularization of the weights)",
+		uses: []string{"k", "eps", "supervised", "alpha"},
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.NPE{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Reg: p.Alpha,
+				Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
 	{
 		name: "lda", about: "linear discriminant analysis, Fisherfaces PCA when features ≥ samples (needs -labels; -alpha: ridge on the within-class scatter)",
 		uses: []string{"alpha"}, needsLabels: true,
@@ -169,9 +185,29 @@ var methods = []method{
 			return asModel(engine.LDA{Dim: p.Dim, Labels: p.Labels, Reg: p.Alpha, Options: p.Options}.Fit(ctx, x))
 		},
 	},
-	{name: "ltsa", about: "local tangent space alignment", uses: graphFlags},
-	{name: "laplacian", about: "Laplacian eigenmaps", uses: graphFlags},
-	{name: "lsi", about: "latent semantic indexing (sparse text corpora)"},
+	{
+		name: "ltsa", about: "local tangent space alignment", uses: []string{"k"},
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.LTSA{Dim: p.Dim, K: p.K, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
+	{
+		name: "laplacian", about: "Laplacian eigenmaps (heat-kernel weights)", uses: graphFlags,
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			policy, err := engine.ParseDisconnected(p.Disconnected)
+			if err != nil {
+				return nil, err
+			}
+			return asModel(engine.LaplacianEigenmaps{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
+	{
+		name: "lsi", about: "latent semantic indexing: truncated SVD of (sparse) term matrices",
+		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+			return asModel(engine.LSI{Dim: p.Dim, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+		},
+	},
 }
 
 // supervisedLabels returns the labels when -supervised is set, for the
