@@ -105,14 +105,14 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if solver == EigenDense {
 		cost := flam.Syevr(m, s.Dim)
 		if in.isSparse() {
-			cost += 2 * float64(in.nnz()) * float64(m)
+			cost += flam.GramSparse(in.nnz(), m)
 		} else {
 			cost += flam.Syrk(m, max(n, d))
 		}
 		err = r.stage("eigensolve", cost, func(ctx context.Context, st *stageCtx) error {
 			sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
 			if in.isSparse() {
-				if err := formGram(ctx, gram, sym); err != nil {
+				if err := formGram(ctx, st, gram, sym); err != nil {
 					return err
 				}
 			} else {

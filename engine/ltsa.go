@@ -134,33 +134,40 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	}
 	k := s.K
 	var b *sparse.CSR
-	localCost := float64(n) * (float64(k*k)*float64(in.nnz())/float64(n)/2 + flam.Syevr(k, s.Dim) + float64(k*k*(s.Dim+1)))
+	localCost := float64(n)*flam.LocalPCA(k, max(1, in.nnz()/n), s.Dim) + flam.LTSAAlignment(n, k, s.Dim)
 	err = r.stage("tangents", localCost, func(ctx context.Context, st *stageCtx) error {
 		st.detail = fmt.Sprintf("%d local PCAs of %d neighbours", n, k)
 		blocks := make([]float64, n*k*k)
-		err := backend.ParallelForCtx(ctx, n, 128, func(lo, hi int) {
-			ws := newLocalPCA(k, s.Dim)
-			for i := lo; i < hi; i++ {
-				js, _ := nb.Row(i)
-				ws.fit(in, js)
-				// I − G·Gᵀ with G = [1/√k, Q].
-				blk := blocks[i*k*k : (i+1)*k*k]
-				for a := 0; a < k; a++ {
-					for c := 0; c < k; c++ {
-						v := -1 / float64(k)
-						for t := 0; t < s.Dim; t++ {
-							v -= ws.q[a*s.Dim+t] * ws.q[c*s.Dim+t]
+		// Batches of points, progress reported between them on this
+		// goroutine; each batch runs in parallel.
+		const batch = 4096
+		for b0 := 0; b0 < n; b0 += batch {
+			st.progress(int64(b0), int64(n))
+			b1 := min(n, b0+batch)
+			err := backend.ParallelForCtx(ctx, b1-b0, 128, func(lo, hi int) {
+				ws := newLocalPCA(k, s.Dim)
+				for i := b0 + lo; i < b0+hi; i++ {
+					js, _ := nb.Row(i)
+					ws.fit(in, js)
+					// I − G·Gᵀ with G = [1/√k, Q].
+					blk := blocks[i*k*k : (i+1)*k*k]
+					for a := 0; a < k; a++ {
+						for c := 0; c < k; c++ {
+							v := -1 / float64(k)
+							for t := 0; t < s.Dim; t++ {
+								v -= ws.q[a*s.Dim+t] * ws.q[c*s.Dim+t]
+							}
+							if a == c {
+								v++
+							}
+							blk[a*k+c] = v
 						}
-						if a == c {
-							v++
-						}
-						blk[a*k+c] = v
 					}
 				}
+			})
+			if err != nil {
+				return err
 			}
-		})
-		if err != nil {
-			return err
 		}
 		coo := sparse.NewCOO(n, n, n*k*k)
 		for i := 0; i < n; i++ {
