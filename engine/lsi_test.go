@@ -42,7 +42,7 @@ func TestLSIAgainstSklearn(t *testing.T) {
 			if e := colsUpToSign(t, rowsToDense(f.Transform), y); e > 1e-8 {
 				t.Errorf("%s: transform differs by %g", solver, e)
 			}
-			yt, err := m.Transform(ctx, a)
+			yt, err := m.Transform(ctx, in)
 			if err != nil || !mat.Equal(yt, m.Embedding()) {
 				t.Errorf("%s: Transform of the training rows differs from the embedding (%v)", solver, err)
 			}
