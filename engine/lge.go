@@ -254,9 +254,6 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		svdCost = 3*float64(svdDim)*2*float64(in.nnz()) + flam.LanczosStep(m, 3*svdDim, 1)*float64(3*svdDim)/2
 	}
 	svdCost += flam.Gemm(max(n, d), m, svdDim)
-	// The paper's count for the whole linear extension (eq. 8), beside the
-	// stages' own predictions.
-	r.rep.Params["flam_eq8"] = flam.LinearGraphEmbedding(m, max(n, d), p.dim, 20)
 	err = r.stage("svd", svdCost, func(ctx context.Context, st *stageCtx) error {
 		var vals []float64
 		var vecs blas64.General
@@ -313,7 +310,10 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 			rk++
 		}
 		res.rank = rk
-		st.detail += fmt.Sprintf(", rank %d", rk)
+		// The paper's count for the whole exact method (eq. 8), beside
+		// the stages' own predictions.
+		st.detail += fmt.Sprintf(", rank %d; eq. (8) predicts %.3g flam for the exact method", rk,
+			flam.LinearGraphEmbedding(m, max(n, d), p.dim, 20))
 		if rk == 0 {
 			return nil
 		}

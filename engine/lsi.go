@@ -137,7 +137,10 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 				return wrapNumerical(err)
 			}
 			st.iterations = res.Stats.Iterations
-			st.predicted = res.Stats.Flam
+			// The solver prices a function operator at m² per product; a
+			// product here is one with X and one with Xᵀ.
+			fm := float64(m)
+			st.predicted = res.Stats.Flam - float64(res.Stats.MatVecs)*(fm*fm-2*float64(in.nnz()))
 			st.detail = fmt.Sprintf("lanczos on %s (%d×%d, %s): %d products, %d restarts", side, m, m, in.kind(), res.Stats.MatVecs, res.Stats.Restarts)
 			vals, vecs = res.Values, res.Vectors
 			return nil

@@ -38,7 +38,8 @@ import (
 // x_i itself); with the same K the embedding equals scikit-learn's up to
 // the sign convention. B's bottom eigenvectors are found densely (index
 // range, 2/3·N³ flam) for N ≤ 1000, otherwise by thick-restart Lanczos on
-// the sparse B.
+// a Chebyshev polynomial of the sparse B (chebyshev.go; plain Lanczos on B
+// when the filter's cut does not hold).
 //
 // New points are placed by the local affine map of LTSA (§3: the global
 // coordinates of a neighbourhood are an affine function of its local
@@ -227,12 +228,24 @@ func bottomSparse(r *run, b *sparse.CSR, k int, solver Eigensolver, seed uint64,
 		return vals, vecs, err
 	}
 	err := r.stage("eigensolve", flam.Lanczos(n, k, 20)*float64(b.NNZ())/float64(n*n), func(ctx context.Context, st *stageCtx) error {
+		if k+chebExtra < n {
+			cr, err := filteredBottom(ctx, b, k, seed)
+			if err != nil {
+				return wrapNumerical(err)
+			}
+			st.iterations, st.predicted = cr.steps, cr.flam
+			if cr.ok {
+				st.detail = fmt.Sprintf("Chebyshev-filtered lanczos (degree %d) on the %s: %d products", chebDegree, what, cr.matvecs)
+				vals, vecs = cr.vals, cr.vecs
+				return nil
+			}
+		}
 		res, err := lanczos.Solve(ctx, b, lanczos.Settings{K: k, Which: lanczos.Smallest, Seed: seed, Tol: 1e-10})
 		if err != nil {
 			return wrapNumerical(err)
 		}
-		st.iterations = res.Stats.Iterations
-		st.predicted = res.Stats.Flam
+		st.iterations += res.Stats.Iterations
+		st.predicted += res.Stats.Flam
 		st.detail = fmt.Sprintf("lanczos on the %s: %d products, %d restarts", what, res.Stats.MatVecs, res.Stats.Restarts)
 		vals, vecs = res.Values, res.Vectors
 		return nil
