@@ -37,7 +37,7 @@ import (
 // of x_i are the K nearest other points (the paper's neighbourhood includes
 // x_i itself); with the same K the embedding equals scikit-learn's up to
 // the sign convention. B's bottom eigenvectors are found densely (index
-// range, 2/3·N³ flam) for N ≤ 1000, otherwise by thick-restart Lanczos on
+// range, 2/3·N³ flam) for N ≤ 500, otherwise by thick-restart Lanczos on
 // a Chebyshev polynomial of the sparse B (chebyshev.go; plain Lanczos on B
 // when the filter's cut does not hold).
 //
@@ -104,7 +104,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	switch solver {
 	case EigenAuto:
 		solver = EigenLanczos
-		if n <= 1000 {
+		if n <= 500 {
 			solver = EigenDense
 		}
 	case EigenDense, EigenLanczos:
