@@ -62,7 +62,7 @@ func parseGraphWeight(s string) (GraphWeight, error) {
 // holds the graph's vertices as rows (for cosine weights); k is the number
 // of neighbours each vertex chose (0 for ε-graphs and whole-class graphs:
 // every edge counts as mutual). For the heat kernel it returns the t used.
-func reweight(g *sparse.CSR, in dataInput, w GraphWeight, t float64, k int) (*sparse.CSR, float64) {
+func reweight(g *sparse.CSR, in samples, w GraphWeight, t float64, k int) (*sparse.CSR, float64) {
 	switch w {
 	case WeightHeat:
 		if t == 0 {

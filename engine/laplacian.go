@@ -74,7 +74,7 @@ type LaplacianEigenmaps struct {
 // LaplacianModel is a fitted Laplacian eigenmap.
 type LaplacianModel struct {
 	base
-	train   dataInput // training rows kept in the graph
+	train   samples // training rows kept in the graph
 	kept    []int
 	dropped []int
 	k       int
@@ -106,7 +106,7 @@ func (s LaplacianEigenmaps) spec() graphSpec {
 func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianModel, error) {
 	const method = methodLaplacian
 	s = s.resolved()
-	in, err := matrixInput(method, x)
+	in, err := samplesInput(method, x)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 	m := &LaplacianModel{base: base{method: method}, kept: fixed.Kept, dropped: fixed.Dropped,
 		k: s.K, eps: s.Eps, weight: s.Weight}
 	if len(fixed.Dropped) > 0 {
-		m.train = in.rows(fixed.Kept)
+		m.train = in.subset(fixed.Kept)
 		r.rep.Params["dropped"] = len(fixed.Dropped)
 	} else {
 		m.train = copyInput(in)
@@ -245,11 +245,11 @@ func topNormalized(r *run, a *sparse.CSR, k int, solver Eigensolver, seed uint64
 }
 
 // copyInput returns a copy of the rows (a CSR is immutable and shared).
-func copyInput(in dataInput) dataInput {
+func copyInput(in samples) samples {
 	if in.csr != nil {
 		return in
 	}
-	return dataInput{dense: copyGeneral(in.dense)}
+	return samples{dense: copyGeneral(in.dense)}
 }
 
 // Eigenvalues returns the Dim generalized eigenvalues λ of L·y = λ·D·y of
@@ -367,12 +367,12 @@ func exactMatch(row []float64, js []int, ds []float64, emb blas64.General) bool 
 }
 
 // convertInput returns the rows in the other storage.
-func convertInput(in dataInput, toSparse bool) dataInput {
+func convertInput(in samples, toSparse bool) samples {
 	if toSparse && in.csr == nil {
-		return dataInput{csr: sparse.FromDense(toDense(in.dense))}
+		return samples{csr: sparse.FromDense(toDense(in.dense))}
 	}
 	if !toSparse && in.csr != nil {
-		return dataInput{dense: in.csr.ToDense().RawMatrix()}
+		return samples{dense: in.csr.ToDense().RawMatrix()}
 	}
 	return in
 }

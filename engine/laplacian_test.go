@@ -72,7 +72,7 @@ func TestLaplacianEigenproblem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, _ := reweight(fixed, dataInput{dense: x.RawMatrix()}, WeightHeat, 0, 8)
+	w, _ := reweight(fixed, samples{dense: x.RawMatrix()}, WeightHeat, 0, 8)
 	deg := degrees(w)
 	y := m.Embedding()
 	n, dim := y.Dims()
@@ -108,7 +108,7 @@ func neighborsForTest(x *mat.Dense, k int) (*sparse.CSR, error) {
 		return nil, err
 	}
 	defer r.finish()
-	f, err := inputGraph(r, dataInput{dense: x.RawMatrix()}, graphSpec{k: k}, true)
+	f, err := inputGraph(r, samples{dense: x.RawMatrix()}, graphSpec{k: k}, true)
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ const rankTol = 1e-5
 
 // lgeProblem is one linear graph embedding to solve.
 type lgeProblem struct {
-	in      dataInput // the samples (kept rows)
+	in      samples   // the samples (kept rows)
 	b       []float64 // the weights of the constraint (nil: all 1)
 	largest bool      // maximize (LPP) or minimize (NPE) the quotient
 	dim     int
@@ -427,7 +427,7 @@ func formGram(ctx context.Context, st *stageCtx, g gramOp, sym blas64.Symmetric)
 }
 
 // weightedMean returns Σ b_i·x_i / Σ b_i (b nil: the plain mean).
-func weightedMean(in dataInput, b []float64) []float64 {
+func weightedMean(in samples, b []float64) []float64 {
 	n, d := in.dims()
 	mean := make([]float64, d)
 	total := 0.0
@@ -468,11 +468,11 @@ type linearModel struct {
 }
 
 // apply maps rows: (X − 1·meanᵀ)·proj = X·proj − 1·(meanᵀ·proj).
-func (m *linearModel) apply(in dataInput) blas64.General {
+func (m *linearModel) apply(in samples) blas64.General {
 	n, _ := in.dims()
 	dim := m.proj.Cols
 	y := newGeneral(n, dim)
-	in.mulTo(y, m.proj)
+	in.mulBlock(y, m.proj)
 	off := make([]float64, dim)
 	for j, v := range m.mean {
 		row := m.proj.Data[j*m.proj.Stride : j*m.proj.Stride+dim]

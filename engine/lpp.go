@@ -92,7 +92,7 @@ func (s LPP) spec() graphSpec { return graphSpec{k: s.K, eps: s.Eps, labels: s.L
 func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 	const method = methodLPP
 	s = s.resolved()
-	in, err := matrixInput(method, x)
+	in, err := samplesInput(method, x)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func symmetrize(a blas64.General) {
 // lgeBytes estimates the peak memory of the linear graph embedding solver:
 // the centred copy (dense input), the Gram matrix of the SVD step, U and
 // the reduced matrix.
-func lgeBytes(in dataInput, pcaDim int) int64 {
+func lgeBytes(in samples, pcaDim int) int64 {
 	n, d := in.dims()
 	m := int64(min(n, d))
 	r := m

@@ -57,7 +57,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if s.Dim == 0 {
 		s.Dim = 2
 	}
-	in, err := matrixInput(method, x)
+	in, err := samplesInput(method, x)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 		}
 		backend.FixSigns(mod.components)
 		mod.embedding = newGeneral(n, s.Dim)
-		in.mulTo(mod.embedding, mod.components)
+		in.mulBlock(mod.embedding, mod.components)
 		return nil
 	})
 	if err != nil {
@@ -201,7 +201,7 @@ func (m *LSIModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	}
 	n, _ := in.dims()
 	y := newGeneral(n, m.Dim())
-	in.mulTo(y, m.components)
+	in.mulBlock(y, m.components)
 	return toDense(y), nil
 }
 

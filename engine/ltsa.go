@@ -60,7 +60,7 @@ type LTSA struct {
 // LTSAModel is a fitted LTSA.
 type LTSAModel struct {
 	base
-	train dataInput
+	train samples
 	k     int
 	eig   []float64 // the Dim eigenvalues of B used, ascending
 }
@@ -83,7 +83,7 @@ func (s LTSA) resolved() LTSA {
 func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	const method = methodLTSA
 	s = s.resolved()
-	in, err := matrixInput(method, x)
+	in, err := samplesInput(method, x)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ func newLocalPCA(k, dim int) *localPCA {
 // fit computes the local PCA of the rows js of in: the centred Gram matrix
 // C = H·G·H (H the centring matrix) and its dim leading eigenvectors (the
 // leading left singular vectors of the centred neighbourhood), descending.
-func (l *localPCA) fit(in dataInput, js []int) {
+func (l *localPCA) fit(in samples, js []int) {
 	k := l.k
 	for a, ja := range js {
 		for c := a; c < k; c++ {

@@ -88,7 +88,7 @@ func (s NPE) resolved() NPE {
 func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	const method = methodNPE
 	s = s.resolved()
-	in, err := matrixInput(method, x)
+	in, err := samplesInput(method, x)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +198,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 // G_ab = (x_a − x_i)·(x_b − x_i) = x_a·x_b − x_a·x_i − x_b·x_i + x_i·x_i,
 // regularized by reg·trace(G) (reg alone when the trace is 0), G·w = 1,
 // w /= Σw (linear-and-nonlinear-dimensionality-reduction.txt eq. 63–64).
-func dotReconstructionWeights(ctx context.Context, in dataInput, nb *neighbors.Result, reg float64) (*sparse.CSR, error) {
+func dotReconstructionWeights(ctx context.Context, in samples, nb *neighbors.Result, reg float64) (*sparse.CSR, error) {
 	n, _ := in.dims()
 	ind := make([]int, len(nb.Ind))
 	val := make([]float64, len(nb.Ind))

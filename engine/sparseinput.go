@@ -5,80 +5,37 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-// dataInput is the input of a method that takes dense or sparse rows (text
-// corpora as *sparse.CSR term matrices, DESIGN.md "Exchange currency"):
-// exactly one of dense and csr is set. Rows are samples.
-type dataInput struct {
-	dense blas64.General
-	csr   *sparse.CSR
-}
-
-// matrixInput returns x as a dataInput: a *sparse.CSR is kept sparse (never
-// densified), anything else goes through denseInput. Like denseInput it
-// rejects an empty matrix and NaN or Inf (ErrEmpty, ErrNotFinite).
-func matrixInput(what string, x mat.Matrix) (dataInput, error) {
-	a, ok := x.(*sparse.CSR)
-	if !ok {
-		g, err := denseInput(what, x)
-		return dataInput{dense: g}, err
-	}
-	if a == nil {
-		return dataInput{}, fmt.Errorf("%s: %w: nil matrix", what, ErrEmpty)
-	}
-	r, c := a.Dims()
-	if r == 0 || c == 0 {
-		return dataInput{}, fmt.Errorf("%s: %w: %d samples × %d features", what, ErrEmpty, r, c)
-	}
-	ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
-	for i := 0; i < r; i++ {
-		for p := ptr[i]; p < ptr[i+1]; p++ {
-			if v := val[p]; v-v != 0 {
-				return dataInput{}, fmt.Errorf("%s: %w: row %d, column %d is %v", what, ErrNotFinite, i, ind[p], v)
-			}
-		}
-	}
-	return dataInput{csr: a}, nil
-}
-
 // dims returns (samples, features).
-func (in dataInput) dims() (n, d int) {
+func (in samples) dims() (n, d int) {
 	if in.csr != nil {
 		return in.csr.Dims()
 	}
 	return in.dense.Rows, in.dense.Cols
 }
 
-// sparse reports whether the rows are sparse.
-func (in dataInput) isSparse() bool { return in.csr != nil }
+// The methods below extend samples (input.go) for the baselines: LPP, NPE,
+// LSI, LTSA and Laplacian eigenmaps take dense or sparse rows.
 
-// nnz is the number of stored entries (n·d for dense rows).
-func (in dataInput) nnz() int {
-	if in.csr != nil {
-		return in.csr.NNZ()
-	}
-	return in.dense.Rows * in.dense.Cols
-}
+// isSparse reports whether the rows are sparse.
+func (in samples) isSparse() bool { return in.csr != nil }
 
 // kind names the storage for reports: "dense" or "sparse".
-func (in dataInput) kind() string {
+func (in samples) kind() string {
 	if in.csr != nil {
 		return "sparse"
 	}
 	return "dense"
 }
 
-// rows returns the rows idx as a new input (all rows when idx is nil).
-func (in dataInput) rows(idx []int) dataInput {
+// subset returns the rows idx as new samples (all rows when idx is nil).
+func (in samples) subset(idx []int) samples {
 	if idx == nil {
 		return in
 	}
@@ -88,23 +45,13 @@ func (in dataInput) rows(idx []int) dataInput {
 		for j := range cols {
 			cols[j] = j
 		}
-		return dataInput{csr: in.csr.Submatrix(idx, cols)}
+		return samples{csr: in.csr.Submatrix(idx, cols)}
 	}
-	return dataInput{dense: subsetRows(in.dense, idx)}
-}
-
-// mulTo sets dst (n×b) = X·B for B d×b: a Gemm for dense rows, a sparse
-// product (nnz·b flam) for sparse ones.
-func (in dataInput) mulTo(dst, b blas64.General) {
-	if in.csr != nil {
-		in.csr.MulBlockTo(dst, b)
-		return
-	}
-	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, in.dense, b, 0, dst)
+	return samples{dense: subsetRows(in.dense, idx)}
 }
 
 // dot returns the inner product of rows i and j.
-func (in dataInput) dot(i, j int) float64 {
+func (in samples) dot(i, j int) float64 {
 	if in.csr != nil {
 		ci, vi := in.csr.Row(i)
 		cj, vj := in.csr.Row(j)
@@ -138,7 +85,7 @@ func (in dataInput) dot(i, j int) float64 {
 // applies the disconnected policy — or, when accept is true (the linear
 // methods, whose eigenproblems stay well posed on a disconnected graph, and
 // supervised graphs, disconnected by design), only counts the components.
-func inputGraph(r *run, in dataInput, spec graphSpec, accept bool) (*neighbors.Fixed, error) {
+func inputGraph(r *run, in samples, spec graphSpec, accept bool) (*neighbors.Fixed, error) {
 	if !in.isSparse() && !accept {
 		return neighbourGraph(r, in.dense, spec)
 	}
@@ -200,9 +147,9 @@ func inputGraph(r *run, in dataInput, spec graphSpec, accept bool) (*neighbors.F
 // = 0 or k ≥ class size − 1: all of them). Methods that reconstruct a
 // point from its own neighbours (NPE, LTSA) need these lists rather than
 // the symmetrized graph.
-func inputNeighbours(ctx context.Context, in dataInput, k int, eps float64, labels []int) (*neighbors.Result, error) {
+func inputNeighbours(ctx context.Context, in samples, k int, eps float64, labels []int) (*neighbors.Result, error) {
 	n, _ := in.dims()
-	search := func(sub dataInput, k int) (*neighbors.Result, error) {
+	search := func(sub samples, k int) (*neighbors.Result, error) {
 		switch {
 		case sub.isSparse() && eps > 0:
 			return neighbors.RadiusSparse(ctx, sub.csr, eps, neighbors.Options{})
@@ -238,7 +185,7 @@ func inputNeighbours(ctx context.Context, in dataInput, k int, eps float64, labe
 		if kk == 0 || kk >= len(idx) {
 			kk = len(idx) - 1
 		}
-		res, err := search(in.rows(idx), kk)
+		res, err := search(in.subset(idx), kk)
 		if err != nil {
 			return nil, err
 		}
@@ -266,7 +213,7 @@ func inputNeighbours(ctx context.Context, in dataInput, k int, eps float64, labe
 // Euclidean. q is converted to train's storage (dense rows to CSR for a
 // sparse model, sparse rows to dense for a dense one). The ε search of
 // sparse rows is brute force: every distance is computed.
-func queryNeighbours(ctx context.Context, train, q dataInput, k int, eps float64) (*neighbors.Result, error) {
+func queryNeighbours(ctx context.Context, train, q samples, k int, eps float64) (*neighbors.Result, error) {
 	n, _ := train.dims()
 	if train.isSparse() {
 		qa := q.csr
@@ -306,7 +253,7 @@ func queryNeighbours(ctx context.Context, train, q dataInput, k int, eps float64
 
 // crossDot returns x_j·q_i for a training row j of train and a query row i
 // of q (q in train's storage, as queryNeighbours converts it).
-func crossDot(train, q dataInput, j, i int) float64 {
+func crossDot(train, q samples, j, i int) float64 {
 	if train.isSparse() {
 		cj, vj := train.csr.Row(j)
 		s := 0.0
@@ -349,8 +296,8 @@ func crossDot(train, q dataInput, j, i int) float64 {
 }
 
 // transformInput checks the rows a model maps: dense or sparse, d features.
-func transformInput(what string, x mat.Matrix, d int) (dataInput, error) {
-	in, err := matrixInput(what, x)
+func transformInput(what string, x mat.Matrix, d int) (samples, error) {
+	in, err := samplesInput(what, x)
 	if err != nil {
 		return in, err
 	}
@@ -362,7 +309,7 @@ func transformInput(what string, x mat.Matrix, d int) (dataInput, error) {
 
 // saveInput stores training rows in a model file under name: a float
 // array for dense rows, the CSR arrays for sparse ones.
-func saveInput(d *modelData, name string, in dataInput) {
+func saveInput(d *modelData, name string, in samples) {
 	if in.csr == nil {
 		d.floats[name] = in.dense
 		return
@@ -375,30 +322,30 @@ func saveInput(d *modelData, name string, in dataInput) {
 }
 
 // loadInput reads what saveInput stored: n rows.
-func loadInput(d *modelData, name string, n int) (dataInput, error) {
+func loadInput(d *modelData, name string, n int) (samples, error) {
 	if _, ok := d.floats[name]; ok {
 		g, err := d.float(name, n, -1)
-		return dataInput{dense: g}, err
+		return samples{dense: g}, err
 	}
 	c, err := d.intParam(name+"_cols", 1, math.MaxInt32)
 	if err != nil {
-		return dataInput{}, err
+		return samples{}, err
 	}
 	ptr, err := d.intArr(name+"_ptr", n+1)
 	if err != nil {
-		return dataInput{}, err
+		return samples{}, err
 	}
 	ind, err := d.intArr(name+"_ind", -1)
 	if err != nil {
-		return dataInput{}, err
+		return samples{}, err
 	}
 	val, err := d.float(name+"_val", 1, len(ind))
 	if err != nil {
-		return dataInput{}, err
+		return samples{}, err
 	}
 	a, err := sparse.NewCSR(n, c, ptr, ind, val.Data)
 	if err != nil {
-		return dataInput{}, modelErr("%s model: %s: %v", d.method, name, err)
+		return samples{}, modelErr("%s model: %s: %v", d.method, name, err)
 	}
-	return dataInput{csr: a}, nil
+	return samples{csr: a}, nil
 }
