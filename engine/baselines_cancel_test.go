@@ -14,7 +14,11 @@ import (
 // context is cancelled as one of its long stages starts, and returns soon
 // after; its report names the stages with their predicted flam.
 func TestBaselinesCancelAndStages(t *testing.T) {
-	x, _ := datasets.SwissRoll(1500, 0.05, 2)
+	n := 1500
+	if testing.Short() {
+		n = 600 // -race; still above LTSA's dense limit
+	}
+	x, _ := datasets.SwissRoll(n, 0.05, 2)
 	xs := sparse.FromDense(x)
 	docs := loadBaseFixture(t, "lsi_random").A.csr()
 	type fitFunc func(ctx context.Context, opt Options) (Model, error)

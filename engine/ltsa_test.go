@@ -40,10 +40,14 @@ func TestLTSAAgainstSklearn(t *testing.T) {
 
 func TestLTSATransformAndSave(t *testing.T) {
 	ctx := context.Background()
-	x, _ := datasets.SwissRoll(800, 0.02, 9)
+	n := 800
+	if testing.Short() {
+		n = 600 // -race
+	}
+	x, _ := datasets.SwissRoll(n, 0.02, 9)
 	heldOut(t, func(x *mat.Dense) (Model, error) {
 		return asModelT(LTSA{Dim: 2, K: 10}.Fit(ctx, x))
-	}, x, 0.01)
+	}, x, 0.02)
 	m, err := LTSA{Dim: 2, K: 10}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
