@@ -259,22 +259,24 @@ type localPCA struct {
 	k, dim int
 	gram   []float64 // k×k raw inner products x_a·x_b
 	rmean  []float64 // row means of gram
-	c      []float64 // k×k centred Gram matrix
-	w      []float64 // eigenvalues (dim), descending
+	c      []float64 // k×k centred Gram matrix (destroyed by the solver)
+	w      []float64 // the dim leading eigenvalues, descending
 	q      []float64 // k×dim eigenvectors (the left singular vectors)
-	z      blas64.General
-	zw     []float64
+	allW   []float64 // all k eigenvalues
+	allV   []float64 // k×k eigenvectors
+	order  []int
 }
 
 func newLocalPCA(k, dim int) *localPCA {
 	return &localPCA{k: k, dim: dim, gram: make([]float64, k*k), rmean: make([]float64, k), c: make([]float64, k*k),
-		w: make([]float64, dim), q: make([]float64, k*dim),
-		z: blas64.General{Rows: k, Cols: dim, Stride: dim, Data: make([]float64, k*dim)}, zw: make([]float64, dim)}
+		w: make([]float64, dim), q: make([]float64, k*dim), allW: make([]float64, k), allV: make([]float64, k*k),
+		order: make([]int, k)}
 }
 
 // fit computes the local PCA of the rows js of in: the centred Gram matrix
 // C = H·G·H (H the centring matrix) and its dim leading eigenvectors (the
-// leading left singular vectors of the centred neighbourhood), descending.
+// leading left singular vectors of the centred neighbourhood), descending,
+// by Jacobi (jacobi.go).
 func (l *localPCA) fit(in samples, js []int) {
 	k := l.k
 	for a, ja := range js {
@@ -298,16 +300,21 @@ func (l *localPCA) fit(in samples, js []int) {
 			l.c[a*k+c] = l.gram[a*k+c] - l.rmean[a] - l.rmean[c] + all
 		}
 	}
-	sym := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Upper, Data: l.c}
-	// Syevr cannot fail on finite input; the input was checked.
-	if err := backend.PureGo.Syevr(sym, k-l.dim, k, l.zw, l.z); err != nil {
-		panic(err)
+	jacobiEigen(l.c, k, l.allW, l.allV)
+	// The dim largest, descending (ties by index, for determinism).
+	for i := range l.order {
+		l.order[i] = i
+	}
+	for i := 1; i < k; i++ {
+		for j := i; j > 0 && l.allW[l.order[j]] > l.allW[l.order[j-1]]; j-- {
+			l.order[j], l.order[j-1] = l.order[j-1], l.order[j]
+		}
 	}
 	for t := 0; t < l.dim; t++ {
-		src := l.dim - 1 - t // ascending → descending
-		l.w[t] = l.zw[src]
+		src := l.order[t]
+		l.w[t] = l.allW[src]
 		for a := 0; a < k; a++ {
-			l.q[a*l.dim+t] = l.z.Data[a*l.dim+src]
+			l.q[a*l.dim+t] = l.allV[a*k+src]
 		}
 	}
 }
