@@ -17,6 +17,14 @@
 // are never modified by Fit. Models are safe for concurrent Transform calls
 // and can be saved and loaded (Model.Save, Load; format in modelfile.go).
 //
+// # Sparse rows
+//
+// Text corpora come as sparse document–term matrices (*sparse.CSR, rows =
+// documents). LSI, LPP, NPE, LTSA and Laplacian eigenmaps take them as they
+// are (centring, where a method needs it, stays implicit), and their models
+// map sparse or dense new rows alike; the other methods densify their
+// input.
+//
 // # Reports and profiles
 //
 // Each stage of a fit runs under the pprof label stage=<name> (so
