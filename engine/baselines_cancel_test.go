@@ -76,3 +76,22 @@ func TestBaselinesCancelAndStages(t *testing.T) {
 		})
 	}
 }
+
+// A memory budget below the estimate stops every baseline before it
+// allocates, with ErrMemoryBudget.
+func TestBaselinesMemoryBudget(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(300, 0.05, 2)
+	o := Options{MaxBytes: 1 << 10}
+	for name, fit := range map[string]func() error{
+		"lpp":       func() error { _, err := LPP{Options: o}.Fit(ctx, x); return err },
+		"npe":       func() error { _, err := NPE{Options: o}.Fit(ctx, x); return err },
+		"lsi":       func() error { _, err := LSI{Options: o}.Fit(ctx, x); return err },
+		"ltsa":      func() error { _, err := LTSA{Options: o}.Fit(ctx, x); return err },
+		"laplacian": func() error { _, err := LaplacianEigenmaps{Options: o}.Fit(ctx, x); return err },
+	} {
+		if err := fit(); !errors.Is(err, ErrMemoryBudget) {
+			t.Errorf("%s: %v, want ErrMemoryBudget", name, err)
+		}
+	}
+}

@@ -280,3 +280,63 @@ func TestLaplacianBadInput(t *testing.T) {
 		t.Errorf("transform with 2 features: %v", err)
 	}
 }
+
+// ε-graphs, supervised graphs and sparse rows through every baseline that
+// takes them: the fits run, the models map the training rows onto the
+// embedding (exact copies) and other rows to finite points, in both
+// storages.
+func TestBaselineGraphVariants(t *testing.T) {
+	ctx := context.Background()
+	x, tt := datasets.SwissRoll(300, 0.02, 6)
+	labels := make([]int, 300)
+	for i, v := range tt {
+		labels[i] = int(v) % 3
+	}
+	q := mat.NewDense(2, 3, []float64{1, 2, 3, 0.5, 12, -3})
+	xs := sparse.FromDense(x)
+	fits := map[string]func(in mat.Matrix) (Model, error){
+		"lpp eps": func(in mat.Matrix) (Model, error) {
+			return asModelT(LPP{Eps: 6, Weight: WeightConnectivity}.Fit(ctx, in))
+		},
+		"npe eps": func(in mat.Matrix) (Model, error) { return asModelT(NPE{Eps: 6}.Fit(ctx, in)) },
+		"npe supervised": func(in mat.Matrix) (Model, error) {
+			return asModelT(NPE{K: 5, Labels: labels}.Fit(ctx, in))
+		},
+		"laplacian eps": func(in mat.Matrix) (Model, error) {
+			return asModelT(LaplacianEigenmaps{Eps: 6, Weight: WeightCosine}.Fit(ctx, in))
+		},
+		"laplacian supervised connect": func(in mat.Matrix) (Model, error) {
+			return asModelT(LaplacianEigenmaps{K: 6, Labels: labels, Disconnected: DisconnectedConnect}.Fit(ctx, in))
+		},
+	}
+	for name, fit := range fits {
+		for _, in := range []mat.Matrix{x, xs} {
+			m, err := fit(in)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			y, err := m.Transform(ctx, in)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !mat.EqualApprox(y, m.Embedding(), 1e-10) {
+				t.Errorf("%s: Transform of the training rows differs from the embedding", name)
+			}
+			if _, ok := in.(*sparse.CSR); ok {
+				y, err = m.Transform(ctx, sparse.FromDense(q))
+			} else {
+				y, err = m.Transform(ctx, q)
+			}
+			if err != nil && !errors.Is(err, ErrNoTransform) {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for i := 0; err == nil && i < 2; i++ {
+				for j := 0; j < 2; j++ {
+					if v := y.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Errorf("%s: new point %d maps to %v", name, i, mat.Formatted(y))
+					}
+				}
+			}
+		}
+	}
+}
