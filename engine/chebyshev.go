@@ -35,7 +35,7 @@ import (
 //
 // β is the Gershgorin bound max_i Σ_j |b_ij| and a = 10⁻³·β: measured on
 // LTSA's matrices (swiss rolls of 400 to 6000 points), degree 50 with this
-// cut needed 5–12 times less time than plain Lanczos at the same accuracy
+// cut needed 4–12 times less time than plain Lanczos at the same accuracy
 // (eigenvectors equal to 1 − |cos| < 10⁻¹²). The wanted eigenvalues must
 // lie below a; if a Ritz value does not, the caller falls back to plain
 // Lanczos.

@@ -14,7 +14,7 @@ type GraphWeight string
 
 const (
 	// WeightHeat is the heat kernel exp(−d_ij²/t) (Belkin & Niyogi 2001
-	// §2 step 2 variant (a); He & Niyogi 2003 §3 step 2), with t = T or,
+	// variant (a) of the weights; He & Niyogi 2003), with t = T or,
 	// when T is 0, the mean of d_ij² over the edges of the graph. The
 	// default.
 	WeightHeat GraphWeight = ""

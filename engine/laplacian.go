@@ -18,9 +18,9 @@ import (
 
 // LaplacianEigenmaps is the method of Belkin & Niyogi ("Laplacian
 // eigenmaps and spectral techniques for embedding and clustering", NIPS
-// 2001, §2): a neighbour graph (kNN by the OR rule, ε, or supervised) with
+// 2001): a neighbour graph (kNN by the OR rule, ε, or supervised) with
 // weights W (heat kernel by default, GraphWeight), D = diag(Σ_j W_ij),
-// L = D − W, and the generalized eigenproblem L·y = λ·D·y (§2 step 3); the
+// L = D − W, and the generalized eigenproblem L·y = λ·D·y; the
 // embedding is the eigenvectors of the Dim smallest λ after the constant
 // one (λ = 0), normalised by yᵀDy = 1.
 //
@@ -44,7 +44,7 @@ import (
 // New points are placed by the Nyström formula for Laplacian eigenmaps
 // (Bengio, Paiement, Vincent, Delalleau, Le Roux & Ouimet, "Out-of-sample
 // extensions for LLE, Isomap, MDS, Eigenmaps, and Spectral Clustering",
-// NIPS 2003, §3 and eq. (2) with the normalized kernel
+// NIPS 2003: the Nyström formula with the normalized kernel
 // K̃(x, x_j) = w(x, x_j)/√(d(x)·d_j)): y_k(x) = Σ_j w(x, x_j)·y_jk /
 // ((1 − λ_k)·Σ_j w(x, x_j)), the weights w(x, x_j) those of the graph
 // (heat kernel with the same t, 1, or the cosine) over the K nearest

@@ -29,7 +29,7 @@ import (
 // M·1 = 0) and makes the result independent of where the data sit: it is
 // the constraint yᵀ·B·1 = 0 of Laplacian eigenmaps and LLE.
 //
-// The PCA/SVD step of the papers (He & Niyogi 2003 §3 step 1; He, Cai, Yan
+// The PCA/SVD step of the papers (He & Niyogi 2003; He, Cai, Yan
 // & Zhang 2005 §3 step 1; isometric-projection.txt §"Learning Isometric
 // Projections", eq. (7)) makes the right-hand side well conditioned when
 // D > N or X·B·Xᵀ is singular: with the thin SVD X̂ = B^{1/2}·X_c = U·Σ·Vᵀ

@@ -15,14 +15,14 @@ import (
 )
 
 // LPP is locality preserving projections (He & Niyogi, "Locality
-// preserving projections", NIPS 2003, §2–3): the linear map y = Aᵀ·x that
+// preserving projections", NIPS 2003): the linear map y = Aᵀ·x that
 // best preserves a neighbour graph. With the graph's weights W (heat kernel
 // by default, GraphWeight), D = diag(Σ_j W_ij) and L = D − W, the
 // projections are the generalized eigenvectors of
 //
 //	X·L·Xᵀ·a = λ·X·D·Xᵀ·a
 //
-// for the Dim smallest λ (§3 step 3, X features × samples), normalised by
+// for the Dim smallest λ (X features × samples, the paper's notation), normalised by
 // aᵀ·X·D·Xᵀ·a = 1. They are found as the largest eigenvectors of the
 // equivalent X·W·Xᵀ·a = (1 − λ)·X·D·Xᵀ·a after the SVD step of the paper
 // (§3 step 1, "PCA projection"; isometric-projection.txt eq. (7), whose

@@ -19,19 +19,18 @@ import (
 
 // LTSA is local tangent space alignment (Zhang & Zha, "Principal manifolds
 // and nonlinear dimensionality reduction via tangent space alignment",
-// SIAM J. Sci. Comput. 26(1), 2004, §3–4, Algorithm LTSA):
+// SIAM J. Sci. Comput. 26(1), 2004, the algorithm LTSA):
 //
 //  1. for every point x_i, its K nearest neighbours X_i (K×D), centred on
 //     their mean, and Q_i, the Dim leading left singular vectors of the
-//     centred X_i (the local tangent coordinates, §3 eq. (3.3)), found as
-//     the top eigenvectors of the K×K Gram matrix of the centred
-//     neighbours;
+//     centred X_i (the local tangent coordinates), found as the top
+//     eigenvectors of the K×K Gram matrix of the centred neighbours;
 //  2. G_i = [1/√K, Q_i] and the alignment matrix
-//     B = Σ_i S_i·(I − G_i·G_iᵀ)·S_iᵀ (S_i selecting the neighbours; §4,
-//     Algorithm step 2), sparse with at most N·K² entries;
+//     B = Σ_i S_i·(I − G_i·G_iᵀ)·S_iᵀ (S_i selecting the neighbours),
+//     sparse with at most N·K² entries;
 //  3. the embedding is the eigenvectors of the Dim + 1 smallest eigenvalues
 //     of B after the first (the constant vector, eigenvalue 0): unit
-//     vectors, T·Tᵀ = I (§4 step 3).
+//     vectors, T·Tᵀ = I.
 //
 // As scikit-learn's LocallyLinearEmbedding(method='ltsa'), the neighbours
 // of x_i are the K nearest other points (the paper's neighbourhood includes
@@ -41,9 +40,9 @@ import (
 // a Chebyshev polynomial of the sparse B (chebyshev.go; plain Lanczos on B
 // when the filter's cut does not hold).
 //
-// New points are placed by the local affine map of LTSA (§3: the global
+// New points are placed by the local affine map of LTSA (the global
 // coordinates of a neighbourhood are an affine function of its local
-// tangent coordinates, τ = c_i + L_i·θ, eq. (3.5)): for a new x, its K
+// tangent coordinates, τ = c_i + L_i·θ, up to an error term): for a new x, its K
 // nearest training points, their local tangent coordinates Θ (from the
 // same local PCA) and x's own θ; the affine map (c, L) fitted by least
 // squares to the neighbours' embedding (c = their mean, L = T_c·Θ⁺) gives

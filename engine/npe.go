@@ -16,7 +16,7 @@ import (
 )
 
 // NPE is neighborhood preserving embedding (He, Cai, Yan & Zhang,
-// "Neighborhood preserving embedding", ICCV 2005, §2–3): the linear
+// "Neighborhood preserving embedding", ICCV 2005): the linear
 // approximation of LLE. Every point is reconstructed from its K nearest
 // neighbours (or those within Eps) by the regularized barycentric weights
 // of LLE (linear-and-nonlinear-dimensionality-reduction.txt eq. 61–64,
@@ -26,8 +26,8 @@ import (
 //
 //	X·M·Xᵀ·a = λ·X·Xᵀ·a
 //
-// for the Dim smallest λ (§3 step 3, X features × samples), normalised by
-// aᵀ·X·Xᵀ·a = 1, after the SVD step of the paper (§3 step 1; the linear
+// for the Dim smallest λ (X features × samples, the paper's notation), normalised by
+// aᵀ·X·Xᵀ·a = 1, after the paper's PCA/SVD step (the linear
 // graph embedding solver in lge.go). The samples are centred on their mean
 // (which removes the trivial solution y = 1, M·1 = 0); new points map by
 // y = Aᵀ·(x − mean).
