@@ -16,12 +16,12 @@ import (
 )
 
 // LSI is latent semantic indexing (Deerwester, Dumais, Furnas, Landauer &
-// Harshman, "Indexing by latent semantic analysis", JASIS 41(6), 1990,
-// §4): the truncated singular value decomposition X ≈ U_k·Σ_k·V_kᵀ of the
+// Harshman, "Indexing by latent semantic analysis", JASIS 41(6), 1990):
+// the truncated singular value decomposition X ≈ U_k·Σ_k·V_kᵀ of the
 // document–term matrix X (rows = documents), without centring, so that a
 // sparse X stays sparse. Documents are represented by X·V_k = U_k·Σ_k and
-// new documents ("pseudo-documents", §4.3 folds them in by q̂ = qᵀ·T·S⁻¹;
-// the scaling by Σ is kept here) by x·V_k: Embedding is U·Σ and Transform
+// new documents (the paper's "pseudo-documents", folded in by
+// q̂ = qᵀ·T·S⁻¹; the scaling by Σ is kept here) by x·V_k: Embedding is U·Σ and Transform
 // is X·V, as scikit-learn's TruncatedSVD fit_transform and transform.
 //
 // The singular triplets come from the eigenpairs of the smaller Gram matrix
