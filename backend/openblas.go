@@ -16,7 +16,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/netlib/blas/netlib"
 )
 
 // The OpenBLAS + LAPACKE backend.
@@ -49,8 +48,9 @@ var OpenBLASDirect Impl = openBLAS{direct: true}
 func (o openBLAS) small(work, threshold float64) bool { return !o.direct && work < threshold }
 
 func init() {
-	// gonum's own code (its LAPACK, gonum/mat) runs on the C BLAS too.
-	blas64.Use(netlib.Implementation{})
+	// gonum's own code (its LAPACK, gonum/mat) runs on the C BLAS too, for
+	// calls above the dispatch thresholds (openblas_gonum.go).
+	blas64.Use(gonumDispatch{})
 	setBLASThreads = func(n int) { C.openblas_set_num_threads(C.int(n)) }
 	blasConfig = func() string {
 		return fmt.Sprintf("%s; %d threads", C.GoString(C.openblas_get_config()), int(C.openblas_get_num_threads()))
@@ -67,11 +67,15 @@ func init() {
 //	      the smallest sizes (gonum's Dgemm has a fixed set-up cost).
 //	Gemv  n=32: Go 150 ns, C 178 ns; n=64: Go 530 ns, C 453 ns; n=256:
 //	      Go 9.5 µs, C 4.7 µs — the crossover is at m·n ≈ 64².
-//	Syevd n=4: Go 2.7 µs, C 2.3 µs; n=32: Go 250 µs, C 168 µs.
+//	Syevd n=8: Go 8.3 µs, C 13 µs; n=32: Go 158 µs, C 185 µs; n=64: Go
+//	      1.0 ms, C 0.71 ms — with gonum's LAPACK on the size-dispatching
+//	      BLAS of openblas_gonum.go (before it, every small Go call went
+//	      through cgo and C won from n=4). The LAPACK threshold is taken
+//	      from Syevd for every LAPACK routine.
 const (
 	level3Threshold = 4 * 4 * 4 // Gemm/Syrk/Symm, flam m·n·k
 	level2Threshold = 64 * 64   // Gemv/Symv, flam m·n
-	lapackThreshold = 4         // LAPACK routines, order n
+	lapackThreshold = 48        // LAPACK routines, order n
 )
 
 func (openBLAS) Name() string { return "openblas" }

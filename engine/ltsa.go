@@ -141,6 +141,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 		// Batches of points, progress reported between them on this
 		// goroutine; each batch runs in parallel.
 		const batch = 4096
+		var fitErr firstError
 		for b0 := 0; b0 < n; b0 += batch {
 			st.progress(int64(b0), int64(n))
 			b1 := min(n, b0+batch)
@@ -148,7 +149,10 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 				ws := newLocalPCA(k, s.Dim)
 				for i := b0 + lo; i < b0+hi; i++ {
 					js, _ := nb.Row(i)
-					ws.fit(in, js)
+					if err := ws.fit(in, js); err != nil {
+						fitErr.set(err)
+						return
+					}
 					// I − G·Gᵀ with G = [1/√k, Q].
 					blk := blocks[i*k*k : (i+1)*k*k]
 					for a := 0; a < k; a++ {
@@ -166,6 +170,9 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 				}
 			})
 			if err != nil {
+				return err
+			}
+			if err := fitErr.get(); err != nil {
 				return err
 			}
 		}
@@ -275,8 +282,9 @@ func newLocalPCA(k, dim int) *localPCA {
 // fit computes the local PCA of the rows js of in: the centred Gram matrix
 // C = H·G·H (H the centring matrix) and its dim leading eigenvectors (the
 // leading left singular vectors of the centred neighbourhood), descending,
-// by Jacobi (jacobi.go).
-func (l *localPCA) fit(in samples, js []int) {
+// by the backend's symmetric eigensolver (pure Go at these sizes in every
+// build: the dispatch thresholds keep k×k problems out of cgo).
+func (l *localPCA) fit(in samples, js []int) error {
 	k := l.k
 	for a, ja := range js {
 		for c := a; c < k; c++ {
@@ -299,7 +307,10 @@ func (l *localPCA) fit(in samples, js []int) {
 			l.c[a*k+c] = l.gram[a*k+c] - l.rmean[a] - l.rmean[c] + all
 		}
 	}
-	jacobiEigen(l.c, k, l.allW, l.allV)
+	copy(l.allV, l.c)
+	if err := backend.Active().Syevd(blas64.Symmetric{N: k, Stride: k, Data: l.allV, Uplo: blas.Upper}, l.allW, true); err != nil {
+		return fmt.Errorf("%w: local PCA of a neighbourhood: %w", ErrNumerical, err)
+	}
 	// The dim largest, descending (ties by index, for determinism).
 	for i := range l.order {
 		l.order[i] = i
@@ -316,6 +327,7 @@ func (l *localPCA) fit(in samples, js []int) {
 			l.q[a*l.dim+t] = l.allV[a*k+src]
 		}
 	}
+	return nil
 }
 
 // Eigenvalues returns the Dim eigenvalues of the alignment matrix B that
@@ -345,6 +357,7 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 	}
 	dim, k := m.Dim(), m.k
 	y := newGeneral(nq, dim)
+	var fitErr firstError
 	err = backend.ParallelForCtx(ctx, nq, 64, func(lo, hi int) {
 		ws := newLocalPCA(k, dim)
 		p := make([]float64, k)
@@ -356,7 +369,10 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 			if exactMatch(row, js, ds, m.embedding) {
 				continue
 			}
-			ws.fit(m.train, js)
+			if err := ws.fit(m.train, js); err != nil {
+				fitErr.set(err)
+				return
+			}
 			// g_a = (x_a − x̄)·(x − x̄) = p_a − mean(p) − rmean_a + mean(G).
 			pm, all := 0.0, 0.0
 			for a, j := range js {
@@ -398,6 +414,9 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 	})
 	if err != nil {
 		return nil, err
+	}
+	if err := fitErr.get(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return toDense(y), nil
 }

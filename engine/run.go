@@ -253,3 +253,23 @@ func fmtBytes(b int64) string {
 		return fmt.Sprintf("%d B", b)
 	}
 }
+
+// firstError keeps the first error reported by parallel workers.
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *firstError) set(err error) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
+	}
+	f.mu.Unlock()
+}
+
+func (f *firstError) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}

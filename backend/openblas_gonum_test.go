@@ -1,0 +1,77 @@
+//go:build openblas && cgo
+
+package backend
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	gonumblas "gonum.org/v1/gonum/blas/gonum"
+)
+
+// The BLAS registered with gonum agrees with gonum's Go BLAS below and
+// above the dispatch thresholds.
+func TestGonumDispatch(t *testing.T) {
+	d := blas64.Implementation()
+	if _, ok := d.(gonumDispatch); !ok {
+		t.Fatalf("blas64 is %T, want gonumDispatch", d)
+	}
+	var ref gonumblas.Implementation
+	rnd := rand.New(rand.NewPCG(1, 2))
+	vec := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rnd.NormFloat64()
+		}
+		return v
+	}
+	same := func(name string, n int, a, b []float64) {
+		t.Helper()
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-11*float64(n)*(1+math.Abs(b[i])) {
+				t.Fatalf("%s n=%d: [%d] = %v, Go BLAS %v", name, n, i, a[i], b[i])
+			}
+		}
+	}
+	for _, n := range []int{3, 10, 90} { // 10³ and 90² cross the thresholds
+		a, b := vec(n*n), vec(n*n)
+		// A well-conditioned lower triangle for the solves.
+		tri := append([]float64(nil), a...)
+		for i := 0; i < n; i++ {
+			tri[i*n+i] = float64(n) + math.Abs(tri[i*n+i])
+		}
+		c1, c2 := vec(n*n), make([]float64, n*n)
+		copy(c2, c1)
+		d.Dgemm(blas.NoTrans, blas.Trans, n, n, n, 1.5, a, n, b, n, 0.5, c1, n)
+		ref.Dgemm(blas.NoTrans, blas.Trans, n, n, n, 1.5, a, n, b, n, 0.5, c2, n)
+		same("Dgemm", n, c1, c2)
+		d.Dsyrk(blas.Lower, blas.NoTrans, n, n, 1, a, n, 0, c1, n)
+		ref.Dsyrk(blas.Lower, blas.NoTrans, n, n, 1, a, n, 0, c2, n)
+		same("Dsyrk", n, c1, c2)
+		copy(c1, b)
+		copy(c2, b)
+		d.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, n, 1, tri, n, c1, n)
+		ref.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, n, 1, tri, n, c2, n)
+		same("Dtrsm", n, c1, c2)
+		x := vec(n)
+		y1, y2 := vec(n), make([]float64, n)
+		copy(y2, y1)
+		d.Dgemv(blas.Trans, n, n, 2, a, n, x, 1, 1, y1, 1)
+		ref.Dgemv(blas.Trans, n, n, 2, a, n, x, 1, 1, y2, 1)
+		same("Dgemv", n, y1, y2)
+		d.Dsymv(blas.Upper, n, 1, a, n, x, 1, 0, y1, 1)
+		ref.Dsymv(blas.Upper, n, 1, a, n, x, 1, 0, y2, 1)
+		same("Dsymv", n, y1, y2)
+		copy(c1, a)
+		copy(c2, a)
+		d.Dsyr2(blas.Lower, n, 0.5, x, 1, y1, 1, c1, n)
+		ref.Dsyr2(blas.Lower, n, 0.5, x, 1, y2, 1, c2, n)
+		same("Dsyr2", n, c1, c2)
+		d.Dger(n, n, 0.5, x, 1, y1, 1, c1, n)
+		ref.Dger(n, n, 0.5, x, 1, y2, 1, c2, n)
+		same("Dger", n, c1, c2)
+	}
+}
