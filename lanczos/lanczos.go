@@ -123,8 +123,8 @@ type Stats struct {
 	MatVecs int
 	// Flam is the arithmetic done, in flam (backend/flam): MatVecs times the
 	// cost of one application (NNZ() for an operator that has that method,
-	// n² otherwise) plus orthogonalization, restarts and the projected
-	// eigenproblems.
+	// Func.Flam, n² otherwise) plus orthogonalization, restarts and the
+	// projected eigenproblems.
 	Flam float64
 	// BlockSize and BasisSize are the values used.
 	BlockSize, BasisSize int
@@ -251,10 +251,7 @@ func plan(a Operator, n int, s Settings) (params, error) {
 	if p.maxRestarts == 0 {
 		p.maxRestarts = DefaultMaxRestarts
 	}
-	p.opFlam = float64(n) * float64(n)
-	if nz, ok := a.(interface{ NNZ() int }); ok {
-		p.opFlam = float64(nz.NNZ())
-	}
+	p.opFlam = opFlam(a)
 	p.b = max(1, s.BlockSize)
 	p.block = p.b > 1 && hasBlock(a)
 	p.m = s.BasisSize

@@ -455,3 +455,32 @@ func TestStats(t *testing.T) {
 		t.Errorf("flam %.3g for %d products of a %d×%d matrix", st.Flam, st.MatVecs, n, n)
 	}
 }
+
+// Func.Flam and Shifted feed the flam count.
+func TestFlamCount(t *testing.T) {
+	const n = 400
+	mul := func(dst, x []float64) {
+		for i := range dst {
+			dst[i] = float64(i%17) * x[i]
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		op     lanczos.Operator
+		perVec float64
+		dense  bool
+	}{
+		{"Func.Flam", lanczos.Func{N: n, Mul: mul, Flam: n}, n, false},
+		{"Shifted", lanczos.Shifted{Op: lanczos.Func{N: n, Mul: mul, Flam: n}, Sigma: 20}, 2 * n, false},
+		{"Func without Flam", lanczos.Func{N: n, Mul: mul}, n * n, true},
+	} {
+		res, err := lanczos.Solve(context.Background(), c.op, lanczos.Settings{K: 2, Tol: 1e-8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := float64(res.Stats.MatVecs) * c.perVec
+		if res.Stats.Flam < ops || (!c.dense && res.Stats.Flam > ops+float64(res.Stats.MatVecs)*20*n*float64(res.Stats.BasisSize)) {
+			t.Errorf("%s: flam %.3g for %d products of %.3g", c.name, res.Stats.Flam, res.Stats.MatVecs, c.perVec)
+		}
+	}
+}

@@ -24,7 +24,7 @@ import (
 var dataDir = filepath.Join("..", "..", "shared", "data")
 
 // readUSPS returns the first rows of the USPS digits (float64 .npy).
-func readUSPS(t *testing.T, rows int) blas64.General {
+func readUSPS(t testing.TB, rows int) blas64.General {
 	path := filepath.Join(dataDir, "usps9298", "usps9298_X.npy")
 	f, err := os.Open(path)
 	if err != nil {
@@ -61,7 +61,7 @@ func readUSPS(t *testing.T, rows int) blas64.General {
 // distances on the k-nearest-neighbour graph (OR rule) of the rows of x,
 // as Isomap and Isometric Projection do (isometric-projection.txt eq. 3):
 // brute-force neighbours, Dijkstra from every vertex.
-func tauOfGeodesics(t *testing.T, x blas64.General, k int) blas64.General {
+func tauOfGeodesics(t testing.TB, x blas64.General, k int) blas64.General {
 	n := x.Rows
 	d2 := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
 	if err := backend.SqDist(backend.PureGo, d2, x, x, nil, nil); err != nil {

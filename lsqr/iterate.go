@@ -67,6 +67,8 @@ func newSolver(a Operator, m, n int, bm blas64.General, p params) *solver {
 	s.nnz = m * n
 	if nz, ok := a.(interface{ NNZ() int }); ok {
 		s.nnz = nz.NNZ()
+	} else if f, ok := a.(Func); ok && f.Flam > 0 {
+		s.nnz = int(f.Flam)
 	}
 	s.u = make([]float64, k*m)
 	s.v = make([]float64, k*n)
