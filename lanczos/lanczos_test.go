@@ -149,7 +149,10 @@ func checkAgainstDense(t *testing.T, name string, a blas64.General, w []float64,
 // block: all must agree with the dense eigendecomposition.
 func TestAgainstDense(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
-	const n = 240
+	n := 240
+	if raceEnabled {
+		n = 120
+	}
 	for _, family := range []string{"definite", "indefinite", "clustered", "repeated"} {
 		lam := spectra(rnd, n)[family]
 		a := withSpectrum(rnd, lam)
@@ -319,7 +322,10 @@ func TestShifted(t *testing.T) {
 // gives the same eigenpairs within the tolerance.
 func TestDeterministic(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(13, 14))
-	const n = 3000 // several column chunks in the parallel kernels
+	n := 3000 // several column chunks in the parallel kernels
+	if raceEnabled {
+		n = 1100
+	}
 	lam := make([]float64, n)
 	for i := range lam {
 		lam[i] = float64(i%97) + rnd.Float64()
