@@ -258,7 +258,7 @@ func (s *solver) ritz(j int) error {
 		copy(s.hs[i*j:(i+1)*j], s.h[i*ld:i*ld+j])
 	}
 	hs := blas64.Symmetric{N: j, Stride: j, Uplo: blas.Upper, Data: s.hs[:j*j]}
-	if err := backend.PureGo.Syevd(hs, s.theta[:j], true); err != nil {
+	if err := backend.Active().Syevd(hs, s.theta[:j], true); err != nil {
 		return fmt.Errorf("lanczos: projected eigenproblem (%d×%d): %w", j, j, err)
 	}
 	s.stats.Flam += flam.Syevd(j, true)
