@@ -201,6 +201,10 @@ func Solve(ctx context.Context, a Operator, s Settings) (*Result, error) {
 	return newSolver(a, p).run(ctx)
 }
 
+// denseMaxN is the order up to which Solve forms the matrix and solves the
+// dense eigenproblem instead of iterating.
+const denseMaxN = 64
+
 // params are the settings after defaults and checks.
 type params struct {
 	n, k, b, m  int
@@ -260,8 +264,10 @@ func plan(a Operator, n int, s Settings) (params, error) {
 	} else if p.m < p.k+p.b {
 		return p, fmt.Errorf("%w: BasisSize = %d is smaller than K + BlockSize = %d", ErrSettings, p.m, p.k+p.b)
 	}
-	// The basis and the next block must fit in ℝⁿ.
+	// The basis and the next block must fit in ℝⁿ. Tiny operators (and
+	// those where they would not) are solved densely: n products with the
+	// unit vectors and a dense eigensolver cost less than the iteration.
 	p.m = min(p.m, n-p.b)
-	p.dense = p.m < p.k+p.b
+	p.dense = p.m < p.k+p.b || n <= denseMaxN
 	return p, nil
 }

@@ -222,6 +222,7 @@ func (s *solver) qr(at int) {
 	clear(s.r)
 	for c := 0; c < b; c++ {
 		w := s.row(at + c)
+		before := nrm2(w)
 		for pass := 0; pass < 2; pass++ {
 			for c2 := 0; c2 < c; c2++ {
 				q := s.row(at + c2)
@@ -231,6 +232,20 @@ func (s *solver) qr(at int) {
 			}
 		}
 		nrm := nrm2(w)
+		if c > 0 && nrm < 0.5*before && nrm > deflTol*s.w0[c] {
+			// Heavy cancellation within the block: the rounding errors of
+			// the subtractions, large next to what remains, have components
+			// along the basis. One more pass against the basis and the
+			// block's earlier vectors (rows 0..at+c−1, contiguous) removes
+			// them; its coefficients on the basis are of rounding size and
+			// are dropped, those on the block go into R.
+			gram(s.coef2, s.v, at+c, w, 1, n)
+			subtract(w, s.coef2, s.v, at+c, 1, n)
+			for c2 := 0; c2 < c; c2++ {
+				s.r[c2*b+c] += s.coef2[at+c2]
+			}
+			nrm = nrm2(w)
+		}
 		if nrm > deflTol*s.w0[c] && nrm > 0 {
 			scal(1/nrm, w)
 			s.r[c*b+c] = nrm
