@@ -33,7 +33,7 @@ var (
 	b          = flag.Int("b", 0, "eigs: block size (0: default)")
 	m          = flag.Int("m", 0, "eigs: basis size (0: default)")
 	tol        = flag.Float64("tol", 0, "eigs: relative tolerance (0: the floor); lsqr: atol = btol")
-	op         = flag.String("op", "full", "eigs operator: full (backend.FullSymOp), sym (backend.SymOp), general (backend.GeneralOp)")
+	op         = flag.String("op", "", "eigs operator: full (backend.FullSymOp, the default), sym (backend.SymOp), general (backend.GeneralOp); lsqr operator: dense (backend.GeneralOp, the default), gemv (a lsqr.Func calling GeneralOp's Gemv products)")
 	rhs        = flag.Int("rhs", 1, "lsqr: right-hand sides")
 	damp       = flag.Float64("damp", 0, "lsqr: damping")
 	reps       = flag.Int("reps", 3, "repetitions (best time reported)")
@@ -80,7 +80,7 @@ func eigs() {
 	a := blas64.General{Rows: n, Cols: n, Stride: n, Data: data}
 	var A lanczos.Operator
 	switch *op {
-	case "full":
+	case "full", "":
 		A = backend.FullSymOp{A: a}
 	case "sym":
 		A = backend.SymOp{A: blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: data}}
@@ -146,11 +146,20 @@ func runLSQR() {
 		t = 1e-8
 	}
 	s := lsqr.Settings{Damp: *damp, ATol: t, BTol: t, ConLim: 1e8, IterLim: 10000}
+	var A lsqr.Operator = backend.GeneralOp{A: a}
+	switch *op {
+	case "dense", "":
+	case "gemv":
+		g := backend.GeneralOp{A: a}
+		A = lsqr.Func{Rows: mr, Cols: nc, Mul: g.MulVecTo, MulTrans: g.MulTransVecTo}
+	default:
+		fail(fmt.Errorf("unknown -op %q", *op))
+	}
 	best := math.Inf(1)
 	var res []lsqr.Result
 	for r := 0; r < *reps; r++ {
 		t0 := time.Now()
-		res, err = lsqr.SolveMany(context.Background(), backend.GeneralOp{A: a}, bm, s)
+		res, err = lsqr.SolveMany(context.Background(), A, bm, s)
 		best = math.Min(best, time.Since(t0).Seconds())
 		if err != nil {
 			fail(err)
@@ -162,8 +171,8 @@ func runLSQR() {
 		its[j] = r.Iterations
 		maxIt = max(maxIt, r.Iterations)
 	}
-	fmt.Printf("go lsqr 5000x1000 rhs=%-2d damp=%g tol=%g: %.4f s  iterations %v  istop=%d  %.3f ms/iteration  r1norm=%.6e  [%s]\n",
-		*rhs, *damp, t, best, its, int(res[0].Status), 1e3*best/float64(maxIt), res[0].RNorm, machine())
+	fmt.Printf("go lsqr 5000x1000 rhs=%-2d damp=%g tol=%g: %.4f s  iterations %v  istop=%d  %.3f ms/iteration  r1norm=%.6e  [op=%s %s]\n",
+		*rhs, *damp, t, best, its, int(res[0].Status), 1e3*best/float64(maxIt), res[0].RNorm, *op, machine())
 }
 
 // rhsBlock returns the m×k block whose first column is b and whose others
