@@ -243,7 +243,7 @@ func plan(a Operator, n int, s Settings) (params, error) {
 		zero := true
 		for i, v := range s.Start {
 			if v-v != 0 {
-				return p, fmt.Errorf("%w: Start[%d] = %v", ErrNotFinite, i, v)
+				return p, fmt.Errorf("lanczos: Start[%d] = %v: %w", i, v, ErrNotFinite)
 			}
 			zero = zero && v == 0
 		}

@@ -123,8 +123,8 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		}
 		if s.stats.Restarts == s.maxRestarts {
 			res := s.result(j, NotConverged, nconv)
-			return res, fmt.Errorf("lanczos: %w: %d of %d eigenpairs met Tol = %.3g after %d restarts (%d operator applications)",
-				ErrNotConverged, nconv, s.k, s.tol, s.stats.Restarts, s.stats.MatVecs)
+			return res, fmt.Errorf("lanczos: %d of %d eigenpairs met Tol = %.3g after %d restarts (%d operator applications): %w",
+				nconv, s.k, s.tol, s.stats.Restarts, s.stats.MatVecs, ErrNotConverged)
 		}
 		j = s.restart(j)
 	}
@@ -172,7 +172,7 @@ func (s *solver) step(j int) error {
 	for c := 0; c < b; c++ {
 		wr := w[c*n : (c+1)*n]
 		if !allFinite(wr) {
-			return fmt.Errorf("lanczos: %w: the operator's product in step %d holds NaN or Inf", ErrNotFinite, s.stats.Iterations)
+			return fmt.Errorf("lanczos: the operator's product in step %d holds NaN or Inf: %w", s.stats.Iterations, ErrNotFinite)
 		}
 		s.w0[c] = nrm2(wr)
 	}
@@ -394,7 +394,7 @@ func solveDense(a Operator, p params) (*Result, error) {
 		a.MulVecTo(col, e)
 		e[j] = 0
 		if !allFinite(col) {
-			return nil, fmt.Errorf("lanczos: %w: the operator's product with unit vector %d holds NaN or Inf", ErrNotFinite, j)
+			return nil, fmt.Errorf("lanczos: the operator's product with unit vector %d holds NaN or Inf: %w", j, ErrNotFinite)
 		}
 		for i, v := range col {
 			m[i*n+j] = v

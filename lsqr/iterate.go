@@ -116,7 +116,7 @@ func (s *solver) run(ctx context.Context) ([]Result, error) {
 		copy(v, s.pn[t*s.n:(t+1)*s.n])
 		c.alpha = nrm2(v)
 		if math.IsNaN(c.alpha) || math.IsInf(c.alpha, 0) {
-			return nil, fmt.Errorf("lsqr: %w: Aᵀ·b of right-hand side %d holds NaN or Inf", ErrNotFinite, j)
+			return nil, fmt.Errorf("lsqr: Aᵀ·b of right-hand side %d holds NaN or Inf: %w", j, ErrNotFinite)
 		}
 		if c.alpha > 0 {
 			scal(1/c.alpha, v)
@@ -177,7 +177,7 @@ func (s *solver) bidiag() error {
 		u := s.urow(j)
 		c.beta = nrm2(u)
 		if math.IsNaN(c.beta) || math.IsInf(c.beta, 0) {
-			return fmt.Errorf("lsqr: %w: A·v of right-hand side %d holds NaN or Inf in iteration %d", ErrNotFinite, j, c.itn+1)
+			return fmt.Errorf("lsqr: A·v of right-hand side %d holds NaN or Inf in iteration %d: %w", j, c.itn+1, ErrNotFinite)
 		}
 		if c.beta > 0 {
 			scal(1/c.beta, u)
@@ -198,7 +198,7 @@ func (s *solver) bidiag() error {
 		axpby(s.pn[t*n:(t+1)*n], -c.beta, v)
 		c.alpha = nrm2(v)
 		if math.IsNaN(c.alpha) || math.IsInf(c.alpha, 0) {
-			return fmt.Errorf("lsqr: %w: Aᵀ·u of right-hand side %d holds NaN or Inf in iteration %d", ErrNotFinite, j, c.itn+1)
+			return fmt.Errorf("lsqr: Aᵀ·u of right-hand side %d holds NaN or Inf in iteration %d: %w", j, c.itn+1, ErrNotFinite)
 		}
 		if c.alpha > 0 {
 			scal(1/c.alpha, v)
