@@ -312,12 +312,12 @@ func (s *solver) countConverged() int {
 	return nconv
 }
 
-// restart keeps the Ritz vectors of the wanted end: K of them and a third
-// of the remaining basis (the extra ones speed up convergence, Wu & Simon
-// 2000; the fraction was chosen on τ(D_G) and random matrices, where it
-// made little difference between a quarter and two thirds) and the next block, and sets
-// H to the diagonal of their Ritz values with the coupling to the next
-// block. It returns the new basis size. s.hs holds the eigenvectors of H.
+// restart keeps the Ritz vectors of the wanted end, K of them and a third
+// of the rest of the basis (the extra ones speed up convergence, Wu & Simon
+// 2000; on τ(D_G) and random matrices a quarter to two thirds made little
+// difference), and the next block; H becomes the diagonal of their Ritz
+// values with the coupling to the next block. It returns the new basis
+// size. s.hs holds the eigenvectors of H.
 func (s *solver) restart(j int) int {
 	n, b, ld := s.n, s.b, s.ld
 	keep := s.k + (s.m-s.k)/3
