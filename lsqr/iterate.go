@@ -50,6 +50,7 @@ type solver struct {
 	pm, pn []float64 // a×m and a×n
 	xb, yb []float64 // transposes for block products
 	acc    []float64 // partial sums of the fused dense kernel
+	alpha  []float64 // α of the active right-hand sides, for the fused kernel
 }
 
 func newSolver(a Operator, m, n int, bm blas64.General, p params) *solver {
@@ -161,11 +162,11 @@ func (s *solver) bidiag() error {
 	fused := s.isDense && (len(act) == 1 || s.impl == backend.PureGo)
 	if fused {
 		// One pass over A: u ← A·v − α·u and pn = Aᵀ·u.
-		alpha := make([]float64, len(act))
+		s.alpha = grow(s.alpha, len(act))
 		for t, j := range act {
-			alpha[t] = s.cols[j].alpha
+			s.alpha[t] = s.cols[j].alpha
 		}
-		s.acc = fusedStep(s.dense, act, s.u, s.v, alpha, s.pn, m, n, s.acc)
+		s.acc = fusedStep(s.dense, act, s.u, s.v, s.alpha, s.pn, m, n, s.acc)
 	} else {
 		s.mulA(act)
 		for t, j := range act {
