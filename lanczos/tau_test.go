@@ -147,7 +147,7 @@ func (h *vheap) Pop() any {
 func TestTauUSPS(t *testing.T) {
 	n, knn := 800, 10
 	if raceEnabled {
-		n = 400
+		n = 250
 	}
 	x := readUSPS(t, n)
 	tau := tauOfGeodesics(t, x, knn)
