@@ -50,8 +50,10 @@
 //
 // Each step applies the operator to b vectors (b·n² flam for a dense
 // matrix, b·nnz for a sparse one) and orthogonalizes them against at most m
-// vectors (4·m·b·n flam); each restart costs n·m·keep flam plus the m×m
-// projected eigenproblem (4.5·m³). Memory is (m + b)·n floats. For the top
+// vectors (4·m·b·n flam: Gemv/Gemm on a C backend, chunked parallel Go
+// kernels otherwise); the convergence test solves the projected
+// eigenproblem (4.5·j³ for j basis vectors, on the active backend) after
+// each step whose work has paid for it; each restart costs n·m·keep flam. Memory is (m + b)·n floats. For the top
 // l eigenvectors of a dense m×m matrix the cost is the p·l·m² of
 // isometric-projection.txt eq. (12) (flam.Lanczos), p·l being the number of
 // operator applications. Stats reports iterations, restarts, operator
@@ -63,8 +65,9 @@
 // Smallest) with unit eigenvectors as the columns of an n×K row-major
 // matrix, signed by the project's convention (largest-magnitude component
 // positive, backend.FixSigns). Equal Settings (Seed included) give
-// bit-identical results on the same machine and GOMAXPROCS: the parallel
-// kernels reduce in a fixed order.
+// bit-identical results on the same machine, backend and thread settings;
+// on the pure-Go backend they do not depend on GOMAXPROCS either (the
+// parallel kernels split the work in a fixed way and reduce in order).
 //
 // # Errors
 //

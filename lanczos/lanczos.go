@@ -123,8 +123,8 @@ type Stats struct {
 	MatVecs int
 	// Flam is the arithmetic done, in flam (backend/flam): MatVecs times the
 	// cost of one application (NNZ() for an operator that has that method,
-	// n² otherwise) plus orthogonalization, restarts and the projected
-	// eigenproblems.
+	// Func.Flam, n² otherwise) plus orthogonalization, restarts and the
+	// projected eigenproblems.
 	Flam float64
 	// BlockSize and BasisSize are the values used.
 	BlockSize, BasisSize int
@@ -201,6 +201,10 @@ func Solve(ctx context.Context, a Operator, s Settings) (*Result, error) {
 	return newSolver(a, p).run(ctx)
 }
 
+// denseMaxN is the order up to which Solve forms the matrix and solves the
+// dense eigenproblem instead of iterating.
+const denseMaxN = 64
+
 // params are the settings after defaults and checks.
 type params struct {
 	n, k, b, m  int
@@ -239,7 +243,7 @@ func plan(a Operator, n int, s Settings) (params, error) {
 		zero := true
 		for i, v := range s.Start {
 			if v-v != 0 {
-				return p, fmt.Errorf("%w: Start[%d] = %v", ErrNotFinite, i, v)
+				return p, fmt.Errorf("lanczos: Start[%d] = %v: %w", i, v, ErrNotFinite)
 			}
 			zero = zero && v == 0
 		}
@@ -251,10 +255,7 @@ func plan(a Operator, n int, s Settings) (params, error) {
 	if p.maxRestarts == 0 {
 		p.maxRestarts = DefaultMaxRestarts
 	}
-	p.opFlam = float64(n) * float64(n)
-	if nz, ok := a.(interface{ NNZ() int }); ok {
-		p.opFlam = float64(nz.NNZ())
-	}
+	p.opFlam = opFlam(a)
 	p.b = max(1, s.BlockSize)
 	p.block = p.b > 1 && hasBlock(a)
 	p.m = s.BasisSize
@@ -263,8 +264,10 @@ func plan(a Operator, n int, s Settings) (params, error) {
 	} else if p.m < p.k+p.b {
 		return p, fmt.Errorf("%w: BasisSize = %d is smaller than K + BlockSize = %d", ErrSettings, p.m, p.k+p.b)
 	}
-	// The basis and the next block must fit in ℝⁿ.
+	// The basis and the next block must fit in ℝⁿ. Tiny operators (and
+	// those where they would not) are solved densely: n products with the
+	// unit vectors and a dense eigensolver cost less than the iteration.
 	p.m = min(p.m, n-p.b)
-	p.dense = p.m < p.k+p.b
+	p.dense = p.m < p.k+p.b || n <= denseMaxN
 	return p, nil
 }

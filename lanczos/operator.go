@@ -37,6 +37,9 @@ type Func struct {
 	N        int
 	Mul      func(dst, x []float64)
 	MulBlock func(dst, x blas64.General)
+	// Flam is the cost of one application to one vector, for
+	// Stats.Flam; 0 counts N², the cost of a dense matrix.
+	Flam float64
 }
 
 // Dims returns (N, N).
@@ -59,6 +62,8 @@ func (f Func) MulBlockTo(dst, x blas64.General) {
 }
 
 func (f Func) hasBlock() bool { return f.MulBlock != nil }
+
+func (f Func) flamPerVec() float64 { return f.Flam }
 
 // Shifted is the operator σI − A. Its largest eigenpairs are the smallest
 // of A (eigenvalue σ − λ, same vector): smallest eigenpairs without a
@@ -99,6 +104,26 @@ func (s Shifted) MulBlockTo(dst, x blas64.General) {
 }
 
 func (s Shifted) hasBlock() bool { return hasBlock(s.Op) }
+
+func (s Shifted) flamPerVec() float64 {
+	n, _ := s.Op.Dims()
+	return opFlam(s.Op) + float64(n)
+}
+
+// opFlam is the flam of one application of op to one vector: what the
+// operator says (Func.Flam, NNZ() of a sparse matrix), n² otherwise.
+func opFlam(op Operator) float64 {
+	n, _ := op.Dims()
+	switch o := op.(type) {
+	case interface{ flamPerVec() float64 }:
+		if f := o.flamPerVec(); f > 0 {
+			return f
+		}
+	case interface{ NNZ() int }:
+		return float64(o.NNZ())
+	}
+	return float64(n) * float64(n)
+}
 
 // hasBlock reports whether op has a genuine block product (not one emulated
 // column by column).

@@ -42,6 +42,8 @@ type solver struct {
 	h   []float64 // ld×ld projected matrix
 	r   []float64 // b×b coupling of the next block (row c', column c)
 	rnd *rand.Rand
+	// impl runs the orthogonalization and the projected eigenproblem.
+	impl backend.Impl
 
 	// scratch
 	coef, coef2 []float64 // (m+b)×b Gram–Schmidt coefficients
@@ -56,7 +58,7 @@ type solver struct {
 }
 
 func newSolver(a Operator, p params) *solver {
-	s := &solver{params: p, op: a, ld: p.m + p.b}
+	s := &solver{params: p, op: a, ld: p.m + p.b, impl: backend.Active()}
 	if p.block {
 		s.bop = a.(BlockOperator)
 		s.xt = make([]float64, p.n*p.b)
@@ -78,6 +80,36 @@ func newSolver(a Operator, p params) *solver {
 }
 
 func (s *solver) row(i int) []float64 { return s.v[i*s.n : (i+1)*s.n] }
+
+// gram sets h (p×b) = V[0:p]·Wᵀ and subtract sets W −= hᵀ·V[0:p]: on the
+// pure-Go backend with the deterministic chunked kernels of kernels.go, on
+// a C backend with its Gemv/Gemm, whose threads are then busy instead of
+// spinning while Go code runs between the operator's products.
+func (s *solver) gram(h []float64, p int, w []float64, b int) {
+	n := s.n
+	if s.impl == backend.PureGo || p == 0 {
+		gram(h, s.v, p, w, b, n)
+		return
+	}
+	if b == 1 {
+		s.impl.Gemv(blas.NoTrans, 1, rowsView(s.v, p, n), blas64.Vector{N: n, Inc: 1, Data: w[:n]}, 0, blas64.Vector{N: p, Inc: 1, Data: h[:p]})
+		return
+	}
+	s.impl.Gemm(blas.NoTrans, blas.Trans, 1, rowsView(s.v, p, n), rowsView(w, b, n), 0, blas64.General{Rows: p, Cols: b, Stride: b, Data: h[:p*b]})
+}
+
+func (s *solver) subtract(w, h []float64, p, b int) {
+	n := s.n
+	if s.impl == backend.PureGo || p == 0 {
+		subtract(w, h, s.v, p, b, n)
+		return
+	}
+	if b == 1 {
+		s.impl.Gemv(blas.Trans, -1, rowsView(s.v, p, n), blas64.Vector{N: p, Inc: 1, Data: h[:p]}, 1, blas64.Vector{N: n, Inc: 1, Data: w[:n]})
+		return
+	}
+	s.impl.Gemm(blas.Trans, blas.NoTrans, -1, blas64.General{Rows: p, Cols: b, Stride: b, Data: h[:p*b]}, rowsView(s.v, p, n), 1, rowsView(w, b, n))
+}
 
 func (s *solver) run(ctx context.Context) (*Result, error) {
 	n, b := s.n, s.b
@@ -123,8 +155,8 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		}
 		if s.stats.Restarts == s.maxRestarts {
 			res := s.result(j, NotConverged, nconv)
-			return res, fmt.Errorf("lanczos: %w: %d of %d eigenpairs met Tol = %.3g after %d restarts (%d operator applications)",
-				ErrNotConverged, nconv, s.k, s.tol, s.stats.Restarts, s.stats.MatVecs)
+			return res, fmt.Errorf("lanczos: %d of %d eigenpairs met Tol = %.3g after %d restarts (%d operator applications): %w",
+				nconv, s.k, s.tol, s.stats.Restarts, s.stats.MatVecs, ErrNotConverged)
 		}
 		j = s.restart(j)
 	}
@@ -172,15 +204,15 @@ func (s *solver) step(j int) error {
 	for c := 0; c < b; c++ {
 		wr := w[c*n : (c+1)*n]
 		if !allFinite(wr) {
-			return fmt.Errorf("lanczos: %w: the operator's product in step %d holds NaN or Inf", ErrNotFinite, s.stats.Iterations)
+			return fmt.Errorf("lanczos: the operator's product in step %d holds NaN or Inf: %w", s.stats.Iterations, ErrNotFinite)
 		}
 		s.w0[c] = nrm2(wr)
 	}
 	// Classical Gram–Schmidt, twice (CGS2): coefficients h = h1 + h2.
-	gram(s.coef, s.v, p, w, b, n)
-	subtract(w, s.coef, s.v, p, b, n)
-	gram(s.coef2, s.v, p, w, b, n)
-	subtract(w, s.coef2, s.v, p, b, n)
+	s.gram(s.coef, p, w, b)
+	s.subtract(w, s.coef, p, b)
+	s.gram(s.coef2, p, w, b)
+	s.subtract(w, s.coef2, p, b)
 	ld := s.ld
 	for i := 0; i < p; i++ {
 		for c := 0; c < b; c++ {
@@ -218,10 +250,11 @@ func (s *solver) step(j int) error {
 // before any orthogonalization: a row that has lost all but deflTol of it is
 // replaced by a random vector with a zero R entry.
 func (s *solver) qr(at int) {
-	n, b := s.n, s.b
+	b := s.b
 	clear(s.r)
 	for c := 0; c < b; c++ {
 		w := s.row(at + c)
+		before := nrm2(w)
 		for pass := 0; pass < 2; pass++ {
 			for c2 := 0; c2 < c; c2++ {
 				q := s.row(at + c2)
@@ -231,6 +264,20 @@ func (s *solver) qr(at int) {
 			}
 		}
 		nrm := nrm2(w)
+		if c > 0 && nrm < 0.5*before && nrm > deflTol*s.w0[c] {
+			// Heavy cancellation within the block: the rounding errors of
+			// the subtractions, large next to what remains, have components
+			// along the basis. One more pass against the basis and the
+			// block's earlier vectors (rows 0..at+c−1, contiguous) removes
+			// them; its coefficients on the basis are of rounding size and
+			// are dropped, those on the block go into R.
+			s.gram(s.coef2, at+c, w, 1)
+			s.subtract(w, s.coef2, at+c, 1)
+			for c2 := 0; c2 < c; c2++ {
+				s.r[c2*b+c] += s.coef2[at+c2]
+			}
+			nrm = nrm2(w)
+		}
 		if nrm > deflTol*s.w0[c] && nrm > 0 {
 			scal(1/nrm, w)
 			s.r[c*b+c] = nrm
@@ -240,8 +287,8 @@ func (s *solver) qr(at int) {
 		s.randomize(w)
 		prev := at + c // rows to be orthogonal to
 		for pass := 0; pass < 2; pass++ {
-			gram(s.coef2, s.v, prev, w, 1, n)
-			subtract(w, s.coef2, s.v, prev, 1, n)
+			s.gram(s.coef2, prev, w, 1)
+			s.subtract(w, s.coef2, prev, 1)
 		}
 		// The random vector's norm is about √n; orthogonalization against
 		// fewer than n vectors leaves most of it.
@@ -258,7 +305,7 @@ func (s *solver) ritz(j int) error {
 		copy(s.hs[i*j:(i+1)*j], s.h[i*ld:i*ld+j])
 	}
 	hs := blas64.Symmetric{N: j, Stride: j, Uplo: blas.Upper, Data: s.hs[:j*j]}
-	if err := backend.PureGo.Syevd(hs, s.theta[:j], true); err != nil {
+	if err := s.impl.Syevd(hs, s.theta[:j], true); err != nil {
 		return fmt.Errorf("lanczos: projected eigenproblem (%d×%d): %w", j, j, err)
 	}
 	s.stats.Flam += flam.Syevd(j, true)
@@ -297,12 +344,12 @@ func (s *solver) countConverged() int {
 	return nconv
 }
 
-// restart keeps the Ritz vectors of the wanted end: K of them and a third
-// of the remaining basis (the extra ones speed up convergence, Wu & Simon
-// 2000; the fraction was chosen on τ(D_G) and random matrices, where it
-// made little difference between a quarter and two thirds) and the next block, and sets
-// H to the diagonal of their Ritz values with the coupling to the next
-// block. It returns the new basis size. s.hs holds the eigenvectors of H.
+// restart keeps the Ritz vectors of the wanted end, K of them and a third
+// of the rest of the basis (the extra ones speed up convergence, Wu & Simon
+// 2000; on τ(D_G) and random matrices a quarter to two thirds made little
+// difference), and the next block; H becomes the diagonal of their Ritz
+// values with the coupling to the next block. It returns the new basis
+// size. s.hs holds the eigenvectors of H.
 func (s *solver) restart(j int) int {
 	n, b, ld := s.n, s.b, s.ld
 	keep := s.k + (s.m-s.k)/3
@@ -379,7 +426,7 @@ func solveDense(a Operator, p params) (*Result, error) {
 		a.MulVecTo(col, e)
 		e[j] = 0
 		if !allFinite(col) {
-			return nil, fmt.Errorf("lanczos: %w: the operator's product with unit vector %d holds NaN or Inf", ErrNotFinite, j)
+			return nil, fmt.Errorf("lanczos: the operator's product with unit vector %d holds NaN or Inf: %w", j, ErrNotFinite)
 		}
 		for i, v := range col {
 			m[i*n+j] = v

@@ -50,6 +50,7 @@ type solver struct {
 	pm, pn []float64 // a×m and a×n
 	xb, yb []float64 // transposes for block products
 	acc    []float64 // partial sums of the fused dense kernel
+	alpha  []float64 // α of the active right-hand sides, for the fused kernel
 }
 
 func newSolver(a Operator, m, n int, bm blas64.General, p params) *solver {
@@ -67,6 +68,8 @@ func newSolver(a Operator, m, n int, bm blas64.General, p params) *solver {
 	s.nnz = m * n
 	if nz, ok := a.(interface{ NNZ() int }); ok {
 		s.nnz = nz.NNZ()
+	} else if f, ok := a.(Func); ok && f.Flam > 0 {
+		s.nnz = int(f.Flam)
 	}
 	s.u = make([]float64, k*m)
 	s.v = make([]float64, k*n)
@@ -114,7 +117,7 @@ func (s *solver) run(ctx context.Context) ([]Result, error) {
 		copy(v, s.pn[t*s.n:(t+1)*s.n])
 		c.alpha = nrm2(v)
 		if math.IsNaN(c.alpha) || math.IsInf(c.alpha, 0) {
-			return nil, fmt.Errorf("lsqr: %w: Aᵀ·b of right-hand side %d holds NaN or Inf", ErrNotFinite, j)
+			return nil, fmt.Errorf("lsqr: Aᵀ·b of right-hand side %d holds NaN or Inf: %w", j, ErrNotFinite)
 		}
 		if c.alpha > 0 {
 			scal(1/c.alpha, v)
@@ -159,11 +162,11 @@ func (s *solver) bidiag() error {
 	fused := s.isDense && (len(act) == 1 || s.impl == backend.PureGo)
 	if fused {
 		// One pass over A: u ← A·v − α·u and pn = Aᵀ·u.
-		alpha := make([]float64, len(act))
+		s.alpha = grow(s.alpha, len(act))
 		for t, j := range act {
-			alpha[t] = s.cols[j].alpha
+			s.alpha[t] = s.cols[j].alpha
 		}
-		s.acc = fusedStep(s.dense, act, s.u, s.v, alpha, s.pn, m, n, s.acc)
+		s.acc = fusedStep(s.dense, act, s.u, s.v, s.alpha, s.pn, m, n, s.acc)
 	} else {
 		s.mulA(act)
 		for t, j := range act {
@@ -175,7 +178,7 @@ func (s *solver) bidiag() error {
 		u := s.urow(j)
 		c.beta = nrm2(u)
 		if math.IsNaN(c.beta) || math.IsInf(c.beta, 0) {
-			return fmt.Errorf("lsqr: %w: A·v of right-hand side %d holds NaN or Inf in iteration %d", ErrNotFinite, j, c.itn+1)
+			return fmt.Errorf("lsqr: A·v of right-hand side %d holds NaN or Inf in iteration %d: %w", j, c.itn+1, ErrNotFinite)
 		}
 		if c.beta > 0 {
 			scal(1/c.beta, u)
@@ -196,7 +199,7 @@ func (s *solver) bidiag() error {
 		axpby(s.pn[t*n:(t+1)*n], -c.beta, v)
 		c.alpha = nrm2(v)
 		if math.IsNaN(c.alpha) || math.IsInf(c.alpha, 0) {
-			return fmt.Errorf("lsqr: %w: Aᵀ·u of right-hand side %d holds NaN or Inf in iteration %d", ErrNotFinite, j, c.itn+1)
+			return fmt.Errorf("lsqr: Aᵀ·u of right-hand side %d holds NaN or Inf in iteration %d: %w", j, c.itn+1, ErrNotFinite)
 		}
 		if c.alpha > 0 {
 			scal(1/c.alpha, v)

@@ -188,7 +188,7 @@ func SolveMany(ctx context.Context, a Operator, bm blas64.General, s Settings) (
 	for i := 0; i < m; i++ {
 		for j, v := range bm.Data[i*bm.Stride : i*bm.Stride+bm.Cols] {
 			if v-v != 0 {
-				return nil, fmt.Errorf("%w: b[%d] of right-hand side %d = %v", ErrNotFinite, i, j, v)
+				return nil, fmt.Errorf("lsqr: b[%d] of right-hand side %d = %v: %w", i, j, v, ErrNotFinite)
 			}
 		}
 	}

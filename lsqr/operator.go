@@ -37,6 +37,9 @@ type BlockOperator interface {
 type Func struct {
 	Rows, Cols    int
 	Mul, MulTrans func(dst, x []float64)
+	// Flam is the cost of one product (with A or with Aᵀ), for
+	// Result.Flam; 0 counts Rows·Cols, the cost of a dense matrix.
+	Flam float64
 }
 
 // Dims returns (Rows, Cols).

@@ -1,0 +1,5 @@
+//go:build !race
+
+package lanczos_test
+
+const raceEnabled = false
