@@ -13,7 +13,6 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
-	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -83,7 +82,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	switch solver {
 	case EigenAuto:
 		solver = EigenLanczos
-		if n <= 2000 {
+		if n <= 500 {
 			solver = EigenDense
 		}
 	case EigenDense, EigenLanczos:
@@ -123,29 +122,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 		return nil, err
 	}
 	m := &LLEModel{base: base{method: methodLLE}, train: copyGeneral(g), k: s.K, reg: s.Reg}
-	var vals []float64
-	var vecs blas64.General
-	if solver == EigenDense {
-		err = r.stage("eigensolve", float64(n*s.K*s.K)+flam.Syevr(n, s.Dim+1), func(ctx context.Context, st *stageCtx) error {
-			st.detail = "dense syevr on M"
-			mm := lleDenseM(w, n)
-			var err error
-			vals, vecs, err = backend.EigBottom(backend.Active(), mm, s.Dim+1)
-			return wrapNumerical(err)
-		})
-	} else {
-		err = r.stage("eigensolve", flam.Lanczos(n, s.Dim+1, 20), func(ctx context.Context, st *stageCtx) error {
-			res, err := lanczos.Solve(ctx, lleOperator{w: w, wt: w.Transpose(), buf: make([]float64, n)},
-				lanczos.Settings{K: s.Dim + 1, Which: lanczos.Smallest, Seed: s.Seed, Tol: 1e-10})
-			if err != nil {
-				return wrapNumerical(err)
-			}
-			st.iterations = res.Stats.Iterations
-			st.detail = fmt.Sprintf("lanczos on M = (I−W)ᵀ(I−W): %d products, %d restarts", res.Stats.MatVecs, res.Stats.Restarts)
-			vals, vecs = res.Values, res.Vectors
-			return nil
-		})
-	}
+	vals, vecs, err := bottomSparse(r, lleM(w, n), s.Dim+1, solver, s.Seed, "matrix M = (I−W)ᵀ(I−W)")
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +226,15 @@ func sortRow(ind []int, val []float64) {
 	}
 }
 
-// lleDenseM forms M = (I − W)ᵀ(I − W) densely: row i of I − W has K + 1
-// entries, contributing their K + 1 squared products: O(N·K²).
-func lleDenseM(w *sparse.CSR, n int) blas64.Symmetric {
-	m := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
+// lleM forms the sparse M = (I − W)ᵀ(I − W) (eq. 69): row i of I − W has
+// K + 1 entries and contributes their (K + 1)² products, O(N·K²) in all.
+func lleM(w *sparse.CSR, n int) *sparse.CSR {
 	ptr, ind, val := w.RowPtr(), w.ColIdx(), w.Values()
+	k := 0
+	if n > 0 {
+		k = ptr[1] - ptr[0]
+	}
+	coo := sparse.NewCOO(n, n, n*(k+1)*(k+1))
 	cols := make([]int, 0, 64)
 	vals := make([]float64, 0, 64)
 	for i := 0; i < n; i++ {
@@ -274,32 +255,11 @@ func lleDenseM(w *sparse.CSR, n int) blas64.Symmetric {
 		}
 		for a, ja := range cols {
 			for b, jb := range cols {
-				if ja <= jb {
-					m.Data[ja*n+jb] += vals[a] * vals[b]
-				}
+				coo.Add(ja, jb, vals[a]*vals[b])
 			}
 		}
 	}
-	return m
-}
-
-// lleOperator applies M = (I − W)ᵀ(I − W) by two sparse products.
-type lleOperator struct {
-	w, wt *sparse.CSR
-	buf   []float64
-}
-
-func (o lleOperator) Dims() (r, c int) { return o.w.Dims() }
-
-func (o lleOperator) MulVecTo(dst, x []float64) {
-	o.w.MulVecTo(o.buf, x) // W·x
-	for i, v := range x {
-		o.buf[i] = v - o.buf[i] // (I − W)·x
-	}
-	o.wt.MulVecTo(dst, o.buf) // Wᵀ·(I − W)x
-	for i, v := range o.buf {
-		dst[i] = v - dst[i]
-	}
+	return coo.ToCSR()
 }
 
 // Eigenvalues returns the Dim eigenvalues of M belonging to the embedding

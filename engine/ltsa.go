@@ -212,7 +212,9 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 
 // bottomSparse finds the k smallest eigenpairs of the symmetric positive
 // semi-definite sparse b (stage "eigensolve"), ascending: densely by index
-// range, or by Lanczos on the sparse matrix.
+// range; or iteratively — by shift-invert Lanczos on an envelope Cholesky
+// factor when the factor fits the memory budget and its cost is moderate,
+// else by Chebyshev-filtered Lanczos, else by plain Lanczos.
 func bottomSparse(r *run, b *sparse.CSR, k int, solver Eigensolver, seed uint64, what string) ([]float64, blas64.General, error) {
 	n, _ := b.Dims()
 	var vals []float64
@@ -234,6 +236,17 @@ func bottomSparse(r *run, b *sparse.CSR, k int, solver Eigensolver, seed uint64,
 		return vals, vecs, err
 	}
 	err := r.stage("eigensolve", flam.Lanczos(n, k, 20)*float64(b.NNZ())/float64(n*n), func(ctx context.Context, st *stageCtx) error {
+		if k+1 < n {
+			sv, svecs, detail, ok, err := shiftInvertBottom(ctx, r, b, k, seed)
+			if err != nil {
+				return err
+			}
+			if ok {
+				st.detail = detail + " on the " + what
+				vals, vecs = sv, svecs
+				return nil
+			}
+		}
 		if k+chebExtra < n {
 			cr, err := filteredBottom(ctx, b, k, seed)
 			if err != nil {
