@@ -166,10 +166,10 @@ func NewCholesky(ctx context.Context, a *CSR, shift float64) (*Cholesky, error) 
 			}
 		}
 		fi := first[i]
-		ri := c.val[c.start[i] : c.start[i+1]] // columns fi…i
+		ri := c.val[c.start[i]:c.start[i+1]] // columns fi…i
 		for j := fi; j < i; j++ {
 			fj := first[j]
-			rj := c.val[c.start[j] : c.start[j+1]] // columns fj…j
+			rj := c.val[c.start[j]:c.start[j+1]] // columns fj…j
 			k0 := max(fi, fj)
 			s := ri[j-fi]
 			a := ri[k0-fi : j-fi]
@@ -213,7 +213,7 @@ func (c *Cholesky) SolveTo(dst, b []float64) {
 	// L·z = y, row by row.
 	for i := 0; i < n; i++ {
 		fi := c.first[i]
-		row := c.val[c.start[i] : c.start[i+1]]
+		row := c.val[c.start[i]:c.start[i+1]]
 		s := y[i]
 		yy := y[fi:i]
 		for k, v := range row[:i-fi] {
@@ -224,7 +224,7 @@ func (c *Cholesky) SolveTo(dst, b []float64) {
 	// Lᵀ·x = z, column-oriented over the rows from the bottom.
 	for i := n - 1; i >= 0; i-- {
 		fi := c.first[i]
-		row := c.val[c.start[i] : c.start[i+1]]
+		row := c.val[c.start[i]:c.start[i+1]]
 		xi := y[i] / row[i-fi]
 		y[i] = xi
 		yy := y[fi:i]
