@@ -173,31 +173,14 @@ func reconstructionWeights(ctx context.Context, x, q blas64.General, nb *neighbo
 			cg := blas64.General{Rows: k, Cols: d, Stride: max(1, d), Data: c}
 			gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
 			backend.PureGo.Syrk(blas.NoTrans, 1, cg, 0, gs)
-			tr := 0.0
-			for a := 0; a < k; a++ {
-				tr += gm[a*k+a]
-			}
-			r := reg
-			if tr > 0 {
-				r = reg * tr
-			}
-			for a := 0; a < k; a++ {
-				gm[a*k+a] += r
-				rhs[a] = 1
-			}
-			if err := backend.PureGo.Potrf(gs); err != nil {
-				errs[i] = fmt.Errorf("%w: local Gram matrix of point %d is not positive definite (reg = %v)", ErrNumerical, i, reg)
+			if err := barycentricWeights(gm, k, reg, rhs); err != nil {
+				errs[i] = fmt.Errorf("point %d: %w", i, err)
 				continue
-			}
-			backend.PureGo.Potrs(gs, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: rhs})
-			sum := 0.0
-			for _, v := range rhs {
-				sum += v
 			}
 			base := nb.Ptr[i]
 			for a, j := range js {
 				ind[base+a] = j
-				val[base+a] = rhs[a] / sum
+				val[base+a] = rhs[a]
 			}
 		}
 	})
@@ -214,6 +197,38 @@ func reconstructionWeights(ctx context.Context, x, q blas64.General, nb *neighbo
 		sortRow(ind[indptr[i]:indptr[i+1]], val[indptr[i]:indptr[i+1]])
 	}
 	return sparse.NewCSR(nq, n, indptr, ind, val)
+}
+
+// barycentricWeights turns the k×k local Gram matrix G (lower triangle
+// read; destroyed) into the reconstruction weights w: G += reg·trace(G)·I
+// (reg alone when the trace is 0: scikit-learn's rule, needed whenever
+// K > D makes G singular), G·w = 1, w /= Σw (eq. 64).
+func barycentricWeights(gm []float64, k int, reg float64, w []float64) error {
+	tr := 0.0
+	for a := 0; a < k; a++ {
+		tr += gm[a*k+a]
+	}
+	r := reg
+	if tr > 0 {
+		r = reg * tr
+	}
+	for a := 0; a < k; a++ {
+		gm[a*k+a] += r
+		w[a] = 1
+	}
+	gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
+	if err := backend.PureGo.Potrf(gs); err != nil {
+		return fmt.Errorf("%w: the local Gram matrix is not positive definite (reg = %v)", ErrNumerical, reg)
+	}
+	backend.PureGo.Potrs(gs, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: w})
+	sum := 0.0
+	for _, v := range w {
+		sum += v
+	}
+	for a := range w {
+		w[a] /= sum
+	}
+	return nil
 }
 
 // sortRow sorts a short row by column index (insertion sort).

@@ -216,36 +216,20 @@ func dotReconstructionWeights(ctx context.Context, in samples, nb *neighbors.Res
 			for a, ja := range js {
 				xi[a] = in.dot(ja, i)
 			}
-			tr := 0.0
 			for a, ja := range js {
 				for b := a; b < k; b++ {
 					v := in.dot(ja, js[b]) - xi[a] - xi[b] + ii
 					gm[a*k+b], gm[b*k+a] = v, v
 				}
-				tr += gm[a*k+a]
 			}
-			r := reg
-			if tr > 0 {
-				r = reg * tr
-			}
-			for a := 0; a < k; a++ {
-				gm[a*k+a] += r
-				rhs[a] = 1
-			}
-			gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
-			if err := backend.PureGo.Potrf(gs); err != nil {
-				errs[i] = fmt.Errorf("%w: local Gram matrix of point %d is not positive definite (reg = %v)", ErrNumerical, i, reg)
+			if err := barycentricWeights(gm, k, reg, rhs); err != nil {
+				errs[i] = fmt.Errorf("point %d: %w", i, err)
 				continue
-			}
-			backend.PureGo.Potrs(gs, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: rhs})
-			sum := 0.0
-			for _, v := range rhs {
-				sum += v
 			}
 			base := nb.Ptr[i]
 			for a, j := range js {
 				ind[base+a] = j
-				val[base+a] = rhs[a] / sum
+				val[base+a] = rhs[a]
 			}
 		}
 	})
