@@ -338,10 +338,7 @@ func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train b
 // Save writes the model (see Load for the format).
 func (m *IsomapModel) Save(w io.Writer) error {
 	d := newModelData(methodIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["pinv"] = m.tri.pinv
-	d.floats["mean_sq"] = rowVec(m.tri.meanSq)
-	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.putTriangulated(m.embedding, m.tri, m.eig)
 	d.floats["train"] = m.train
 	saveGraph(d, m.graph)
 	d.ints["kept"] = m.kept
@@ -388,25 +385,12 @@ func decodeIsomap(d *modelData) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	emb, err := d.float("embedding", -1, dim)
+	emb, tri, eig, err := d.getTriangulated(dim, -1)
 	if err != nil {
 		return nil, err
 	}
 	n := emb.Rows
-	m := &IsomapModel{base: base{method: methodIsomap, embedding: emb}, k: k, eps: eps}
-	if m.tri.pinv, err = d.float("pinv", n, dim); err != nil {
-		return nil, err
-	}
-	means, err := d.float("mean_sq", 1, n)
-	if err != nil {
-		return nil, err
-	}
-	m.tri.meanSq = means.Data
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m.eig = eig.Data
+	m := &IsomapModel{base: base{method: methodIsomap, embedding: emb}, k: k, eps: eps, tri: tri, eig: eig}
 	if m.train, err = d.float("train", n, -1); err != nil {
 		return nil, err
 	}

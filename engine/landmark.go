@@ -314,10 +314,7 @@ func (m *LandmarkIsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat
 // Save writes the model (see Load for the format).
 func (m *LandmarkIsomapModel) Save(w io.Writer) error {
 	d := newModelData(methodLandmarkIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["pinv"] = m.tri.pinv
-	d.floats["mean_sq"] = rowVec(m.tri.meanSq)
-	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.putTriangulated(m.embedding, m.tri, m.eig)
 	d.floats["train"] = m.train
 	saveGraph(d, m.graph)
 	d.ints["kept"] = m.kept
@@ -338,34 +335,22 @@ func decodeLandmarkIsomap(d *modelData) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	emb, err := d.float("embedding", -1, dim)
+	landmarks, err := d.intArr("landmarks", -1)
+	if err != nil {
+		return nil, err
+	}
+	emb, tri, eig, err := d.getTriangulated(dim, len(landmarks))
 	if err != nil {
 		return nil, err
 	}
 	n := emb.Rows
-	m := &LandmarkIsomapModel{base: base{method: methodLandmarkIsomap, embedding: emb}, k: k, eps: eps}
-	if m.landmarks, err = d.intArr("landmarks", -1); err != nil {
-		return nil, err
-	}
-	nl := len(m.landmarks)
-	for _, l := range m.landmarks {
+	for _, l := range landmarks {
 		if l < 0 || l >= n {
 			return nil, modelErr("landmark-isomap model: landmark %d out of range", l)
 		}
 	}
-	if m.tri.pinv, err = d.float("pinv", nl, dim); err != nil {
-		return nil, err
-	}
-	means, err := d.float("mean_sq", 1, nl)
-	if err != nil {
-		return nil, err
-	}
-	m.tri.meanSq = means.Data
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m.eig = eig.Data
+	m := &LandmarkIsomapModel{base: base{method: methodLandmarkIsomap, embedding: emb}, k: k, eps: eps,
+		landmarks: landmarks, tri: tri, eig: eig}
 	if m.train, err = d.float("train", n, -1); err != nil {
 		return nil, err
 	}

@@ -218,6 +218,42 @@ func (t triangulation) apply(delta blas64.General) blas64.General {
 	return y
 }
 
+// putTriangulated stores what every MDS-based model keeps: the embedding,
+// the triangulation that places new points and the eigenvalues.
+func (d *modelData) putTriangulated(emb blas64.General, tri triangulation, eig []float64) {
+	d.floats["embedding"] = emb
+	d.floats["pinv"] = tri.pinv
+	d.floats["mean_sq"] = rowVec(tri.meanSq)
+	d.floats["eigenvalues"] = rowVec(eig)
+}
+
+// getTriangulated reads them back for a dim-dimensional embedding whose
+// triangulation has nRef reference points (nRef < 0: one per embedded
+// point).
+func (d *modelData) getTriangulated(dim, nRef int) (blas64.General, triangulation, []float64, error) {
+	var tri triangulation
+	emb, err := d.float("embedding", -1, dim)
+	if err != nil {
+		return emb, tri, nil, err
+	}
+	if nRef < 0 {
+		nRef = emb.Rows
+	}
+	if tri.pinv, err = d.float("pinv", nRef, dim); err != nil {
+		return emb, tri, nil, err
+	}
+	means, err := d.float("mean_sq", 1, nRef)
+	if err != nil {
+		return emb, tri, nil, err
+	}
+	tri.meanSq = means.Data
+	eig, err := d.float("eigenvalues", 1, dim)
+	if err != nil {
+		return emb, tri, nil, err
+	}
+	return emb, tri, eig.Data, nil
+}
+
 // Eigenvalues returns the Dim eigenvalues of B used, descending.
 func (m *MDSModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
 
@@ -270,10 +306,7 @@ func (m *MDSModel) TransformDistances(ctx context.Context, dist mat.Matrix) (*ma
 // Save writes the model (see Load for the format).
 func (m *MDSModel) Save(w io.Writer) error {
 	d := newModelData(methodMDS, map[string]any{"dim": m.Dim()}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["pinv"] = m.tri.pinv
-	d.floats["mean_sq"] = rowVec(m.tri.meanSq)
-	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.putTriangulated(m.embedding, m.tri, m.eig)
 	if m.train.Rows > 0 {
 		d.floats["train"] = m.train
 	}
@@ -285,24 +318,12 @@ func decodeMDS(d *modelData) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	emb, err := d.float("embedding", -1, dim)
+	emb, tri, eig, err := d.getTriangulated(dim, -1)
 	if err != nil {
 		return nil, err
 	}
 	n := emb.Rows
-	pinv, err := d.float("pinv", n, dim)
-	if err != nil {
-		return nil, err
-	}
-	means, err := d.float("mean_sq", 1, n)
-	if err != nil {
-		return nil, err
-	}
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m := &MDSModel{base: base{method: methodMDS, embedding: emb}, tri: triangulation{pinv: pinv, meanSq: means.Data}, eig: eig.Data}
+	m := &MDSModel{base: base{method: methodMDS, embedding: emb}, tri: tri, eig: eig}
 	if _, ok := d.floats["train"]; ok {
 		if m.train, err = d.float("train", n, -1); err != nil {
 			return nil, err

@@ -643,10 +643,7 @@ func dropSelf(nb *neighbors.Result, k int) *neighbors.Result {
 // Save writes the model (see Load for the format).
 func (m *TDPMModel) Save(w io.Writer) error {
 	d := newModelData(methodTDPM, map[string]any{"dim": m.Dim(), "k": m.k, "tangent_dim": m.t}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["pinv"] = m.tri.pinv
-	d.floats["mean_sq"] = rowVec(m.tri.meanSq)
-	d.floats["eigenvalues"] = rowVec(m.eig)
+	d.putTriangulated(m.embedding, m.tri, m.eig)
 	d.floats["train"] = m.train
 	d.floats["mean"] = rowVec(m.mean)
 	d.floats["tangent"] = m.tangent
@@ -667,12 +664,12 @@ func decodeTDPM(d *modelData) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	emb, err := d.float("embedding", -1, dim)
+	emb, tri, eig, err := d.getTriangulated(dim, -1)
 	if err != nil {
 		return nil, err
 	}
 	n := emb.Rows
-	m := &TDPMModel{base: base{method: methodTDPM, embedding: emb}, k: k, t: t}
+	m := &TDPMModel{base: base{method: methodTDPM, embedding: emb}, k: k, t: t, tri: tri, eig: eig}
 	if m.train, err = d.float("train", n, -1); err != nil {
 		return nil, err
 	}
@@ -688,19 +685,6 @@ func decodeTDPM(d *modelData) (Model, error) {
 	if m.anchor, err = d.float("anchor", n, t); err != nil {
 		return nil, err
 	}
-	if m.tri.pinv, err = d.float("pinv", n, dim); err != nil {
-		return nil, err
-	}
-	ms, err := d.float("mean_sq", 1, n)
-	if err != nil {
-		return nil, err
-	}
-	m.tri.meanSq = ms.Data
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m.eig = eig.Data
 	if k >= n {
 		return nil, modelErr("tdpm model: k = %d for %d training points", k, n)
 	}
