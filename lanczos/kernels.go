@@ -1,7 +1,6 @@
 package lanczos
 
 import (
-	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -101,57 +100,6 @@ func combine(out, v []float64, p int, s []float64, q, lds, n int) {
 			}
 		}
 	})
-}
-
-func dot(x, y []float64) float64 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-func axpy(alpha float64, x, y []float64) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += alpha * v
-	}
-}
-
-func nrm2(x []float64) float64 {
-	s := dot(x, x)
-	if s > 1e-280 && s < 1e280 {
-		return math.Sqrt(s)
-	}
-	// Scaled sum of squares, for entries near overflow or underflow.
-	scale, ssq := 0.0, 1.0
-	for _, v := range x {
-		if v == 0 {
-			continue
-		}
-		a := math.Abs(v)
-		if scale < a {
-			ssq = 1 + ssq*(scale/a)*(scale/a)
-			scale = a
-		} else {
-			ssq += (a / scale) * (a / scale)
-		}
-	}
-	return scale * math.Sqrt(ssq)
-}
-
-func scal(alpha float64, x []float64) {
-	for i := range x {
-		x[i] *= alpha
-	}
 }
 
 func allFinite(x []float64) bool {

@@ -121,7 +121,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		} else {
 			s.randomize(row)
 		}
-		s.w0[c] = nrm2(row)
+		s.w0[c] = backend.Nrm2(row)
 	}
 	s.qr(0)
 	j := 0 // basis vectors; the next block is rows j..j+b−1
@@ -206,7 +206,7 @@ func (s *solver) step(j int) error {
 		if !allFinite(wr) {
 			return fmt.Errorf("lanczos: the operator's product in step %d holds NaN or Inf: %w", s.stats.Iterations, ErrNotFinite)
 		}
-		s.w0[c] = nrm2(wr)
+		s.w0[c] = backend.Nrm2(wr)
 	}
 	// Classical Gram–Schmidt, twice (CGS2): coefficients h = h1 + h2.
 	s.gram(s.coef, p, w, b)
@@ -254,16 +254,16 @@ func (s *solver) qr(at int) {
 	clear(s.r)
 	for c := 0; c < b; c++ {
 		w := s.row(at + c)
-		before := nrm2(w)
+		before := backend.Nrm2(w)
 		for pass := 0; pass < 2; pass++ {
 			for c2 := 0; c2 < c; c2++ {
 				q := s.row(at + c2)
-				r := dot(q, w)
-				axpy(-r, q, w)
+				r := backend.Dot(q, w)
+				backend.Axpy(-r, q, w)
 				s.r[c2*b+c] += r
 			}
 		}
-		nrm := nrm2(w)
+		nrm := backend.Nrm2(w)
 		if c > 0 && nrm < 0.5*before && nrm > deflTol*s.w0[c] {
 			// Heavy cancellation within the block: the rounding errors of
 			// the subtractions, large next to what remains, have components
@@ -276,10 +276,10 @@ func (s *solver) qr(at int) {
 			for c2 := 0; c2 < c; c2++ {
 				s.r[c2*b+c] += s.coef2[at+c2]
 			}
-			nrm = nrm2(w)
+			nrm = backend.Nrm2(w)
 		}
 		if nrm > deflTol*s.w0[c] && nrm > 0 {
-			scal(1/nrm, w)
+			backend.Scal(1/nrm, w)
 			s.r[c*b+c] = nrm
 			continue
 		}
@@ -292,7 +292,7 @@ func (s *solver) qr(at int) {
 		}
 		// The random vector's norm is about √n; orthogonalization against
 		// fewer than n vectors leaves most of it.
-		scal(1/nrm2(w), w)
+		backend.Scal(1/backend.Nrm2(w), w)
 		s.r[c*b+c] = 0
 	}
 }
@@ -462,9 +462,9 @@ func solveDense(a Operator, p params) (*Result, error) {
 			res.Vectors.Data[i*k+pos] = y[i]
 		}
 		for i := 0; i < n; i++ {
-			ay[i] = dot(orig[i*n:(i+1)*n], y) - w[col]*y[i]
+			ay[i] = backend.Dot(orig[i*n:(i+1)*n], y) - w[col]*y[i]
 		}
-		res.Residuals[pos] = nrm2(ay)
+		res.Residuals[pos] = backend.Nrm2(ay)
 	}
 	backend.FixSigns(res.Vectors)
 	return res, nil

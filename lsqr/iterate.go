@@ -97,10 +97,10 @@ func (s *solver) run(ctx context.Context) ([]Result, error) {
 	for j := range s.cols {
 		c := &s.cols[j]
 		u := s.urow(j)
-		c.beta = nrm2(u)
+		c.beta = backend.Nrm2(u)
 		c.bnorm = c.beta
 		if c.beta > 0 {
-			scal(1/c.beta, u)
+			backend.Scal(1/c.beta, u)
 			s.act = append(s.act, j)
 		}
 	}
@@ -115,12 +115,12 @@ func (s *solver) run(ctx context.Context) ([]Result, error) {
 		c := &s.cols[j]
 		v := s.vrow(j)
 		copy(v, s.pn[t*s.n:(t+1)*s.n])
-		c.alpha = nrm2(v)
+		c.alpha = backend.Nrm2(v)
 		if math.IsNaN(c.alpha) || math.IsInf(c.alpha, 0) {
 			return nil, fmt.Errorf("lsqr: Aᵀ·b of right-hand side %d holds NaN or Inf: %w", j, ErrNotFinite)
 		}
 		if c.alpha > 0 {
-			scal(1/c.alpha, v)
+			backend.Scal(1/c.alpha, v)
 		}
 		copy(s.wrow(j), v)
 		c.rhobar, c.phibar = c.alpha, c.beta
@@ -176,14 +176,14 @@ func (s *solver) bidiag() error {
 	for t, j := range act {
 		c := &s.cols[j]
 		u := s.urow(j)
-		c.beta = nrm2(u)
+		c.beta = backend.Nrm2(u)
 		if math.IsNaN(c.beta) || math.IsInf(c.beta, 0) {
 			return fmt.Errorf("lsqr: A·v of right-hand side %d holds NaN or Inf in iteration %d: %w", j, c.itn+1, ErrNotFinite)
 		}
 		if c.beta > 0 {
-			scal(1/c.beta, u)
+			backend.Scal(1/c.beta, u)
 			if fused {
-				scal(1/c.beta, s.pn[t*n:(t+1)*n]) // Aᵀ(ũ/β) = (Aᵀũ)/β
+				backend.Scal(1/c.beta, s.pn[t*n:(t+1)*n]) // Aᵀ(ũ/β) = (Aᵀũ)/β
 			}
 		} else if fused {
 			clear(s.pn[t*n : (t+1)*n])
@@ -197,12 +197,12 @@ func (s *solver) bidiag() error {
 		c := &s.cols[j]
 		v := s.vrow(j)
 		axpby(s.pn[t*n:(t+1)*n], -c.beta, v)
-		c.alpha = nrm2(v)
+		c.alpha = backend.Nrm2(v)
 		if math.IsNaN(c.alpha) || math.IsInf(c.alpha, 0) {
 			return fmt.Errorf("lsqr: Aᵀ·u of right-hand side %d holds NaN or Inf in iteration %d: %w", j, c.itn+1, ErrNotFinite)
 		}
 		if c.alpha > 0 {
-			scal(1/c.alpha, v)
+			backend.Scal(1/c.alpha, v)
 		}
 	}
 	return nil
@@ -439,46 +439,6 @@ func transposeOut(dst, y []float64, a, l int) {
 	}
 }
 
-func nrm2(x []float64) float64 {
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * x[i]
-		s1 += x[i+1] * x[i+1]
-		s2 += x[i+2] * x[i+2]
-		s3 += x[i+3] * x[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * x[i]
-	}
-	ss := (s0 + s1) + (s2 + s3)
-	if ss > 1e-280 && ss < 1e280 {
-		return math.Sqrt(ss)
-	}
-	// Scaled sum of squares near overflow or underflow.
-	scale, q := 0.0, 1.0
-	for _, v := range x {
-		if v == 0 {
-			continue
-		}
-		av := math.Abs(v)
-		if scale < av {
-			q = 1 + q*(scale/av)*(scale/av)
-			scale = av
-		} else {
-			q += (av / scale) * (av / scale)
-		}
-	}
-	return scale * math.Sqrt(q)
-}
-
-func scal(alpha float64, x []float64) {
-	for i := range x {
-		x[i] *= alpha
-	}
-}
-
-// axpby sets y = p + beta·y.
 func axpby(p []float64, beta float64, y []float64) {
 	p = p[:len(y)]
 	for i, v := range p {
