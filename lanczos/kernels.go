@@ -1,7 +1,6 @@
 package lanczos
 
 import (
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
