@@ -565,19 +565,16 @@ func TestCPUProfileLabels(t *testing.T) {
 // An interrupt stops embed with status 1, one line, and no output file.
 func TestInterrupt(t *testing.T) {
 	if testing.Short() || runtime.GOOS == "windows" {
-		t.Skip("runs a fit of about a second")
+		t.Skip("runs a fit of a few seconds")
 	}
 	dir := t.TempDir()
-	x := mat.NewDense(1500, 5, nil)
-	for i := 0; i < 1500; i++ {
-		for j := 0; j < 5; j++ {
-			x.Set(i, j, math.Cos(float64(i*(2*j+1))))
-		}
-	}
+	// Isomap of 6000 points: the geodesics alone take seconds, so the
+	// interrupt lands inside the fit.
+	x, _ := datasets.SwissRoll(6000, 0.05, 3)
 	if err := dataio.WriteMatrixFile(filepath.Join(dir, "x.npy"), x); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binPath, "embed", "-method", "mds", "-in", "x.npy", "-out", "y.csv")
+	cmd := exec.Command(binPath, "embed", "-method", "isomap", "-in", "x.npy", "-out", "y.csv")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -589,7 +586,7 @@ func TestInterrupt(t *testing.T) {
 	select {
 	case <-done:
 		t.Skip("the fit ended before the interrupt")
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(300 * time.Millisecond):
 	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
