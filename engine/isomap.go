@@ -77,6 +77,7 @@ type IsomapModel struct {
 	dropped []int
 	k       int
 	eps     float64
+	f32     bool // geodesics stored in float32
 	tri     triangulation
 	eig     []float64
 }
@@ -137,7 +138,7 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &IsomapModel{base: base{method: methodIsomap}, graph: fixed.Graph, kept: fixed.Kept, dropped: fixed.Dropped, k: s.K, eps: s.Eps}
+	m := &IsomapModel{base: base{method: methodIsomap}, graph: fixed.Graph, kept: fixed.Kept, dropped: fixed.Dropped, k: s.K, eps: s.Eps, f32: s.Float32}
 	if len(fixed.Dropped) > 0 {
 		m.train = subsetRows(g, fixed.Kept)
 		r.rep.Params["dropped"] = len(fixed.Dropped)
@@ -291,13 +292,16 @@ func (m *IsomapModel) Dropped() []int { return append([]int(nil), m.dropped...) 
 // scikit-learn's Isomap.transform. Transforming the training points gives
 // their embedding.
 func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return transformGeodesic(ctx, methodIsomap, x, m.train, m.graph, m.k, m.eps, nil, m.tri)
+	return transformGeodesic(ctx, methodIsomap, x, m.train, m.graph, m.k, m.eps, nil, m.f32, m.tri)
 }
 
 // transformGeodesic maps new points by geodesics through their training
 // neighbours and triangulation; cols selects the reference (landmark)
 // columns, nil for all training points. Work goes in chunks of 256 points.
-func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, tri triangulation) (*mat.Dense, error) {
+//
+// With f32 the squared geodesics are rounded to float32 as the fit stored
+// them, so that the training points map onto their embedding.
+func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, tri triangulation) (*mat.Dense, error) {
 	g, err := denseInput(method+" transform", x)
 	if err != nil {
 		return nil, err
@@ -327,6 +331,14 @@ func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train b
 		if err != nil {
 			return nil, fmt.Errorf("%s transform: %w", method, err)
 		}
+		if f32 {
+			for i := 0; i < sq.Rows; i++ {
+				row := sq.Data[i*sq.Stride : i*sq.Stride+sq.Cols]
+				for j, v := range row {
+					row[j] = float64(float32(v))
+				}
+			}
+		}
 		y := tri.apply(sq)
 		for i := 0; i < y.Rows; i++ {
 			copy(out.Data[(lo+i)*out.Stride:(lo+i+1)*out.Stride], y.Data[i*y.Stride:i*y.Stride+y.Cols])
@@ -337,7 +349,7 @@ func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train b
 
 // Save writes the model (see Load for the format).
 func (m *IsomapModel) Save(w io.Writer) error {
-	d := newModelData(methodIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps}, &m.report)
+	d := newModelData(methodIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps, "float32": m.f32}, &m.report)
 	d.putTriangulated(m.embedding, m.tri, m.eig)
 	d.floats["train"] = m.train
 	saveGraph(d, m.graph)
@@ -390,7 +402,8 @@ func decodeIsomap(d *modelData) (Model, error) {
 		return nil, err
 	}
 	n := emb.Rows
-	m := &IsomapModel{base: base{method: methodIsomap, embedding: emb}, k: k, eps: eps, tri: tri, eig: eig}
+	f32, _ := d.params["float32"].(bool) // absent in older files: float64
+	m := &IsomapModel{base: base{method: methodIsomap, embedding: emb}, k: k, eps: eps, f32: f32, tri: tri, eig: eig}
 	if m.train, err = d.float("train", n, -1); err != nil {
 		return nil, err
 	}

@@ -74,6 +74,17 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 	if !mat.EqualApprox(y, m.Embedding(), 1e-8) {
 		t.Error("Transform of the training points differs from the embedding")
 	}
+	m32, err := Isomap{Dim: 2, K: 8, Float32: true}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y32, err := m32.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(y32, m32.Embedding(), 1e-8) {
+		t.Error("float32 geodesics: Transform of the training points differs from the embedding")
+	}
 	var buf bytes.Buffer
 	if err := m.Save(&buf); err != nil {
 		t.Fatal(err)

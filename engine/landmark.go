@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -123,7 +122,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		return nil, err
 	}
 	defer r.finish()
-	est := int64(8) * (int64(s.Landmarks)*int64(n) + int64(n)*int64(g.Cols+3*max(s.K, 10)))
+	est := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(g.Cols+3*max(s.K, 10))
 	if err := r.checkBudget(est, fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), "fewer landmarks"); err != nil {
 		return nil, err
 	}
@@ -153,10 +152,12 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		return nil, err
 	}
 	nl = len(m.landmarks)
-	delta := newGeneral(nl, nk) // squared geodesics landmark → point
+	// Squared geodesics landmark → point, in float32: half the memory of
+	// the L×N matrix, the one large allocation of the method.
+	delta := make([]float32, nl*nk)
 	err = r.stage("geodesics", flam.AllPairsDijkstra(nl, nk, fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-		st.detail = fmt.Sprintf("Dijkstra from %d landmarks", nl)
-		return sparse.MultiSourceShortestPaths(ctx, fixed.Graph, m.landmarks, delta, sparse.PathOptions{Squared: true})
+		st.detail = fmt.Sprintf("Dijkstra from %d landmarks, float32", nl)
+		return sparse.MultiSourceShortestPaths32(ctx, fixed.Graph, m.landmarks, delta, nk, sparse.PathOptions{Squared: true})
 	})
 	if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 	sub := newGeneral(nl, nl)
 	for a := 0; a < nl; a++ {
 		for b, j := range m.landmarks {
-			sub.Data[a*nl+b] = 0.5 * (delta.Data[a*nk+j] + delta.Data[b*nk+m.landmarks[a]])
+			sub.Data[a*nl+b] = 0.5 * (float64(delta[a*nk+j]) + float64(delta[b*nk+m.landmarks[a]]))
 		}
 	}
 	vals, vecs, means, err := centreAndEig(r, sub, s.Dim, EigenAuto, s.Seed)
@@ -178,19 +179,25 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 	}
 	m.eig = vals
 	err = r.stage("triangulation", flam.Gemm(nk, s.Dim, nl), func(ctx context.Context, st *stageCtx) error {
-		// y_i = −½·L#ᵀ(Δ[:, i] − δ̄), all points at once: Y = −½·(Δ − δ̄1ᵀ)ᵀ·L#.
-		backend.ParallelFor(nl, 8, func(lo, hi int) {
-			for a := lo; a < hi; a++ {
-				row := delta.Data[a*nk : (a+1)*nk]
-				mu := m.tri.meanSq[a]
-				for j := range row {
-					row[j] -= mu
+		// y_i = −½·Σ_a L#[a]·(Δ[a, i] − δ̄_a) for all points, the landmarks'
+		// rows of Δ read contiguously, in parallel over chunks of points.
+		dim := s.Dim
+		m.embedding = newGeneral(nk, dim)
+		pinv, mu := m.tri.pinv, m.tri.meanSq
+		return backend.ParallelForCtx(ctx, nk, 4096, func(lo, hi int) {
+			y := m.embedding.Data[lo*dim : hi*dim]
+			for a := 0; a < nl; a++ {
+				row := delta[a*nk+lo : a*nk+hi]
+				p := pinv.Data[a*pinv.Stride : a*pinv.Stride+dim]
+				for i, v := range row {
+					c := -0.5 * (float64(v) - mu[a])
+					yi := y[i*dim : (i+1)*dim]
+					for t, pv := range p {
+						yi[t] += c * pv
+					}
 				}
 			}
 		})
-		m.embedding = newGeneral(nk, s.Dim)
-		backend.Active().Gemm(blas.Trans, blas.NoTrans, -0.5, delta, m.tri.pinv, 0, m.embedding)
-		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -266,27 +273,46 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 	return out, nil
 }
 
-// maxMin picks l points greedily: each the farthest from those chosen.
+// maxMin picks l points greedily: each the farthest from those chosen
+// (ties to the lower index). The squared distances to each new landmark
+// are computed directly, in parallel over fixed chunks of points (a tiled
+// Gemm of one row against N is all overhead): O(l·N·D) in all.
 func maxMin(x blas64.General, l, first int) []int {
-	n := x.Rows
+	n, d := x.Rows, x.Cols
 	closest := make([]float64, n)
 	for i := range closest {
 		closest[i] = math.Inf(1)
 	}
+	const grain = 4096
+	chunks := (n + grain - 1) / grain
+	bestI := make([]int, chunks)
+	bestD := make([]float64, chunks)
 	idx := []int{first}
-	row := newGeneral(1, n)
 	for {
 		last := idx[len(idx)-1]
-		q := blas64.General{Rows: 1, Cols: x.Cols, Stride: x.Stride, Data: x.Data[last*x.Stride:]}
-		// The kernel cannot fail: the data were checked finite on input.
-		_ = backend.SqDist(backend.Active(), row, q, x, nil, nil)
-		far, fd := 0, -1.0
-		for i, v := range row.Data {
-			if v < closest[i] {
-				closest[i] = v
+		q := x.Data[last*x.Stride : last*x.Stride+d]
+		backend.ParallelFor(n, grain, func(lo, hi int) {
+			bi, bd := lo, -1.0
+			for i := lo; i < hi; i++ {
+				row := x.Data[i*x.Stride : i*x.Stride+d]
+				s := 0.0
+				for j, v := range row {
+					t := v - q[j]
+					s += t * t
+				}
+				if s < closest[i] {
+					closest[i] = s
+				}
+				if closest[i] > bd {
+					bi, bd = i, closest[i]
+				}
 			}
-			if closest[i] > fd {
-				far, fd = i, closest[i]
+			bestI[lo/grain], bestD[lo/grain] = bi, bd
+		})
+		far, fd := 0, -1.0
+		for c := range bestI {
+			if bestD[c] > fd {
+				far, fd = bestI[c], bestD[c]
 			}
 		}
 		if len(idx) == l || fd <= 0 {
@@ -308,7 +334,7 @@ func (m *LandmarkIsomapModel) Kept() []int { return append([]int(nil), m.kept...
 // Transform maps new points by their geodesics to the landmarks (through
 // their nearest training points) and triangulation.
 func (m *LandmarkIsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return transformGeodesic(ctx, methodLandmarkIsomap, x, m.train, m.graph, m.k, m.eps, m.landmarks, m.tri)
+	return transformGeodesic(ctx, methodLandmarkIsomap, x, m.train, m.graph, m.k, m.eps, m.landmarks, true, m.tri)
 }
 
 // Save writes the model (see Load for the format).
