@@ -82,8 +82,10 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !mat.EqualApprox(y32, m32.Embedding(), 1e-8) {
-		t.Error("float32 geodesics: Transform of the training points differs from the embedding")
+	// τ(D_G) itself is rounded to float32, so the reproduction holds to
+	// float32 precision only.
+	if !mat.EqualApprox(y32, m32.Embedding(), 1e-5) {
+		t.Error("float32 geodesics: Transform of the training points differs from the embedding by more than float32 rounding")
 	}
 	var buf bytes.Buffer
 	if err := m.Save(&buf); err != nil {
