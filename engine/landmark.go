@@ -92,7 +92,7 @@ func (s LandmarkIsomap) spec() graphSpec {
 // Fit embeds the rows of x.
 func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapModel, error) {
 	const method = methodLandmarkIsomap
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +153,9 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		return nil, err
 	}
 	nl = len(m.landmarks)
+	if s.Dim > nl-1 { // fewer distinct landmarks than asked (duplicate points)
+		return nil, fmt.Errorf("%s: %w: dim = %d but the data have only %d distinct landmarks", method, ErrDimension, s.Dim, nl)
+	}
 	delta := newGeneral(nl, nk) // squared geodesics landmark → point
 	err = r.stage("geodesics", flam.AllPairsDijkstra(nl, nk, fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 		st.detail = fmt.Sprintf("Dijkstra from %d landmarks", nl)
