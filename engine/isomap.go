@@ -102,7 +102,7 @@ func (s Isomap) spec() graphSpec {
 // Fit embeds the rows of x.
 func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	s = s.resolved()
-	g, err := denseInput(methodIsomap, x)
+	g, err := fitDenseInput(methodIsomap, x, s.Options)
 	if err != nil {
 		return nil, err
 	}

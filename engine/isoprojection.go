@@ -99,7 +99,7 @@ func (s IsoProjection) spec() graphSpec {
 func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionModel, error) {
 	const method = methodIsoProjection
 	s = s.resolved()
-	xs, err := samplesInput(method, x)
+	xs, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func (s LaplacianEigenmaps) spec() graphSpec {
 func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianModel, error) {
 	const method = methodLaplacian
 	s = s.resolved()
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func classIndex(labels []int) ([]int, []int, []int) {
 // Fit learns the discriminant from the rows of x and s.Labels.
 func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 	const method = methodLDA
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func (s LLE) resolved() LLE {
 // Fit embeds the rows of x.
 func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	s = s.resolved()
-	g, err := denseInput(methodLLE, x)
+	g, err := fitDenseInput(methodLLE, x, s.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -130,13 +130,16 @@ func (s LowRankIsomap) resolved() LowRankIsomap {
 func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapModel, error) {
 	const method = methodLowRankIsomap
 	s = s.resolved()
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
 	n, d := g.Rows, g.Cols
 	var y []int
 	nc := s.Landmarks
+	if n < 3 {
+		return nil, fmt.Errorf("%s: %w: %d sample(s), need at least 3 (two groups and a within-group scatter)", method, ErrTooFewSamples, n)
+	}
 	if s.Labels != nil {
 		var classes []int
 		if y, classes, _, err = checkLabels(method, s.Labels, n); err != nil {

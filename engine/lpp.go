@@ -92,7 +92,7 @@ func (s LPP) spec() graphSpec { return graphSpec{k: s.K, eps: s.Eps, labels: s.L
 func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 	const method = methodLPP
 	s = s.resolved()
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}

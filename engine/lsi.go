@@ -57,7 +57,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if s.Dim == 0 {
 		s.Dim = 2
 	}
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, false)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 		return nil, err
 	}
 	for j, v := range vals {
-		if v <= 1e-24*max(vals[0], 0) || vals[0] <= 0 {
+		if v <= 1e-12*max(vals[0], 0) || vals[0] <= 0 { // σ_j ≤ 1e-6·σ_1: zero to the accuracy of the Gram eigenvalues
 			return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
 		}
 	}

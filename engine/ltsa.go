@@ -82,7 +82,7 @@ func (s LTSA) resolved() LTSA {
 func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	const method = methodLTSA
 	s = s.resolved()
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}

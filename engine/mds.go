@@ -52,7 +52,7 @@ func (s MDS) dim() int {
 
 // Fit embeds the rows of x by classical MDS of their Euclidean distances.
 func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
-	g, err := denseInput(methodMDS, x)
+	g, err := fitDenseInput(methodMDS, x, s.Options)
 	if err != nil {
 		return nil, err
 	}

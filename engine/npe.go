@@ -88,7 +88,7 @@ func (s NPE) resolved() NPE {
 func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	const method = methodNPE
 	s = s.resolved()
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}

@@ -196,7 +196,7 @@ func (s OIP) params(solver OIPSolver) map[string]any {
 func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 	const method = methodOIP
 	s = s.resolved()
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}

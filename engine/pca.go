@@ -63,7 +63,7 @@ func (s PCA) dim() int {
 // Fit computes the principal components of the rows of x.
 func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	const method = methodPCA
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func (s SOIP) oip() OIP {
 func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	const method = methodSOIP
 	o := s.oip()
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -119,11 +119,14 @@ func (s TDPM) resolved() TDPM {
 func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 	const method = methodTDPM
 	s = s.resolved()
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
 	n, d := g.Rows, g.Cols
+	if err := checkDim(method, s.Dim, n-1, "samples−1"); err != nil {
+		return nil, err
+	}
 	switch {
 	case s.K < 1 || s.TangentDim < 1:
 		return nil, fmt.Errorf("%s: %w: k = %d, tangent dimension %d (both must be ≥ 1)", method, ErrBadSetting, s.K, s.TangentDim)
@@ -133,9 +136,6 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 		return nil, fmt.Errorf("%s: %w: tangent dimension %d must be below the %d features (tangent distances would all be 0)", method, ErrBadSetting, s.TangentDim, d)
 	case s.TangentDim > s.K-1:
 		return nil, fmt.Errorf("%s: %w: tangent dimension %d exceeds k−1 = %d (k centred neighbours span at most k−1 directions)", method, ErrBadSetting, s.TangentDim, s.K-1)
-	}
-	if err := checkDim(method, s.Dim, n-1, "samples−1"); err != nil {
-		return nil, err
 	}
 	solver, err := chooseEigensolver(method, s.Eigensolver, false, n, s.Dim)
 	if err != nil {
