@@ -165,6 +165,9 @@ func checkLabels(method string, labels []int, n int) ([]int, []int, []int, error
 	if len(labels) != n {
 		return nil, nil, nil, fmt.Errorf("%s: %w: %d labels for %d samples", method, ErrLabels, len(labels), n)
 	}
+	if n < 3 {
+		return nil, nil, nil, fmt.Errorf("%s: %w: %d sample(s), need at least 3 (two classes and a within-class scatter)", method, ErrTooFewSamples, n)
+	}
 	y, classes, size := classIndex(labels)
 	if len(classes) < 2 {
 		return nil, nil, nil, fmt.Errorf("%s: %w: %d class(es), need at least 2", method, ErrLabels, len(classes))
