@@ -107,7 +107,10 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	err = r.stage("neighbors", flam.KNNBrute(n, n, d), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		nb, err = neighbors.KNN(ctx, dense, s.K, neighbors.Options{})
-		return err
+		if err != nil {
+			return err
+		}
+		return checkKNNConnected(methodLLE, nb)
 	})
 	if err != nil {
 		return nil, mapGraphErr(err)

@@ -127,7 +127,10 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		nb, err = inputNeighbours(ctx, in, s.K, 0, nil)
-		return err
+		if err != nil {
+			return err
+		}
+		return checkKNNConnected(method, nb)
 	})
 	if err != nil {
 		return nil, mapGraphErr(err)
