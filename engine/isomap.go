@@ -157,7 +157,11 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 		return nil, err
 	}
 	m.eig = vals
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

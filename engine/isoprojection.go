@@ -196,7 +196,11 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

@@ -204,7 +204,11 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 	for j := range m.eig {
 		m.eig[j] = 1 - vals[j+1]
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

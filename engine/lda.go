@@ -152,7 +152,11 @@ func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 	if usePCA {
 		r.rep.Params["pca_dim"] = m.pcaDim
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

@@ -138,7 +138,11 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 		}
 	}
 	m.eig = vals[1:]
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

@@ -299,7 +299,11 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

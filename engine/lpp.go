@@ -177,7 +177,11 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

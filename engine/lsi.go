@@ -179,7 +179,11 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	mod.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	mod.report = *rep
 	return mod, nil
 }
 

@@ -209,7 +209,11 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	}
 	backend.FixSigns(m.embedding)
 	m.eig = vals[1:]
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

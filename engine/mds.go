@@ -80,7 +80,11 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 		return nil, err
 	}
 	m.train = copyGeneral(g)
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -119,7 +123,11 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

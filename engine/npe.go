@@ -189,7 +189,11 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

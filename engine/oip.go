@@ -230,7 +230,11 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 	if err := checkSpan(method, m.embedding); err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

@@ -183,7 +183,11 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

@@ -172,6 +172,18 @@ func (r *run) finish() *Report {
 	return r.rep
 }
 
+// done finishes a fit that went through all its stages: it returns the
+// report, or, when ctx was cancelled meanwhile (during a last stage that
+// does not check it), an error wrapping the context's error, so a Fit
+// whose context was cancelled before it returned never returns a model.
+func (r *run) done() (*Report, error) {
+	rep := r.finish()
+	if err := r.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("engine: %s: cancelled at the end of the fit: %w", r.method, err)
+	}
+	return rep, nil
+}
+
 // stageCtx is handed to a stage's body.
 type stageCtx struct {
 	r          *run

@@ -185,7 +185,11 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

@@ -227,7 +227,11 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 		return nil, err
 	}
 	m.eig = vals
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
