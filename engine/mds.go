@@ -91,6 +91,9 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 // FitDistances embeds N points given their N×N matrix of Euclidean (not
 // squared) distances: symmetric, non-negative, zero diagonal, finite.
 func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, error) {
+	if err := checkCopy("mds distances", dist, s.Options); err != nil {
+		return nil, err
+	}
 	g, err := denseInput("mds distances", dist)
 	if err != nil {
 		return nil, err
@@ -102,7 +105,9 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 	if err := s.check(n); err != nil {
 		return nil, err
 	}
-	sq := newGeneral(n, n)
+	// Squared distances and their row sums must stay finite.
+	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n)))
+	largest := 0.0
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			v := g.Data[i*g.Stride+j]
@@ -111,14 +116,31 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 				return nil, fmt.Errorf("mds: %w: distances must be symmetric, non-negative with a zero diagonal: d[%d,%d] = %v, d[%d,%d] = %v",
 					ErrBadSetting, i, j, v, j, i, w)
 			}
-			sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
+			if v > limit {
+				return nil, fmt.Errorf("mds: %w: distance d[%d,%d] = %.3g makes squared distances overflow (limit about %.3g for %d points); rescale",
+					ErrNotFinite, i, j, v, limit, n)
+			}
+			largest = max(largest, v)
 		}
+	}
+	if largest == 0 {
+		return nil, fmt.Errorf("mds: %w: every distance is 0: all %d points are the same", ErrDimension, n)
 	}
 	r, err := startRun(ctx, methodMDS, s.Options, n, n, s.dim(), map[string]any{"dim": s.dim(), "input": "distances"})
 	if err != nil {
 		return nil, err
 	}
 	defer r.finish()
+	if err := r.checkBudget(8*int64(n)*int64(n)+copyBytes(dist), "classical MDS (one N×N matrix)", "landmark-isomap"); err != nil {
+		return nil, err
+	}
+	sq := newGeneral(n, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
+			sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
+		}
+	}
 	m, err := s.embed(r, sq)
 	if err != nil {
 		return nil, err
