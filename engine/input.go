@@ -66,6 +66,9 @@ func samplesInput(what string, x mat.Matrix) (samples, error) {
 	if r == 0 || cols == 0 {
 		return samples{}, fmt.Errorf("%s: %w: %d samples × %d features", what, ErrEmpty, r, cols)
 	}
+	if err := checkSize(what, r, cols); err != nil {
+		return samples{}, err
+	}
 	ptr, ind, val := c.RowPtr(), c.ColIdx(), c.Values()
 	for i := 0; i < r; i++ {
 		for p := ptr[i]; p < ptr[i+1]; p++ {
@@ -125,6 +128,27 @@ func copyBytes(x mat.Matrix) int64 {
 		return -1
 	}
 	return 8 * int64(r) * int64(c)
+}
+
+// maxSide bounds the samples and the features (2³¹ − 1), so that the
+// memory estimates, products of two sizes and small factors, stay within
+// int64.
+const maxSide = math.MaxInt32
+
+func checkSize(what string, r, c int) error {
+	if r > maxSide || c > maxSide {
+		return fmt.Errorf("%s: %w: %d samples × %d features; the engine takes at most %d of either", what, ErrMemoryBudget, r, c, maxSide)
+	}
+	return nil
+}
+
+// fitCopyBytes is what a Fit spends densifying x: copyBytes, except for a
+// *sparse.CSR that the method keeps sparse (keepSparse).
+func fitCopyBytes(x mat.Matrix, keepSparse bool) int64 {
+	if _, ok := x.(*sparse.CSR); ok && keepSparse {
+		return 0
+	}
+	return max(copyBytes(x), 0)
 }
 
 // checkCopy refuses to densify x (a sparse or other non-Dense matrix) when
@@ -222,6 +246,9 @@ func denseInput(what string, x mat.Matrix) (blas64.General, error) {
 	r, c := x.Dims()
 	if r == 0 || c == 0 {
 		return blas64.General{}, fmt.Errorf("%s: %w: %d samples × %d features", what, ErrEmpty, r, c)
+	}
+	if err := checkSize(what, r, c); err != nil {
+		return blas64.General{}, err
 	}
 	var g blas64.General
 	if d, ok := x.(*mat.Dense); ok {

@@ -128,7 +128,7 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	if s.Float32 {
 		elem = 4
 	}
-	est := elem*int64(n)*int64(n) + int64(n)*int64(g.Cols+8*max(s.K, 10)+8*s.Dim)*8
+	est := elem*int64(n)*int64(n) + 8*int64(n)*int64(g.Cols+2*s.Dim) + graphBytes(n, s.K) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
 		"float32 geodesics (Float32, halves the N×N matrix) or landmark-isomap (O(L·N))"); err != nil {
 		return nil, err

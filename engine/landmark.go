@@ -123,7 +123,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		return nil, err
 	}
 	defer r.finish()
-	est := int64(8) * (int64(s.Landmarks)*int64(n) + int64(n)*int64(g.Cols+3*max(s.K, 10)))
+	est := int64(8)*(int64(s.Landmarks)*int64(n)+int64(n)*int64(g.Cols+3*max(s.K, 10))) + graphBytes(n, s.K) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), "fewer landmarks"); err != nil {
 		return nil, err
 	}

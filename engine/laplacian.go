@@ -141,7 +141,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 		return nil, err
 	}
 	defer r.finish()
-	est := int64(8) * int64(in.nnz()+n*(4*s.K+2*s.Dim+40))
+	est := int64(8)*int64(in.nnz()+n*(4*s.K+2*s.Dim+40)) + graphBytes(n, s.K) + fitCopyBytes(x, true)
 	if solver == EigenDense {
 		est += 8 * int64(n) * int64(n)
 	}

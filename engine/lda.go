@@ -140,7 +140,12 @@ func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	est := 8 * int64(n*d+d*min(d, n)+min(d, n)*min(d, n)*2+n*n)
+	// The centred copy and the D'×D' scatter matrices (D' = min(D, N));
+	// the Fisherfaces PCA adds the N×N Gram matrix.
+	est := 8*int64(n*d+3*min(d, n)*min(d, n)) + fitCopyBytes(x, false)
+	if usePCA {
+		est += 8 * int64(n) * int64(n+d)
+	}
 	if err := r.checkBudget(est, "LDA", "fewer samples"); err != nil {
 		return nil, err
 	}

@@ -99,6 +99,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	if solver == EigenDense {
 		est += 8 * int64(n) * int64(n)
 	}
+	est += graphBytes(n, s.K) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, "LLE", "the Lanczos eigensolver (no N×N matrix)"); err != nil {
 		return nil, err
 	}

@@ -161,7 +161,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 		return nil, err
 	}
 	defer r.finish()
-	est := 8 * (2*int64(n)*int64(d) + 3*int64(d)*int64(d) + 8*int64(nc)*int64(max(d, nc)))
+	est := 8*(2*int64(n)*int64(d)+3*int64(d)*int64(d)+8*int64(nc)*int64(max(d, nc))) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, "Low-Rank Isomap (D×D scatter matrices)", "fewer features (PCA first)"); err != nil {
 		return nil, err
 	}

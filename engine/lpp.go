@@ -121,7 +121,7 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	if err := r.checkBudget(lgeBytes(in, s.PCADim), "LPP", "a smaller PCADim (fewer singular directions)"); err != nil {
+	if err := r.checkBudget(lgeBytes(in, s.PCADim)+graphBytes(n, s.K)+fitCopyBytes(x, true), "LPP", "a smaller PCADim (fewer singular directions)"); err != nil {
 		return nil, err
 	}
 	fixed, err := inputGraph(r, in, spec, true)

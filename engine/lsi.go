@@ -87,7 +87,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	est := int64(8) * int64(in.nnz()+(n+d)*s.Dim+3*m*max(3*s.Dim, 48))
+	est := int64(8)*int64((n+d)*s.Dim+3*m*max(3*s.Dim, 48)) + fitCopyBytes(x, true)
 	if solver == EigenDense {
 		est += 8 * int64(m) * int64(m)
 	}

@@ -116,7 +116,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	est := int64(8) * int64(in.nnz()+3*n*s.K*s.K)
+	est := int64(8)*int64(in.nnz()+3*n*s.K*s.K) + graphBytes(n, s.K) + fitCopyBytes(x, true)
 	if solver == EigenDense {
 		est += 8 * int64(n) * int64(n)
 	}

@@ -65,7 +65,7 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	if err := r.checkBudget(int64(8*n*n), "classical MDS (one N×N matrix)", "landmark-isomap or PCA"); err != nil {
+	if err := r.checkBudget(8*int64(n)*int64(n)+fitCopyBytes(x, false), "classical MDS (one N×N matrix)", "landmark-isomap or PCA"); err != nil {
 		return nil, err
 	}
 	sq := newGeneral(n, n)

@@ -114,7 +114,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	if err := r.checkBudget(lgeBytes(in, s.PCADim), "NPE", "a smaller PCADim (fewer singular directions)"); err != nil {
+	if err := r.checkBudget(lgeBytes(in, s.PCADim)+graphBytes(n, s.K)+fitCopyBytes(x, true), "NPE", "a smaller PCADim (fewer singular directions)"); err != nil {
 		return nil, err
 	}
 	var nb *neighbors.Result

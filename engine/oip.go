@@ -210,7 +210,7 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	tr, kept, tau, err := oipGeodesics(r, g, s.spec(), s.Dim)
+	tr, kept, tau, err := oipGeodesics(r, g, s.spec(), s.Dim, fitCopyBytes(x, false))
 	if err != nil {
 		return nil, err
 	}
@@ -264,9 +264,9 @@ func checkSpan(method string, emb blas64.General) error {
 
 // oipGeodesics checks the memory budget, builds the graph and τ(D_G) of the
 // training points it keeps, which it returns (with their indices).
-func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int) (blas64.General, []int, tauMatrix, error) {
+func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int, copied int64) (blas64.General, []int, tauMatrix, error) {
 	n, d := g.Rows, g.Cols
-	est := 8 * (int64(n)*int64(n) + 2*int64(n)*int64(d) + 3*int64(d)*int64(d) + int64(n)*int64(10+dim))
+	est := 8*(int64(n)*int64(n)+2*int64(n)*int64(d)+3*int64(d)*int64(d)+int64(n)*int64(10+dim)) + graphBytes(n, spec.k) + copied
 	if err := r.checkBudget(est, fmt.Sprintf("%s on %d samples (one %d×%d τ(D_G))", r.method, n, n, n),
 		"fewer training samples (the projection maps the rest)"); err != nil {
 		return blas64.General{}, nil, tauMatrix{}, err

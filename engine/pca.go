@@ -93,6 +93,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	if solver == PCAGram {
 		est = int64(8 * (n*d + n*n))
 	}
+	est += fitCopyBytes(x, false)
 	params := map[string]any{"dim": dim, "solver": string(solver)}
 	r, err := startRun(ctx, method, s.Options, n, d, dim, params)
 	if err != nil {

@@ -114,7 +114,7 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	tr, kept, tau, err := oipGeodesics(r, g, o.spec(), o.Dim)
+	tr, kept, tau, err := oipGeodesics(r, g, o.spec(), o.Dim, fitCopyBytes(x, false))
 	if err != nil {
 		return nil, err
 	}

@@ -148,7 +148,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	est := 8 * (int64(n)*int64(n) + int64(n)*int64(d)*int64(t+2) + int64(n)*int64(s.K+t+s.Dim)*2 + int64(n)*int64(tdpmBlock(t))*int64(t))
+	est := 8*(int64(n)*int64(n)+int64(n)*int64(d)*int64(t+2)+int64(n)*int64(s.K+t+s.Dim)*2+int64(n)*int64(tdpmBlock(t))*int64(t)) + graphBytes(n, s.K) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, fmt.Sprintf("TDPM on %d points (one %d×%d matrix of tangent distances)", n, n, n), "fewer points"); err != nil {
 		return nil, err
 	}
