@@ -260,7 +260,7 @@ func topEigen(r *run, s64 blas64.General, s32 []float32, n, dim int, solver Eige
 		err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "dense syevr"
 			var err error
-			vals, vecs, err = backend.EigTop(backend.Active(), blas64.Symmetric{N: n, Stride: s64.Stride, Data: s64.Data, Uplo: blas.Upper}, dim)
+			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), blas64.Symmetric{N: n, Stride: s64.Stride, Data: s64.Data, Uplo: blas.Upper}, dim)
 			return wrapNumerical(err)
 		})
 		return vals, vecs, err

@@ -229,7 +229,7 @@ func topNormalized(r *run, a *sparse.CSR, k int, solver Eigensolver, seed uint64
 				}
 			}
 			var err error
-			vals, vecs, err = backend.EigTop(backend.Active(), sym, k)
+			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, k)
 			return wrapNumerical(err)
 		})
 		return vals, vecs, err

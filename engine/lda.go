@@ -211,7 +211,7 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 	if usePCA {
 		err := runStage(r, "pca", flam.Syrk(n, d)+flam.Syevr(n, n-c)+flam.Gemm(d, n-c, n), func(ctx context.Context, st *stageCtx) error {
 			var err error
-			u, a, err = fisherfacesPCA(a, n-c)
+			u, a, err = fisherfacesPCA(ctx, a, n-c)
 			if st != nil {
 				st.detail = fmt.Sprintf("Gram matrix, %d components", a.Cols)
 			}
@@ -326,12 +326,12 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 // centred n×D a and the scores a·U (n×r), r ≤ p the number with a non-zero
 // variance: from the n×n Gram matrix aaᵀ = VΛVᵀ, scores VΛ^½ and
 // U = aᵀVΛ^−½ (the Eigenfaces trick, Belhumeur et al. §2.1).
-func fisherfacesPCA(a blas64.General, p int) (blas64.General, blas64.General, error) {
+func fisherfacesPCA(ctx context.Context, a blas64.General, p int) (blas64.General, blas64.General, error) {
 	n, d := a.Rows, a.Cols
 	impl := backend.Active()
 	gm := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
 	impl.Syrk(blas.NoTrans, 1, a, 0, gm)
-	vals, vecs, err := backend.EigTop(impl, gm, p)
+	vals, vecs, err := backend.EigTopCtx(ctx, impl, gm, p)
 	if err != nil {
 		return blas64.General{}, blas64.General{}, wrapNumerical(err)
 	}

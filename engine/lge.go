@@ -367,9 +367,9 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		sym := blas64.Symmetric{N: rk, Stride: red.Stride, Uplo: blas.Upper, Data: red.Data}
 		var err error
 		if p.largest {
-			res.vals, c, err = backend.EigTop(backend.Active(), sym, p.dim)
+			res.vals, c, err = backend.EigTopCtx(ctx, backend.Active(), sym, p.dim)
 		} else {
-			res.vals, c, err = backend.EigBottom(backend.Active(), sym, p.dim)
+			res.vals, c, err = backend.EigBottomCtx(ctx, backend.Active(), sym, p.dim)
 		}
 		st.detail = fmt.Sprintf("dense syevr, order %d", rk)
 		return wrapNumerical(err)

@@ -123,7 +123,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 				backend.Active().Syrk(t, 1, in.dense, 0, sym)
 			}
 			var err error
-			vals, vecs, err = backend.EigTop(backend.Active(), sym, s.Dim)
+			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, s.Dim)
 			st.detail = fmt.Sprintf("dense syevr of %s (%d×%d)", side, m, m)
 			return wrapNumerical(err)
 		})

@@ -237,7 +237,7 @@ func bottomSparse(r *run, b *sparse.CSR, k int, solver Eigensolver, seed uint64,
 				}
 			}
 			var err error
-			vals, vecs, err = backend.EigBottom(backend.Active(), sym, k)
+			vals, vecs, err = backend.EigBottomCtx(ctx, backend.Active(), sym, k)
 			return wrapNumerical(err)
 		})
 		return vals, vecs, err

@@ -320,7 +320,7 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 		err = r.stage("eigensolve", flam.Syevr(d, dim), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "dense syevr, smallest"
 			var err error
-			vals, vecs, err = backend.EigBottom(impl, mm, dim)
+			vals, vecs, err = backend.EigBottomCtx(ctx, impl, mm, dim)
 			return wrapNumerical(err)
 		})
 		if err != nil {

@@ -127,7 +127,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 			err = r.stage("eigensolve", flam.Syevr(d, dim), func(ctx context.Context, st *stageCtx) error {
 				st.detail = "dense syevr"
 				var err error
-				vals, vecs, err = backend.EigTop(impl, c, dim)
+				vals, vecs, err = backend.EigTopCtx(ctx, impl, c, dim)
 				return err
 			})
 		}
@@ -144,7 +144,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 			err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
 				st.detail = "dense syevr (Gram)"
 				var err error
-				mu, v, err = backend.EigTop(impl, gm, dim)
+				mu, v, err = backend.EigTopCtx(ctx, impl, gm, dim)
 				return err
 			})
 		}
