@@ -283,6 +283,8 @@ func fmtBytes(b int64) string {
 		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
 	case b >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	default:
 		return fmt.Sprintf("%d B", b)
 	}
