@@ -12,9 +12,8 @@ import (
 // cannot be interrupted: Syevr of a 2000×2000 matrix runs for 2.7 s in
 // pure Go and 0.8 s with OpenBLAS on 2 cores, during which a cancelled
 // context goes unnoticed. EigTopCtx, EigBottomCtx and EigRangeCtx call the
-// backend's Syevr directly while it ends within about 50 ms (n ≤
-// directEigMax), and otherwise do the same work in pieces with ctx checked
-// between them:
+// backend's Syevr directly while it ends within about 50 ms (directEig),
+// and otherwise do the same work in pieces with ctx checked between them:
 //
 //   - the Householder reduction to tridiagonal form (2/3·n³ flam) in panels
 //     of nb columns (LAPACK's DLATRD for the panel, then the rank-2·nb
@@ -46,14 +45,17 @@ func panelWork(impl Impl) float64 {
 	return 3 * panelFlam
 }
 
-// directEigMax is the largest n whose Syevr the backend runs in one call
-// (about 50 ms on the 2-core reference machine: 36 ms at n = 500 in pure
-// Go, 34 ms at n = 800 with OpenBLAS).
-func directEigMax(impl Impl) int {
-	if impl.Name() == "purego" {
-		return 500
+// directEig reports whether the backend's Syevr of k eigenpairs of an n×n
+// matrix (2/3·n³ + 2·n²·k flam) ends within about 50 ms on the 2-core
+// reference machine (pure Go: 36 ms for n = 500, k = 3; OpenBLAS: 34 ms
+// for n = 800), so that it runs as one call.
+func directEig(impl Impl, n, k int) bool {
+	limit := 8e7
+	if impl.Name() != "purego" {
+		limit = 4e8
 	}
-	return 1000
+	fn := float64(n)
+	return 2*fn*fn*fn/3+2*fn*fn*float64(k) <= limit
 }
 
 // EigTopCtx is EigTop that can be cancelled (see above): it returns an
@@ -92,7 +94,7 @@ func EigRangeCtx(ctx context.Context, impl Impl, a blas64.Symmetric, lo, hi int)
 	k := hi - lo
 	w := make([]float64, k)
 	z := blas64.General{Rows: n, Cols: k, Stride: max(1, k), Data: make([]float64, n*k)}
-	if n <= directEigMax(impl) || k == 0 {
+	if directEig(impl, n, k) || k == 0 {
 		if err := impl.Syevr(a, lo, hi, w, z); err != nil {
 			return nil, z, err
 		}
