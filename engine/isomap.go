@@ -238,11 +238,9 @@ func geodesicTau(r *run, graph *sparse.CSR, f32 bool) (tauMatrix, error) {
 	}
 	err = r.stage("centering", flam.DoubleCenter(n), func(ctx context.Context, st *stageCtx) error {
 		if f32 {
-			backend.DoubleCenter32(t.s32, n, n, t.means)
-		} else {
-			backend.DoubleCenter(t.s64, t.means)
+			return backend.DoubleCenter32Ctx(ctx, t.s32, n, n, t.means)
 		}
-		return nil
+		return backend.DoubleCenterCtx(ctx, t.s64, t.means)
 	})
 	return t, err
 }

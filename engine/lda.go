@@ -255,7 +255,9 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 				w.Data[i*p+j] = v - mrow[j]
 			}
 		}
-		impl.Syrk(blas.Trans, 1, w, 0, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: sw.Data})
+		if err := backend.SyrkCtx(ctx, impl, blas.Trans, 1, w, 0, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: sw.Data}); err != nil {
+			return err
+		}
 		mirrorUpper(sw)
 		return nil
 	})
@@ -330,7 +332,9 @@ func fisherfacesPCA(ctx context.Context, a blas64.General, p int) (blas64.Genera
 	n, d := a.Rows, a.Cols
 	impl := backend.Active()
 	gm := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
-	impl.Syrk(blas.NoTrans, 1, a, 0, gm)
+	if err := backend.SyrkCtx(ctx, impl, blas.NoTrans, 1, a, 0, gm); err != nil {
+		return blas64.General{}, blas64.General{}, err
+	}
 	vals, vecs, err := backend.EigTopCtx(ctx, impl, gm, p)
 	if err != nil {
 		return blas64.General{}, blas64.General{}, wrapNumerical(err)
@@ -354,7 +358,9 @@ func fisherfacesPCA(ctx context.Context, a blas64.General, p int) (blas64.Genera
 		}
 	}
 	u := newGeneral(d, r)
-	impl.Gemm(blas.Trans, blas.NoTrans, 1, a, v, 0, u)
+	if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, a, v, 0, u); err != nil {
+		return blas64.General{}, blas64.General{}, err
+	}
 	return u, scores, nil
 }
 

@@ -215,7 +215,9 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 				w.Data[i*d+j] = v - mrow[j]
 			}
 		}
-		backend.Active().Syrk(blas.Trans, 1, w, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: sw.Data})
+		if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, w, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: sw.Data}); err != nil {
+			return err
+		}
 		mirrorUpper(sw)
 		return nil
 	})

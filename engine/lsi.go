@@ -120,7 +120,9 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 				if gram.samples {
 					t = blas.NoTrans
 				}
-				backend.Active().Syrk(t, 1, in.dense, 0, sym)
+				if err := backend.SyrkCtx(ctx, backend.Active(), t, 1, in.dense, 0, sym); err != nil {
+					return err
+				}
 			}
 			var err error
 			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, s.Dim)

@@ -70,7 +70,7 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 	}
 	sq := newGeneral(n, n)
 	err = r.stage("distances", flam.SqDist(n, n, g.Cols, true), func(ctx context.Context, st *stageCtx) error {
-		return backend.SqDist(backend.Active(), sq, g, g, nil, nil)
+		return backend.SqDistCtx(ctx, backend.Active(), sq, g, g, nil, nil)
 	})
 	if err != nil {
 		return nil, err
@@ -189,8 +189,7 @@ func centreAndEig(r *run, sq blas64.General, dim int, solver Eigensolver, seed u
 	var means []float64
 	err := r.stage("centering", flam.DoubleCenter(n), func(ctx context.Context, st *stageCtx) error {
 		means = backend.RowMeans(sq)
-		backend.DoubleCenter(sq, means)
-		return nil
+		return backend.DoubleCenterCtx(ctx, sq, means)
 	})
 	if err != nil {
 		return nil, blas64.General{}, nil, err

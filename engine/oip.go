@@ -301,7 +301,9 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 		err := r.stage("form-m", flam.OIPForm(n, d), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "M = G² − 2·AᵀτA (τ by its lower triangle), G = AᵀA"
 			gram := newGeneral(d, d)
-			impl.Syrk(blas.Trans, 1, a, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: gram.Data})
+			if err := backend.SyrkCtx(ctx, impl, blas.Trans, 1, a, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: gram.Data}); err != nil {
+				return err
+			}
 			mirrorUpper(gram)
 			if err := ctx.Err(); err != nil {
 				return err
@@ -310,7 +312,9 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 			if err := symQuadForm(ctx, -2, tau.s64, a, full); err != nil {
 				return err
 			}
-			impl.Gemm(blas.NoTrans, blas.NoTrans, 1, gram, gram, 1, full)
+			if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, gram, gram, 1, full); err != nil {
+				return err
+			}
 			symmetrizeInPlace(full)
 			return nil
 		})

@@ -120,8 +120,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 		c := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper}
 		err = r.stage("covariance", flam.Syrk(d, n), func(ctx context.Context, st *stageCtx) error {
 			c.Data = make([]float64, d*d)
-			impl.Syrk(blas.Trans, 1/float64(n-1), centred, 0, c)
-			return nil
+			return backend.SyrkCtx(ctx, impl, blas.Trans, 1/float64(n-1), centred, 0, c)
 		})
 		if err == nil {
 			err = r.stage("eigensolve", flam.Syevr(d, dim), func(ctx context.Context, st *stageCtx) error {
@@ -137,8 +136,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 		var v blas64.General
 		err = r.stage("gram", flam.Syrk(n, d), func(ctx context.Context, st *stageCtx) error {
 			gm.Data = make([]float64, n*n)
-			impl.Syrk(blas.NoTrans, 1, centred, 0, gm)
-			return nil
+			return backend.SyrkCtx(ctx, impl, blas.NoTrans, 1, centred, 0, gm)
 		})
 		if err == nil {
 			err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
@@ -152,7 +150,9 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 			err = r.stage("map-back", flam.Gemm(d, dim, n), func(ctx context.Context, st *stageCtx) error {
 				// u_j = Mᵀv_j / √μ_j (eq. 46, normalised).
 				vecs = newGeneral(d, dim)
-				impl.Gemm(blas.Trans, blas.NoTrans, 1, centred, v, 0, vecs)
+				if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, centred, v, 0, vecs); err != nil {
+					return err
+				}
 				vals = make([]float64, dim)
 				for j := 0; j < dim; j++ {
 					if mu[j] <= 0 {
@@ -178,8 +178,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	m.components, m.variance = vecs, vals
 	err = r.stage("project", flam.Gemm(n, dim, d), func(ctx context.Context, st *stageCtx) error {
 		m.embedding = newGeneral(n, dim)
-		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, centred, vecs, 0, m.embedding)
-		return nil
+		return backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, centred, vecs, 0, m.embedding)
 	})
 	if err != nil {
 		return nil, err

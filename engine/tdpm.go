@@ -207,8 +207,9 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 	var largest float64
 	err = r.stage("symmetrize", float64(n)*float64(n), func(ctx context.Context, st *stageCtx) error {
 		st.detail = "(TD + TDᵀ)/2, squared"
-		largest = symmetrizeSquare(td)
-		return nil
+		var err error
+		largest, err = symmetrizeSquare(ctx, td)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -514,7 +515,7 @@ func tangentDistances(ctx context.Context, st *stageCtx, dst, x, y, p, anchor bl
 
 // symmetrizeSquare replaces the square td by ((td + tdᵀ)/2)∘2 and returns
 // its largest entry.
-func symmetrizeSquare(td blas64.General) float64 {
+func symmetrizeSquare(ctx context.Context, td blas64.General) (float64, error) {
 	n := td.Rows
 	const parts = 16
 	top := make([]float64, parts)
@@ -522,6 +523,9 @@ func symmetrizeSquare(td blas64.General) float64 {
 		for p := plo; p < phi; p++ {
 			// Rows p, p+parts, …: equal shares of the triangle.
 			for i := p; i < n; i += parts {
+				if ctx.Err() != nil {
+					return
+				}
 				td.Data[i*td.Stride+i] = 0
 				for j := i + 1; j < n; j++ {
 					v := 0.5 * (td.Data[i*td.Stride+j] + td.Data[j*td.Stride+i])
@@ -536,7 +540,7 @@ func symmetrizeSquare(td blas64.General) float64 {
 	for _, v := range top {
 		m = max(m, v)
 	}
-	return m
+	return m, ctx.Err()
 }
 
 // maxRowNorm is the largest Euclidean norm of a row of x.
