@@ -117,7 +117,7 @@ func TestEigRangeCtxCancel(t *testing.T) {
 				}
 				best = min(best, end.Sub(at))
 			}
-			if best > 100*time.Millisecond {
+			if best > 100*time.Millisecond && !raceEnabled {
 				t.Errorf("%s, cancel after %v: returned %v later", impl.Name(), delay, best)
 			}
 		}

@@ -67,7 +67,10 @@ func cancelVariants() []relMethod {
 // larger sizes than the default, which keeps the test to a few seconds).
 func cancelSize() (int, int) {
 	n, d := 800, 10
-	if testing.Short() {
+	switch {
+	case raceEnabled:
+		n = 150 // the race detector checks the paths, not the latency
+	case testing.Short():
 		n = 300
 	}
 	if v, err := strconv.Atoi(os.Getenv("MANIFOLD_CANCEL_N")); err == nil && v > 0 {

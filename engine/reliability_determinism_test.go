@@ -63,7 +63,10 @@ func withProcs(p, blas int, f func()) {
 // TestBLASThreadsAgree); the pure-Go backend has none.
 func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 	sizes := []int{300, 700}
-	if testing.Short() {
+	switch {
+	case raceEnabled:
+		sizes = []int{150}
+	case testing.Short():
 		sizes = []int{300}
 	}
 	for _, n := range sizes {
@@ -97,7 +100,14 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 // pure-Go backend's are bit-identical: its threads are goroutines with a
 // fixed split of the work).
 func TestBLASThreadsAgree(t *testing.T) {
-	x, labels := relData(700, 6, 5)
+	if raceEnabled {
+		t.Skip("TestDeterminismAcrossGOMAXPROCS runs the parallel paths under the race detector")
+	}
+	n := 700
+	if testing.Short() {
+		n = 300
+	}
+	x, labels := relData(n, 6, 5)
 	for _, m := range relMethods {
 		var one, four []uint64
 		withProcs(4, 1, func() { one = fitBits(t, m, x, labels, 42) })
