@@ -216,11 +216,11 @@ func (p *mmParser) coordinate(field, sym string) (*CSR, error) {
 	return t.ToCSR(), nil
 }
 
-// mmMaxSide is the number of rows or columns a coordinate file may declare
-// whatever its entries (a CSR row pointer of 2²⁴ + 1 entries is 128 MiB);
-// beyond it a side may be at most 8 times the entries, so a forged size
-// line cannot make the reader allocate what the file does not hold.
-const mmMaxSide = 1 << 24
+// mmMaxSide is the number of rows or columns a file may declare whatever
+// its entries (a CSR row pointer of 2²⁰ + 1 entries is 8 MiB); beyond it a
+// side may be at most 8 times the entries, so a forged size line cannot
+// make the reader allocate much more than the file holds.
+const mmMaxSide = 1 << 20
 
 func (p *mmParser) checkShape(r, c, nnz int) error {
 	for _, s := range []struct {
