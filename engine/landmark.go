@@ -260,7 +260,10 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 		}
 		idx = out
 	default: // MaxMin
-		idx = maxMin(x, l, rng.IntN(n))
+		var err error
+		if idx, err = maxMin(ctx, x, l, rng.IntN(n)); err != nil {
+			return nil, err
+		}
 	}
 	sort.Ints(idx)
 	// Distinct (k-means centroids may share a nearest point).
@@ -273,8 +276,9 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 	return out, nil
 }
 
-// maxMin picks l points greedily: each the farthest from those chosen.
-func maxMin(x blas64.General, l, first int) []int {
+// maxMin picks l points greedily: each the farthest from those chosen. It
+// checks ctx before each (a pass over the N points).
+func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) {
 	n := x.Rows
 	closest := make([]float64, n)
 	for i := range closest {
@@ -283,6 +287,9 @@ func maxMin(x blas64.General, l, first int) []int {
 	idx := []int{first}
 	row := newGeneral(1, n)
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		last := idx[len(idx)-1]
 		q := blas64.General{Rows: 1, Cols: x.Cols, Stride: x.Stride, Data: x.Data[last*x.Stride:]}
 		// The kernel cannot fail: the data were checked finite on input.
@@ -297,7 +304,7 @@ func maxMin(x blas64.General, l, first int) []int {
 			}
 		}
 		if len(idx) == l || fd <= 0 {
-			return idx
+			return idx, nil
 		}
 		idx = append(idx, far)
 	}
