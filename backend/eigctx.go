@@ -113,7 +113,7 @@ func EigRangeCtx(ctx context.Context, impl Impl, a blas64.Symmetric, lo, hi int)
 		return nil, z, err
 	}
 	zt := make([]float64, k*n)
-	if err := tridiagRange(d, e, lo, hi, scale, w, zt); err != nil {
+	if err := tridiagRangeCtx(ctx, d, e, lo, hi, scale, w, zt); err != nil {
 		return nil, z, err
 	}
 	if err := ctx.Err(); err != nil {
