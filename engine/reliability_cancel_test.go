@@ -43,7 +43,12 @@ func cancelVariants() []relMethod {
 	add("lsi/lanczos", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
 		return relModel(LSI{Eigensolver: EigenLanczos, Options: c.Options}.Fit(ctx, x))
 	})
+	var distOf *mat.Dense // the distances of the last x, made once
+	var dist *mat.Dense
 	add("mds/distances", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+		if distOf == x {
+			return relModel(MDS{Options: c.Options}.FitDistances(ctx, dist))
+		}
 		g := x.(*mat.Dense).RawMatrix()
 		n := g.Rows
 		d := mat.NewDense(n, n, nil)
@@ -57,6 +62,7 @@ func cancelVariants() []relMethod {
 				d.Set(i, j, math.Sqrt(s))
 			}
 		}
+		distOf, dist = x.(*mat.Dense), d
 		return relModel(MDS{Options: c.Options}.FitDistances(ctx, d))
 	})
 	return v
