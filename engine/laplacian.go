@@ -287,6 +287,13 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	dim := m.Dim()
+	for t, lam := range m.eig {
+		// The Nyström formula divides by μ = 1 − λ: at μ = 0 (to rounding)
+		// it has no value.
+		if math.Abs(1-lam) <= 1e-12 {
+			return nil, fmt.Errorf("%s: %w: coordinate %d has eigenvalue λ = %.17g, so the Nyström formula divides by 1 − λ = 0", what, ErrNoTransform, t, lam)
+		}
+	}
 	y := newGeneral(nq, dim)
 	var norms []float64
 	if m.weight == WeightCosine {
