@@ -281,8 +281,12 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 	c := newGeneral(rank, rank)
 	err = r.stage("reduce", flam.Gemm(n, rank, n)+flam.Gemm(rank, rank, n), func(ctx context.Context, st *stageCtx) error {
 		tu := newGeneral(n, rank)
-		backend.FullSymOp{A: tau.s64}.MulBlockTo(tu, compact(ur))
-		backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, ur, tu, 0, c)
+		if err := backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.NoTrans, 1, tau.s64, ur, 0, tu); err != nil {
+			return err
+		}
+		if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, ur, tu, 0, c); err != nil {
+			return err
+		}
 		// Symmetrise against rounding.
 		for i := 0; i < rank; i++ {
 			for j := 0; j < i; j++ {
@@ -313,14 +317,6 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 	vtr := blas64.General{Rows: rank, Cols: d, Stride: vt.Stride, Data: vt.Data}
 	backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, vtr, cv, 0, proj)
 	return proj, vals, nil
-}
-
-// compact returns g with stride = cols (a copy when g is strided).
-func compact(g blas64.General) blas64.General {
-	if g.Stride == g.Cols {
-		return g
-	}
-	return copyGeneral(g)
 }
 
 // Projection returns the D×Dim projection matrix A (the embedding is X·A).

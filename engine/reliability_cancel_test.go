@@ -68,6 +68,17 @@ func cancelVariants() []relMethod {
 	return v
 }
 
+// cancelCap cuts the uncancelled fit that lists the stages; timerSpan is
+// the part of it the timed cancels fall in. A recorded run at a larger size
+// (MANIFOLD_CANCEL_N set) lets fits run a minute and cancels anywhere.
+var cancelCap, timerSpan = time.Second, 500 * time.Millisecond
+
+func init() {
+	if os.Getenv("MANIFOLD_CANCEL_N") != "" {
+		cancelCap, timerSpan = time.Minute, time.Minute
+	}
+}
+
 // cancelSize is the data of the cancellation tests: N×D, MANIFOLD_CANCEL_N
 // and MANIFOLD_CANCEL_D override it (the runs recorded in doc.go used
 // larger sizes than the default, which keeps the test to a few seconds).
@@ -149,7 +160,7 @@ func TestCancelEveryStage(t *testing.T) {
 			before := runtime.NumGoroutine()
 			var stages []string
 			t0 := time.Now()
-			ctx, stop := context.WithTimeout(context.Background(), time.Second)
+			ctx, stop := context.WithTimeout(context.Background(), cancelCap)
 			defer stop()
 			_, err := relFit(ctx, m, x, relCase{Options: Options{Progress: func(p Progress) {
 				if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
@@ -200,8 +211,9 @@ func TestCancelEveryStage(t *testing.T) {
 					return cancelledFit(m, x, labels, func(p Progress) bool { return p.Stage == stage }, 0)
 				})
 			}
-			// Timed cancels within the first half second of a long fit.
-			span := min(total, 500*time.Millisecond)
+			// Timed cancels within the first half second of a long fit (all
+			// of it in a recorded run).
+			span := min(total, timerSpan)
 			for _, f := range []float64{0.2, 0.5, 0.8} {
 				check(fmt.Sprintf("cancel after %v", time.Duration(f*float64(span)).Round(time.Millisecond)), func() (error, time.Duration, string, []string) {
 					return cancelledFit(m, x, labels, nil, time.Duration(f*float64(span)))
