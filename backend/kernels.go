@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -49,6 +50,13 @@ func RowSqNorms(x blas64.General) []float64 {
 // xn and yn may hold the precomputed RowSqNorms of x and y (nil: computed
 // here). It returns an error wrapping ErrNotFinite if x or y holds NaN or Inf.
 func SqDist(impl Impl, dst, x, y blas64.General, xn, yn []float64) error {
+	return SqDistCtx(context.Background(), impl, dst, x, y, xn, yn)
+}
+
+// SqDistCtx is SqDist that checks ctx before each tile (tiles are lower
+// than 512 rows when the features are many, at most about panelWork flam
+// each) and returns an error wrapping ctx.Err() when cancelled.
+func SqDistCtx(ctx context.Context, impl Impl, dst, x, y blas64.General, xn, yn []float64) error {
 	m, n, dim := x.Rows, y.Rows, x.Cols
 	if y.Cols != dim || dst.Rows != m || dst.Cols != n {
 		panic(fmt.Sprintf("backend: SqDist: x %d×%d, y %d×%d, dst %d×%d", m, dim, n, y.Cols, dst.Rows, dst.Cols))
@@ -81,21 +89,25 @@ func SqDist(impl Impl, dst, x, y blas64.General, xn, yn []float64) error {
 			yn = RowSqNorms(y)
 		}
 	}
-	for i0 := 0; i0 < m; i0 += distTile {
-		i1 := min(m, i0+distTile)
+	th := max(16, min(distTile, int(panelWork(impl)/float64(distTile*dim))))
+	for i0 := 0; i0 < m; i0 += th {
+		i1 := min(m, i0+th)
 		j0 := 0
 		if self {
 			j0 = i0
 		}
 		for ; j0 < n; j0 += distTile {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("backend: distances cancelled: %w", err)
+			}
 			j1 := min(n, j0+distTile)
 			tile := sub(dst, i0, i1, j0, j1)
 			impl.Gemm(blas.NoTrans, blas.Trans, -2, sub(x, i0, i1, 0, dim), sub(y, j0, j1, 0, dim), 0, tile)
 			finishTile(tile, x, y, xn[i0:i1], yn[j0:j1], i0, j0, self)
-			if self && j0 != i0 {
-				// Mirror into the lower tile (J, I).
+			if self {
+				// Mirror the tile's part above the diagonal below it.
 				for i := i0; i < i1; i++ {
-					for j := j0; j < j1; j++ {
+					for j := max(j0, i+1); j < j1; j++ {
 						dst.Data[j*dst.Stride+i] = dst.Data[i*dst.Stride+j]
 					}
 				}
@@ -168,6 +180,13 @@ func RowMeans(s blas64.General) []float64 {
 // by the shortest-path pass that wrote S); nil computes it, one more read of
 // S. One read and one write of S, parallel over rows, no second n×n buffer.
 func DoubleCenter(s blas64.General, rowMeans []float64) {
+	_ = DoubleCenterCtx(context.Background(), s, rowMeans)
+}
+
+// DoubleCenterCtx is DoubleCenter that checks ctx between blocks of 64
+// rows and returns an error wrapping ctx.Err() when cancelled (S is then
+// partly centred).
+func DoubleCenterCtx(ctx context.Context, s blas64.General, rowMeans []float64) error {
 	n := s.Rows
 	if s.Cols != n {
 		panic(fmt.Sprintf("backend: DoubleCenter: S is %d×%d, not square", s.Rows, s.Cols))
@@ -181,7 +200,7 @@ func DoubleCenter(s blas64.General, rowMeans []float64) {
 		g += v
 	}
 	g /= float64(max(1, n))
-	ParallelFor(n, 64, func(lo, hi int) {
+	return ParallelForCtx(ctx, n, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ri := rowMeans[i] - g
 			row := s.Data[i*s.Stride : i*s.Stride+n]
@@ -197,6 +216,12 @@ func DoubleCenter(s blas64.General, rowMeans []float64) {
 // stride (float32 geodesics halve the memory of large Isomap problems). The
 // arithmetic is in float64; the results are rounded to float32.
 func DoubleCenter32(s []float32, n, stride int, rowMeans []float64) {
+	_ = DoubleCenter32Ctx(context.Background(), s, n, stride, rowMeans)
+}
+
+// DoubleCenter32Ctx is DoubleCenter32 that checks ctx between blocks of 64
+// rows.
+func DoubleCenter32Ctx(ctx context.Context, s []float32, n, stride int, rowMeans []float64) error {
 	if n > 0 && (stride < n || len(s) < (n-1)*stride+n) {
 		panic(fmt.Sprintf("backend: DoubleCenter32: %d elements cannot hold %d×%d with stride %d", len(s), n, n, stride))
 	}
@@ -218,7 +243,7 @@ func DoubleCenter32(s []float32, n, stride int, rowMeans []float64) {
 		g += v
 	}
 	g /= float64(max(1, n))
-	ParallelFor(n, 64, func(lo, hi int) {
+	return ParallelForCtx(ctx, n, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ri := rowMeans[i] - g
 			row := s[i*stride : i*stride+n]

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -100,7 +101,14 @@ func (pureGo) Syevd(a blas64.Symmetric, w []float64, vectors bool) error {
 // reduction of a matrix scaled by scale — into w (unscaled) and the rows of
 // zt (k×n). Both backends use it after their own reduction.
 func tridiagRange(d, e []float64, lo, hi int, scale float64, w, zt []float64) error {
+	return tridiagRangeCtx(context.Background(), d, e, lo, hi, scale, w, zt)
+}
+
+// tridiagRangeCtx is tridiagRange that checks ctx before each inverse
+// iteration (a cluster of c close eigenvalues costs O(c²·n) in all).
+func tridiagRangeCtx(ctx context.Context, d, e []float64, lo, hi int, scale float64, w, zt []float64) error {
 	t := newTridiag(d, e)
+	t.ctx = ctx
 	sel := t.selectRange(lo, hi)
 	if err := t.vectors(sel, zt); err != nil {
 		return err

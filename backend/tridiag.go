@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -27,7 +28,8 @@ type tridiag struct {
 	e2     []float64 // e², 0 across splits
 	blocks []int     // block boundaries: block b is [blocks[b], blocks[b+1])
 	pivmin float64
-	tnorm  float64 // max |λ| bound from Gershgorin
+	tnorm  float64         // max |λ| bound from Gershgorin
+	ctx    context.Context // checked before each inverse iteration; nil: never
 }
 
 func newTridiag(d, e []float64) *tridiag {
@@ -288,6 +290,11 @@ func (t *tridiag) clusterVectors(sel []selected, idx []int, zt []float64, ws *in
 	rng := uint64(0x9E3779B97F4A7C15) ^ uint64(b0)<<20 ^ uint64(idx[0])
 	prev := math.Inf(-1)
 	for ci, s := range idx {
+		if t.ctx != nil {
+			if err := t.ctx.Err(); err != nil {
+				return cancelled(err)
+			}
+		}
 		lam := sel[s].val
 		if ci > 0 && lam-prev < pertol {
 			lam = prev + pertol // separate coincident eigenvalues (DSTEIN)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -167,6 +168,68 @@ func mapGraphErr(err error) error {
 		return fmt.Errorf("%w: %w", ErrBadSetting, err)
 	}
 	return err
+}
+
+// checkKNNConnected returns an error wrapping ErrDisconnected, naming the
+// components, when the k-nearest-neighbour lists nb (edges in either
+// direction) fall apart: the bottom eigenvectors of a method built on
+// local weights (LLE, LTSA) then only tell the components apart, and its
+// embedding would be meaningless.
+func checkKNNConnected(method string, nb *neighbors.Result) error {
+	n := nb.Len()
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	parts := n
+	for i := 0; i < n; i++ {
+		js, _ := nb.Row(i)
+		for _, j := range js {
+			if a, b := find(i), find(j); a != b {
+				parent[max(a, b)] = min(a, b)
+				parts--
+			}
+		}
+	}
+	if parts <= 1 {
+		return nil
+	}
+	size := map[int]int{}
+	var roots []int
+	for i := 0; i < n; i++ {
+		r := find(i)
+		if size[r] == 0 {
+			roots = append(roots, r)
+		}
+		size[r]++
+	}
+	var sizes []string
+	for c, r := range roots {
+		if c == 10 {
+			sizes = append(sizes, fmt.Sprintf("… %d more", len(roots)-10))
+			break
+		}
+		sizes = append(sizes, fmt.Sprint(size[r]))
+	}
+	return fmt.Errorf("%s: %w: the %d-nearest-neighbour graph has %d connected components (sizes %s): the bottom eigenvectors would only tell them apart; increase k, or embed the components separately",
+		method, ErrDisconnected, len(nb.Ind)/max(n, 1), parts, strings.Join(sizes, ", "))
+}
+
+// graphBytes estimates the memory of the neighbour stages for n points and
+// k neighbours (an ε-graph counts as k = 10): the brute-force search's key
+// tile (up to 1024² keys, 8 MiB; the k-d tree needs less), the neighbour
+// lists, and the symmetrised graph with the copy the disconnected policy
+// makes, about 64·n·k bytes.
+func graphBytes(n, k int) int64 {
+	t := int64(min(n, 1024))
+	return 8*t*t + 64*int64(n)*int64(max(k, 10))
 }
 
 // subsetRows returns the rows idx of x as a compact matrix.

@@ -66,6 +66,9 @@ func samplesInput(what string, x mat.Matrix) (samples, error) {
 	if r == 0 || cols == 0 {
 		return samples{}, fmt.Errorf("%s: %w: %d samples × %d features", what, ErrEmpty, r, cols)
 	}
+	if err := checkSize(what, r, cols); err != nil {
+		return samples{}, err
+	}
 	ptr, ind, val := c.RowPtr(), c.ColIdx(), c.Values()
 	for i := 0; i < r; i++ {
 		for p := ptr[i]; p < ptr[i+1]; p++ {
@@ -75,6 +78,162 @@ func samplesInput(what string, x mat.Matrix) (samples, error) {
 		}
 	}
 	return samples{csr: c}, nil
+}
+
+// fitDenseInput is denseInput for the data a method learns from: a matrix
+// that is not a *mat.Dense is copied only when the copy fits in the memory
+// budget, and the values must pass checkFitData.
+func fitDenseInput(method string, x mat.Matrix, opts Options) (blas64.General, error) {
+	if err := checkCopy(method, x, opts); err != nil {
+		return blas64.General{}, err
+	}
+	g, err := denseInput(method, x)
+	if err != nil {
+		return g, err
+	}
+	return g, checkFitData(method, samples{dense: g}, true)
+}
+
+// fitSamplesInput is samplesInput for the data a method learns from (see
+// fitDenseInput); a *sparse.CSR is kept as it is. spread says whether the
+// method needs distinct samples (every method that centres the data or
+// measures distances); see checkFitData.
+func fitSamplesInput(method string, x mat.Matrix, opts Options, spread bool) (samples, error) {
+	if _, ok := x.(*sparse.CSR); !ok {
+		if err := checkCopy(method, x, opts); err != nil {
+			return samples{}, err
+		}
+	}
+	in, err := samplesInput(method, x)
+	if err != nil {
+		return in, err
+	}
+	return in, checkFitData(method, in, spread)
+}
+
+// copyBytes is what densifying x costs: 0 for a *mat.Dense (used in
+// place), rows·cols·8 otherwise (-1 when that overflows).
+func copyBytes(x mat.Matrix) int64 {
+	if x == nil {
+		return 0
+	}
+	if _, ok := x.(*mat.Dense); ok {
+		return 0
+	}
+	r, c := x.Dims()
+	if r <= 0 || c <= 0 {
+		return 0
+	}
+	if int64(r) > math.MaxInt64/8/int64(c) || int64(r)*int64(c) > math.MaxInt {
+		return -1
+	}
+	return 8 * int64(r) * int64(c)
+}
+
+// maxSide bounds the samples and the features (2³¹ − 1), so that the
+// memory estimates, products of two sizes and small factors, stay within
+// int64.
+const maxSide = math.MaxInt32
+
+func checkSize(what string, r, c int) error {
+	if r > maxSide || c > maxSide {
+		return fmt.Errorf("%s: %w: %d samples × %d features; the engine takes at most %d of either", what, ErrMemoryBudget, r, c, maxSide)
+	}
+	return nil
+}
+
+// fitCopyBytes is what a Fit spends densifying x: copyBytes, except for a
+// *sparse.CSR that the method keeps sparse (keepSparse).
+func fitCopyBytes(x mat.Matrix, keepSparse bool) int64 {
+	if _, ok := x.(*sparse.CSR); ok && keepSparse {
+		return 0
+	}
+	return max(copyBytes(x), 0)
+}
+
+// checkCopy refuses to densify x (a sparse or other non-Dense matrix) when
+// the copy cannot exist or does not fit the memory budget.
+func checkCopy(method string, x mat.Matrix, opts Options) error {
+	b := copyBytes(x)
+	if b == 0 {
+		return nil
+	}
+	r, c := x.Dims()
+	if b < 0 {
+		return fmt.Errorf("%s: %w: a dense copy of the %d×%d input cannot be addressed; use a method that keeps sparse rows (lsi, lpp, npe, ltsa, laplacian, isoprojection)",
+			method, ErrMemoryBudget, r, c)
+	}
+	if opts.MaxBytes > 0 && b > opts.MaxBytes {
+		return fmt.Errorf("%s: %w: a dense copy of the %d×%d input needs about %s, budget %s; cheaper: a method that keeps sparse rows (lsi, lpp, npe, ltsa, laplacian, isoprojection), or a *mat.Dense input (used in place)",
+			method, ErrMemoryBudget, r, c, fmtBytes(b), fmtBytes(opts.MaxBytes))
+	}
+	return nil
+}
+
+// Limits of the values a fit accepts. Squared distances, Gram entries and
+// their sums over N samples must stay finite: with |x| ≤ s they are at most
+// 4·D·s² and N·D·s², so s² · 8·max(N, D)·D must stay below MaxFloat64. A
+// spread below minSpread makes every squared difference underflow to 0.
+const minSpread = 1e-150
+
+// checkFitData checks the range of the values a method learns from: values
+// so large that squared distances or Gram sums overflow (ErrNotFinite),
+// samples whose spread is so small that squared differences underflow to
+// 0 (ErrNumerical), and, when spread is set, samples that are all the same
+// point (ErrDimension: no direction or distance to embed).
+func checkFitData(method string, x samples, spread bool) error {
+	n, d := x.rows(), x.cols()
+	lo := make([]float64, d)
+	hi := make([]float64, d)
+	big := 0.0
+	if x.csr != nil {
+		count := make([]int, d)
+		ptr, ind, val := x.csr.RowPtr(), x.csr.ColIdx(), x.csr.Values()
+		for i := 0; i < n; i++ {
+			for p := ptr[i]; p < ptr[i+1]; p++ {
+				j, v := ind[p], val[p]
+				if count[j] == 0 {
+					lo[j], hi[j] = v, v
+				} else {
+					lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
+				}
+				count[j]++
+				big = max(big, math.Abs(v))
+			}
+		}
+		for j, c := range count {
+			if c < n { // implicit zeros
+				lo[j], hi[j] = min(lo[j], 0), max(hi[j], 0)
+			}
+		}
+	} else {
+		g := x.dense
+		copy(lo, g.Data[:d])
+		copy(hi, g.Data[:d])
+		for i := 0; i < n; i++ {
+			for j, v := range g.Data[i*g.Stride : i*g.Stride+d] {
+				lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
+			}
+		}
+		for j := range lo {
+			big = max(big, math.Abs(lo[j]), math.Abs(hi[j]))
+		}
+	}
+	if limit := math.Sqrt(math.MaxFloat64 / (8 * float64(max(n, d)) * float64(d))); big > limit {
+		return fmt.Errorf("%s: %w: values as large as %.3g make squared distances overflow (the limit for %d×%d data is about %.3g); rescale the data",
+			method, ErrNotFinite, big, n, d, limit)
+	}
+	width := 0.0
+	for j := range lo {
+		width = max(width, hi[j]-lo[j])
+	}
+	switch {
+	case spread && width == 0 && n > 1:
+		return fmt.Errorf("%s: %w: all %d samples are the same point: there is no distance or direction to embed", method, ErrDimension, n)
+	case width > 0 && width < minSpread:
+		return fmt.Errorf("%s: %w: the samples differ by at most %.3g, so squared differences underflow to 0; rescale the data", method, ErrNumerical, width)
+	}
+	return nil
 }
 
 // denseInput returns X as a row-major matrix. A *mat.Dense is used in place
@@ -87,6 +246,9 @@ func denseInput(what string, x mat.Matrix) (blas64.General, error) {
 	r, c := x.Dims()
 	if r == 0 || c == 0 {
 		return blas64.General{}, fmt.Errorf("%s: %w: %d samples × %d features", what, ErrEmpty, r, c)
+	}
+	if err := checkSize(what, r, c); err != nil {
+		return blas64.General{}, err
 	}
 	var g blas64.General
 	if d, ok := x.(*mat.Dense); ok {

@@ -103,7 +103,7 @@ func (s Isomap) spec() graphSpec {
 // Fit embeds the rows of x.
 func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	s = s.resolved()
-	g, err := denseInput(methodIsomap, x)
+	g, err := fitDenseInput(methodIsomap, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	if s.Float32 {
 		elem = 4
 	}
-	est := elem*int64(n)*int64(n) + int64(n)*int64(g.Cols+8*max(s.K, 10)+8*s.Dim)*8
+	est := elem*int64(n)*int64(n) + 8*int64(n)*int64(g.Cols+2*s.Dim) + graphBytes(n, s.K) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
 		"float32 geodesics (Float32, halves the N×N matrix) or landmark-isomap (O(L·N))"); err != nil {
 		return nil, err
@@ -158,7 +158,11 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 		return nil, err
 	}
 	m.eig = vals
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -235,11 +239,9 @@ func geodesicTau(r *run, graph *sparse.CSR, f32 bool) (tauMatrix, error) {
 	}
 	err = r.stage("centering", flam.DoubleCenter(n), func(ctx context.Context, st *stageCtx) error {
 		if f32 {
-			backend.DoubleCenter32(t.s32, n, n, t.means)
-		} else {
-			backend.DoubleCenter(t.s64, t.means)
+			return backend.DoubleCenter32Ctx(ctx, t.s32, n, n, t.means)
 		}
-		return nil
+		return backend.DoubleCenterCtx(ctx, t.s64, t.means)
 	})
 	return t, err
 }
@@ -257,7 +259,7 @@ func topEigen(r *run, s64 blas64.General, s32 []float32, n, dim int, solver Eige
 		err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "dense syevr"
 			var err error
-			vals, vecs, err = backend.EigTop(backend.Active(), blas64.Symmetric{N: n, Stride: s64.Stride, Data: s64.Data, Uplo: blas.Upper}, dim)
+			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), blas64.Symmetric{N: n, Stride: s64.Stride, Data: s64.Data, Uplo: blas.Upper}, dim)
 			return wrapNumerical(err)
 		})
 		return vals, vecs, err

@@ -99,7 +99,7 @@ func (s IsoProjection) spec() graphSpec {
 func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionModel, error) {
 	const method = methodIsoProjection
 	s = s.resolved()
-	xs, err := samplesInput(method, x)
+	xs, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 	if s.Float32 {
 		elem = 4
 	}
-	est := elem*int64(n)*int64(n) + 8*int64(xs.nnz()+n*(10+s.Dim))
+	est := elem*int64(n)*int64(n) + 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(n, s.K) + fitCopyBytes(x, true)
 	if s.Solver == IsoProjectionDirect {
 		est += 8 * int64(n) * int64(min(n, d)+n)
 	}
@@ -196,7 +196,11 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -277,8 +281,12 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 	c := newGeneral(rank, rank)
 	err = r.stage("reduce", flam.Gemm(n, rank, n)+flam.Gemm(rank, rank, n), func(ctx context.Context, st *stageCtx) error {
 		tu := newGeneral(n, rank)
-		backend.FullSymOp{A: tau.s64}.MulBlockTo(tu, compact(ur))
-		backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, ur, tu, 0, c)
+		if err := backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.NoTrans, 1, tau.s64, ur, 0, tu); err != nil {
+			return err
+		}
+		if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, ur, tu, 0, c); err != nil {
+			return err
+		}
 		// Symmetrise against rounding.
 		for i := 0; i < rank; i++ {
 			for j := 0; j < i; j++ {
@@ -309,14 +317,6 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 	vtr := blas64.General{Rows: rank, Cols: d, Stride: vt.Stride, Data: vt.Data}
 	backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, vtr, cv, 0, proj)
 	return proj, vals, nil
-}
-
-// compact returns g with stride = cols (a copy when g is strided).
-func compact(g blas64.General) blas64.General {
-	if g.Stride == g.Cols {
-		return g
-	}
-	return copyGeneral(g)
 }
 
 // Projection returns the D×Dim projection matrix A (the embedding is X·A).

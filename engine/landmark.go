@@ -91,7 +91,7 @@ func (s LandmarkIsomap) spec() graphSpec {
 // Fit embeds the rows of x.
 func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapModel, error) {
 	const method = methodLandmarkIsomap
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		return nil, err
 	}
 	defer r.finish()
-	est := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(g.Cols+3*max(s.K, 10))
+	est := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(g.Cols+3*max(s.K, 10)) + graphBytes(n, s.K) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), "fewer landmarks"); err != nil {
 		return nil, err
 	}
@@ -152,6 +152,9 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		return nil, err
 	}
 	nl = len(m.landmarks)
+	if s.Dim > nl-1 { // fewer distinct landmarks than asked (duplicate points)
+		return nil, fmt.Errorf("%s: %w: dim = %d but the data have only %d distinct landmarks", method, ErrDimension, s.Dim, nl)
+	}
 	// Squared geodesics landmark → point, in float32: half the memory of
 	// the L×N matrix, the one large allocation of the method.
 	delta := make([]float32, nl*nk)
@@ -202,7 +205,11 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -260,7 +267,10 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 		}
 		idx = out
 	default: // MaxMin
-		idx = maxMin(x, l, rng.IntN(n))
+		var err error
+		if idx, err = maxMin(ctx, x, l, rng.IntN(n)); err != nil {
+			return nil, err
+		}
 	}
 	sort.Ints(idx)
 	// Distinct (k-means centroids may share a nearest point).
@@ -276,8 +286,9 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 // maxMin picks l points greedily: each the farthest from those chosen
 // (ties to the lower index). The squared distances to each new landmark
 // are computed directly, in parallel over fixed chunks of points (a tiled
-// Gemm of one row against N is all overhead): O(l·N·D) in all.
-func maxMin(x blas64.General, l, first int) []int {
+// Gemm of one row against N is all overhead): O(l·N·D) in all. It checks
+// ctx before each landmark (a pass over the N points).
+func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) {
 	n, d := x.Rows, x.Cols
 	closest := make([]float64, n)
 	for i := range closest {
@@ -289,6 +300,9 @@ func maxMin(x blas64.General, l, first int) []int {
 	bestD := make([]float64, chunks)
 	idx := []int{first}
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		last := idx[len(idx)-1]
 		q := x.Data[last*x.Stride : last*x.Stride+d]
 		backend.ParallelFor(n, grain, func(lo, hi int) {
@@ -316,7 +330,7 @@ func maxMin(x blas64.General, l, first int) []int {
 			}
 		}
 		if len(idx) == l || fd <= 0 {
-			return idx
+			return idx, nil
 		}
 		idx = append(idx, far)
 	}

@@ -106,7 +106,7 @@ func (s LaplacianEigenmaps) spec() graphSpec {
 func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianModel, error) {
 	const method = methodLaplacian
 	s = s.resolved()
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 		return nil, err
 	}
 	defer r.finish()
-	est := int64(8) * int64(in.nnz()+n*(4*s.K+2*s.Dim+40))
+	est := int64(8)*int64(in.nnz()+n*(4*s.K+2*s.Dim+40)) + graphBytes(n, s.K) + fitCopyBytes(x, true)
 	if solver == EigenDense {
 		est += 8 * int64(n) * int64(n)
 	}
@@ -204,7 +204,11 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 	for j := range m.eig {
 		m.eig[j] = 1 - vals[j+1]
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -225,7 +229,7 @@ func topNormalized(r *run, a *sparse.CSR, k int, solver Eigensolver, seed uint64
 				}
 			}
 			var err error
-			vals, vecs, err = backend.EigTop(backend.Active(), sym, k)
+			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, k)
 			return wrapNumerical(err)
 		})
 		return vals, vecs, err
@@ -283,6 +287,13 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	dim := m.Dim()
+	for t, lam := range m.eig {
+		// The Nyström formula divides by μ = 1 − λ: at μ = 0 (to rounding)
+		// it has no value.
+		if math.Abs(1-lam) <= 1e-12 {
+			return nil, fmt.Errorf("%s: %w: coordinate %d has eigenvalue λ = %.17g, so the Nyström formula divides by 1 − λ = 0", what, ErrNoTransform, t, lam)
+		}
+	}
 	y := newGeneral(nq, dim)
 	var norms []float64
 	if m.weight == WeightCosine {

@@ -113,7 +113,7 @@ func classIndex(labels []int) ([]int, []int, []int) {
 // Fit learns the discriminant from the rows of x and s.Labels.
 func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 	const method = methodLDA
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,12 @@ func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	est := 8 * int64(n*d+d*min(d, n)+min(d, n)*min(d, n)*2+n*n)
+	// The centred copy and the D'×D' scatter matrices (D' = min(D, N));
+	// the Fisherfaces PCA adds the N×N Gram matrix.
+	est := 8*int64(n*d+3*min(d, n)*min(d, n)) + fitCopyBytes(x, false)
+	if usePCA {
+		est += 8 * int64(n) * int64(n+d)
+	}
 	if err := r.checkBudget(est, "LDA", "fewer samples"); err != nil {
 		return nil, err
 	}
@@ -152,7 +157,11 @@ func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 	if usePCA {
 		r.rep.Params["pca_dim"] = m.pcaDim
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -164,6 +173,9 @@ func checkLabels(method string, labels []int, n int) ([]int, []int, []int, error
 	}
 	if len(labels) != n {
 		return nil, nil, nil, fmt.Errorf("%s: %w: %d labels for %d samples", method, ErrLabels, len(labels), n)
+	}
+	if n < 3 {
+		return nil, nil, nil, fmt.Errorf("%s: %w: %d sample(s), need at least 3 (two classes and a within-class scatter)", method, ErrTooFewSamples, n)
 	}
 	y, classes, size := classIndex(labels)
 	if len(classes) < 2 {
@@ -199,7 +211,7 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 	if usePCA {
 		err := runStage(r, "pca", flam.Syrk(n, d)+flam.Syevr(n, n-c)+flam.Gemm(d, n-c, n), func(ctx context.Context, st *stageCtx) error {
 			var err error
-			u, a, err = fisherfacesPCA(a, n-c)
+			u, a, err = fisherfacesPCA(ctx, a, n-c)
 			if st != nil {
 				st.detail = fmt.Sprintf("Gram matrix, %d components", a.Cols)
 			}
@@ -243,7 +255,9 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 				w.Data[i*p+j] = v - mrow[j]
 			}
 		}
-		impl.Syrk(blas.Trans, 1, w, 0, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: sw.Data})
+		if err := backend.SyrkCtx(ctx, impl, blas.Trans, 1, w, 0, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: sw.Data}); err != nil {
+			return err
+		}
 		mirrorUpper(sw)
 		return nil
 	})
@@ -314,12 +328,14 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 // centred n×D a and the scores a·U (n×r), r ≤ p the number with a non-zero
 // variance: from the n×n Gram matrix aaᵀ = VΛVᵀ, scores VΛ^½ and
 // U = aᵀVΛ^−½ (the Eigenfaces trick, Belhumeur et al. §2.1).
-func fisherfacesPCA(a blas64.General, p int) (blas64.General, blas64.General, error) {
+func fisherfacesPCA(ctx context.Context, a blas64.General, p int) (blas64.General, blas64.General, error) {
 	n, d := a.Rows, a.Cols
 	impl := backend.Active()
 	gm := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
-	impl.Syrk(blas.NoTrans, 1, a, 0, gm)
-	vals, vecs, err := backend.EigTop(impl, gm, p)
+	if err := backend.SyrkCtx(ctx, impl, blas.NoTrans, 1, a, 0, gm); err != nil {
+		return blas64.General{}, blas64.General{}, err
+	}
+	vals, vecs, err := backend.EigTopCtx(ctx, impl, gm, p)
 	if err != nil {
 		return blas64.General{}, blas64.General{}, wrapNumerical(err)
 	}
@@ -342,7 +358,9 @@ func fisherfacesPCA(a blas64.General, p int) (blas64.General, blas64.General, er
 		}
 	}
 	u := newGeneral(d, r)
-	impl.Gemm(blas.Trans, blas.NoTrans, 1, a, v, 0, u)
+	if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, a, v, 0, u); err != nil {
+		return blas64.General{}, blas64.General{}, err
+	}
 	return u, scores, nil
 }
 

@@ -55,7 +55,11 @@ import (
 // above it the leading autoPCADim are kept.
 const (
 	maxExactSVD = 2000
-	autoPCADim  = 100
+	// maxSyevd is the largest m whose full eigendecomposition runs as one
+	// Syevd call (≈ 60 ms in pure Go); above it the cancellable
+	// EigTopCtx finds all m pairs.
+	maxSyevd   = 200
+	autoPCADim = 100
 )
 
 // rankTol: singular values σ_i ≤ rankTol·σ_1 count as zero.
@@ -279,14 +283,23 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 				if gram.samples {
 					t = blas.NoTrans
 				}
-				backend.Active().Syrk(t, 1, h.dense, 0, sym)
+				if err := backend.SyrkCtx(ctx, backend.Active(), t, 1, h.dense, 0, sym); err != nil {
+					return err
+				}
 			} else {
 				if err := formGram(ctx, st, gram, sym); err != nil {
 					return err
 				}
 			}
 			var err error
-			{
+			if m > maxSyevd {
+				// All m pairs by the cancellable solver: one Syevd call
+				// (9·m³ flam in pure Go) would outlast a cancel by seconds.
+				if vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, m); err != nil {
+					return wrapNumerical(err)
+				}
+				st.detail = fmt.Sprintf("dense eigensolver (cancellable) on %s (%d×%d): all singular directions", side, m, m)
+			} else {
 				vals = make([]float64, m)
 				if err = backend.Active().Syevd(sym, vals, true); err != nil {
 					return wrapNumerical(err)
@@ -367,9 +380,9 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		sym := blas64.Symmetric{N: rk, Stride: red.Stride, Uplo: blas.Upper, Data: red.Data}
 		var err error
 		if p.largest {
-			res.vals, c, err = backend.EigTop(backend.Active(), sym, p.dim)
+			res.vals, c, err = backend.EigTopCtx(ctx, backend.Active(), sym, p.dim)
 		} else {
-			res.vals, c, err = backend.EigBottom(backend.Active(), sym, p.dim)
+			res.vals, c, err = backend.EigBottomCtx(ctx, backend.Active(), sym, p.dim)
 		}
 		st.detail = fmt.Sprintf("dense syevr, order %d", rk)
 		return wrapNumerical(err)

@@ -64,7 +64,7 @@ func (s LLE) resolved() LLE {
 // Fit embeds the rows of x.
 func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	s = s.resolved()
-	g, err := denseInput(methodLLE, x)
+	g, err := fitDenseInput(methodLLE, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +99,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	if solver == EigenDense {
 		est += 8 * int64(n) * int64(n)
 	}
+	est += graphBytes(n, s.K) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, "LLE", "the Lanczos eigensolver (no N×N matrix)"); err != nil {
 		return nil, err
 	}
@@ -107,7 +108,10 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	err = r.stage("neighbors", flam.KNNBrute(n, n, d), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		nb, err = neighbors.KNN(ctx, dense, s.K, neighbors.Options{})
-		return err
+		if err != nil {
+			return err
+		}
+		return checkKNNConnected(methodLLE, nb)
 	})
 	if err != nil {
 		return nil, mapGraphErr(err)
@@ -135,7 +139,11 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 		}
 	}
 	m.eig = vals[1:]
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

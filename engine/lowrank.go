@@ -130,13 +130,16 @@ func (s LowRankIsomap) resolved() LowRankIsomap {
 func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapModel, error) {
 	const method = methodLowRankIsomap
 	s = s.resolved()
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
 	n, d := g.Rows, g.Cols
 	var y []int
 	nc := s.Landmarks
+	if n < 3 {
+		return nil, fmt.Errorf("%s: %w: %d sample(s), need at least 3 (two groups and a within-group scatter)", method, ErrTooFewSamples, n)
+	}
 	if s.Labels != nil {
 		var classes []int
 		if y, classes, _, err = checkLabels(method, s.Labels, n); err != nil {
@@ -158,7 +161,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 		return nil, err
 	}
 	defer r.finish()
-	est := 8 * (2*int64(n)*int64(d) + 3*int64(d)*int64(d) + 8*int64(nc)*int64(max(d, nc)))
+	est := 8*(2*int64(n)*int64(d)+3*int64(d)*int64(d)+8*int64(nc)*int64(max(d, nc))) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, "Low-Rank Isomap (D×D scatter matrices)", "fewer features (PCA first)"); err != nil {
 		return nil, err
 	}
@@ -212,7 +215,9 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 				w.Data[i*d+j] = v - mrow[j]
 			}
 		}
-		backend.Active().Syrk(blas.Trans, 1, w, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: sw.Data})
+		if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, w, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: sw.Data}); err != nil {
+			return err
+		}
 		mirrorUpper(sw)
 		return nil
 	})
@@ -296,7 +301,11 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

@@ -92,7 +92,7 @@ func (s LPP) spec() graphSpec { return graphSpec{k: s.K, eps: s.Eps, labels: s.L
 func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 	const method = methodLPP
 	s = s.resolved()
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	if err := r.checkBudget(lgeBytes(in, s.PCADim), "LPP", "a smaller PCADim (fewer singular directions)"); err != nil {
+	if err := r.checkBudget(lgeBytes(in, s.PCADim)+graphBytes(n, s.K)+fitCopyBytes(x, true), "LPP", "a smaller PCADim (fewer singular directions)"); err != nil {
 		return nil, err
 	}
 	fixed, err := inputGraph(r, in, spec, true)
@@ -177,7 +177,11 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

@@ -57,7 +57,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if s.Dim == 0 {
 		s.Dim = 2
 	}
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, false)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	est := int64(8) * int64(in.nnz()+(n+d)*s.Dim+3*m*max(3*s.Dim, 48))
+	est := int64(8)*int64((n+d)*s.Dim+3*m*max(3*s.Dim, 48)) + fitCopyBytes(x, true)
 	if solver == EigenDense {
 		est += 8 * int64(m) * int64(m)
 	}
@@ -120,10 +120,12 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 				if gram.samples {
 					t = blas.NoTrans
 				}
-				backend.Active().Syrk(t, 1, in.dense, 0, sym)
+				if err := backend.SyrkCtx(ctx, backend.Active(), t, 1, in.dense, 0, sym); err != nil {
+					return err
+				}
 			}
 			var err error
-			vals, vecs, err = backend.EigTop(backend.Active(), sym, s.Dim)
+			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, s.Dim)
 			st.detail = fmt.Sprintf("dense syevr of %s (%d×%d)", side, m, m)
 			return wrapNumerical(err)
 		})
@@ -150,7 +152,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 		return nil, err
 	}
 	for j, v := range vals {
-		if v <= 1e-24*max(vals[0], 0) || vals[0] <= 0 {
+		if v <= 1e-12*max(vals[0], 0) || vals[0] <= 0 { // σ_j ≤ 1e-6·σ_1: zero to the accuracy of the Gram eigenvalues
 			return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
 		}
 	}
@@ -179,7 +181,11 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	mod.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	mod.report = *rep
 	return mod, nil
 }
 

@@ -82,7 +82,7 @@ func (s LTSA) resolved() LTSA {
 func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	const method = methodLTSA
 	s = s.resolved()
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	est := int64(8) * int64(in.nnz()+3*n*s.K*s.K)
+	est := int64(8)*int64(in.nnz()+3*n*s.K*s.K) + graphBytes(n, s.K) + fitCopyBytes(x, true)
 	if solver == EigenDense {
 		est += 8 * int64(n) * int64(n)
 	}
@@ -127,7 +127,10 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		nb, err = inputNeighbours(ctx, in, s.K, 0, nil)
-		return err
+		if err != nil {
+			return err
+		}
+		return checkKNNConnected(method, nb)
 	})
 	if err != nil {
 		return nil, mapGraphErr(err)
@@ -206,7 +209,11 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	}
 	backend.FixSigns(m.embedding)
 	m.eig = vals[1:]
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -230,7 +237,7 @@ func bottomSparse(r *run, b *sparse.CSR, k int, solver Eigensolver, seed uint64,
 				}
 			}
 			var err error
-			vals, vecs, err = backend.EigBottom(backend.Active(), sym, k)
+			vals, vecs, err = backend.EigBottomCtx(ctx, backend.Active(), sym, k)
 			return wrapNumerical(err)
 		})
 		return vals, vecs, err

@@ -52,7 +52,7 @@ func (s MDS) dim() int {
 
 // Fit embeds the rows of x by classical MDS of their Euclidean distances.
 func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
-	g, err := denseInput(methodMDS, x)
+	g, err := fitDenseInput(methodMDS, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -65,12 +65,12 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	if err := r.checkBudget(int64(8*n*n), "classical MDS (one N×N matrix)", "landmark-isomap or PCA"); err != nil {
+	if err := r.checkBudget(8*int64(n)*int64(n)+fitCopyBytes(x, false), "classical MDS (one N×N matrix)", "landmark-isomap or PCA"); err != nil {
 		return nil, err
 	}
 	sq := newGeneral(n, n)
 	err = r.stage("distances", flam.SqDist(n, n, g.Cols, true), func(ctx context.Context, st *stageCtx) error {
-		return backend.SqDist(backend.Active(), sq, g, g, nil, nil)
+		return backend.SqDistCtx(ctx, backend.Active(), sq, g, g, nil, nil)
 	})
 	if err != nil {
 		return nil, err
@@ -80,13 +80,20 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 		return nil, err
 	}
 	m.train = copyGeneral(g)
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
 // FitDistances embeds N points given their N×N matrix of Euclidean (not
 // squared) distances: symmetric, non-negative, zero diagonal, finite.
 func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, error) {
+	if err := checkCopy("mds distances", dist, s.Options); err != nil {
+		return nil, err
+	}
 	g, err := denseInput("mds distances", dist)
 	if err != nil {
 		return nil, err
@@ -98,7 +105,9 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 	if err := s.check(n); err != nil {
 		return nil, err
 	}
-	sq := newGeneral(n, n)
+	// Squared distances and their row sums must stay finite.
+	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n)))
+	largest := 0.0
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			v := g.Data[i*g.Stride+j]
@@ -107,19 +116,40 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 				return nil, fmt.Errorf("mds: %w: distances must be symmetric, non-negative with a zero diagonal: d[%d,%d] = %v, d[%d,%d] = %v",
 					ErrBadSetting, i, j, v, j, i, w)
 			}
-			sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
+			if v > limit {
+				return nil, fmt.Errorf("mds: %w: distance d[%d,%d] = %.3g makes squared distances overflow (limit about %.3g for %d points); rescale",
+					ErrNotFinite, i, j, v, limit, n)
+			}
+			largest = max(largest, v)
 		}
+	}
+	if largest == 0 {
+		return nil, fmt.Errorf("mds: %w: every distance is 0: all %d points are the same", ErrDimension, n)
 	}
 	r, err := startRun(ctx, methodMDS, s.Options, n, n, s.dim(), map[string]any{"dim": s.dim(), "input": "distances"})
 	if err != nil {
 		return nil, err
 	}
 	defer r.finish()
+	if err := r.checkBudget(8*int64(n)*int64(n)+copyBytes(dist), "classical MDS (one N×N matrix)", "landmark-isomap"); err != nil {
+		return nil, err
+	}
+	sq := newGeneral(n, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
+			sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
+		}
+	}
 	m, err := s.embed(r, sq)
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -159,8 +189,7 @@ func centreAndEig(r *run, sq blas64.General, dim int, solver Eigensolver, seed u
 	var means []float64
 	err := r.stage("centering", flam.DoubleCenter(n), func(ctx context.Context, st *stageCtx) error {
 		means = backend.RowMeans(sq)
-		backend.DoubleCenter(sq, means)
-		return nil
+		return backend.DoubleCenterCtx(ctx, sq, means)
 	})
 	if err != nil {
 		return nil, blas64.General{}, nil, err

@@ -29,7 +29,7 @@ import (
 //
 // A reader rejects, with an error wrapping ErrModelFile, a file whose magic,
 // version or checksum do not match, whose sizes do not add up, or whose
-// method it does not know. Arrays are what each model needs to map new
+// method it does not know, or whose float arrays hold NaN or Inf. Arrays are what each model needs to map new
 // points (its embedding, the training data or projection, a neighbour graph),
 // named per method in its encode function.
 const (
@@ -194,7 +194,11 @@ func readModelData(r io.Reader) (*modelData, error) {
 		}
 		g := blas64.General{Rows: a.Rows, Cols: a.Cols, Stride: max(1, a.Cols), Data: make([]float64, a.Rows*a.Cols)}
 		for i := range g.Data {
-			g.Data[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+			v := math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, modelErr("array %q holds %v at element %d (a model holds finite numbers only)", a.Name, v, i)
+			}
+			g.Data[i] = v
 		}
 		d.floats[a.Name] = g
 	}

@@ -88,7 +88,7 @@ func (s NPE) resolved() NPE {
 func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	const method = methodNPE
 	s = s.resolved()
-	in, err := samplesInput(method, x)
+	in, err := fitSamplesInput(method, x, s.Options, true)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	if err := r.checkBudget(lgeBytes(in, s.PCADim), "NPE", "a smaller PCADim (fewer singular directions)"); err != nil {
+	if err := r.checkBudget(lgeBytes(in, s.PCADim)+graphBytes(n, s.K)+fitCopyBytes(x, true), "NPE", "a smaller PCADim (fewer singular directions)"); err != nil {
 		return nil, err
 	}
 	var nb *neighbors.Result
@@ -189,7 +189,11 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

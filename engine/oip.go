@@ -196,7 +196,7 @@ func (s OIP) params(solver OIPSolver) map[string]any {
 func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 	const method = methodOIP
 	s = s.resolved()
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	tr, kept, tau, err := oipGeodesics(r, g, s.spec(), s.Dim)
+	tr, kept, tau, err := oipGeodesics(r, g, s.spec(), s.Dim, fitCopyBytes(x, false))
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,11 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 	if err := checkSpan(method, m.embedding); err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -260,9 +264,9 @@ func checkSpan(method string, emb blas64.General) error {
 
 // oipGeodesics checks the memory budget, builds the graph and τ(D_G) of the
 // training points it keeps, which it returns (with their indices).
-func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int) (blas64.General, []int, tauMatrix, error) {
+func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int, copied int64) (blas64.General, []int, tauMatrix, error) {
 	n, d := g.Rows, g.Cols
-	est := 8 * (int64(n)*int64(n) + 2*int64(n)*int64(d) + 3*int64(d)*int64(d) + int64(n)*int64(10+dim))
+	est := 8*(int64(n)*int64(n)+2*int64(n)*int64(d)+3*int64(d)*int64(d)+int64(n)*int64(10+dim)) + graphBytes(n, spec.k) + copied
 	if err := r.checkBudget(est, fmt.Sprintf("%s on %d samples (one %d×%d τ(D_G))", r.method, n, n, n),
 		"fewer training samples (the projection maps the rest)"); err != nil {
 		return blas64.General{}, nil, tauMatrix{}, err
@@ -297,7 +301,9 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 		err := r.stage("form-m", flam.OIPForm(n, d), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "M = G² − 2·AᵀτA (τ by its lower triangle), G = AᵀA"
 			gram := newGeneral(d, d)
-			impl.Syrk(blas.Trans, 1, a, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: gram.Data})
+			if err := backend.SyrkCtx(ctx, impl, blas.Trans, 1, a, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: gram.Data}); err != nil {
+				return err
+			}
 			mirrorUpper(gram)
 			if err := ctx.Err(); err != nil {
 				return err
@@ -306,7 +312,9 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 			if err := symQuadForm(ctx, -2, tau.s64, a, full); err != nil {
 				return err
 			}
-			impl.Gemm(blas.NoTrans, blas.NoTrans, 1, gram, gram, 1, full)
+			if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, gram, gram, 1, full); err != nil {
+				return err
+			}
 			symmetrizeInPlace(full)
 			return nil
 		})
@@ -316,7 +324,7 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 		err = r.stage("eigensolve", flam.Syevr(d, dim), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "dense syevr, smallest"
 			var err error
-			vals, vecs, err = backend.EigBottom(impl, mm, dim)
+			vals, vecs, err = backend.EigBottomCtx(ctx, impl, mm, dim)
 			return wrapNumerical(err)
 		})
 		if err != nil {

@@ -63,7 +63,7 @@ func (s PCA) dim() int {
 // Fit computes the principal components of the rows of x.
 func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	const method = methodPCA
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +93,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	if solver == PCAGram {
 		est = int64(8 * (n*d + n*n))
 	}
+	est += fitCopyBytes(x, false)
 	params := map[string]any{"dim": dim, "solver": string(solver)}
 	r, err := startRun(ctx, method, s.Options, n, d, dim, params)
 	if err != nil {
@@ -119,14 +120,13 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 		c := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper}
 		err = r.stage("covariance", flam.Syrk(d, n), func(ctx context.Context, st *stageCtx) error {
 			c.Data = make([]float64, d*d)
-			impl.Syrk(blas.Trans, 1/float64(n-1), centred, 0, c)
-			return nil
+			return backend.SyrkCtx(ctx, impl, blas.Trans, 1/float64(n-1), centred, 0, c)
 		})
 		if err == nil {
 			err = r.stage("eigensolve", flam.Syevr(d, dim), func(ctx context.Context, st *stageCtx) error {
 				st.detail = "dense syevr"
 				var err error
-				vals, vecs, err = backend.EigTop(impl, c, dim)
+				vals, vecs, err = backend.EigTopCtx(ctx, impl, c, dim)
 				return err
 			})
 		}
@@ -136,14 +136,13 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 		var v blas64.General
 		err = r.stage("gram", flam.Syrk(n, d), func(ctx context.Context, st *stageCtx) error {
 			gm.Data = make([]float64, n*n)
-			impl.Syrk(blas.NoTrans, 1, centred, 0, gm)
-			return nil
+			return backend.SyrkCtx(ctx, impl, blas.NoTrans, 1, centred, 0, gm)
 		})
 		if err == nil {
 			err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
 				st.detail = "dense syevr (Gram)"
 				var err error
-				mu, v, err = backend.EigTop(impl, gm, dim)
+				mu, v, err = backend.EigTopCtx(ctx, impl, gm, dim)
 				return err
 			})
 		}
@@ -151,7 +150,9 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 			err = r.stage("map-back", flam.Gemm(d, dim, n), func(ctx context.Context, st *stageCtx) error {
 				// u_j = Mᵀv_j / √μ_j (eq. 46, normalised).
 				vecs = newGeneral(d, dim)
-				impl.Gemm(blas.Trans, blas.NoTrans, 1, centred, v, 0, vecs)
+				if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, centred, v, 0, vecs); err != nil {
+					return err
+				}
 				vals = make([]float64, dim)
 				for j := 0; j < dim; j++ {
 					if mu[j] <= 0 {
@@ -177,13 +178,16 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	m.components, m.variance = vecs, vals
 	err = r.stage("project", flam.Gemm(n, dim, d), func(ctx context.Context, st *stageCtx) error {
 		m.embedding = newGeneral(n, dim)
-		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, centred, vecs, 0, m.embedding)
-		return nil
+		return backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, centred, vecs, 0, m.embedding)
 	})
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

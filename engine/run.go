@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
@@ -66,9 +67,14 @@ type Report struct {
 	Dim           int                 `json:"dim"`
 	Seconds       float64             `json:"seconds"`
 	Stages        []Stage             `json:"stages"`
-	PeakHeapBytes uint64              `json:"peak_heap_bytes"`  // peak of live+unswept heap objects during the fit
-	BaseHeapBytes uint64              `json:"base_heap_bytes"`  // the same at the start of the fit
-	Params        map[string]any      `json:"params,omitempty"` // the settings in effect, defaults resolved
+	PeakHeapBytes uint64              `json:"peak_heap_bytes"` // peak of live+unswept heap objects during the fit
+	BaseHeapBytes uint64              `json:"base_heap_bytes"` // the same at the start of the fit
+	// EstimatedBytes is the method's estimate of the memory its fit
+	// allocates at its peak, the figure Options.MaxBytes is checked
+	// against (see "Memory budgets" in doc.go for how it compares with
+	// PeakHeapBytes − BaseHeapBytes).
+	EstimatedBytes int64          `json:"estimated_bytes,omitempty"`
+	Params         map[string]any `json:"params,omitempty"` // the settings in effect, defaults resolved
 }
 
 // Stage returns the named stage and whether it exists.
@@ -172,6 +178,18 @@ func (r *run) finish() *Report {
 	return r.rep
 }
 
+// done finishes a fit that went through all its stages: it returns the
+// report, or, when ctx was cancelled meanwhile (during a last stage that
+// does not check it), an error wrapping the context's error, so a Fit
+// whose context was cancelled before it returned never returns a model.
+func (r *run) done() (*Report, error) {
+	rep := r.finish()
+	if err := r.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("engine: %s: cancelled at the end of the fit: %w", r.method, err)
+	}
+	return rep, nil
+}
+
 // stageCtx is handed to a stage's body.
 type stageCtx struct {
 	r          *run
@@ -233,6 +251,16 @@ func isCtxErr(err error) bool {
 // checkBudget returns an error wrapping ErrMemoryBudget when the estimate
 // exceeds the budget; alternatives names cheaper settings.
 func (r *run) checkBudget(estimate int64, what, alternatives string) error {
+	if estimate < 0 { // the estimate overflowed
+		estimate = math.MaxInt64
+	}
+	r.rep.EstimatedBytes = max(r.rep.EstimatedBytes, estimate)
+	if estimate > maxAddressable {
+		// No machine has this much: refuse even without a budget, rather
+		// than let the allocation end the process.
+		return fmt.Errorf("engine: %s: %w: %s needs about %s, more than any machine addresses; cheaper: %s",
+			r.method, ErrMemoryBudget, what, fmtBytes(estimate), alternatives)
+	}
 	if r.opts.MaxBytes <= 0 || estimate <= r.opts.MaxBytes {
 		return nil
 	}
@@ -243,12 +271,20 @@ func (r *run) checkBudget(estimate int64, what, alternatives string) error {
 	return fmt.Errorf("engine: %s: %w: %s", r.method, ErrMemoryBudget, msg)
 }
 
+// maxAddressable is 2⁵⁰ bytes (1 PiB): an estimate above it is refused
+// whatever the budget.
+const maxAddressable = 1 << 50
+
 func fmtBytes(b int64) string {
 	switch {
+	case b >= 1<<40:
+		return fmt.Sprintf("%.3g TiB", float64(b)/(1<<40))
 	case b >= 1<<30:
 		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
 	case b >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	default:
 		return fmt.Sprintf("%d B", b)
 	}

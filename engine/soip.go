@@ -89,7 +89,7 @@ func (s SOIP) oip() OIP {
 func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	const method = methodSOIP
 	o := s.oip()
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	tr, kept, tau, err := oipGeodesics(r, g, o.spec(), o.Dim)
+	tr, kept, tau, err := oipGeodesics(r, g, o.spec(), o.Dim, fitCopyBytes(x, false))
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,11 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 

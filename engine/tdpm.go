@@ -119,11 +119,14 @@ func (s TDPM) resolved() TDPM {
 func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 	const method = methodTDPM
 	s = s.resolved()
-	g, err := denseInput(method, x)
+	g, err := fitDenseInput(method, x, s.Options)
 	if err != nil {
 		return nil, err
 	}
 	n, d := g.Rows, g.Cols
+	if err := checkDim(method, s.Dim, n-1, "samples−1"); err != nil {
+		return nil, err
+	}
 	switch {
 	case s.K < 1 || s.TangentDim < 1:
 		return nil, fmt.Errorf("%s: %w: k = %d, tangent dimension %d (both must be ≥ 1)", method, ErrBadSetting, s.K, s.TangentDim)
@@ -133,9 +136,6 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 		return nil, fmt.Errorf("%s: %w: tangent dimension %d must be below the %d features (tangent distances would all be 0)", method, ErrBadSetting, s.TangentDim, d)
 	case s.TangentDim > s.K-1:
 		return nil, fmt.Errorf("%s: %w: tangent dimension %d exceeds k−1 = %d (k centred neighbours span at most k−1 directions)", method, ErrBadSetting, s.TangentDim, s.K-1)
-	}
-	if err := checkDim(method, s.Dim, n-1, "samples−1"); err != nil {
-		return nil, err
 	}
 	solver, err := chooseEigensolver(method, s.Eigensolver, false, n, s.Dim)
 	if err != nil {
@@ -148,7 +148,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 		return nil, err
 	}
 	defer r.finish()
-	est := 8 * (int64(n)*int64(n) + int64(n)*int64(d)*int64(t+2) + int64(n)*int64(s.K+t+s.Dim)*2 + int64(n)*int64(tdpmBlock(t))*int64(t))
+	est := 8*(int64(n)*int64(n)+int64(n)*int64(d)*int64(t+2)+int64(n)*int64(s.K+t+s.Dim)*2+int64(n)*int64(tdpmBlock(t))*int64(t)) + graphBytes(n, s.K) + fitCopyBytes(x, false)
 	if err := r.checkBudget(est, fmt.Sprintf("TDPM on %d points (one %d×%d matrix of tangent distances)", n, n, n), "fewer points"); err != nil {
 		return nil, err
 	}
@@ -207,8 +207,9 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 	var largest float64
 	err = r.stage("symmetrize", float64(n)*float64(n), func(ctx context.Context, st *stageCtx) error {
 		st.detail = "(TD + TDᵀ)/2, squared"
-		largest = symmetrizeSquare(td)
-		return nil
+		var err error
+		largest, err = symmetrizeSquare(ctx, td)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -227,7 +228,11 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 		return nil, err
 	}
 	m.eig = vals
-	m.report = *r.finish()
+	rep, err := r.done()
+	if err != nil {
+		return nil, err
+	}
+	m.report = *rep
 	return m, nil
 }
 
@@ -510,7 +515,7 @@ func tangentDistances(ctx context.Context, st *stageCtx, dst, x, y, p, anchor bl
 
 // symmetrizeSquare replaces the square td by ((td + tdᵀ)/2)∘2 and returns
 // its largest entry.
-func symmetrizeSquare(td blas64.General) float64 {
+func symmetrizeSquare(ctx context.Context, td blas64.General) (float64, error) {
 	n := td.Rows
 	const parts = 16
 	top := make([]float64, parts)
@@ -518,6 +523,9 @@ func symmetrizeSquare(td blas64.General) float64 {
 		for p := plo; p < phi; p++ {
 			// Rows p, p+parts, …: equal shares of the triangle.
 			for i := p; i < n; i += parts {
+				if ctx.Err() != nil {
+					return
+				}
 				td.Data[i*td.Stride+i] = 0
 				for j := i + 1; j < n; j++ {
 					v := 0.5 * (td.Data[i*td.Stride+j] + td.Data[j*td.Stride+i])
@@ -532,7 +540,7 @@ func symmetrizeSquare(td blas64.General) float64 {
 	for _, v := range top {
 		m = max(m, v)
 	}
-	return m
+	return m, ctx.Err()
 }
 
 // maxRowNorm is the largest Euclidean norm of a row of x.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -149,11 +150,16 @@ func (p *mmParser) coordinate(field, sym string) (*CSR, error) {
 	if sym != "general" && r != c {
 		return nil, p.errorf("%s matrix must be square, is %d×%d", sym, r, c)
 	}
+	if err := p.checkShape(r, c, nnz); err != nil {
+		return nil, err
+	}
 	capacity := nnz
 	if sym != "general" {
 		capacity *= 2
 	}
-	t := NewCOO(r, c, min(capacity, 1<<24))
+	// Storage grows with the entries actually read, never on the word of
+	// the size line alone.
+	t := NewCOO(r, c, min(capacity, 1<<16))
 	want := 3
 	if field == "pattern" {
 		want = 2
@@ -210,6 +216,24 @@ func (p *mmParser) coordinate(field, sym string) (*CSR, error) {
 	return t.ToCSR(), nil
 }
 
+// mmMaxSide is the number of rows or columns a file may declare whatever
+// its entries (a CSR row pointer of 2²⁰ + 1 entries is 8 MiB); beyond it a
+// side may be at most 8 times the entries, so a forged size line cannot
+// make the reader allocate much more than the file holds.
+const mmMaxSide = 1 << 20
+
+func (p *mmParser) checkShape(r, c, nnz int) error {
+	for _, s := range []struct {
+		what string
+		n    int
+	}{{"rows", r}, {"columns", c}} {
+		if s.n > mmMaxSide && s.n/8 > nnz {
+			return p.errorf("size line declares %d %s for %d entries (at most %d, or 8 per entry)", s.n, s.what, nnz, mmMaxSide)
+		}
+	}
+	return nil
+}
+
 func (p *mmParser) value(s, field string) (float64, error) {
 	if field == "integer" {
 		v, err := strconv.ParseInt(s, 10, 64)
@@ -245,6 +269,13 @@ func (p *mmParser) array(sym string) (*CSR, error) {
 	r, c := sz[0], sz[1]
 	if sym != "general" && r != c {
 		return nil, p.errorf("%s matrix must be square, is %d×%d", sym, r, c)
+	}
+	elements := math.MaxInt // the file must list r·c of them
+	if r == 0 || c <= math.MaxInt/r {
+		elements = r * c
+	}
+	if err := p.checkShape(r, c, elements); err != nil {
+		return nil, err
 	}
 	t := NewCOO(r, c, 0)
 	for j := 0; j < c; j++ {

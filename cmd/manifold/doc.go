@@ -7,7 +7,7 @@
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
 //	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
 //	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
-//	                 [-cpuprofile FILE] [-memprofile FILE] [-quiet]
+//	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
 //	manifold demo    [-method NAME] [-plot FILE.png]
 //	manifold info
@@ -60,6 +60,14 @@
 //	-report FILE.json  the stage report (see Reports)
 //	-cpuprofile FILE   CPU profile of the run (see Profiles)
 //	-memprofile FILE   heap profile written after the fit
+//	-max-memory SIZE   memory budget of the fit: 500MB, 8GiB, 1.5GB or a
+//	                   number of bytes (kB, MB, GB, TB are powers of 1000;
+//	                   KiB, MiB, GiB, TiB of 1024). The method estimates its
+//	                   peak before allocating and, above the budget, stops
+//	                   with an error naming the estimate and cheaper
+//	                   settings (float32 geodesics, landmarks, the Lanczos
+//	                   eigensolver, fewer samples) instead of being killed
+//	                   by the operating system; default: no budget
 //	-quiet             no progress bar
 //
 // The method-specific flags (-k, -eps, -alpha, -landmarks, -tangent-dim,

@@ -36,6 +36,7 @@ type embedFlags struct {
 	seed                               uint64
 	out, model, plot, report, plotSize string
 	cpuprofile, memprofile             string
+	maxMemory                          byteSize
 	plotW, plotH                       int
 	set                                map[string]bool
 	resolved                           *method
@@ -65,6 +66,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to `FILE` (stages carry the pprof label stage)")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile to `FILE` after the fit")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fs.Var(&f.maxMemory, "max-memory", "memory budget `SIZE` of the fit (500MB, 8GiB; default none): a method that would need more stops before allocating, naming its estimate and cheaper settings")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -206,6 +208,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	}
 	bar := newProgress(e.stderr, e.terminal && !f.quiet)
 	p.Options.Progress = bar.update
+	p.Options.MaxBytes = int64(f.maxMemory)
 	model, err := m.fit(ctx, p, x)
 	bar.finish()
 	if err == nil {

@@ -139,7 +139,7 @@ usage:
   manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
                    [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
                    [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
-                   [-cpuprofile FILE] [-memprofile FILE] [-quiet]
+                   [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
   manifold project -model FILE -in FILE [-out FILE]
   manifold demo    [-method NAME] [-plot FILE.png]
   manifold info

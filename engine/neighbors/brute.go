@@ -22,6 +22,9 @@ type space interface {
 	numQueries() int
 	// colBlock is the number of points per tile.
 	colBlock() int
+	// keyCost is the flam of one key (the features of a dense row, the
+	// stored entries of an average sparse row).
+	keyCost() float64
 	// tile fills dst[(i−q0)·cb + (j−c0)] for queries [q0, q1) and points
 	// [c0, c1), with row stride cb = c1 − c0.
 	tile(dst []float64, q0, q1, c0, c1 int) error
@@ -36,9 +39,10 @@ type euclidSpace struct {
 	xn, qn []float64
 }
 
-func (s *euclidSpace) numPoints() int  { return s.x.Rows }
-func (s *euclidSpace) numQueries() int { return s.q.Rows }
-func (s *euclidSpace) colBlock() int   { return 2048 }
+func (s *euclidSpace) numPoints() int   { return s.x.Rows }
+func (s *euclidSpace) numQueries() int  { return s.q.Rows }
+func (s *euclidSpace) colBlock() int    { return 2048 }
+func (s *euclidSpace) keyCost() float64 { return float64(max(1, s.x.Cols)) }
 
 func (s *euclidSpace) tile(dst []float64, q0, q1, c0, c1 int) error {
 	cb := c1 - c0
@@ -99,9 +103,10 @@ func normalizedCopy(g blas64.General) blas64.General {
 	return out
 }
 
-func (s *cosineSpace) numPoints() int  { return s.x.Rows }
-func (s *cosineSpace) numQueries() int { return s.q.Rows }
-func (s *cosineSpace) colBlock() int   { return 2048 }
+func (s *cosineSpace) numPoints() int   { return s.x.Rows }
+func (s *cosineSpace) numQueries() int  { return s.q.Rows }
+func (s *cosineSpace) colBlock() int    { return 2048 }
+func (s *cosineSpace) keyCost() float64 { return float64(max(1, s.x.Cols)) }
 
 func (s *cosineSpace) tile(dst []float64, q0, q1, c0, c1 int) error {
 	cb := c1 - c0
@@ -161,6 +166,9 @@ func sqNorms(a *sparse.CSR) []float64 {
 func (s *sparseSpace) numPoints() int  { r, _ := s.x.Dims(); return r }
 func (s *sparseSpace) numQueries() int { r, _ := s.q.Dims(); return r }
 func (s *sparseSpace) colBlock() int   { return s.numPoints() }
+func (s *sparseSpace) keyCost() float64 {
+	return max(1, float64(s.x.NNZ())/float64(max(1, s.numPoints())))
+}
 
 func (s *sparseSpace) tile(dst []float64, q0, q1, c0, c1 int) error {
 	cb := c1 - c0
@@ -245,8 +253,15 @@ func (s *sparseSpace) report(key float64) float64 {
 }
 
 // queryBlock returns the number of queries per tile: 512, fewer when a
-// tile row is long (at most 2²¹ keys, 16 MiB, per tile).
-func queryBlock(cb int) int { return max(1, min(512, (1<<21)/max(1, cb))) }
+// tile row is long (at most 2²¹ keys, 16 MiB, per tile) or its keys are
+// costly (at most tileFlam per tile, so that ctx is checked every ~20 ms).
+func queryBlock(cb int, keyCost float64) int {
+	return max(1, min(512, (1<<21)/max(1, cb), int(tileFlam/(float64(max(1, cb))*keyCost))))
+}
+
+// tileFlam bounds the work of one tile between two checks of ctx: about
+// 20 ms of the pure-Go backend.
+const tileFlam = 3e7
 
 // symmetricSpace marks the dense spaces whose tile (J, I) is the transpose
 // of tile (I, J) when the queries are the points.
@@ -269,7 +284,7 @@ func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
 	if _, ok := s.(symmetricSpace); ok && self && n > symBlock {
 		return res, bruteKNNSym(ctx, s, k, res)
 	}
-	heaps := make([]*topK, queryBlock(min(n, s.colBlock())))
+	heaps := make([]*topK, queryBlock(min(n, s.colBlock()), s.keyCost()))
 	for i := range heaps {
 		heaps[i] = newTopK(k)
 	}
@@ -311,15 +326,15 @@ func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
 func tiles(ctx context.Context, s space, begin func(q0, q1 int), visit func(q, c0 int, row []float64), end func(q0, q1 int)) error {
 	m, n := s.numQueries(), s.numPoints()
 	cb := max(1, min(n, s.colBlock()))
-	qb := queryBlock(cb)
+	qb := queryBlock(cb, s.keyCost())
 	buf := make([]float64, qb*cb)
 	for q0 := 0; q0 < m; q0 += qb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		q1 := min(m, q0+qb)
 		begin(q0, q1)
 		for c0 := 0; c0 < n; c0 += cb {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			c1 := min(n, c0+cb)
 			w := c1 - c0
 			if err := s.tile(buf, q0, q1, c0, c1); err != nil {
@@ -336,9 +351,17 @@ func tiles(ctx context.Context, s space, begin func(q0, q1 int), visit func(q, c
 	return nil
 }
 
-// symBlock is the tile edge of the symmetric brute force (a 1024×1024
-// tile of keys is 8 MiB).
+// symBlock is the largest tile edge of the symmetric brute force (a
+// 1024×1024 tile of keys is 8 MiB); with many features the edge shrinks
+// so that a tile stays within tileFlam (symEdge).
 const symBlock = 1024
+
+// symEdge is the tile edge for keys of the given cost: a multiple of 64
+// between 64 and symBlock.
+func symEdge(keyCost float64) int {
+	e := int(math.Sqrt(tileFlam/keyCost)) / 64 * 64
+	return max(64, min(symBlock, e))
+}
 
 // bruteKNNSym is bruteKNN for a self search on a symmetric space: only the
 // tiles (I, J) with J ≥ I are computed, each offering its pairs to the
@@ -352,14 +375,15 @@ func bruteKNNSym(ctx context.Context, s space, k int, res *Result) error {
 	for i := range heaps {
 		heaps[i] = topK{d: pd[i*k : i*k : (i+1)*k], j: pj[i*k : i*k : (i+1)*k], k: k}
 	}
-	buf := make([]float64, symBlock*symBlock)
-	for i0 := 0; i0 < n; i0 += symBlock {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		i1 := min(n, i0+symBlock)
-		for j0 := i0; j0 < n; j0 += symBlock {
-			j1 := min(n, j0+symBlock)
+	edge := symEdge(s.keyCost())
+	buf := make([]float64, edge*edge)
+	for i0 := 0; i0 < n; i0 += edge {
+		i1 := min(n, i0+edge)
+		for j0 := i0; j0 < n; j0 += edge {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			j1 := min(n, j0+edge)
 			w := j1 - j0
 			if err := s.tile(buf, i0, i1, j0, j1); err != nil {
 				return err

@@ -2,6 +2,7 @@ package dataio
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,6 +53,40 @@ func FuzzReadLabels(f *testing.F) {
 					t.Fatalf("class %d of %d names", c, len(l.Names))
 				}
 			}
+		}
+	})
+}
+
+func FuzzReadMatrixMarket(f *testing.F) {
+	for _, s := range []string{
+		"%%MatrixMarket matrix coordinate real general\n% a comment\n3 4 3\n1 1 1.5\n2 3 -2\n3 4 1e3\n",
+		"%%MatrixMarket matrix coordinate integer symmetric\n3 3 2\n1 1 4\n3 1 -1\n",
+		"%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 2\n2 1\n",
+		"%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 0.5\n",
+		"%%MatrixMarket matrix array real general\n2 2\n1\n0\n-1\n2\n",
+		"%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n",
+		"%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.5\n",
+		"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n",
+		"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
+		"%%MatrixMarket matrix coordinate real general\n99999999999 1 0\n",
+		"%%MatrixMarket matrix array real general\n0 99999999999\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ReadMatrixMarket(bytes.NewReader(b))
+		if (m == nil) == (err == nil) {
+			t.Fatalf("matrix %v with error %v", m, err)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("error of no dataio kind: %v", err)
+			}
+			return
+		}
+		r, c := m.Dims()
+		if r < 1 || c < 1 {
+			t.Fatalf("%d×%d matrix without an error", r, c)
 		}
 	})
 }

@@ -1,0 +1,118 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+func randGeneral(r, c int, seed uint64) blas64.General {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	g := blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
+	for i := range g.Data {
+		g.Data[i] = rng.NormFloat64()
+	}
+	return g
+}
+
+func maxDiff(a, b []float64) float64 {
+	d := 0.0
+	for i := range a {
+		d = max(d, math.Abs(a[i]-b[i]))
+	}
+	return d
+}
+
+// GemmCtx and SyrkCtx, in panels, give what one Gemm or Syrk gives (to
+// rounding), for every transposition and triangle; cancelled, they stop
+// with context.Canceled.
+func TestProductsCtx(t *testing.T) {
+	ctx := context.Background()
+	for _, impl := range Impls() {
+		// Wide enough that the panels are a few rows: 300×4000 data.
+		a := randGeneral(300, 4000, 1)
+		at := randGeneral(4000, 300, 2)
+		for _, tr := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			src := a
+			if tr == blas.Trans {
+				src = at
+			}
+			tB := blas.Trans
+			if tr == blas.Trans {
+				tB = blas.NoTrans
+			}
+			want := randGeneral(300, 300, 3)
+			got := blas64.General{Rows: 300, Cols: 300, Stride: 300, Data: append([]float64(nil), want.Data...)}
+			impl.Gemm(tr, tB, 0.5, src, src, 0.25, want)
+			if err := GemmCtx(ctx, impl, tr, tB, 0.5, src, src, 0.25, got); err != nil {
+				t.Fatal(err)
+			}
+			if d := maxDiff(got.Data, want.Data); d > 1e-10 {
+				t.Errorf("%s GemmCtx %v: differs by %g", impl.Name(), tr, d)
+			}
+			for _, uplo := range []blas.Uplo{blas.Upper, blas.Lower} {
+				ref := randGeneral(300, 300, 4)
+				c := append([]float64(nil), ref.Data...)
+				impl.Syrk(tr, 2, src, 0.5, blas64.Symmetric{N: 300, Stride: 300, Uplo: uplo, Data: ref.Data})
+				if err := SyrkCtx(ctx, impl, tr, 2, src, 0.5, blas64.Symmetric{N: 300, Stride: 300, Uplo: uplo, Data: c}); err != nil {
+					t.Fatal(err)
+				}
+				d := 0.0
+				for i := 0; i < 300; i++ {
+					for j := 0; j < 300; j++ {
+						if (uplo == blas.Upper) == (j >= i) || i == j {
+							d = max(d, math.Abs(c[i*300+j]-ref.Data[i*300+j]))
+						} else if c[i*300+j] != ref.Data[i*300+j] {
+							t.Fatalf("%s SyrkCtx %v %v: wrote outside its triangle at (%d, %d)", impl.Name(), tr, uplo, i, j)
+						}
+					}
+				}
+				if d > 1e-10 {
+					t.Errorf("%s SyrkCtx %v %v: differs by %g", impl.Name(), tr, uplo, d)
+				}
+			}
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		c := randGeneral(300, 300, 5)
+		if err := GemmCtx(cancelled, impl, blas.NoTrans, blas.Trans, 1, a, a, 0, c); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s GemmCtx cancelled: %v", impl.Name(), err)
+		}
+		if err := SyrkCtx(cancelled, impl, blas.NoTrans, 1, a, 0, blas64.Symmetric{N: 300, Stride: 300, Uplo: blas.Upper, Data: c.Data}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s SyrkCtx cancelled: %v", impl.Name(), err)
+		}
+		if err := SqDistCtx(cancelled, impl, c, a, a, nil, nil); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s SqDistCtx cancelled: %v", impl.Name(), err)
+		}
+	}
+}
+
+// SqDist with many features (tiles of fewer rows than columns) against
+// the direct sums, for the self and the two-set cases.
+func TestSqDistManyFeatures(t *testing.T) {
+	x := randGeneral(90, 6000, 6)
+	y := randGeneral(40, 6000, 7)
+	for _, impl := range Impls() {
+		for _, c := range []struct {
+			a, b blas64.General
+		}{{x, x}, {x, y}} {
+			dst := randGeneral(c.a.Rows, c.b.Rows, 8)
+			if err := SqDist(impl, dst, c.a, c.b, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < c.a.Rows; i++ {
+				for j := 0; j < c.b.Rows; j++ {
+					want := sqDistDirect(c.a.Data[i*c.a.Stride:i*c.a.Stride+c.a.Cols], c.b.Data[j*c.b.Stride:j*c.b.Stride+c.b.Cols])
+					if got := dst.Data[i*dst.Stride+j]; math.Abs(got-want) > 1e-9*want {
+						t.Fatalf("%s: d(%d, %d) = %v, want %v", impl.Name(), i, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}

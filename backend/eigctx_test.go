@@ -1,0 +1,125 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+func randSym(n int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	a := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := rng.NormFloat64()
+			a[i*n+j], a[j*n+i] = v, v
+		}
+	}
+	return a
+}
+
+// The cancellable solver, past directEig, gives the eigenpairs of the
+// one-call Syevr: the same values, vectors with residuals and orthogonality
+// at working accuracy and the same signs, for both triangles and ranges at
+// either end or inside the spectrum.
+func TestEigRangeCtx(t *testing.T) {
+	ctx := context.Background()
+	for _, impl := range Impls() {
+		n := 537
+		if impl.Name() != "purego" {
+			n = 937
+		}
+		a := randSym(n, 5)
+		for _, c := range []struct {
+			lo, hi int
+			uplo   blas.Uplo
+		}{{0, 3, blas.Upper}, {n - 4, n, blas.Lower}, {n/2 - 5, n/2 + 5, blas.Upper}} {
+			if impl.Name() != "purego" && c.lo == n/2-5 {
+				continue // the C backend's panels cost ~1 s at this size
+			}
+			k := c.hi - c.lo
+			ref := append([]float64(nil), a...)
+			w0 := make([]float64, k)
+			z0 := blas64.General{Rows: n, Cols: k, Stride: k, Data: make([]float64, n*k)}
+			if err := impl.Syevr(blas64.Symmetric{N: n, Stride: n, Uplo: c.uplo, Data: ref}, c.lo, c.hi, w0, z0); err != nil {
+				t.Fatal(err)
+			}
+			w, z, err := EigRangeCtx(ctx, impl, blas64.Symmetric{N: n, Stride: n, Uplo: c.uplo, Data: append([]float64(nil), a...)}, c.lo, c.hi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := 0; j < k; j++ {
+				if math.Abs(w[j]-w0[j]) > 1e-11*(1+math.Abs(w0[j])) {
+					t.Errorf("%s [%d,%d): value %d is %v, Syevr %v", impl.Name(), c.lo, c.hi, j, w[j], w0[j])
+				}
+				// Residual ‖A·z − λz‖ and the vector against Syevr's.
+				res, diff := 0.0, 0.0
+				for i := 0; i < n; i++ {
+					s := 0.0
+					for l := 0; l < n; l++ {
+						s += a[i*n+l] * z.Data[l*k+j]
+					}
+					res = max(res, math.Abs(s-w[j]*z.Data[i*k+j]))
+					diff = max(diff, math.Abs(z.Data[i*k+j]-z0.Data[i*k+j]))
+				}
+				if res > 1e-11 || diff > 1e-8 {
+					t.Errorf("%s [%d,%d): pair %d: residual %.2g, |z − z_Syevr| %.2g", impl.Name(), c.lo, c.hi, j, res, diff)
+				}
+				for l := 0; l < j; l++ {
+					dot := 0.0
+					for i := 0; i < n; i++ {
+						dot += z.Data[i*k+j] * z.Data[i*k+l]
+					}
+					if math.Abs(dot) > 1e-12 {
+						t.Errorf("%s: vectors %d and %d: dot %.2g", impl.Name(), l, j, dot)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A cancelled context stops the solver between panels: it returns an error
+// wrapping context.Canceled well within 100 ms of the cancel.
+func TestEigRangeCtxCancel(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 900
+	}
+	a := randSym(n, 6)
+	for _, impl := range Impls() {
+		for _, delay := range []time.Duration{0, 20 * time.Millisecond, 150 * time.Millisecond} {
+			// The best of three tries counts: the machine may be shared.
+			best := time.Hour
+			for try := 0; try < 3 && best > 100*time.Millisecond; try++ {
+				ctx, cancel := context.WithCancel(context.Background())
+				fired := make(chan time.Time, 1)
+				tm := time.AfterFunc(delay, func() { fired <- time.Now(); cancel() })
+				_, _, err := EigTopCtx(ctx, impl, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: append([]float64(nil), a...)}, 3)
+				end := time.Now()
+				tm.Stop()
+				cancel()
+				var at time.Time
+				select {
+				case at = <-fired:
+				default:
+					best = 0 // finished before the cancel
+					continue
+				}
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("%s, cancel after %v: %v", impl.Name(), delay, err)
+				}
+				best = min(best, end.Sub(at))
+			}
+			if best > 100*time.Millisecond && !raceEnabled {
+				t.Errorf("%s, cancel after %v: returned %v later", impl.Name(), delay, best)
+			}
+		}
+	}
+}

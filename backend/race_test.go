@@ -1,0 +1,7 @@
+//go:build race
+
+package backend
+
+// raceEnabled: the race detector slows the code 2–20×; timing bounds are
+// not checked under it.
+const raceEnabled = true

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// byteSize is the value of -max-memory: a number of bytes with an optional
+// unit, decimal (kB, MB, GB, TB: powers of 1000) or binary (KiB, MiB, GiB,
+// TiB: powers of 1024), units case-insensitive; "0" means no budget.
+type byteSize int64
+
+var byteUnits = []struct {
+	suffix string
+	factor float64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+	{"b", 1},
+}
+
+func (b *byteSize) String() string {
+	if b == nil || *b == 0 {
+		return "0"
+	}
+	return strconv.FormatInt(int64(*b), 10)
+}
+
+func (b *byteSize) Set(s string) error {
+	v, err := parseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(v)
+	return nil
+}
+
+// parseByteSize parses "8GiB", "500MB", "1.5 GB", "1048576".
+func parseByteSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	factor := 1.0
+	for _, u := range byteUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			t, factor = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.factor
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || t == "" || strings.ContainsAny(t, "xXpPnN_") {
+		return 0, fmt.Errorf("%q is not a size (want a number of bytes with an optional unit: 500MB, 8GiB)", s)
+	}
+	v *= factor
+	switch {
+	case v < 0:
+		return 0, fmt.Errorf("%q: a memory budget cannot be negative", s)
+	case v >= math.MaxInt64:
+		return 0, fmt.Errorf("%q: larger than any memory", s)
+	case v > 0 && v < 1:
+		return 0, fmt.Errorf("%q is less than a byte", s)
+	}
+	return int64(v), nil
+}

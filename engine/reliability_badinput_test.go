@@ -1,0 +1,335 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// zeroRows is a matrix of no rows; mat.NewDense cannot make one.
+type zeroRows struct{ c int }
+
+func (z zeroRows) Dims() (int, int)    { return 0, z.c }
+func (z zeroRows) At(i, j int) float64 { panic("zeroRows has no elements") }
+func (z zeroRows) T() mat.Matrix       { return mat.Transpose{Matrix: z} }
+
+// badCase is one bad input of the matrix below: data, settings, and what
+// a method must do with it.
+type badCase struct {
+	name string
+	x    mat.Matrix
+	c    relCase
+	// want lists the sentinels the error may wrap; nil means the fit may
+	// succeed (and must then be finite) or fail with any of okErrs.
+	want []error
+	// applies says whether the case concerns a method; nil: every one.
+	applies func(m relMethod) bool
+	// okErrs, when the case may succeed, are the errors allowed instead.
+	okErrs []error
+	// check runs on a successful fit.
+	check func(t *testing.T, m relMethod, mod Model)
+}
+
+// badCases builds the bad-input matrix on a 60×3 curved sheet x. The
+// decisions for the degenerate data (constant rows, duplicates,
+// zero-variance features, disconnected graphs) are the ones written in
+// doc.go, "Degenerate data".
+func badCases(x *mat.Dense, labels []int) []badCase {
+	n, _ := x.Dims()
+	with := func(edit func(*mat.Dense)) *mat.Dense {
+		y := mat.DenseCopyOf(x)
+		edit(y)
+		return y
+	}
+	hasK := func(m relMethod) bool { return m.k }
+	hasEps := func(m relMethod) bool { return m.eps }
+	hasPolicy := func(m relMethod) bool { return m.policy }
+	hasLabels := func(m relMethod) bool { return m.labels }
+	linear := func(m relMethod) bool { return m.linear }
+	emptyCSR, _ := sparse.NewCSR(0, 3, []int{0}, nil, nil)
+	constant := with(func(y *mat.Dense) {
+		for i := 0; i < n; i++ {
+			y.SetRow(i, []float64{1, -2, 3})
+		}
+	})
+	// Two clusters 1000 apart, and one point 100 away from the rest.
+	twoParts := with(func(y *mat.Dense) {
+		for i := n / 2; i < n; i++ {
+			y.Set(i, 0, y.At(i, 0)+1000)
+		}
+	})
+	outlier := with(func(y *mat.Dense) { y.SetRow(n-1, []float64{100, 100, 100}) })
+	finite := []error{ErrDimension, ErrNumerical}
+	keptHalf := func(t *testing.T, m relMethod, mod Model) {
+		if r, _ := mod.Embedding().Dims(); r != n/2 {
+			t.Errorf("%s, largest component: %d rows, want %d", m.name, r, n/2)
+		}
+	}
+	return []badCase{
+		{name: "nil matrix", x: nil, want: []error{ErrEmpty}},
+		{name: "0×0 matrix", x: &mat.Dense{}, want: []error{ErrEmpty}},
+		{name: "0×3 matrix", x: zeroRows{3}, want: []error{ErrEmpty}},
+		{name: "0×3 sparse", x: emptyCSR, want: []error{ErrEmpty}},
+		// One sample: too few for every method (LSI, which needs no
+		// second sample, has no second dimension: ErrDimension).
+		{name: "one sample", x: mat.NewDense(1, 3, []float64{1, 2, 3}), want: []error{ErrTooFewSamples, ErrDimension}},
+		{name: "one sample, dim 1", x: mat.NewDense(1, 3, []float64{1, 2, 3}), c: relCase{Dim: 1}, want: []error{ErrTooFewSamples, ErrDimension},
+			applies: func(m relMethod) bool { return m.name != "lsi" }},
+		{name: "N = k", x: x, c: relCase{K: n}, want: []error{ErrTooFewSamples}, applies: hasK},
+		{name: "N < k", x: x, c: relCase{K: n + 5}, want: []error{ErrTooFewSamples}, applies: hasK},
+		{name: "k < 0", x: x, c: relCase{K: -1}, want: []error{ErrBadSetting}, applies: hasK},
+		{name: "dim = N", x: x, c: relCase{Dim: n}, want: []error{ErrDimension}},
+		{name: "dim > N", x: x, c: relCase{Dim: n + 1}, want: []error{ErrDimension}},
+		{name: "dim > D", x: x, c: relCase{Dim: 4}, want: []error{ErrDimension}, applies: linear},
+		{name: "dim < 0", x: x, c: relCase{Dim: -2}, want: []error{ErrBadSetting}},
+		{name: "NaN", x: with(func(y *mat.Dense) { y.Set(5, 1, math.NaN()) }), want: []error{ErrNotFinite}},
+		{name: "+Inf", x: with(func(y *mat.Dense) { y.Set(0, 0, math.Inf(1)) }), want: []error{ErrNotFinite}},
+		{name: "-Inf", x: with(func(y *mat.Dense) { y.Set(n-1, 2, math.Inf(-1)) }), want: []error{ErrNotFinite}},
+		{name: "NaN, sparse", x: sparse.FromDense(with(func(y *mat.Dense) { y.Set(7, 2, math.NaN()) })), want: []error{ErrNotFinite}},
+		{name: "NaN, other matrix type", x: plainMatrix{with(func(y *mat.Dense) { y.Set(3, 0, math.NaN()) })}, want: []error{ErrNotFinite}},
+		{name: "values overflow", x: with(func(y *mat.Dense) { y.Set(4, 1, 1e200) }), want: []error{ErrNotFinite}},
+		{name: "spread underflows", x: with(func(y *mat.Dense) { y.Scale(1e-200, y) }), want: []error{ErrNumerical}},
+		// Constant rows: no distance or direction to embed.
+		{name: "constant rows", x: constant, want: []error{ErrDimension}},
+		{name: "constant rows, sparse", x: sparse.FromDense(constant), want: []error{ErrDimension}},
+		// Duplicates: every point twice; the methods embed them (duplicates
+		// land on the same point) or, where a graph needs distinct
+		// neighbours, say why not.
+		{name: "duplicate rows", x: with(func(y *mat.Dense) {
+			for i := 0; i < n; i++ {
+				y.SetRow(i, x.RawRowView(i/2))
+			}
+		}), okErrs: finite},
+		// 40 copies of one point and 20 others.
+		{name: "mostly one point", x: with(func(y *mat.Dense) {
+			for i := 0; i < 40; i++ {
+				y.SetRow(i, []float64{1, 2, 3})
+			}
+		}), okErrs: append([]error{ErrDisconnected}, finite...)},
+		// A constant feature: the rest still spans two dimensions.
+		{name: "zero-variance feature", x: with(func(y *mat.Dense) {
+			for i := 0; i < n; i++ {
+				y.Set(i, 1, 7)
+			}
+		}), okErrs: finite},
+		// A point cloud of rank 1 (a line): the linear methods that need
+		// two directions say so.
+		{name: "rank-1 data", x: with(func(y *mat.Dense) {
+			for i := 0; i < n; i++ {
+				y.SetRow(i, []float64{float64(i), 2 * float64(i), -1})
+			}
+		}), okErrs: finite},
+		{name: "disconnected, error", x: twoParts, c: relCase{K: 5}, want: []error{ErrDisconnected}, applies: hasPolicy},
+		{name: "disconnected, connect", x: twoParts, c: relCase{K: 5, Disconnected: DisconnectedConnect}, applies: hasPolicy},
+		{name: "disconnected, largest", x: twoParts, c: relCase{K: 5, Disconnected: DisconnectedLargest}, applies: hasPolicy, check: keptHalf},
+		{name: "disconnected, no policy", x: twoParts, c: relCase{K: 5}, okErrs: []error{ErrDisconnected},
+			applies: func(m relMethod) bool { return m.k && !m.policy }},
+		{name: "ε with an isolated point, error", x: outlier, c: relCase{Eps: 8}, want: []error{ErrDisconnected}, applies: hasPolicy},
+		// Without a policy: NPE cannot reconstruct the point from nothing
+		// (ErrBadSetting, naming it); LPP's projection stays defined.
+		{name: "ε with an isolated point, no policy", x: outlier, c: relCase{Eps: 8}, okErrs: []error{ErrBadSetting},
+			applies: func(m relMethod) bool { return m.eps && !m.policy }},
+		{name: "ε with an isolated point, largest", x: outlier, c: relCase{Eps: 8, Disconnected: DisconnectedLargest}, applies: hasPolicy,
+			check: func(t *testing.T, m relMethod, mod Model) {
+				if r, _ := mod.Embedding().Dims(); r != n-1 {
+					t.Errorf("%s: %d rows, want %d without the isolated point", m.name, r, n-1)
+				}
+			}},
+		{name: "ε < 0", x: x, c: relCase{Eps: -1}, want: []error{ErrBadSetting}, applies: hasEps},
+		{name: "labels too short", x: x, c: relCase{Labels: labels[:n-1]}, want: []error{ErrLabels}, applies: hasLabels},
+		{name: "labels too long", x: x, c: relCase{Labels: append(append([]int(nil), labels...), 0)}, want: []error{ErrLabels}, applies: hasLabels},
+		{name: "one class", x: x, c: relCase{Labels: make([]int, n)}, want: []error{ErrLabels},
+			applies: func(m relMethod) bool { return m.needLabels || m.name == "lowrank-isomap" }},
+	}
+}
+
+// TestBadInput runs every bad input of badCases through every method of
+// relMethods: no panic, an error wrapping the case's sentinel, or a finite
+// embedding where the case allows success.
+func TestBadInput(t *testing.T) {
+	ctx := context.Background()
+	x, labels := relData(60, 3, 1)
+	for _, bc := range badCases(x, labels) {
+		for _, m := range relMethods {
+			if bc.applies != nil && !bc.applies(m) {
+				continue
+			}
+			t.Run(m.name+"/"+bc.name, func(t *testing.T) {
+				mod, err := relFitNoPanic(t, ctx, m, bc.x, bc.c, labels)
+				switch {
+				case bc.want != nil && err == nil:
+					t.Fatalf("no error, want one wrapping %v", bc.want)
+				case bc.want != nil && !isAny(err, bc.want):
+					t.Fatalf("error %q, want one wrapping %v", err, bc.want)
+				case bc.want == nil && err != nil && !isAny(err, bc.okErrs):
+					t.Fatalf("error %q, want success or one of %v", err, bc.okErrs)
+				case err != nil:
+					if strings.Count(err.Error(), "\n") > 0 || len(err.Error()) < 20 {
+						t.Errorf("error %q does not name the problem on one line", err)
+					}
+				default:
+					assertFinite(t, "embedding", mod.Embedding())
+					if bc.check != nil {
+						bc.check(t, m, mod)
+					}
+				}
+			})
+		}
+	}
+}
+
+func isAny(err error, targets []error) bool {
+	for _, e := range targets {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// relFitNoPanic fits, turning a panic into a test failure.
+func relFitNoPanic(t *testing.T, ctx context.Context, m relMethod, x mat.Matrix, c relCase, labels []int) (mod Model, err error) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			t.Fatalf("panic: %v", p)
+		}
+	}()
+	return relFit(ctx, m, x, c, labels)
+}
+
+// TestBadTransformInput maps bad new points with a model of every method:
+// typed errors naming the problem, finite outputs otherwise.
+func TestBadTransformInput(t *testing.T) {
+	ctx := context.Background()
+	x, labels := relData(40, 3, 2)
+	nan := mat.DenseCopyOf(x)
+	nan.Set(2, 1, math.NaN())
+	cases := []struct {
+		name string
+		x    mat.Matrix
+		want error
+	}{
+		{"nil", nil, ErrEmpty},
+		{"0×0", &mat.Dense{}, ErrEmpty},
+		{"0×3", zeroRows{3}, ErrEmpty},
+		{"4 features", mat.NewDense(2, 4, nil), ErrShape},
+		{"2 features", mat.NewDense(2, 2, nil), ErrShape},
+		{"NaN", nan, ErrNotFinite},
+		{"Inf, sparse", sparse.FromDense(mat.NewDense(1, 3, []float64{0, math.Inf(1), 0})), ErrNotFinite},
+		{"zeros", mat.NewDense(3, 3, nil), nil},
+		{"far away", mat.NewDense(1, 3, []float64{1e6, -1e6, 1e6}), nil},
+	}
+	for _, m := range relMethods {
+		mod, err := relFit(ctx, m, x, relCase{}, labels)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		for _, c := range cases {
+			y, err := func() (y *mat.Dense, err error) {
+				defer func() {
+					if p := recover(); p != nil {
+						err = fmt.Errorf("panic: %v", p)
+					}
+				}()
+				return mod.Transform(ctx, c.x)
+			}()
+			switch {
+			case c.want != nil && !errors.Is(err, c.want):
+				t.Errorf("%s transform of %s: error %v, want %v", m.name, c.name, err, c.want)
+			case c.want == nil && err != nil && !errors.Is(err, ErrNoTransform):
+				t.Errorf("%s transform of %s: %v", m.name, c.name, err)
+			case c.want == nil && err == nil:
+				assertFinite(t, m.name+" transform of "+c.name, y)
+			}
+		}
+	}
+}
+
+// TestBadModelFiles loads damaged model files of every method: each gives
+// an error wrapping ErrModelFile that says what is wrong.
+func TestBadModelFiles(t *testing.T) {
+	ctx := context.Background()
+	x, labels := relData(30, 3, 3)
+	// reseal recomputes the checksum, so the damage reaches the decoder.
+	reseal := func(b []byte) []byte {
+		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
+		return b
+	}
+	header := func(b []byte) (int, string) {
+		hl := int(binary.LittleEndian.Uint32(b[12:16]))
+		return hl, string(b[16 : 16+hl])
+	}
+	// withHeader replaces the JSON header, keeping the arrays.
+	withHeader := func(b []byte, edit func(string) string) []byte {
+		hl, h := header(b)
+		h = edit(h)
+		out := append([]byte(nil), b[:12]...)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(h)))
+		out = append(out, h...)
+		out = append(out, b[16+hl:]...)
+		return reseal(out)
+	}
+	for _, m := range relMethods {
+		mod, err := relFit(ctx, m, x, relCase{}, labels)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		var buf bytes.Buffer
+		if err := mod.Save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		good := buf.Bytes()
+		edit := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
+		cases := []struct {
+			name string
+			file []byte
+			says string
+		}{
+			{"empty", nil, "magic"},
+			{"a CSV file", []byte("1,2,3\n4,5,6\n"), "magic"},
+			{"truncated", good[:len(good)*2/3], "checksum"},
+			{"one byte short", good[:len(good)-1], "checksum"},
+			{"flipped bit", edit(func(b []byte) []byte { b[len(b)/2] ^= 4; return b }), "checksum"},
+			{"format version 2", edit(func(b []byte) []byte { b[8] = 2; return b }), "version 2"},
+			{"format version 0, resealed", edit(func(b []byte) []byte { b[8] = 0; return reseal(b) }), "version 0"},
+			{"header says format 2", withHeader(good, func(h string) string { return strings.Replace(h, `"format":1`, `"format":2`, 1) }), "format 2"},
+			{"unknown method", withHeader(good, func(h string) string {
+				return strings.Replace(h, `"method":"`+m.name+`"`, `"method":"t-sne"`, 1)
+			}), "unknown method"},
+			{"header not JSON", withHeader(good, func(h string) string { return "{" + h }), "header"},
+			{"array longer than the file", withHeader(good, func(h string) string {
+				return strings.Replace(h, `"rows":`, `"rows":9`, 1)
+			}), "does not fit"},
+			{"trailing bytes", edit(func(b []byte) []byte {
+				b = append(b[:len(b)-4], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+				return reseal(b)
+			}), "unexpected bytes"},
+			{"NaN in an array", edit(func(b []byte) []byte {
+				hl, _ := header(b)
+				binary.LittleEndian.PutUint64(b[16+hl:], math.Float64bits(math.NaN()))
+				return reseal(b)
+			}), "NaN"},
+		}
+		for _, c := range cases {
+			l, err := Load(bytes.NewReader(c.file))
+			if l != nil || !errors.Is(err, ErrModelFile) {
+				t.Errorf("%s, %s: model %v, error %v; want ErrModelFile", m.name, c.name, l != nil, err)
+				continue
+			}
+			if !strings.Contains(err.Error(), c.says) {
+				t.Errorf("%s, %s: error %q does not say %q", m.name, c.name, err, c.says)
+			}
+		}
+	}
+}

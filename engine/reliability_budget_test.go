@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// Memory estimates are honest within these factors (doc.go, "Memory
+// budgets"): the peak heap a fit adds, measured with the garbage
+// collector at GOGC = 10, lies between estimate/budgetLow and
+// estimate·budgetHigh, give or take budgetSlack for the runtime's own
+// small allocations.
+const (
+	budgetHigh  = 2.5
+	budgetLow   = 3.0
+	budgetSlack = 4 << 20
+)
+
+// Every method estimates its peak before allocating: with MaxBytes one
+// byte below the estimate it refuses with ErrMemoryBudget, naming the
+// estimate and cheaper alternatives, having allocated little; at the
+// estimate it fits; and the estimate is within the documented factors of
+// the measured peak.
+func TestMemoryBudget(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential arithmetic of estimates: nothing for the race detector, 10× slower under it")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	ctx := context.Background()
+	sizes := [][2]int{{1100, 10}, {400, 150}}
+	if testing.Short() {
+		sizes = [][2]int{{400, 10}}
+	}
+	for _, nd := range sizes {
+		x, labels := relData(nd[0], nd[1], 12)
+		for _, m := range relMethods {
+			runtime.GC()
+			mod, err := relFit(ctx, m, x, relCase{}, labels)
+			if err != nil {
+				t.Fatalf("%s, %d×%d: %v", m.name, nd[0], nd[1], err)
+			}
+			rep := mod.Report()
+			est := rep.EstimatedBytes
+			if est <= 0 {
+				t.Errorf("%s: no memory estimate in the report", m.name)
+				continue
+			}
+			peak := int64(rep.PeakHeapBytes) - int64(rep.BaseHeapBytes)
+			t.Logf("%-16s %4d×%-3d estimate %8.2f MiB, measured peak %8.2f MiB (%.2f)", m.name, nd[0], nd[1],
+				float64(est)/(1<<20), float64(peak)/(1<<20), float64(peak)/float64(est))
+			if !testing.Short() && (float64(peak) > budgetHigh*float64(est)+budgetSlack || float64(est) > budgetLow*float64(peak)+budgetSlack) {
+				t.Errorf("%s, %d×%d: estimate %d B, measured peak %d B: outside [estimate/%.1f, %.1f·estimate] ± %d B",
+					m.name, nd[0], nd[1], est, peak, budgetLow, budgetHigh, budgetSlack)
+			}
+			// One byte below: refused before the allocations.
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err = relFit(ctx, m, x, relCase{Options: Options{MaxBytes: est - 1}}, labels)
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, ErrMemoryBudget) {
+				t.Errorf("%s: budget %d B (estimate − 1): error %v, want ErrMemoryBudget", m.name, est-1, err)
+			} else {
+				if msg := err.Error(); !strings.Contains(msg, fmtBytes(est)) || !strings.Contains(msg, "cheaper") {
+					t.Errorf("%s: %q does not name the estimate %s and cheaper alternatives", m.name, msg, fmtBytes(est))
+				}
+				if spent := int64(after.TotalAlloc - before.TotalAlloc); spent > est/4+1<<20 {
+					t.Errorf("%s: the refused fit allocated %d B of its %d B estimate", m.name, spent, est)
+				}
+			}
+			// At the estimate: it fits.
+			if _, err := relFit(ctx, m, x, relCase{Options: Options{MaxBytes: est}}, labels); err != nil {
+				t.Errorf("%s: budget = estimate %d B: %v", m.name, est, err)
+			}
+		}
+	}
+}
+
+// Densifying input: a sparse matrix given to a method that needs dense
+// rows is copied only within the budget, and one whose dense copy cannot
+// be addressed is refused whatever the budget; sparse rows kept sparse are
+// never copied.
+func TestMemoryBudgetDenseCopy(t *testing.T) {
+	ctx := context.Background()
+	x, labels := relData(300, 10, 13)
+	xs := sparse.FromDense(x)
+	huge, err := sparse.NewCSR(3, 1<<62, []int{0, 1, 2, 3}, []int{0, 1, 2}, []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range relMethods {
+		_, err := relFit(ctx, m, xs, relCase{Options: Options{MaxBytes: 300*10*8 - 1}}, labels)
+		switch {
+		case !m.sparse && (!errors.Is(err, ErrMemoryBudget) || !strings.Contains(err.Error(), "dense copy")):
+			t.Errorf("%s: sparse input, budget below its dense copy: %v", m.name, err)
+		case m.sparse && err != nil && strings.Contains(err.Error(), "dense copy"):
+			t.Errorf("%s keeps sparse rows but counts a dense copy: %v", m.name, err)
+		}
+		_, err = relFit(ctx, m, huge, relCase{}, []int{0, 1, 2})
+		if !errors.Is(err, ErrMemoryBudget) {
+			t.Errorf("%s: 3×2⁶² sparse input: %v, want ErrMemoryBudget", m.name, err)
+		}
+	}
+	// A non-Dense matrix type is copied, so it counts.
+	_, err = PCA{Options: Options{MaxBytes: 1000}}.Fit(ctx, plainMatrix{mat.DenseCopyOf(x)})
+	if !errors.Is(err, ErrMemoryBudget) || !strings.Contains(err.Error(), "dense copy") {
+		t.Errorf("PCA of a non-Dense matrix over budget: %v", err)
+	}
+}

@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// cancelBound is the longest a Fit may take to return once its context is
+// cancelled (the package contract, doc.go).
+const cancelBound = 100 * time.Millisecond
+
+// cancelVariants are the methods of relMethods plus the settings that
+// take other code paths (solvers, float32 storage, distances input).
+func cancelVariants() []relMethod {
+	v := append([]relMethod(nil), relMethods...)
+	add := func(name string, fit func(ctx context.Context, x mat.Matrix, c relCase) (Model, error)) {
+		v = append(v, relMethod{name: name, fit: fit})
+	}
+	add("isomap/float32", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+		return relModel(Isomap{Float32: true, Options: c.Options}.Fit(ctx, x))
+	})
+	add("isomap/dense", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+		return relModel(Isomap{Eigensolver: EigenDense, Options: c.Options}.Fit(ctx, x))
+	})
+	add("isoprojection/direct", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+		return relModel(IsoProjection{Solver: IsoProjectionDirect, Options: c.Options}.Fit(ctx, x))
+	})
+	add("oip/operator", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+		return relModel(OIP{Solver: OIPOperator, Options: c.Options}.Fit(ctx, x))
+	})
+	add("lle/lanczos", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+		return relModel(LLE{Eigensolver: EigenLanczos, Options: c.Options}.Fit(ctx, x))
+	})
+	add("lsi/lanczos", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+		return relModel(LSI{Eigensolver: EigenLanczos, Options: c.Options}.Fit(ctx, x))
+	})
+	var distOf *mat.Dense // the distances of the last x, made once
+	var dist *mat.Dense
+	add("mds/distances", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+		if distOf == x {
+			return relModel(MDS{Options: c.Options}.FitDistances(ctx, dist))
+		}
+		g := x.(*mat.Dense).RawMatrix()
+		n := g.Rows
+		d := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				s := 0.0
+				for k := 0; k < g.Cols; k++ {
+					t := g.Data[i*g.Stride+k] - g.Data[j*g.Stride+k]
+					s += t * t
+				}
+				d.Set(i, j, math.Sqrt(s))
+			}
+		}
+		distOf, dist = x.(*mat.Dense), d
+		return relModel(MDS{Options: c.Options}.FitDistances(ctx, d))
+	})
+	return v
+}
+
+// cancelCap cuts the uncancelled fit that lists the stages; timerSpan is
+// the part of it the timed cancels fall in. A recorded run at a larger size
+// (MANIFOLD_CANCEL_N set) lets fits run a minute and cancels anywhere.
+var cancelCap, timerSpan = time.Second, 500 * time.Millisecond
+
+func init() {
+	if os.Getenv("MANIFOLD_CANCEL_N") != "" {
+		cancelCap, timerSpan = time.Minute, time.Minute
+	}
+}
+
+// cancelSize is the data of the cancellation tests: N×D, MANIFOLD_CANCEL_N
+// and MANIFOLD_CANCEL_D override it (the runs recorded in doc.go used
+// larger sizes than the default, which keeps the test to a few seconds).
+func cancelSize() (int, int) {
+	n, d := 800, 10
+	switch {
+	case raceEnabled:
+		n = 150 // the race detector checks the paths, not the latency
+	case testing.Short():
+		n = 300
+	}
+	if v, err := strconv.Atoi(os.Getenv("MANIFOLD_CANCEL_N")); err == nil && v > 0 {
+		n = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("MANIFOLD_CANCEL_D")); err == nil && v > 0 {
+		d = v
+	}
+	return n, d
+}
+
+// cancelledFit runs fit, cancelling its context when trigger (called from
+// the progress callback) says so, or, when trigger is nil, from a timer
+// after delay. It returns the error, the time from the cancel to the
+// return (negative when the fit ended before the cancel), the stage
+// running at the cancel and, for a cancel from the callback, the stages
+// that started after it.
+func cancelledFit(m relMethod, x mat.Matrix, labels []int, trigger func(Progress) bool, delay time.Duration) (err error, latency time.Duration, at string, after []string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var t0 time.Time
+	var current string
+	opt := Options{Progress: func(p Progress) {
+		if trigger != nil && !t0.IsZero() {
+			if p.Stage != current {
+				after = append(after, p.Stage)
+				current = p.Stage
+			}
+			return
+		}
+		current = p.Stage
+		if trigger != nil && trigger(p) {
+			t0 = time.Now()
+			at = p.Stage
+			cancel()
+		}
+	}}
+	fired := make(chan time.Time, 1)
+	if trigger == nil {
+		tm := time.AfterFunc(delay, func() { fired <- time.Now(); cancel() })
+		defer tm.Stop()
+	}
+	_, err = relFit(ctx, m, x, relCase{Options: opt}, labels)
+	end := time.Now()
+	if trigger == nil {
+		select {
+		case t0 = <-fired:
+			at = current
+		default:
+		}
+	}
+	if t0.IsZero() {
+		return err, -1, "", nil
+	}
+	return err, end.Sub(t0), at, after
+}
+
+// Every method's Fit returns an error wrapping context.Canceled within
+// cancelBound of the cancel, whichever stage runs: the context is cancelled
+// from the progress callback as each stage starts, and by a timer at 20,
+// 50 and 80 % of an uncancelled fit's time (of its first half second). No later stage
+// starts and no goroutine outlives the fit. A latency over the bound is
+// measured twice more (the machine is shared) and the best of three
+// counts.
+func TestCancelEveryStage(t *testing.T) {
+	n, d := cancelSize()
+	x, labels := relData(n, d, 11)
+	for _, m := range cancelVariants() {
+		t.Run(m.name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			var stages []string
+			t0 := time.Now()
+			ctx, stop := context.WithTimeout(context.Background(), cancelCap)
+			defer stop()
+			_, err := relFit(ctx, m, x, relCase{Options: Options{Progress: func(p Progress) {
+				if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
+					stages = append(stages, p.Stage)
+				}
+			}}}, labels)
+			total := time.Since(t0)
+			if err != nil {
+				// The stages that ran can still be cancelled (LLE's Lanczos
+				// path does not converge on these data, see doc.go; a fit
+				// is cut at a second).
+				if !errors.Is(err, ErrNumerical) && !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatal(err)
+				}
+				t.Logf("uncancelled fit: %v", err)
+			}
+			check := func(what string, run func() (error, time.Duration, string, []string)) {
+				var best time.Duration = -1
+				for try := 0; try < 3; try++ {
+					err, lat, at, after := run()
+					if lat < 0 {
+						return // finished before the cancel
+					}
+					if !errors.Is(err, context.Canceled) {
+						t.Errorf("%s (in %s): error %v, want context.Canceled", what, at, err)
+						return
+					}
+					if len(after) > 0 {
+						t.Errorf("%s (in %s): stages %v started after the cancel", what, at, after)
+					}
+					goroutinesSettle(t, before, what)
+					if best < 0 || lat < best {
+						best = lat
+					}
+					if raceEnabled || best <= cancelBound {
+						break
+					}
+				}
+				if !raceEnabled && best > cancelBound {
+					t.Errorf("%s: returned %v after the cancel, bound %v", what, best, cancelBound)
+				}
+				if testing.Verbose() {
+					t.Logf("%-32s %6.1f ms", what, best.Seconds()*1000)
+				}
+			}
+			for _, stage := range stages {
+				check("cancel as "+stage+" starts", func() (error, time.Duration, string, []string) {
+					return cancelledFit(m, x, labels, func(p Progress) bool { return p.Stage == stage }, 0)
+				})
+			}
+			// Timed cancels within the first half second of a long fit (all
+			// of it in a recorded run).
+			span := min(total, timerSpan)
+			for _, f := range []float64{0.2, 0.5, 0.8} {
+				check(fmt.Sprintf("cancel after %v", time.Duration(f*float64(span)).Round(time.Millisecond)), func() (error, time.Duration, string, []string) {
+					return cancelledFit(m, x, labels, nil, time.Duration(f*float64(span)))
+				})
+			}
+		})
+	}
+}
