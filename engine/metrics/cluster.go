@@ -7,9 +7,11 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/cluster"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // ErrInput is wrapped by every error about the caller's data: labelings of
@@ -164,13 +166,21 @@ func NMI(truth, pred []int) (float64, error) {
 // restarts times from different seeds, keeping the run with the lowest
 // objective (the sum of squared distances to the centres), as the protocol
 // of isometric-projection.txt Table 1 does with 10 restarts. It returns the
-// cluster of every row. x is read densely (a *sparse.CSR is expanded).
+// cluster of every row. A *sparse.CSR stays sparse (cluster.FitSparse:
+// nnz·k flam per iteration); anything else is read densely.
 func KMeans(ctx context.Context, x mat.Matrix, k, restarts int, seed uint64) ([]int, error) {
-	g, err := denseRows(x)
-	if err != nil {
-		return nil, err
+	s := cluster.KMeans{K: k, Restarts: restarts, Seed: seed}
+	var res *cluster.Result
+	var err error
+	if c, ok := x.(*sparse.CSR); ok {
+		res, err = s.FitSparse(ctx, c)
+	} else {
+		var g blas64.General
+		if g, err = denseRows(x); err != nil {
+			return nil, err
+		}
+		res, err = s.Fit(ctx, g)
 	}
-	res, err := cluster.KMeans{K: k, Restarts: restarts, Seed: seed}.Fit(ctx, g)
 	if errors.Is(err, cluster.ErrInput) {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
