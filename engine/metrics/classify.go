@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
@@ -130,11 +134,42 @@ func Labels(labels []int, idx []int) []int {
 // label is right. Cost: the neighbour search, m·n·D flam by brute force
 // (engine/neighbors).
 func OneNN(ctx context.Context, train mat.Matrix, trainLabels []int, test mat.Matrix, testLabels []int) (float64, error) {
-	acc, err := OneNNDims(ctx, train, trainLabels, test, testLabels, nil)
+	tr, te, err := checkNN(train, trainLabels, test, testLabels)
 	if err != nil {
 		return 0, err
 	}
-	return acc[0], nil
+	var a, b mat.Dense
+	a.SetRawMatrix(tr)
+	b.SetRawMatrix(te)
+	nb, err := neighbors.KNNQuery(ctx, &a, &b, 1, neighbors.Options{})
+	if err != nil {
+		return 0, err
+	}
+	right := 0
+	for i := range testLabels {
+		if trainLabels[nb.Ind[i]] == testLabels[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(len(testLabels)), nil
+}
+
+func checkNN(train mat.Matrix, trainLabels []int, test mat.Matrix, testLabels []int) (blas64.General, blas64.General, error) {
+	tr, err := denseRows(train)
+	if err != nil {
+		return tr, tr, err
+	}
+	te, err := denseRows(test)
+	if err != nil {
+		return tr, te, err
+	}
+	if tr.Cols != te.Cols {
+		return tr, te, fmt.Errorf("%w: %d training features, %d test features", ErrInput, tr.Cols, te.Cols)
+	}
+	if len(trainLabels) != tr.Rows || len(testLabels) != te.Rows {
+		return tr, te, fmt.Errorf("%w: %d training rows with %d labels, %d test rows with %d labels", ErrInput, tr.Rows, len(trainLabels), te.Rows, len(testLabels))
+	}
+	return tr, te, nil
 }
 
 // OneNNDims is OneNN on the leading d columns of train and test for every
@@ -143,43 +178,69 @@ func OneNN(ctx context.Context, train mat.Matrix, trainLabels []int, test mat.Ma
 // whose leading coordinates do not depend on how many are asked for (PCA,
 // LDA, LPP, NPE, Isometric Projection, OIP: their projections are
 // eigenvectors in order).
+//
+// The squared distances are accumulated over blocks of columns (the
+// backend's distance kernel on each block, ‖x‖² + ‖y‖² − 2x·y), with the
+// nearest training row taken at every d asked for, so all the dimensions
+// together cost one search at the largest: m·n·max(dims) flam. Ties (equal
+// distances to rounding) go to the lower training index.
 func OneNNDims(ctx context.Context, train mat.Matrix, trainLabels []int, test mat.Matrix, testLabels []int, dims []int) ([]float64, error) {
-	tr, err := denseRows(train)
+	tr, te, err := checkNN(train, trainLabels, test, testLabels)
 	if err != nil {
 		return nil, err
-	}
-	te, err := denseRows(test)
-	if err != nil {
-		return nil, err
-	}
-	if tr.Cols != te.Cols {
-		return nil, fmt.Errorf("%w: %d training features, %d test features", ErrInput, tr.Cols, te.Cols)
-	}
-	if len(trainLabels) != tr.Rows || len(testLabels) != te.Rows {
-		return nil, fmt.Errorf("%w: %d training rows with %d labels, %d test rows with %d labels", ErrInput, tr.Rows, len(trainLabels), te.Rows, len(testLabels))
 	}
 	if dims == nil {
 		dims = []int{tr.Cols}
 	}
-	out := make([]float64, len(dims))
-	for k, d := range dims {
+	for _, d := range dims {
 		if d < 1 || d > tr.Cols {
 			return nil, fmt.Errorf("%w: dimension %d of %d columns", ErrInput, d, tr.Cols)
 		}
-		var a, b mat.Dense
-		a.SetRawMatrix(tr)
-		b.SetRawMatrix(te)
-		nb, err := neighbors.KNNQuery(ctx, a.Slice(0, tr.Rows, 0, d), b.Slice(0, te.Rows, 0, d), 1, neighbors.Options{})
-		if err != nil {
-			return nil, err
+	}
+	stops := append([]int(nil), dims...)
+	sort.Ints(stops)
+	stops = slices.Compact(stops)
+	n, m := tr.Rows, te.Rows
+	right := make(map[int]int, len(stops))
+	const chunk = 256
+	acc := make([]float64, chunk*n)
+	part := make([]float64, chunk*n)
+	for lo := 0; lo < m; lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("metrics: 1-NN: %w", err)
 		}
-		right := 0
-		for i := range testLabels {
-			if trainLabels[nb.Ind[i]] == testLabels[i] {
-				right++
+		hi := min(m, lo+chunk)
+		rows := hi - lo
+		clear(acc[:rows*n])
+		prev := 0
+		for _, d := range stops {
+			q := blas64.General{Rows: rows, Cols: d - prev, Stride: te.Stride, Data: te.Data[lo*te.Stride+prev:]}
+			p := blas64.General{Rows: n, Cols: d - prev, Stride: tr.Stride, Data: tr.Data[prev:]}
+			dst := blas64.General{Rows: rows, Cols: n, Stride: n, Data: part[:rows*n]}
+			if err := backend.SqDist(backend.Active(), dst, q, p, nil, nil); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInput, err)
 			}
+			for i, v := range dst.Data {
+				acc[i] += v
+			}
+			for i := 0; i < rows; i++ {
+				row := acc[i*n : (i+1)*n]
+				b, bv := 0, row[0]
+				for j, v := range row {
+					if v < bv {
+						b, bv = j, v
+					}
+				}
+				if trainLabels[b] == testLabels[lo+i] {
+					right[d]++
+				}
+			}
+			prev = d
 		}
-		out[k] = float64(right) / float64(len(testLabels))
+	}
+	out := make([]float64, len(dims))
+	for k, d := range dims {
+		out[k] = float64(right[d]) / float64(m)
 	}
 	return out, nil
 }

@@ -551,3 +551,39 @@ func TestTrustworthinessSwissRoll(t *testing.T) {
 		t.Errorf("T(ground truth) = %v, T(projection) = %v", good, bad)
 	}
 }
+
+// OneNNDims (distances accumulated over column blocks) agrees with OneNN
+// (the neighbour search) on every prefix of the columns.
+func TestOneNNDimsMatchesOneNN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	n, m, d := 300, 700, 12 // m > 256: more than one chunk of test rows
+	tr, te := mat.NewDense(n, d, nil), mat.NewDense(m, d, nil)
+	ytr, yte := make([]int, n), make([]int, m)
+	for i := 0; i < n; i++ {
+		ytr[i] = rng.IntN(4)
+		for j := 0; j < d; j++ {
+			tr.Set(i, j, rng.NormFloat64()+float64(ytr[i]*(j%3)))
+		}
+	}
+	for i := 0; i < m; i++ {
+		yte[i] = rng.IntN(4)
+		for j := 0; j < d; j++ {
+			te.Set(i, j, rng.NormFloat64()+float64(yte[i]*(j%3)))
+		}
+	}
+	ctx := context.Background()
+	dims := []int{12, 1, 3, 5, 3}
+	got, err := OneNNDims(ctx, tr, ytr, te, yte, dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, dd := range dims {
+		want, err := OneNN(ctx, tr.Slice(0, n, 0, dd), ytr, te.Slice(0, m, 0, dd), yte)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[k] != want {
+			t.Errorf("d = %d: OneNNDims %v, OneNN %v", dd, got[k], want)
+		}
+	}
+}
