@@ -44,4 +44,3 @@ func StreamBandwidth(n int) float64 {
 	})
 	return 16 * float64(n) * float64(n) / t
 }
-
