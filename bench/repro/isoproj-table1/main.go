@@ -43,7 +43,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/manifoldlab/manifold/bench/repro/internal/repro"
+	"github.com/manifoldlab/manifold/bench/internal/repro"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/metrics"
 	"github.com/manifoldlab/manifold/sparse"

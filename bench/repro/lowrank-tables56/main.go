@@ -31,7 +31,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/bench/repro/internal/repro"
+	"github.com/manifoldlab/manifold/bench/internal/repro"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/metrics"
 )

@@ -34,7 +34,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/manifoldlab/manifold/bench/repro/internal/repro"
+	"github.com/manifoldlab/manifold/bench/internal/repro"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/metrics"
