@@ -22,12 +22,13 @@
 // for data it cannot use (labelings of different lengths, NaN, k out of
 // range); none panics on the caller's data.
 //
-// Agreement with independent references: TestSklearnFixtures compares
-// NMI, Trustworthiness, Continuity, ResidualVariance, Procrustes and the
-// nearest-neighbour accuracy with scikit-learn 1.2.1, scipy 1.10 and numpy
-// on the fixtures of testdata/make_fixtures.py, ClusteringAccuracy with
-// scipy's linear_sum_assignment, and Assign with brute force over all
-// permutations.
+// Agreement with independent references (metrics_test.go): NMI,
+// Trustworthiness, Continuity, ResidualVariance, Geodesics, Procrustes, the
+// nearest-neighbour accuracy and FLDA leave-one-out against scikit-learn
+// 1.2.1, scipy 1.10 and numpy on the fixtures of testdata/make_fixtures.py;
+// ClusteringAccuracy and Assign against scipy's linear_sum_assignment, and
+// Assign against brute force over all permutations; hand-computed cases of
+// each.
 //
 // Cost: Assign O(r²·c); ClusteringAccuracy and NMI O(n + c·k);
 // Trustworthiness and Continuity O(n²·(D + log k)) time, O(n·(D + k))
