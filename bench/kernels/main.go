@@ -51,7 +51,7 @@ func main() {
 	fmt.Printf("machine: %d CPUs, GOMAXPROCS %d, %s/%s, %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	fmt.Printf("date: %s\n\n", time.Now().Format("2006-01-02 15:04"))
 
-	stream := measureStream(sz(10000, 1000))
+	stream := bench.StreamBandwidth(sz(10000, 1000))
 	var rows []row
 	peak := map[string]float64{}
 	for _, impl := range backend.Impls() {
@@ -63,10 +63,9 @@ func main() {
 			if name == "purego" && n == sz(4000, 400) && !*quick {
 				continue // 10 s a call in pure Go; n = 2000 is its peak already
 			}
-			a, b, c := bench.RandGeneral(1, n, n), bench.RandGeneral(2, n, n), bench.RandGeneral(3, n, n)
-			t := best(*reps, func() { impl.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c) })
-			add("Gemm", fmt.Sprintf("n=%d", n), flam.Gemm(n, n, n), 0, t)
-			peak[name] = max(peak[name], flam.Gemm(n, n, n)/t)
+			rate := bench.GemmRate(impl, n, *reps)
+			add("Gemm", fmt.Sprintf("n=%d", n), flam.Gemm(n, n, n), 0, flam.Gemm(n, n, n)/rate)
+			peak[name] = max(peak[name], rate)
 		}
 		{
 			n := sz(2000, 200)
@@ -217,31 +216,8 @@ func main() {
 	}
 }
 
-// best runs f reps times and returns the fastest wall time in seconds.
-func best(reps int, f func()) float64 {
-	b := 1e300
-	for i := 0; i < max(1, reps); i++ {
-		t0 := time.Now()
-		f()
-		b = min(b, time.Since(t0).Seconds())
-	}
-	return b
-}
-
-// measureStream returns the bandwidth of a parallel copy of an n×n float64
-// matrix in bytes per second (read + write counted), best of 5.
-func measureStream(n int) float64 {
-	src := make([]float64, n*n)
-	dst := make([]float64, n*n)
-	for i := range src {
-		src[i] = float64(i)
-	}
-	copy(dst, src) // first touch
-	t := best(5, func() {
-		backend.ParallelFor(n, 64, func(lo, hi int) { copy(dst[lo*n:hi*n], src[lo*n:hi*n]) })
-	})
-	return 16 * float64(n) * float64(n) / t
-}
+// best is bench.Best.
+func best(reps int, f func()) float64 { return bench.Best(reps, f) }
 
 func must(err error) {
 	if err != nil {
