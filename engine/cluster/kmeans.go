@@ -62,15 +62,8 @@ func (s KMeans) defaults() KMeans {
 // kernel on n×K (n·K·D flam) plus O(n·D) for the update.
 func (s KMeans) Fit(ctx context.Context, x blas64.General) (*Result, error) {
 	s = s.defaults()
-	n, d := x.Rows, x.Cols
-	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("%w: %d points × %d features", ErrInput, n, d)
-	}
-	if s.K < 1 || s.K > n {
-		return nil, fmt.Errorf("%w: K = %d clusters for %d points", ErrInput, s.K, n)
-	}
-	if s.MaxIter < 1 || s.Restarts < 1 || s.Tol < 0 {
-		return nil, fmt.Errorf("%w: MaxIter %d, Restarts %d, Tol %g", ErrInput, s.MaxIter, s.Restarts, s.Tol)
+	if err := s.check(x.Rows, x.Cols); err != nil {
+		return nil, err
 	}
 	xn := backend.RowSqNorms(x)
 	for i, v := range xn {
@@ -79,14 +72,38 @@ func (s KMeans) Fit(ctx context.Context, x blas64.General) (*Result, error) {
 		}
 	}
 	tol := s.Tol * meanVariance(x)
-	rng := rand.New(rand.NewPCG(s.Seed, 0x6b6d65616e73))
-	var best *Result
-	for run := 0; run < s.Restarts; run++ {
+	return s.bestOfRestarts(func(rng *rand.Rand) (*Result, error) {
 		centers, err := PlusPlus(ctx, x, xn, s.K, rng)
 		if err != nil {
 			return nil, err
 		}
-		res, err := lloyd(ctx, x, xn, centers, s.MaxIter, tol)
+		return lloyd(ctx, x, xn, centers, s.MaxIter, tol)
+	})
+}
+
+// check refuses settings (after defaults) that cannot cluster n points of
+// d features.
+func (s KMeans) check(n, d int) error {
+	if n == 0 || d == 0 {
+		return fmt.Errorf("%w: %d points × %d features", ErrInput, n, d)
+	}
+	if s.K < 1 || s.K > n {
+		return fmt.Errorf("%w: K = %d clusters for %d points", ErrInput, s.K, n)
+	}
+	if s.MaxIter < 1 || s.Restarts < 1 || s.Tol < 0 {
+		return fmt.Errorf("%w: MaxIter %d, Restarts %d, Tol %g", ErrInput, s.MaxIter, s.Restarts, s.Tol)
+	}
+	return nil
+}
+
+// bestOfRestarts runs fit (a seeding and its Lloyd iterations) s.Restarts
+// times from one random stream seeded by s.Seed and keeps the result of
+// least inertia.
+func (s KMeans) bestOfRestarts(fit func(rng *rand.Rand) (*Result, error)) (*Result, error) {
+	rng := rand.New(rand.NewPCG(s.Seed, 0x6b6d65616e73))
+	var best *Result
+	for run := 0; run < s.Restarts; run++ {
+		res, err := fit(rng)
 		if err != nil {
 			return nil, err
 		}

@@ -20,14 +20,8 @@ import (
 func (s KMeans) FitSparse(ctx context.Context, x *sparse.CSR) (*Result, error) {
 	s = s.defaults()
 	n, d := x.Dims()
-	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("%w: %d points × %d features", ErrInput, n, d)
-	}
-	if s.K < 1 || s.K > n {
-		return nil, fmt.Errorf("%w: K = %d clusters for %d points", ErrInput, s.K, n)
-	}
-	if s.MaxIter < 1 || s.Restarts < 1 || s.Tol < 0 {
-		return nil, fmt.Errorf("%w: MaxIter %d, Restarts %d, Tol %g", ErrInput, s.MaxIter, s.Restarts, s.Tol)
+	if err := s.check(n, d); err != nil {
+		return nil, err
 	}
 	ptr, val := x.RowPtr(), x.Values()
 	xn := make([]float64, n)
@@ -40,22 +34,13 @@ func (s KMeans) FitSparse(ctx context.Context, x *sparse.CSR) (*Result, error) {
 		}
 	}
 	tol := s.Tol * meanVarianceSparse(x)
-	rng := rand.New(rand.NewPCG(s.Seed, 0x6b6d65616e73))
-	var best *Result
-	for run := 0; run < s.Restarts; run++ {
+	return s.bestOfRestarts(func(rng *rand.Rand) (*Result, error) {
 		centers, err := plusPlusSparse(ctx, x, xn, s.K, rng)
 		if err != nil {
 			return nil, err
 		}
-		res, err := lloydSparse(ctx, x, xn, centers, s.MaxIter, tol)
-		if err != nil {
-			return nil, err
-		}
-		if best == nil || res.Inertia < best.Inertia {
-			best = res
-		}
-	}
-	return best, nil
+		return lloydSparse(ctx, x, xn, centers, s.MaxIter, tol)
+	})
 }
 
 // meanVarianceSparse is meanVariance for sparse rows (the zeros count).
