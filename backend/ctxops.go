@@ -40,8 +40,10 @@ func GemmCtx(ctx context.Context, impl Impl, tA, tB blas.Transpose, alpha float6
 			return fmt.Errorf("backend: product cancelled: %w", err)
 		}
 		i1 := min(m, i0+rows)
-		ap := sub(a, i0, i1, 0, a.Cols)
-		if tA != blas.NoTrans {
+		var ap blas64.General // rows i0:i1 of op(A)
+		if tA == blas.NoTrans {
+			ap = sub(a, i0, i1, 0, a.Cols)
+		} else {
 			ap = sub(a, 0, a.Rows, i0, i1)
 		}
 		impl.Gemm(tA, tB, alpha, ap, b, beta, sub(c, i0, i1, 0, c.Cols))

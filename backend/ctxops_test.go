@@ -116,3 +116,29 @@ func TestSqDistManyFeatures(t *testing.T) {
 		}
 	}
 }
+
+// GemmCtx on non-square shapes, op(A) with more rows than A has (Aᵀ of a
+// wide A: panels of A's rows would lie outside it), for both
+// transpositions of A; C is wide enough for panels of 150 (pure Go) or
+// 450 rows (C backend), so later panels start beyond A's 50 rows.
+func TestGemmCtxShapes(t *testing.T) {
+	ctx := context.Background()
+	for _, impl := range Impls() {
+		for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			a := randGeneral(600, 50, 1) // op(A) is 600×50
+			if tA == blas.Trans {
+				a = randGeneral(50, 600, 1)
+			}
+			b := randGeneral(50, 4000, 2)
+			want := randGeneral(600, 4000, 3)
+			got := blas64.General{Rows: 600, Cols: 4000, Stride: 4000, Data: append([]float64(nil), want.Data...)}
+			impl.Gemm(tA, blas.NoTrans, 1.5, a, b, -1, want)
+			if err := GemmCtx(ctx, impl, tA, blas.NoTrans, 1.5, a, b, -1, got); err != nil {
+				t.Fatal(err)
+			}
+			if d := maxDiff(got.Data, want.Data); d > 1e-10 {
+				t.Errorf("%s GemmCtx %v, 600×4000 from k = 50: differs by %g", impl.Name(), tA, d)
+			}
+		}
+	}
+}
