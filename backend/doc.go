@@ -35,9 +35,10 @@
 //     eigenvalues closer than 10⁻³‖T‖: O(c·n) per vector in a cluster of
 //     c), both in parallel, and gonum's blocked Dormqr for the back
 //     transformation (n²·k flam). This is LAPACK's DSTEBZ + DSTEIN path
-//     (DSYEVX). For k ≪ n it costs the tridiagonal reduction alone: 3.9 s
-//     for the top 10 of n = 2000 on the 2-core reference machine, against
-//     58 s for gonum's full mat.EigenSym.
+//     (DSYEVX). For k ≪ n it costs the tridiagonal reduction alone: 1.75 s
+//     for the top 10 of n = 2000 on a 2-core machine, against 23.8 s for
+//     gonum's full mat.EigenSym (go run ./bench/kernels -reference,
+//     bench/RESULTS.md).
 //   - Syevd: gonum's Dsyev (implicit QL/QR, rotations accumulated into Q,
 //     ≈ 9n³ flops, badly cached in row-major); prefer Syevr when you need
 //     fewer than all eigenpairs.
