@@ -282,19 +282,31 @@ func Assign(ctx context.Context, x blas64.General, xn []float64, centers blas64.
 	return labels, dmin, nil
 }
 
-// lloyd runs Lloyd iterations from the given centres until the total squared
-// centre shift falls below tol or maxIter is reached. An empty cluster is
-// re-seeded at the point farthest from its centre.
+// lloyd runs Lloyd iterations on dense rows from the given centres.
 func lloyd(ctx context.Context, x blas64.General, xn []float64, centers blas64.General, maxIter int, tol float64) (*Result, error) {
-	d, k := x.Cols, centers.Rows
+	d := x.Cols
+	assign := func(c blas64.General) ([]int, []float64, error) { return Assign(ctx, x, xn, c) }
+	addRow := func(dst []float64, i int) {
+		for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
+			dst[j] += v
+		}
+	}
+	return lloydWith(assign, addRow, centers, maxIter, tol)
+}
+
+// lloydWith runs Lloyd iterations from the given centres until the total
+// squared centre shift falls below tol or maxIter is reached: assign labels
+// every point with its nearest centre (and the squared distance to it),
+// addRow adds point i to a centre's sum. An empty cluster is re-seeded at
+// the point farthest from its centre. The last assignment is to the final
+// centres.
+func lloydWith(assign func(centers blas64.General) ([]int, []float64, error), addRow func(dst []float64, i int), centers blas64.General, maxIter int, tol float64) (*Result, error) {
+	d, k := centers.Cols, centers.Rows
 	counts := make([]int, k)
 	next := blas64.General{Rows: k, Cols: d, Stride: d, Data: make([]float64, k*d)}
-	var labels []int
-	var dmin []float64
 	it := 0
 	for it < maxIter {
-		var err error
-		labels, dmin, err = Assign(ctx, x, xn, centers)
+		labels, dmin, err := assign(centers)
 		if err != nil {
 			return nil, err
 		}
@@ -303,10 +315,7 @@ func lloyd(ctx context.Context, x blas64.General, xn []float64, centers blas64.G
 		clear(counts)
 		for i, c := range labels {
 			counts[c]++
-			row := next.Data[c*d : (c+1)*d]
-			for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
-				row[j] += v
-			}
+			addRow(next.Data[c*d:(c+1)*d], i)
 		}
 		for c := 0; c < k; c++ {
 			row := next.Data[c*d : (c+1)*d]
@@ -317,7 +326,7 @@ func lloyd(ctx context.Context, x blas64.General, xn []float64, centers blas64.G
 						far = i
 					}
 				}
-				copy(row, x.Data[far*x.Stride:far*x.Stride+d])
+				addRow(row, far)
 				dmin[far] = 0
 				continue
 			}
@@ -336,8 +345,7 @@ func lloyd(ctx context.Context, x blas64.General, xn []float64, centers blas64.G
 			break
 		}
 	}
-	// Final assignment to the final centres.
-	labels, dmin, err := Assign(ctx, x, xn, centers)
+	labels, dmin, err := assign(centers)
 	if err != nil {
 		return nil, err
 	}

@@ -167,58 +167,8 @@ func assignSparse(ctx context.Context, x *sparse.CSR, xn []float64, centers blas
 func lloydSparse(ctx context.Context, x *sparse.CSR, xn []float64, centers blas64.General, maxIter int, tol float64) (*Result, error) {
 	n, d := x.Dims()
 	k := centers.Rows
-	counts := make([]int, k)
-	next := blas64.General{Rows: k, Cols: d, Stride: d, Data: make([]float64, k*d)}
 	ct := blas64.General{Rows: d, Cols: k, Stride: k, Data: make([]float64, d*k)}
 	prod := blas64.General{Rows: n, Cols: k, Stride: k, Data: make([]float64, n*k)}
-	it := 0
-	for it < maxIter {
-		labels, dmin, err := assignSparse(ctx, x, xn, centers, ct, prod)
-		if err != nil {
-			return nil, err
-		}
-		it++
-		clear(next.Data)
-		clear(counts)
-		for i, c := range labels {
-			counts[c]++
-			addRow(next.Data[c*d:(c+1)*d], x, i)
-		}
-		for c := 0; c < k; c++ {
-			row := next.Data[c*d : (c+1)*d]
-			if counts[c] == 0 {
-				far := 0
-				for i, v := range dmin {
-					if v > dmin[far] {
-						far = i
-					}
-				}
-				addRow(row, x, far)
-				dmin[far] = 0
-				continue
-			}
-			inv := 1 / float64(counts[c])
-			for j := range row {
-				row[j] *= inv
-			}
-		}
-		shift := 0.0
-		for i, v := range next.Data {
-			t := v - centers.Data[i]
-			shift += t * t
-		}
-		centers, next = next, centers
-		if shift <= tol {
-			break
-		}
-	}
-	labels, dmin, err := assignSparse(ctx, x, xn, centers, ct, prod)
-	if err != nil {
-		return nil, err
-	}
-	inertia := 0.0
-	for _, v := range dmin {
-		inertia += v
-	}
-	return &Result{Centers: centers, Labels: labels, Inertia: inertia, Iterations: it}, nil
+	assign := func(c blas64.General) ([]int, []float64, error) { return assignSparse(ctx, x, xn, c, ct, prod) }
+	return lloydWith(assign, func(dst []float64, i int) { addRow(dst, x, i) }, centers, maxIter, tol)
 }
