@@ -65,13 +65,7 @@ func EigTopCtx(ctx context.Context, impl Impl, a blas64.Symmetric, k int) ([]flo
 	if err != nil {
 		return nil, z, err
 	}
-	for i, j := 0, k-1; i < j; i, j = i+1, j-1 {
-		w[i], w[j] = w[j], w[i]
-		for r := 0; r < z.Rows; r++ {
-			row := z.Data[r*z.Stride:]
-			row[i], row[j] = row[j], row[i]
-		}
-	}
+	reversePairs(w, z)
 	return w, z, nil
 }
 

@@ -263,15 +263,20 @@ func EigTop(impl Impl, a blas64.Symmetric, k int) ([]float64, blas64.General, er
 	if err != nil {
 		return nil, z, err
 	}
-	// Reverse to descending order.
-	for i, j := 0, k-1; i < j; i, j = i+1, j-1 {
+	reversePairs(w, z)
+	return w, z, nil
+}
+
+// reversePairs reverses the order of the eigenvalues w and of the columns
+// of z with them (ascending to descending).
+func reversePairs(w []float64, z blas64.General) {
+	for i, j := 0, len(w)-1; i < j; i, j = i+1, j-1 {
 		w[i], w[j] = w[j], w[i]
 		for r := 0; r < z.Rows; r++ {
 			row := z.Data[r*z.Stride:]
 			row[i], row[j] = row[j], row[i]
 		}
 	}
-	return w, z, nil
 }
 
 // EigBottom returns the k algebraically smallest eigenpairs of the symmetric
