@@ -379,6 +379,11 @@ func loadGraph(d *modelData, n int) (*sparse.CSR, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range val.Data {
+		if w < 0 { // the shortest paths of Transform need lengths ≥ 0
+			return nil, modelErr("%s model: graph: negative edge length %g", d.method, w)
+		}
+	}
 	g, err := sparse.NewCSR(n, n, ptr, ind, val.Data)
 	if err != nil {
 		return nil, modelErr("%s model: graph: %v", d.method, err)
