@@ -118,7 +118,15 @@ func neighbourGraphOf(r *run, x samples, spec graphSpec) (*neighbors.Fixed, erro
 		dense = toDense(x.dense)
 	}
 	var g *sparse.CSR
-	err := r.stage("neighbors", flam.KNNBrute(n, n, d), func(ctx context.Context, st *stageCtx) error {
+	predicted := flam.KNNBrute(n, n, d)
+	if x.csr == nil {
+		k := spec.k
+		if k == 0 { // ε or whole-class graph: about a leaf's worth of neighbours
+			k = 16
+		}
+		predicted = neighbors.Options{}.Flam(n, n, d, k)
+	}
+	err := r.stage("neighbors", predicted, func(ctx context.Context, st *stageCtx) error {
 		opt := neighbors.GraphOptions{K: spec.k, Eps: spec.eps, Labels: spec.labels, Weight: spec.weight, T: spec.t}
 		var err error
 		if x.csr != nil {

@@ -105,7 +105,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	}
 	dense := toDense(g)
 	var nb *neighbors.Result
-	err = r.stage("neighbors", flam.KNNBrute(n, n, d), func(ctx context.Context, st *stageCtx) error {
+	err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		nb, err = neighbors.KNN(ctx, dense, s.K, neighbors.Options{})
 		if err != nil {

@@ -155,7 +155,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 	m := &TDPMModel{base: base{method: method}, k: s.K, t: t}
 	m.mean, m.train, _ = centre(g)
 	var nb *neighbors.Result
-	err = r.stage("neighbors", flam.KNNBrute(n, n, d), func(ctx context.Context, st *stageCtx) error {
+	err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		nb, err = neighbors.KNN(ctx, toDense(m.train), s.K, neighbors.Options{})
 		return err

@@ -14,6 +14,19 @@ func SpMV(nnz int) float64 { return float64(nnz) }
 // triangle would do half.
 func KNNBrute(m, n, d int) float64 { return Gemm(m, n, d) }
 
+// KNNTreeQueries is m·D·(leaf + k)·2^D: m k-d tree queries in D
+// dimensions, each computing the distances to the (leaf + k)·2^D points
+// of the cells a ball around it meets (the cells grow as 2^D).
+func KNNTreeQueries(m, d, k, leaf int) float64 {
+	return float64(m) * float64(d) * float64(leaf+k) * math.Exp2(float64(d))
+}
+
+// KNNTreeBuild is n·⌈log₂(n + 1)⌉·D: the median splits of a k-d tree on
+// n points in D dimensions.
+func KNNTreeBuild(n, d int) float64 {
+	return float64(n) * math.Ceil(math.Log2(float64(n+1))) * float64(d)
+}
+
 // Dijkstra counts operations, not flam: one source on a graph of n
 // vertices and e stored edges does e relaxations (an add and a compare
 // each) and up to n heap insertions, n deletions and e decrease-keys of

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
 )
 
 // ErrInput is wrapped by the errors about user data: NaN or Inf in the
@@ -106,11 +107,12 @@ func (o Options) leafSize() int {
 
 // choose returns the method for m queries against n points in dim
 // dimensions, wanting about k neighbours each. The cost model, in flam
-// equivalents: brute force costs m·n·dim at the Gemm rate; a k-d tree
-// query visits about (leaf + k)·2^dim points (the cells a ball around the
-// query meets grow as 2^dim), each dim flam at about a tenth of the Gemm
-// rate, so m·10·dim·(leaf + k)·2^dim. The tree wins below roughly
-// dim = log₂(n / (10·(leaf + k))): dim ≤ 9 at n = 10⁵, k = 10.
+// equivalents: brute force costs flam.KNNBrute = m·n·dim at the Gemm rate;
+// a k-d tree query visits about (leaf + k)·2^dim points (the cells a ball
+// around the query meets grow as 2^dim), each dim flam at about a tenth of
+// the Gemm rate, so 10·flam.KNNTreeQueries plus the build. The tree wins
+// below roughly dim = log₂(n / (10·(leaf + k))): dim ≤ 9 at n = 10⁵,
+// k = 10.
 func (o Options) choose(m, n, dim, k int) Algorithm {
 	if o.Metric == Cosine {
 		return Brute
@@ -121,12 +123,22 @@ func (o Options) choose(m, n, dim, k int) Algorithm {
 	if dim > 40 {
 		return Brute
 	}
-	brute := float64(m) * float64(n) * float64(dim)
-	tree := float64(m)*10*float64(dim)*float64(o.leafSize()+k)*math.Exp2(float64(dim)) + float64(n)*math.Log2(float64(n+1))*float64(dim)
-	if tree < brute {
+	tree := 10*flam.KNNTreeQueries(m, dim, k, o.leafSize()) + flam.KNNTreeBuild(n, dim)
+	if tree < flam.KNNBrute(m, n, dim) {
 		return KDTree
 	}
 	return Brute
+}
+
+// Flam is the predicted flam of a search of m queries against n points
+// in dim dimensions for about k neighbours each by the method choose
+// picks: flam.KNNBrute, or the k-d tree's queries and build (which run at
+// about a tenth of the Gemm rate).
+func (o Options) Flam(m, n, dim, k int) float64 {
+	if o.choose(m, n, dim, k) == KDTree {
+		return flam.KNNTreeQueries(m, dim, k, o.leafSize()) + flam.KNNTreeBuild(n, dim)
+	}
+	return flam.KNNBrute(m, n, dim)
 }
 
 // rowMajor returns the rows of m as a blas64.General: the raw storage of a

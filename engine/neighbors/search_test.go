@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -282,3 +283,22 @@ func TestSearchErrors(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// Options.Flam prices the method choose picks: the k-d tree's queries and
+// build in low dimension, brute force's m·n·D in high dimension.
+func TestOptionsFlam(t *testing.T) {
+	var o neighbors.Options
+	n := 100000
+	if got, want := o.Flam(n, n, 3, 10), flam.KNNTreeQueries(n, 3, 10, 16)+flam.KNNTreeBuild(n, 3); got != want {
+		t.Errorf("3-D: Flam %g, want the tree's %g", got, want)
+	}
+	if got, want := o.Flam(n, n, 3, 10), flam.KNNBrute(n, n, 3); got >= want/100 {
+		t.Errorf("3-D: Flam %g is not far below brute force's %g", got, want)
+	}
+	if got, want := o.Flam(5000, 5000, 784, 10), flam.KNNBrute(5000, 5000, 784); got != want {
+		t.Errorf("784-D: Flam %g, want brute force's %g", got, want)
+	}
+	if got, want := (neighbors.Options{Algorithm: neighbors.Brute}).Flam(n, n, 3, 10), flam.KNNBrute(n, n, 3); got != want {
+		t.Errorf("forced brute force: Flam %g, want %g", got, want)
+	}
+}
