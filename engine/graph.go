@@ -118,7 +118,9 @@ func neighbourGraphOf(r *run, x samples, spec graphSpec) (*neighbors.Fixed, erro
 		dense = toDense(x.dense)
 	}
 	var g *sparse.CSR
-	predicted := flam.KNNBrute(n, n, d)
+	// Sparse rows: each of the n·n dot products costs about the stored
+	// entries of a row, not D.
+	predicted := flam.KNNBrute(n, n, d) * float64(x.nnz()) / float64(max(1, n*d))
 	if x.csr == nil {
 		k := spec.k
 		if k == 0 { // ε or whole-class graph: about a leaf's worth of neighbours
