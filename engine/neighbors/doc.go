@@ -25,10 +25,11 @@
 //     diagonal (1024×1024) and offers each pair to both of its points: half
 //     of the m·n·D flam (flam.KNNBrute) of a query search.
 //
-// The model prices brute force at m·n·D and the tree at
-// m·10·D·(leaf + k)·2^D: the tree wins in low dimension (a 3-D swiss roll),
-// brute force above D ≈ log₂(n/(10(leaf + k))) (images, D in the
-// hundreds). Options.Flam is the flam the chosen method predicts (the
+// The model prices brute force at m·n·(D + 64) (the 64 flam equivalents a
+// pair costs beyond its products: norms, clamp, heap) and the tree at
+// m·10·D·(leaf + k)·2^D: the tree wins in low dimension (a 3-D swiss roll,
+// from about 100 points), brute force above D ≈ 11 at n = 10⁵ (images, D
+// in the hundreds). Options.Flam is the flam the chosen method predicts (the
 // engine's neighbour stages report it). Measured on the 2-core reference machine: k = 10 for 100,000
 // points in 3-D in 0.12 s (BenchmarkKNN3D); 10,000 × 784 brute force at an
 // effective 63.5 GFLAM/s (m·n·D over the time) against 47.6 GFLAM/s for

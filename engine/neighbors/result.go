@@ -105,14 +105,21 @@ func (o Options) leafSize() int {
 	return o.LeafSize
 }
 
+// bruteCostPerPair is what brute force spends on a pair beyond its dim
+// flam, in flam equivalents at the Gemm rate: the norms, the clamp and the
+// offer to a bounded heap. Measured: 12 ns a pair at n = 1000, dim = 3 on
+// the 2-core reference machine (5 GFLAM/s pure-Go Gemm), about 60 flam.
+const bruteCostPerPair = 64
+
 // choose returns the method for m queries against n points in dim
 // dimensions, wanting about k neighbours each. The cost model, in flam
-// equivalents: brute force costs flam.KNNBrute = m·n·dim at the Gemm rate;
-// a k-d tree query visits about (leaf + k)·2^dim points (the cells a ball
-// around the query meets grow as 2^dim), each dim flam at about a tenth of
-// the Gemm rate, so 10·flam.KNNTreeQueries plus the build. The tree wins
-// below roughly dim = log₂(n / (10·(leaf + k))): dim ≤ 9 at n = 10⁵,
-// k = 10.
+// equivalents: brute force costs flam.KNNBrute = m·n·dim at the Gemm rate
+// plus bruteCostPerPair for each of the m·n pairs; a k-d tree query visits
+// about (leaf + k)·2^dim points (the cells a ball around the query meets
+// grow as 2^dim), each dim flam at about a tenth of the Gemm rate, so
+// 10·flam.KNNTreeQueries plus the build. The tree wins below roughly
+// dim = log₂(n·(dim + 64) / (10·dim·(leaf + k))): dim ≤ 11 at n = 10⁵,
+// k = 10, and for 3-D data from about 100 points.
 func (o Options) choose(m, n, dim, k int) Algorithm {
 	if o.Metric == Cosine {
 		return Brute
@@ -124,7 +131,7 @@ func (o Options) choose(m, n, dim, k int) Algorithm {
 		return Brute
 	}
 	tree := 10*flam.KNNTreeQueries(m, dim, k, o.leafSize()) + flam.KNNTreeBuild(n, dim)
-	if tree < flam.KNNBrute(m, n, dim) {
+	if tree < flam.KNNBrute(m, n, dim)+bruteCostPerPair*float64(m)*float64(n) {
 		return KDTree
 	}
 	return Brute
