@@ -221,13 +221,7 @@ func topNormalized(r *run, a *sparse.CSR, k int, solver Eigensolver, seed uint64
 	if solver == EigenDense {
 		err := r.stage("eigensolve", flam.Syevr(n, k), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "dense syevr on D^-1/2·W·D^-1/2"
-			sym := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
-			ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
-			for i := 0; i < n; i++ {
-				for p := ptr[i]; p < ptr[i+1]; p++ {
-					sym.Data[i*n+ind[p]] = val[p]
-				}
-			}
+			sym := denseSymmetric(a)
 			var err error
 			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, k)
 			return wrapNumerical(err)
@@ -452,4 +446,18 @@ func decodeLaplacian(d *modelData) (Model, error) {
 		m.report = *d.report
 	}
 	return m, nil
+}
+
+// denseSymmetric copies the symmetric n×n a (both triangles stored) into
+// a dense blas64.Symmetric for the dense eigensolvers.
+func denseSymmetric(a *sparse.CSR) blas64.Symmetric {
+	n, _ := a.Dims()
+	sym := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
+	ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
+	for i := 0; i < n; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			sym.Data[i*n+ind[p]] = val[p]
+		}
+	}
+	return sym
 }

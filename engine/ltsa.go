@@ -229,13 +229,7 @@ func bottomSparse(r *run, b *sparse.CSR, k int, solver Eigensolver, seed uint64,
 	if solver == EigenDense {
 		err := r.stage("eigensolve", flam.Syevr(n, k), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "dense syevr on the " + what
-			sym := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
-			ptr, ind, val := b.RowPtr(), b.ColIdx(), b.Values()
-			for i := 0; i < n; i++ {
-				for p := ptr[i]; p < ptr[i+1]; p++ {
-					sym.Data[i*n+ind[p]] = val[p]
-				}
-			}
+			sym := denseSymmetric(b)
 			var err error
 			vals, vecs, err = backend.EigBottomCtx(ctx, backend.Active(), sym, k)
 			return wrapNumerical(err)
