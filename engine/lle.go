@@ -153,23 +153,15 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 // G += reg·trace(G)·I (reg alone when the trace is 0), G·w = 1, w /= Σw
 // (eq. 64). In parallel over queries, ctx checked per chunk.
 func reconstructionWeights(ctx context.Context, x, q blas64.General, nb *neighbors.Result, reg float64, n int) (*sparse.CSR, error) {
-	nq, d := q.Rows, q.Cols
-	indptr := make([]int, nq+1)
-	for i := 0; i < nq; i++ {
-		indptr[i+1] = nb.Ptr[i+1]
-	}
-	ind := make([]int, len(nb.Ind))
-	val := make([]float64, len(nb.Ind))
-	errs := make([]error, nq)
-	err := backend.ParallelForCtx(ctx, nq, 256, func(lo, hi int) {
-		var c, gm, rhs []float64
-		for i := lo; i < hi; i++ {
-			js, _ := nb.Row(i)
+	d := q.Cols
+	return weightsFrom(ctx, nb, q.Rows, n, 256, reg, func() func(i int, js []int, gm []float64) {
+		var c []float64
+		return func(i int, js []int, gm []float64) {
 			k := len(js)
 			if cap(c) < k*d {
-				c, gm, rhs = make([]float64, k*d), make([]float64, k*k), make([]float64, k)
+				c = make([]float64, k*d)
 			}
-			c, gm, rhs = c[:k*d], gm[:k*k], rhs[:k]
+			c = c[:k*d]
 			qi := q.Data[i*q.Stride : i*q.Stride+d]
 			for a, j := range js {
 				xj := x.Data[j*x.Stride : j*x.Stride+d]
@@ -181,6 +173,33 @@ func reconstructionWeights(ctx context.Context, x, q blas64.General, nb *neighbo
 			cg := blas64.General{Rows: k, Cols: d, Stride: max(1, d), Data: c}
 			gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
 			backend.PureGo.Syrk(blas.NoTrans, 1, cg, 0, gs)
+		}
+	})
+}
+
+// weightsFrom is what reconstructionWeights and dotReconstructionWeights
+// share: for each of the nq queries, in parallel chunks of grain queries
+// with ctx checked per chunk, gram fills the k×k local Gram matrix gm of
+// query i's neighbours js (at least its lower triangle),
+// barycentricWeights turns it into weights, and the rows come back as an
+// nq×n CSR with sorted columns. newGram is called once per chunk, so the
+// function it returns may keep scratch.
+func weightsFrom(ctx context.Context, nb *neighbors.Result, nq, n, grain int, reg float64, newGram func() func(i int, js []int, gm []float64)) (*sparse.CSR, error) {
+	indptr := append([]int(nil), nb.Ptr[:nq+1]...)
+	ind := make([]int, len(nb.Ind))
+	val := make([]float64, len(nb.Ind))
+	errs := make([]error, nq)
+	err := backend.ParallelForCtx(ctx, nq, grain, func(lo, hi int) {
+		gram := newGram()
+		var gm, rhs []float64
+		for i := lo; i < hi; i++ {
+			js, _ := nb.Row(i)
+			k := len(js)
+			if cap(gm) < k*k {
+				gm, rhs = make([]float64, k*k), make([]float64, k)
+			}
+			gm, rhs = gm[:k*k], rhs[:k]
+			gram(i, js, gm)
 			if err := barycentricWeights(gm, k, reg, rhs); err != nil {
 				errs[i] = fmt.Errorf("point %d: %w", i, err)
 				continue

@@ -204,18 +204,14 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 // w /= Σw (linear-and-nonlinear-dimensionality-reduction.txt eq. 63–64).
 func dotReconstructionWeights(ctx context.Context, in samples, nb *neighbors.Result, reg float64) (*sparse.CSR, error) {
 	n, _ := in.dims()
-	ind := make([]int, len(nb.Ind))
-	val := make([]float64, len(nb.Ind))
-	errs := make([]error, n)
-	err := backend.ParallelForCtx(ctx, n, 64, func(lo, hi int) {
-		var gm, rhs, xi []float64
-		for i := lo; i < hi; i++ {
-			js, _ := nb.Row(i)
+	return weightsFrom(ctx, nb, n, n, 64, reg, func() func(i int, js []int, gm []float64) {
+		var xi []float64
+		return func(i int, js []int, gm []float64) {
 			k := len(js)
-			if cap(gm) < k*k {
-				gm, rhs, xi = make([]float64, k*k), make([]float64, k), make([]float64, k)
+			if cap(xi) < k {
+				xi = make([]float64, k)
 			}
-			gm, rhs, xi = gm[:k*k], rhs[:k], xi[:k]
+			xi = xi[:k]
 			ii := in.dot(i, i)
 			for a, ja := range js {
 				xi[a] = in.dot(ja, i)
@@ -226,28 +222,6 @@ func dotReconstructionWeights(ctx context.Context, in samples, nb *neighbors.Res
 					gm[a*k+b], gm[b*k+a] = v, v
 				}
 			}
-			if err := barycentricWeights(gm, k, reg, rhs); err != nil {
-				errs[i] = fmt.Errorf("point %d: %w", i, err)
-				continue
-			}
-			base := nb.Ptr[i]
-			for a, j := range js {
-				ind[base+a] = j
-				val[base+a] = rhs[a]
-			}
 		}
 	})
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
-	}
-	indptr := append([]int(nil), nb.Ptr...)
-	for i := 0; i < n; i++ {
-		sortRow(ind[indptr[i]:indptr[i+1]], val[indptr[i]:indptr[i+1]])
-	}
-	return sparse.NewCSR(n, n, indptr, ind, val)
 }
