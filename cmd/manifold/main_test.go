@@ -585,7 +585,7 @@ func TestInterrupt(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
-		t.Skip("the fit ended before the interrupt")
+		t.Fatal("the 6000-point fit ended within 300 ms, before the interrupt: the test proves nothing; enlarge its data")
 	case <-time.After(300 * time.Millisecond):
 	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
