@@ -12,7 +12,7 @@
 //	manifold demo    [-method NAME] [-plot FILE.png]
 //	manifold info
 //
-// These names are a contract (DESIGN.md, "Command-line contract"): scripts
+// These names are a contract (docs/design.md, "Command-line contract"): scripts
 // rely on them. manifold SUBCOMMAND -h lists a subcommand's flags.
 //
 // # embed

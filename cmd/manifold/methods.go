@@ -63,7 +63,7 @@ func with(base []string, more ...string) []string {
 }
 
 // methods is the method table, in the order of the command-line contract
-// (DESIGN.md), plus lsi, which the engine plans for text corpora.
+// (docs/design.md), plus lsi, which the engine plans for text corpora.
 var methods = []method{
 	{
 		name: "pca", about: "principal component analysis",

@@ -14,7 +14,7 @@ import (
 	"github.com/manifoldlab/manifold/engine"
 )
 
-// The method names are the command-line contract of DESIGN.md.
+// The method names are the command-line contract of docs/design.md.
 func TestMethodTable(t *testing.T) {
 	contract := "pca mds isomap landmark-isomap lle isoprojection oip soip tdpm lowrank-isomap lpp npe lda ltsa laplacian"
 	var names []string
