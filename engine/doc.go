@@ -134,7 +134,7 @@
 // Fuzzing. FuzzFit (every method, random shapes up to 40×6, settings and
 // values including duplicates, NaN, Inf, 1e±200), FuzzLoad (model files,
 // the checksum repaired so mutations reach the decoder) and the readers'
-// FuzzReadCSV, FuzzReadNPY and FuzzReadMatrixMarket (internal/dataio) run
+// FuzzReadCSV, FuzzReadNPY and FuzzReadMatrixMarket (dataio) run
 // their seeds and testdata/fuzz corpora with every go test; the runs of at
 // least five minutes each are listed in the report of issue 9.
 package engine

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/manifoldlab/manifold/engine"
-	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/sparse"
 )
 

@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
-	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/dataio"
 )
 
 const embedHelp = `usage: manifold embed -method NAME [flags]

@@ -12,7 +12,7 @@ import (
 
 	"github.com/manifoldlab/manifold/admm"
 	"github.com/manifoldlab/manifold/engine"
-	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/dataio"
 )
 
 // curved10 writes 150 points on a curled 2-D sheet in 10 dimensions, three

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/manifoldlab/manifold/engine"
-	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/dataio"
 )
 
 const projectHelp = `usage: manifold project -model FILE -in FILE [-out FILE]

@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/dataio"
 )
 
 // methodArgs are the settings that let a method fit the 120-point test

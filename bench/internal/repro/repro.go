@@ -21,7 +21,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine/metrics"
-	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/sparse"
 )
 

@@ -34,7 +34,7 @@ import (
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/metrics"
 	"github.com/manifoldlab/manifold/engine/neighbors"
-	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/sparse"
 )
 

@@ -1,4 +1,5 @@
-// Package dataio reads and writes the data files of the manifold command:
+// Package dataio reads and writes the data files of the manifold command,
+// and of any program that wants the same formats:
 // dense matrices as CSV (optionally gzip-compressed) and NumPy .npy files,
 // sparse matrices as MatrixMarket, and class labels one per line.
 //
