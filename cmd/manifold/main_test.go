@@ -23,9 +23,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
-	"github.com/manifoldlab/manifold/dataio"
 )
 
 // The tests run the built command end to end. TestMain builds it once, with
