@@ -30,8 +30,8 @@ func ReadLabels(r io.Reader) (*Labels, error) {
 	return ReadLabelsCtx(context.Background(), r, Limits{})
 }
 
-// ReadLabelsCtx is ReadLabels within lim (a label costs its bytes and 48
-// more: string header, index, map entry), stopping with ctx's error once ctx
+// ReadLabelsCtx is ReadLabels within lim (a label costs its bytes and 24
+// more: string header and index), stopping with ctx's error once ctx
 // is done.
 func ReadLabelsCtx(ctx context.Context, r io.Reader, lim Limits) (*Labels, error) {
 	br, closeZ, err := source(ctx, r, lim)
@@ -63,7 +63,7 @@ func ReadLabelsCtx(ctx context.Context, r io.Reader, lim Limits) (*Labels, error
 		if blankLine != 0 {
 			return nil, formatErr(blankLine, 0, "empty label (a blank line before the label on line %d)", num)
 		}
-		held += int64(len(line)) + 48
+		held += int64(len(line)) + 24
 		if err := lim.budget(held, fmt.Sprintf("the labels up to line %d", num)); err != nil {
 			return nil, err
 		}

@@ -67,7 +67,7 @@ func (l Limits) maxInput() int64 {
 // MaxBytes.
 func (l Limits) budget(need int64, what string) error {
 	if l.MaxBytes > 0 && (need < 0 || need > l.MaxBytes) {
-		return &Error{Kind: ErrLimit, Msg: fmt.Sprintf("%s need %s of memory, more than the budget of %s", what, fmtBytes(need), fmtBytes(l.MaxBytes))}
+		return &Error{Kind: ErrLimit, Msg: fmt.Sprintf("%s need %s of memory, more than the memory budget of %s", what, fmtBytes(need), fmtBytes(l.MaxBytes))}
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ func TestLimitsMemoryBudget(t *testing.T) {
 	m.read()
 	before := m.total
 	_, err := ReadCSVCtx(context.Background(), &rows{}, Limits{MaxBytes: 8 << 20})
-	wantLimit(t, err, "need 8.0 MiB of memory, more than the budget of 8.0 MiB")
+	wantLimit(t, err, "need 8.0 MiB of memory, more than the memory budget of 8.0 MiB")
 	m.read()
 	if got := m.total - before; got > 40<<20 {
 		t.Errorf("allocated %d bytes for a budget of 8 MiB", got)
@@ -112,7 +112,7 @@ func TestLimitsMemoryBudget(t *testing.T) {
 	bomb := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)+1), 0)
 	bomb = append(append(bomb, hdr...), '\n')
 	_, err = ReadNPYCtx(context.Background(), io.MultiReader(bytes.NewReader(bomb), zeros{}), Limits{MaxBytes: 1 << 30})
-	wantLimit(t, err, "7.3 TiB of memory, more than the budget of 1.0 GiB")
+	wantLimit(t, err, "7.3 TiB of memory, more than the memory budget of 1.0 GiB")
 
 	// MatrixMarket: the size line's entries, before any is read.
 	mm := "%%MatrixMarket matrix coordinate real symmetric\n% c\n1000 1000 100000\n1 1 1\n"
@@ -138,7 +138,7 @@ func TestLimitsDecompressionBomb(t *testing.T) {
 	// Rows: the memory budget stops it first.
 	z = gzipBomb(t, "1,2,3,4\n", 256<<20)
 	_, err = ReadCSVCtx(context.Background(), bytes.NewReader(z), Limits{MaxBytes: 4 << 20})
-	wantLimit(t, err, "more than the budget of 4.0 MiB")
+	wantLimit(t, err, "more than the memory budget of 4.0 MiB")
 	// A MatrixMarket bomb too (sparse reports reader errors untyped).
 	z = gzipBomb(t, "%%MatrixMarket matrix coordinate real general\n"+strings.Repeat("% c\n", 1<<12), 64<<20)
 	_, err = ReadMatrixMarketCtx(context.Background(), bytes.NewReader(z), Limits{MaxInput: 4 << 20})
