@@ -194,6 +194,9 @@ func (m *modelReader) read(p []byte) error {
 			return modelErr("the file ends after %d bytes, before the sizes its header declares: truncated", m.n)
 		}
 		if err != nil {
+			if cerr := m.ctx.Err(); cerr != nil {
+				return cerr // a read cut by the cancellation (a deadline)
+			}
 			return fmt.Errorf("%w: reading: %w", ErrModelFile, err)
 		}
 	}
