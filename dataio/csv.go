@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -97,7 +96,7 @@ func ReadCSVCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error
 // than the budget; an error wrapping ErrLimit when more does not fit.
 func growFloats(data []float64, more int, lim Limits, line int) ([]float64, error) {
 	need := int64(len(data)) + int64(more)
-	if err := lim.budget(8*need, fmt.Sprintf("the rows up to line %d", line)); err != nil {
+	if err := lim.budget(8*need, line, "the rows so far"); err != nil {
 		return nil, err
 	}
 	c := max(2*int64(cap(data)), 4096, need)

@@ -2,7 +2,6 @@ package dataio
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sort"
 	"strconv"
@@ -64,7 +63,7 @@ func ReadLabelsCtx(ctx context.Context, r io.Reader, lim Limits) (*Labels, error
 			return nil, formatErr(blankLine, 0, "empty label (a blank line before the label on line %d)", num)
 		}
 		held += int64(len(line)) + 24
-		if err := lim.budget(held, fmt.Sprintf("the labels up to line %d", num)); err != nil {
+		if err := lim.budget(held, num, "the labels so far"); err != nil {
 			return nil, err
 		}
 		raw = append(raw, string(line))

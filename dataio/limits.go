@@ -64,10 +64,10 @@ func (l Limits) maxInput() int64 {
 }
 
 // budget returns an error wrapping ErrLimit when need bytes exceed
-// MaxBytes.
-func (l Limits) budget(need int64, what string) error {
+// MaxBytes, naming line (0: none).
+func (l Limits) budget(need int64, line int, what string) error {
 	if l.MaxBytes > 0 && (need < 0 || need > l.MaxBytes) {
-		return &Error{Kind: ErrLimit, Msg: fmt.Sprintf("%s need %s of memory, more than the memory budget of %s", what, fmtBytes(need), fmtBytes(l.MaxBytes))}
+		return &Error{Kind: ErrLimit, Line: line, Msg: fmt.Sprintf("%s need %s of memory, more than the memory budget of %s", what, fmtBytes(need), fmtBytes(l.MaxBytes))}
 	}
 	return nil
 }

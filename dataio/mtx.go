@@ -41,7 +41,7 @@ func ReadMatrixMarketCtx(ctx context.Context, r io.Reader, lim Limits) (mat.Matr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := lim.budget(mmBytes(head), "the entries the MatrixMarket size line declares"); err != nil {
+	if err := lim.budget(mmBytes(head), 0, "the entries the MatrixMarket size line declares"); err != nil {
 		return nil, err
 	}
 	a, err := sparse.ReadMatrixMarket(pre)

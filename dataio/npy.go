@@ -117,7 +117,7 @@ func ReadNPYCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error
 	if fortran && len(shape) > 1 {
 		perElem = 16
 	}
-	if err := lim.budget(int64(elems)*perElem, "npy: shape "+shapeString(shape)+" and its copies"); err != nil {
+	if err := lim.budget(int64(elems)*perElem, 0, "npy: shape "+shapeString(shape)+" and its copies"); err != nil {
 		return nil, err
 	}
 	data, nread, err := readNPYData(br, dt, int(elems))
