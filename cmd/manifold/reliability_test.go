@@ -68,6 +68,9 @@ func TestBadInputEveryMethod(t *testing.T) {
 	put("range.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n4 2 1\n")
 	put("huge.mtx", "%%MatrixMarket matrix coordinate real general\n99999999999 3 1\n1 1 1\n")
 	put("short.labels", strings.Repeat("a\n", n-1))
+	put("quoted.csv", "x,y,z\n\"1\",2,3\n")
+	put("hex.csv", "1,2,0x1p-2\n4,5,6\n")
+	put("sep.csv", "1,2,3\n4,5_000,6\n")
 	cases := []struct {
 		args []string
 		want []string
@@ -92,6 +95,10 @@ func TestBadInputEveryMethod(t *testing.T) {
 		// The input itself counts against the budget: refused while
 		// reading, or by the fit's estimate.
 		{[]string{"-in", "roll.csv", "-max-memory", "2KB"}, []string{"roll.csv", "memory budget"}},
+		{[]string{"-in", "quoted.csv"}, []string{"quoted.csv: line 2, column 1", "is quoted"}},
+		{[]string{"-in", "hex.csv"}, []string{"hex.csv: line 1, column 3", "hexadecimal"}},
+		{[]string{"-in", "sep.csv"}, []string{"sep.csv: line 2, column 2", "digit separator"}},
+		{[]string{"-in", "roll.csv", "-dim", "2", "-dim", "3"}, []string{"-dim given twice"}},
 		{[]string{"-in", "roll.csv", "-max-memory", "lots"}, []string{`invalid value "lots" for flag -max-memory`}},
 		{[]string{"-in", "roll.csv", "-max-memory", "-1GB"}, []string{"cannot be negative"}},
 	}

@@ -6,6 +6,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,5 +221,89 @@ func TestRepeatedFlag(t *testing.T) {
 	r := mustSucceed(t, dir, "embed", "-h")
 	if !strings.Contains(r.stdout, "-dim D") || strings.Contains(r.stdout, "panic") {
 		t.Errorf("embed -h: %.400q", r.stdout)
+	}
+}
+
+// TestProjectFarAway: for every method, points far from the training data
+// (up to 1e300) project to finite coordinates with exit 0, or fail with
+// exit 1 and one line: never NaN with exit 0.
+func TestProjectFarAway(t *testing.T) {
+	dir := t.TempDir()
+	testData(t, dir)
+	var far strings.Builder
+	for _, s := range []string{"1e3", "1e20", "-1e40", "1e152", "1e155", "-1e200", "1e300"} {
+		far.WriteString(s + ",0,0\n")
+		far.WriteString(s + "," + s + "," + s + "\n")
+	}
+	putFile(t, filepath.Join(dir, "far.csv"), far.String())
+	for _, m := range methods {
+		if m.fit == nil {
+			continue
+		}
+		model := m.name + ".model"
+		mustSucceed(t, dir, append([]string{"embed", "-method", m.name, "-in", "roll.csv", "-model", model, "-out", m.name + ".csv"}, methodArgs(m.name)...)...)
+		for _, row := range strings.Split(strings.TrimSpace(far.String()), "\n") {
+			putFile(t, filepath.Join(dir, "one.csv"), row+"\n")
+			r := runCmd(t, dir, "project", "-model", model, "-in", "one.csv")
+			switch r.code {
+			case 0:
+				if strings.Contains(strings.ToLower(r.stdout), "nan") || strings.Contains(strings.ToLower(r.stdout), "inf") {
+					t.Errorf("%s, %s: exit 0 with %q", m.name, row, r.stdout)
+				}
+			case 1:
+				if strings.Count(r.stderr, "\n") != 1 || strings.Contains(r.stderr, "goroutine") {
+					t.Errorf("%s, %s: stderr %q", m.name, row, r.stderr)
+				}
+			default:
+				t.Errorf("%s, %s: exit %d, stderr %.200q", m.name, row, r.code, r.stderr)
+			}
+		}
+	}
+}
+
+// TestCraftedModels: model files that pass the checksum but hold values no
+// fit produces, or sizes the file cannot hold, are refused by project with
+// exit 1 and one line.
+func TestCraftedModels(t *testing.T) {
+	dir := t.TempDir()
+	testData(t, dir)
+	mustSucceed(t, dir, "embed", "-method", "isomap", "-in", "roll.csv", "-model", "good.model", "-out", "y.csv")
+	good, err := os.ReadFile(filepath.Join(dir, "good.model"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hl := int(binary.LittleEndian.Uint32(good[12:16]))
+	reseal := func(b []byte) []byte {
+		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
+		return b
+	}
+	huge := func(at int, v float64) []byte {
+		b := append([]byte(nil), good...)
+		binary.LittleEndian.PutUint64(b[16+hl+8*at:], math.Float64bits(v))
+		return reseal(b)
+	}
+	var hdr struct {
+		Floats []struct{ Rows, Cols int }
+	}
+	if err := json.Unmarshal(good[16:16+hl], &hdr); err != nil {
+		t.Fatal(err)
+	}
+	floats := 0 // the float arrays come first
+	for _, a := range hdr.Floats {
+		floats += a.Rows * a.Cols
+	}
+	forged := append([]byte(nil), good[:16]...)
+	h := strings.Replace(string(good[16:16+hl]), `"rows":`, `"rows":99999999`, 1)
+	forged = binary.LittleEndian.AppendUint32(forged[:12], uint32(len(h)))
+	forged = append(append(forged, h...), good[16+hl:]...)
+	for name, b := range map[string][]byte{
+		"first1e308.model": huge(0, 1e308),
+		"last1e308.model":  huge(floats-1, -1e308),
+		"mid1e200.model":   huge(floats/2, 1e200),
+		"forged.model":     reseal(forged),
+		"short.model":      good[:len(good)/2],
+	} {
+		putFile(t, filepath.Join(dir, name), string(b))
+		mustFail(t, dir, []string{name + ": engine: bad model file"}, "project", "-model", name, "-in", "roll.csv")
 	}
 }
