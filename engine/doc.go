@@ -106,7 +106,12 @@
 // 2.5·estimate] ± 4 MiB (TestMemoryBudget, at 1100×10 and 400×150: ratios
 // 0.45–1.4 for the methods whose estimate exceeds 4 MiB). With the default
 // GOGC the process's heap can hold up to twice the live peak before a
-// collection; set GOMEMLIMIT accordingly.
+// collection; set GOMEMLIMIT accordingly. DefaultMaxBytes is a budget
+// taken from what the machine has now (AvailableMemory: /proc/meminfo's
+// MemAvailable, the cgroup v2 memory.max less its use, GOMEMLIMIT), less
+// DefaultBudgetMargin (15 %); the command uses it when -max-memory is not
+// given. Load (LoadCtx) reads a model's header first and refuses arrays
+// the file cannot hold or the budget cannot afford before allocating.
 //
 // Determinism. On one backend the same Seed gives bit-identical
 // embeddings and mappings whatever GOMAXPROCS (TestDeterminismAcrossGOMAXPROCS:
@@ -134,7 +139,7 @@
 // Fuzzing. FuzzFit (every method, random shapes up to 40×6, settings and
 // values including duplicates, NaN, Inf, 1e±200), FuzzLoad (model files,
 // the checksum repaired so mutations reach the decoder) and the readers'
-// FuzzReadCSV, FuzzReadNPY and FuzzReadMatrixMarket (internal/dataio) run
+// FuzzReadCSV, FuzzReadNPY and FuzzReadMatrixMarket (dataio) run
 // their seeds and testdata/fuzz corpora with every go test; the runs of at
 // least five minutes each are listed in the report of issue 9.
 package engine

@@ -302,7 +302,10 @@ func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, 
 // columns, nil for all training points. Work goes in chunks of 256 points.
 //
 // With f32 the squared geodesics are rounded to float32 as the fit stored
-// them, so that the training points map onto their embedding.
+// them, so that the training points map onto their embedding; those past
+// the float32 range (far-away points) are kept in float64. New points past
+// the range Fit accepts are refused, and so is an output that is not
+// finite (ErrNotFinite).
 func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, tri triangulation) (*mat.Dense, error) {
 	g, err := denseInput(method+" transform", x)
 	if err != nil {
@@ -310,6 +313,9 @@ func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train b
 	}
 	if g.Cols != train.Cols {
 		return nil, fmt.Errorf("%s transform: %w: %d features, the model has %d", method, ErrShape, g.Cols, train.Cols)
+	}
+	if err := checkTransformRange(method, g, train.Rows); err != nil {
+		return nil, err
 	}
 	if k == 0 && eps == 0 {
 		k = min(10, train.Rows) // supervised K = 0: no class for new points
@@ -334,10 +340,14 @@ func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train b
 			return nil, fmt.Errorf("%s transform: %w", method, err)
 		}
 		if f32 {
+			// A squared geodesic past the float32 range stays in float64:
+			// rounding it would give +Inf and a NaN coordinate.
 			for i := 0; i < sq.Rows; i++ {
 				row := sq.Data[i*sq.Stride : i*sq.Stride+sq.Cols]
 				for j, v := range row {
-					row[j] = float64(float32(v))
+					if v <= math.MaxFloat32 {
+						row[j] = float64(float32(v))
+					}
 				}
 			}
 		}
@@ -345,6 +355,9 @@ func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train b
 		for i := 0; i < y.Rows; i++ {
 			copy(out.Data[(lo+i)*out.Stride:(lo+i+1)*out.Stride], y.Data[i*y.Stride:i*y.Stride+y.Cols])
 		}
+	}
+	if err := checkTransformOutput(method, out); err != nil {
+		return nil, err
 	}
 	return toDense(out), nil
 }

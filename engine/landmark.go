@@ -158,9 +158,16 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 	// Squared geodesics landmark → point, in float32: half the memory of
 	// the L×N matrix, the one large allocation of the method.
 	delta := make([]float32, nl*nk)
+	pathGraph, e, err := float32Scaled(fixed.Graph, nk)
+	if err != nil {
+		return nil, err
+	}
 	err = r.stage("geodesics", flam.AllPairsDijkstra(nl, nk, fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 		st.detail = fmt.Sprintf("Dijkstra from %d landmarks, float32", nl)
-		return sparse.MultiSourceShortestPaths32(ctx, fixed.Graph, m.landmarks, delta, nk, sparse.PathOptions{Squared: true})
+		if e != 0 {
+			st.detail += fmt.Sprintf(", lengths scaled by 2^%d", -e)
+		}
+		return sparse.MultiSourceShortestPaths32(ctx, pathGraph, m.landmarks, delta, nk, sparse.PathOptions{Squared: true})
 	})
 	if err != nil {
 		return nil, err
@@ -205,12 +212,64 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 	if err != nil {
 		return nil, err
 	}
+	if e != 0 {
+		// Undo the scale of the lengths (exact: a power of two): the
+		// embedding and Δ's means and eigenvalues were made from the
+		// scaled Δ.
+		scaleGeneral(m.embedding, e)
+		scaleGeneral(m.tri.pinv, -e)
+		for i := range m.tri.meanSq {
+			m.tri.meanSq[i] = math.Ldexp(m.tri.meanSq[i], 2*e)
+		}
+		for i := range m.eig {
+			m.eig[i] = math.Ldexp(m.eig[i], 2*e)
+		}
+	}
 	rep, err := r.done()
 	if err != nil {
 		return nil, err
 	}
 	m.report = *rep
 	return m, nil
+}
+
+// float32Scaled returns the graph whose squared geodesics fit float32:
+// g itself, or, when the longest path possible (its longest edge times
+// n − 1 edges) could pass √(MaxFloat32/4) ≈ 9.2e18, a copy with every
+// length scaled by 2^−e, a power of two (exact), and e. Squared geodesics of
+// data scaled to 1e20 would otherwise be +Inf in float32, and the
+// eigensolver would see NaN.
+func float32Scaled(g *sparse.CSR, n int) (*sparse.CSR, int, error) {
+	maxEdge := 0.0
+	for _, w := range g.Values() {
+		maxEdge = max(maxEdge, w)
+	}
+	bound := maxEdge * float64(max(n-1, 1))
+	limit := math.Sqrt(math.MaxFloat32 / 4)
+	if !(bound > limit) {
+		return g, 0, nil
+	}
+	e := int(math.Ceil(math.Log2(bound / limit)))
+	vals := make([]float64, len(g.Values()))
+	for i, w := range g.Values() {
+		vals[i] = math.Ldexp(w, -e)
+	}
+	rows, cols := g.Dims()
+	sg, err := sparse.NewCSR(rows, cols, g.RowPtr(), g.ColIdx(), vals)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", methodLandmarkIsomap, err)
+	}
+	return sg, e, nil
+}
+
+// scaleGeneral multiplies every element of a by 2^e.
+func scaleGeneral(a blas64.General, e int) {
+	for i := 0; i < a.Rows; i++ {
+		row := a.Data[i*a.Stride : i*a.Stride+a.Cols]
+		for j := range row {
+			row[j] = math.Ldexp(row[j], e)
+		}
+	}
 }
 
 func landmarkFlam(choice LandmarkChoice, n, d, l int) float64 {

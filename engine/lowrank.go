@@ -170,6 +170,9 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 		err = r.stage("kmeans", 20*flam.KNNBrute(n, nc, d), func(ctx context.Context, st *stageCtx) error {
 			res, err := cluster.KMeans{K: nc, Seed: s.Seed}.Fit(ctx, g)
 			if err != nil {
+				if isCtxErr(err) { // a cancellation is not a bad setting
+					return err
+				}
 				return fmt.Errorf("%w: %w", ErrBadSetting, err)
 			}
 			y = res.Labels

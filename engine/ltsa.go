@@ -181,6 +181,11 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 		}
 		coo := sparse.NewCOO(n, n, n*k*k)
 		for i := 0; i < n; i++ {
+			if i%1024 == 0 { // n·k² entries: 450 ms at N = 60,000 without a check
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			js, _ := nb.Row(i)
 			blk := blocks[i*k*k : (i+1)*k*k]
 			for a, ja := range js {
@@ -189,9 +194,12 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 				}
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		b = coo.ToCSR()
 		st.detail += fmt.Sprintf(", alignment matrix with %d entries", b.NNZ())
-		return nil
+		return ctx.Err()
 	})
 	if err != nil {
 		return nil, err
@@ -323,6 +331,9 @@ func (l *localPCA) fit(in samples, js []int) error {
 	}
 	copy(l.allV, l.c)
 	if err := backend.Active().Syevd(blas64.Symmetric{N: k, Stride: k, Data: l.allV, Uplo: blas.Upper}, l.allW, true); err != nil {
+		if isCtxErr(err) {
+			return err
+		}
 		return fmt.Errorf("%w: local PCA of a neighbourhood: %w", ErrNumerical, err)
 	}
 	// The dim largest, descending (ties by index, for determinism).

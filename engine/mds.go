@@ -300,6 +300,9 @@ func (m *MDSModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if g.Cols != m.train.Cols {
 		return nil, fmt.Errorf("mds transform: %w: %d features, the model has %d", ErrShape, g.Cols, m.train.Cols)
 	}
+	if err := checkTransformRange(methodMDS, g, m.train.Rows); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -307,7 +310,11 @@ func (m *MDSModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if err := backend.SqDist(backend.Active(), sq, g, m.train, nil, nil); err != nil {
 		return nil, err
 	}
-	return toDense(m.tri.apply(sq)), nil
+	y := m.tri.apply(sq)
+	if err := checkTransformOutput(methodMDS, y); err != nil {
+		return nil, err
+	}
+	return toDense(y), nil
 }
 
 // TransformDistances places new points given their m×N Euclidean distances
@@ -329,7 +336,11 @@ func (m *MDSModel) TransformDistances(ctx context.Context, dist mat.Matrix) (*ma
 			sq.Data[i*g.Cols+j] = v * v
 		}
 	}
-	return toDense(m.tri.apply(sq)), nil
+	y := m.tri.apply(sq)
+	if err := checkTransformOutput(methodMDS, y); err != nil {
+		return nil, err
+	}
+	return toDense(y), nil
 }
 
 // Save writes the model (see Load for the format).

@@ -1,13 +1,18 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"math"
+	"os"
 	"runtime/debug"
 	"sort"
 
@@ -29,7 +34,8 @@ import (
 //
 // A reader rejects, with an error wrapping ErrModelFile, a file whose magic,
 // version or checksum do not match, whose sizes do not add up, or whose
-// method it does not know, or whose float arrays hold NaN or Inf. Arrays are what each model needs to map new
+// method it does not know, or whose float arrays hold NaN, Inf or
+// magnitudes no fit produces (maxModelValue). Arrays are what each model needs to map new
 // points (its embedding, the training data or projection, a neighbour graph),
 // named per method in its encode function.
 const (
@@ -144,81 +150,202 @@ func modelErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrModelFile, fmt.Sprintf(format, a...))
 }
 
-// readModelData decodes a model file, checking every size against the
-// bytes actually present.
-func readModelData(r io.Reader) (*modelData, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading: %v", ErrModelFile, err)
+// Magnitudes a model's arrays may hold. Fit refuses data whose squared
+// distances would overflow (values past about 1e152 for small data sets),
+// so no fitted model holds a value past √MaxFloat64 ≈ 1.34e154, or past
+// MaxFloat64/16 in the arrays of squared quantities (eigenvalues of a Gram
+// matrix, variances, mean squared geodesics). Load refuses larger values:
+// they come from a crafted or corrupted file, and would overflow to Inf and
+// NaN in Transform.
+var (
+	maxModelValue   = math.Sqrt(math.MaxFloat64)
+	maxModelSquared = math.MaxFloat64 / 16
+	squaredArrays   = map[string]bool{"eigenvalues": true, "variance": true, "mean_sq": true}
+)
+
+// LoadOptions bound LoadCtx.
+type LoadOptions struct {
+	// MaxBytes, when positive, is the memory the model's arrays may take;
+	// zero means DefaultMaxBytes (what the machine has, less a margin). A
+	// file whose header declares more is refused with ErrMemoryBudget
+	// before anything is allocated.
+	MaxBytes int64
+}
+
+// modelReader reads a model file, keeping its CRC-32 and checking ctx
+// every 64 KiB.
+type modelReader struct {
+	ctx context.Context
+	r   io.Reader
+	crc hash.Hash32
+	n   int64
+}
+
+func (m *modelReader) read(p []byte) error {
+	for len(p) > 0 {
+		if err := m.ctx.Err(); err != nil {
+			return err
+		}
+		k, err := io.ReadFull(m.r, p[:min(len(p), 1<<16)])
+		m.crc.Write(p[:k])
+		m.n += int64(k)
+		p = p[k:]
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return modelErr("the file ends after %d bytes, before the sizes its header declares: truncated", m.n)
+		}
+		if err != nil {
+			if cerr := m.ctx.Err(); cerr != nil {
+				return cerr // a read cut by the cancellation (a deadline)
+			}
+			return fmt.Errorf("%w: reading: %w", ErrModelFile, err)
+		}
 	}
-	if len(raw) < 20 || string(raw[:8]) != modelMagic {
+	return nil
+}
+
+// remaining returns the bytes left in r when it can tell (a regular file,
+// a bytes or strings reader), else -1.
+func remaining(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		fi, err := v.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		off, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		return fi.Size() - off
+	}
+	return -1
+}
+
+// readModelData decodes a model file: the fixed part and the header first,
+// then, once the sizes the header declares fit the bytes the file holds
+// (when the reader can tell) and the budget, the arrays, each allocated as
+// its bytes arrive.
+func readModelData(ctx context.Context, r io.Reader, maxBytes int64) (*modelData, error) {
+	left := remaining(r)
+	mr := &modelReader{ctx: ctx, r: bufio.NewReaderSize(r, 1<<16), crc: crc32.NewIEEE()}
+	var fixed [16]byte
+	if err := mr.read(fixed[:]); err != nil || string(fixed[:8]) != modelMagic {
+		if err != nil && !errors.Is(err, ErrModelFile) {
+			return nil, err
+		}
 		return nil, modelErr("not a manifold model file (no %q magic)", modelMagic)
 	}
-	if v := binary.LittleEndian.Uint32(raw[8:12]); v != modelFormatVersion {
+	if v := binary.LittleEndian.Uint32(fixed[8:12]); v != modelFormatVersion {
 		return nil, modelErr("format version %d; this build reads version %d", v, modelFormatVersion)
 	}
-	body, sum := raw[:len(raw)-4], binary.LittleEndian.Uint32(raw[len(raw)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return nil, modelErr("checksum mismatch: the file is corrupted or truncated")
+	hl := int64(binary.LittleEndian.Uint32(fixed[12:16]))
+	if hl > maxModelHeader || (left >= 0 && 16+hl+4 > left) {
+		return nil, modelErr("header length %d does not fit the file: truncated, or not a model file", hl)
 	}
-	hl := int(binary.LittleEndian.Uint32(raw[12:16]))
-	if hl > maxModelHeader || 16+hl > len(body) {
-		return nil, modelErr("header length %d does not fit the file", hl)
+	hdr := make([]byte, hl)
+	if err := mr.read(hdr); err != nil {
+		return nil, err
 	}
 	var h modelHeader
-	dec := json.NewDecoder(bytes.NewReader(body[16 : 16+hl]))
+	dec := json.NewDecoder(bytes.NewReader(hdr))
 	if err := dec.Decode(&h); err != nil {
 		return nil, modelErr("header: %v", err)
 	}
 	if h.Format != modelFormatVersion {
 		return nil, modelErr("header format %d; this build reads %d", h.Format, modelFormatVersion)
 	}
-	rest := body[16+hl:]
-	take := func(a arrayInfo) ([]byte, error) {
-		if a.Rows < 0 || a.Cols < 0 || (a.Cols > 0 && a.Rows > len(rest)/8/a.Cols) {
-			return nil, modelErr("array %q of %d×%d does not fit the file", a.Name, a.Rows, a.Cols)
+	// The bytes the arrays take, without overflow.
+	var total int64
+	for _, a := range append(append([]arrayInfo(nil), h.Floats...), h.Ints...) {
+		if a.Rows < 0 || a.Cols < 0 || (a.Cols > 0 && int64(a.Rows) > (math.MaxInt64/16-total)/8/int64(a.Cols)) {
+			return nil, modelErr("array %q of %d×%d does not fit any file", a.Name, a.Rows, a.Cols)
 		}
-		n := a.Rows * a.Cols * 8
-		b := rest[:n]
-		rest = rest[n:]
-		return b, nil
+		total += 8 * int64(a.Rows) * int64(a.Cols)
+	}
+	if have := left - 16 - hl - 4; left >= 0 && total > have {
+		return nil, modelErr("the header declares %d bytes of arrays, the file holds %d: truncated, or a size that does not fit the file", total, have)
+	} else if left >= 0 && total < have {
+		return nil, modelErr("%d unexpected bytes after the arrays the header declares", have-total)
+	}
+	if maxBytes > 0 && total > maxBytes {
+		return nil, fmt.Errorf("%w: the model's arrays take %s, more than the budget of %s", ErrMemoryBudget, fmtBytes(total), fmtBytes(maxBytes))
 	}
 	d := newModelData(h.Method, h.Params, h.Report)
 	if d.params == nil {
 		d.params = map[string]any{}
 	}
+	var buf [1 << 16]byte
+	// each reads n little-endian words of 8 bytes, calling put for each;
+	// the caller's storage grows as they arrive.
+	each := func(n int, put func(i int, w uint64) error) error {
+		for i := 0; i < n; {
+			k := min(n-i, len(buf)/8)
+			if err := mr.read(buf[:8*k]); err != nil {
+				return err
+			}
+			for j := 0; j < k; j++ {
+				if err := put(i+j, binary.LittleEndian.Uint64(buf[8*j:])); err != nil {
+					return err
+				}
+			}
+			i += k
+		}
+		return nil
+	}
 	for _, a := range h.Floats {
-		b, err := take(a)
+		n := a.Rows * a.Cols
+		limit := maxModelValue
+		if squaredArrays[a.Name] {
+			limit = maxModelSquared
+		}
+		data := make([]float64, 0, min(n, 1<<16))
+		err := each(n, func(i int, w uint64) error {
+			v := math.Float64frombits(w)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return modelErr("array %q holds %v at element %d (a model holds finite numbers only)", a.Name, v, i)
+			}
+			if math.Abs(v) > limit {
+				return modelErr("array %q holds %.4g at element %d, past the %.3g no fit produces (values overflow in Transform)", a.Name, v, i, limit)
+			}
+			data = append(data, v)
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		g := blas64.General{Rows: a.Rows, Cols: a.Cols, Stride: max(1, a.Cols), Data: make([]float64, a.Rows*a.Cols)}
-		for i := range g.Data {
-			v := math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, modelErr("array %q holds %v at element %d (a model holds finite numbers only)", a.Name, v, i)
-			}
-			g.Data[i] = v
-		}
-		d.floats[a.Name] = g
+		d.floats[a.Name] = blas64.General{Rows: a.Rows, Cols: a.Cols, Stride: max(1, a.Cols), Data: data[:n:n]}
 	}
 	for _, a := range h.Ints {
-		b, err := take(a)
+		n := a.Rows * a.Cols
+		v := make([]int, 0, min(n, 1<<16))
+		err := each(n, func(i int, w uint64) error {
+			x := int64(w)
+			if x < math.MinInt || x > math.MaxInt {
+				return modelErr("array %q: value out of range", a.Name)
+			}
+			v = append(v, int(x))
+			return nil
+		})
 		if err != nil {
 			return nil, err
-		}
-		v := make([]int, a.Rows*a.Cols)
-		for i := range v {
-			x := int64(binary.LittleEndian.Uint64(b[8*i:]))
-			if x < math.MinInt || x > math.MaxInt {
-				return nil, modelErr("array %q: value out of range", a.Name)
-			}
-			v[i] = int(x)
 		}
 		d.ints[a.Name] = v
 	}
-	if len(rest) != 0 {
-		return nil, modelErr("%d unexpected bytes after the arrays", len(rest))
+	sum := mr.crc.Sum32()
+	var tail [4]byte
+	if _, err := io.ReadFull(mr.r, tail[:]); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, modelErr("checksum missing: the file is truncated")
+	}
+	if binary.LittleEndian.Uint32(tail[:]) != sum {
+		return nil, modelErr("checksum mismatch: the file is corrupted or truncated")
+	}
+	if k, _ := mr.r.Read(tail[:1]); k > 0 {
+		return nil, modelErr("unexpected bytes after the checksum")
 	}
 	return d, nil
 }
@@ -278,9 +405,25 @@ func (d *modelData) stringParam(name string) (string, error) {
 var decoders = map[string]func(*modelData) (Model, error){}
 
 // Load reads a model written by a Model's Save. The error wraps
-// ErrModelFile when the file is not a valid model of a known method.
+// ErrModelFile when the file is not a valid model of a known method. It is
+// LoadCtx with no context and the default budget.
 func Load(r io.Reader) (Model, error) {
-	d, err := readModelData(r)
+	return LoadCtx(context.Background(), r, LoadOptions{})
+}
+
+// LoadCtx is Load within opts, stopping with ctx's error once ctx is done
+// (checked every 64 KiB). It reads the header before the arrays and refuses
+// sizes the file cannot hold (when r is a regular file or has a Len) or
+// that exceed the budget (ErrMemoryBudget), before it allocates: a device
+// such as /dev/zero, a truncated file or a forged size costs a few bytes of
+// reading. Values past the magnitudes no fit produces are refused too
+// (ErrModelFile).
+func LoadCtx(ctx context.Context, r io.Reader, opts LoadOptions) (Model, error) {
+	maxBytes := opts.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes()
+	}
+	d, err := readModelData(ctx, r, maxBytes)
 	if err != nil {
 		return nil, err
 	}

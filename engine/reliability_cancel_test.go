@@ -188,6 +188,9 @@ func TestCancelEveryStage(t *testing.T) {
 						t.Errorf("%s (in %s): error %v, want context.Canceled", what, at, err)
 						return
 					}
+					if kind := engineKind(err); kind != nil {
+						t.Errorf("%s (in %s): error %v is a cancellation and also %v", what, at, err, kind)
+					}
 					if len(after) > 0 {
 						t.Errorf("%s (in %s): stages %v started after the cancel", what, at, after)
 					}
@@ -221,4 +224,18 @@ func TestCancelEveryStage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// engineErrs are the engine's error kinds; a cancellation wraps none.
+var engineErrs = []error{ErrEmpty, ErrNotFinite, ErrTooFewSamples, ErrBadSetting, ErrDimension, ErrShape,
+	ErrLabels, ErrMemoryBudget, ErrModelFile, ErrNoTransform, ErrNumerical, ErrDisconnected}
+
+// engineKind returns the first engine error kind err wraps, or nil.
+func engineKind(err error) error {
+	for _, k := range engineErrs {
+		if errors.Is(err, k) {
+			return k
+		}
+	}
+	return nil
 }

@@ -578,6 +578,9 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 	if g.Cols != d {
 		return nil, fmt.Errorf("tdpm transform: %w: %d features, the model has %d", ErrShape, g.Cols, d)
 	}
+	if err := checkTransformRange(methodTDPM, g, n); err != nil {
+		return nil, err
+	}
 	out := newGeneral(g.Rows, m.Dim())
 	const chunk = 256
 	for lo := 0; lo < g.Rows; lo += chunk {
@@ -623,6 +626,9 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 		for i := 0; i < y.Rows; i++ {
 			copy(out.Data[(lo+i)*out.Stride:(lo+i)*out.Stride+y.Cols], y.Data[i*y.Stride:i*y.Stride+y.Cols])
 		}
+	}
+	if err := checkTransformOutput(methodTDPM, out); err != nil {
+		return nil, err
 	}
 	return toDense(out), nil
 }

@@ -67,7 +67,14 @@
 //	                   with an error naming the estimate and cheaper
 //	                   settings (float32 geodesics, landmarks, the Lanczos
 //	                   eigensolver, fewer samples) instead of being killed
-//	                   by the operating system; default: no budget
+//	                   by the operating system. The input counts too: a
+//	                   matrix or labels file that would take more is refused
+//	                   while it is read, and so is more than 16 times the
+//	                   budget of (decompressed) input. Default: what the
+//	                   machine or its cgroup has available when the command
+//	                   starts (/proc/meminfo's MemAvailable, cgroup v2
+//	                   memory.max less its use, GOMEMLIMIT), less 15 %;
+//	                   -max-memory 0: no budget
 //	-quiet             no progress bar
 //
 // The method-specific flags (-k, -eps, -alpha, -landmarks, -tangent-dim,
@@ -118,9 +125,13 @@
 //
 //	.csv, .csv.gz  comma-separated numbers, one sample per line. A first line
 //	               without any number is a header and skipped; blank lines
-//	               and lines starting with # are skipped. Ragged rows, empty
-//	               cells, non-numbers, NaN and Inf are errors naming the line
-//	               and column.
+//	               and lines starting with # are skipped. A number is
+//	               decimal, [+-](digits[.[digits]]|.digits)[(e|E)[+-]digits],
+//	               spaces around it allowed. Ragged rows, empty cells,
+//	               non-numbers, quoted numbers, hexadecimal floats
+//	               (0x1p-2), digit separators (1_000), NaN and Inf are
+//	               errors naming the line and column. A line is at most
+//	               64 MiB.
 //	.npy           NumPy array, any real numeric dtype (bool, int8…int64,
 //	               uint8…uint64, float16/32/64, either byte order), C or
 //	               Fortran order; (n,) is n samples of one feature and
@@ -133,6 +144,14 @@
 // line before the last label is an error (it would shift the labels). Output
 // files (-out) are .csv (shortest exact decimal form) or .npy ('<f8', C
 // order). Model files are the engine's versioned, checksummed format.
+//
+// Outputs are all or nothing: -out, -model, -report and -plot are each
+// written to a temporary file beside the destination (".manifold-…") and
+// renamed into place only once all of them, and the embedding on standard
+// output, have been written; on any error the destinations are as they
+// were. (A destination that is not a regular file, such as a named pipe, is
+// written in place.) Every embedding and projection is checked finite
+// before anything is written.
 //
 // # Reports
 //
@@ -176,6 +195,9 @@
 //	manifold: embed: -k does not apply to method pca (it reads only -dim and -seed)
 //
 // Errors caused by the data wrap the engine's and the readers' typed errors;
-// the program never ends in a Go panic trace. An interrupt (Ctrl-C) cancels
-// the fit within about 100 ms and exits with status 1.
+// the program never ends in a Go panic trace. A flag given twice is an
+// error. An interrupt (Ctrl-C) cancels the reading of the input (a named
+// pipe without a writer included) or the fit within about 100 ms and exits
+// with status 1. The Go runtime's soft memory limit is set to the memory
+// available when the command starts, unless GOMEMLIMIT sets it.
 package main

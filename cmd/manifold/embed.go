@@ -13,8 +13,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
-	"github.com/manifoldlab/manifold/internal/dataio"
 )
 
 const embedHelp = `usage: manifold embed -method NAME [flags]
@@ -41,6 +41,7 @@ type embedFlags struct {
 	set                                map[string]bool
 	resolved                           *method
 	inputName                          string
+	budget                             int64 // bytes; 0: none
 }
 
 func cmdEmbed(ctx context.Context, args []string, e env) error {
@@ -66,7 +67,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to `FILE` (stages carry the pprof label stage)")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile to `FILE` after the fit")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
-	fs.Var(&f.maxMemory, "max-memory", "memory budget `SIZE` of the fit (500MB, 8GiB; default none): a method that would need more stops before allocating, naming its estimate and cheaper settings")
+	fs.Var(&f.maxMemory, "max-memory", "memory budget `SIZE` of the reading and the fit (500MB, 8GiB; 0: none; default: the memory the machine or its cgroup has available, less 15 %): a method that would need more stops before allocating, naming its estimate and cheaper settings")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -74,6 +75,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	f.budget = budget(int64(f.maxMemory), f.set["max-memory"])
 
 	prof, err := startProfiles(f.cpuprofile, f.memprofile)
 	if err != nil {
@@ -183,10 +185,10 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 			x, rollT = swissRoll(demoPoints, demoSeed)
 		} else {
 			f.inputName = f.in
-			x, err = dataio.ReadMatrixFile(f.in)
+			x, err = dataio.ReadMatrixFileCtx(ctx, f.in, readLimits(f.budget))
 		}
 		if err == nil && f.labels != "" {
-			labels, err = dataio.ReadLabelsFile(f.labels)
+			labels, err = dataio.ReadLabelsFileCtx(ctx, f.labels, readLimits(f.budget))
 		}
 	})
 	if err != nil {
@@ -208,7 +210,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	}
 	bar := newProgress(e.stderr, e.terminal && !f.quiet)
 	p.Options.Progress = bar.update
-	p.Options.MaxBytes = int64(f.maxMemory)
+	p.Options.MaxBytes = f.budget
 	model, err := m.fit(ctx, p, x)
 	bar.finish()
 	if err == nil {
@@ -223,29 +225,47 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	rep := model.Report()
 	y := model.Embedding()
 	kept := keptRows(model, y, n)
-
-	pprof.Do(ctx, pprof.Labels("stage", "write-output"), func(context.Context) {
-		if f.out != "" {
-			err = dataio.WriteMatrixFile(f.out, y)
-		} else {
-			err = dataio.WriteCSV(e.stdout, y)
-			if err != nil {
-				err = fmt.Errorf("standard output: %w", err)
-			}
-		}
-		if err == nil && f.model != "" {
-			err = saveModel(f.model, model)
-		}
-		if err == nil && f.report != "" {
-			err = writeReport(f.report, rep, f.inputName, f.labels, n, d, dropped(kept, n))
-		}
-	})
-	if err != nil || f.plot == "" {
+	if err := checkOutput("the embedding", y); err != nil {
 		return err
 	}
+
+	// Every file is written beside its destination and renamed only once
+	// all are written (and standard output too): all or nothing.
+	var outs outputs
+	defer outs.abort()
+	pprof.Do(ctx, pprof.Labels("stage", "write-output"), func(context.Context) {
+		if f.out != "" {
+			err = outs.write(f.out, func(p string) error { return dataio.WriteMatrixFile(p, y) })
+		}
+		if err == nil && f.model != "" {
+			err = outs.write(f.model, func(p string) error { return saveModel(p, model) })
+		}
+		if err == nil && f.report != "" {
+			err = outs.write(f.report, func(p string) error {
+				return writeReport(p, rep, f.inputName, f.labels, n, d, dropped(kept, n))
+			})
+		}
+	})
+	if err == nil && f.plot != "" {
+		err = f.drawPlot(ctx, &outs, rep, y, kept, labels, rollT)
+	}
+	if err == nil && f.out == "" {
+		if err = dataio.WriteCSV(e.stdout, y); err != nil {
+			err = fmt.Errorf("standard output: %w", err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return outs.commit()
+}
+
+// drawPlot writes the -plot picture through outs.
+func (f *embedFlags) drawPlot(ctx context.Context, outs *outputs, rep engine.Report, y *mat.Dense, kept []int, labels *dataio.Labels, rollT []float64) error {
 	if err := checkFinite(y); err != nil {
 		return err
 	}
+	var err error
 	pprof.Do(ctx, pprof.Labels("stage", "plot"), func(context.Context) {
 		pic := scatterPlot{
 			Title: fmt.Sprintf("%s of %s", describe(rep), f.inputName),
@@ -257,7 +277,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 		case rollT != nil:
 			pic.Value, pic.ColourTitle = pick(rollT, kept), "roll parameter t"
 		}
-		err = writePNG(f.plot, f.plotW, f.plotH, pic.draw)
+		err = outs.write(f.plot, func(p string) error { return writePNG(p, f.plotW, f.plotH, pic.draw) })
 	})
 	return err
 }

@@ -27,6 +27,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	setMemoryLimit()
 	code := run(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, terminal: isTerminal(os.Stderr)})
 	stop()
 	os.Exit(code)
@@ -101,9 +102,20 @@ func newFlagSet(name, help string, e env) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args and refuses positional arguments.
+// parseFlags parses args and refuses positional arguments and a flag given
+// twice (the flag package lets the last one win silently).
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.VisitAll(func(f *flag.Flag) { f.Value = &onceValue{Value: f.Value, name: f.Name} })
 	if err := fs.Parse(args); err != nil {
+		var twice error
+		fs.VisitAll(func(f *flag.Flag) {
+			if v, ok := f.Value.(*onceValue); ok && v.twice != nil && twice == nil {
+				twice = v.twice
+			}
+		})
+		if twice != nil {
+			return twice
+		}
 		if errors.Is(err, flag.ErrHelp) {
 			fs.Usage()
 		}
@@ -113,6 +125,46 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("unexpected argument %q (flags come as -name value)", fs.Arg(0))
 	}
 	return nil
+}
+
+// onceValue is a flag's value that refuses a second Set.
+type onceValue struct {
+	flag.Value
+	name  string
+	set   bool
+	twice error
+}
+
+func (v *onceValue) Set(s string) error {
+	if v.set {
+		v.twice = fmt.Errorf("-%s given twice (-%s %s after -%s %s): give each flag once", v.name, v.name, s, v.name, v.Value.String())
+		return v.twice
+	}
+	v.set = true
+	return v.Value.Set(s)
+}
+
+// String is the value's; "" for the zero onceValue that flag's
+// PrintDefaults makes to find default values.
+func (v *onceValue) String() string {
+	if v == nil || v.Value == nil {
+		return ""
+	}
+	return v.Value.String()
+}
+
+// IsBoolFlag keeps -name (without a value) working for boolean flags.
+func (v *onceValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// Get passes flag.Getter through.
+func (v *onceValue) Get() any {
+	if g, ok := v.Value.(flag.Getter); ok {
+		return g.Get()
+	}
+	return v.Value.String()
 }
 
 // setFlags returns the names of the flags set on the command line.

@@ -23,9 +23,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
-	"github.com/manifoldlab/manifold/internal/dataio"
 )
 
 // The tests run the built command end to end. TestMain builds it once, with
@@ -422,7 +422,7 @@ func TestInputFormats(t *testing.T) {
 	}
 	// A Fortran-order, big-endian int16 array written by numpy (values −5…6,
 	// 3×4), against the same matrix as CSV.
-	fixture, err := os.ReadFile("../../internal/dataio/testdata/i2_be_f.npy")
+	fixture, err := os.ReadFile("../../dataio/testdata/i2_be_f.npy")
 	if err != nil {
 		t.Fatal(err)
 	}

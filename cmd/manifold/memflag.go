@@ -3,8 +3,13 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/engine"
 )
 
 // byteSize is the value of -max-memory: a number of bytes with an optional
@@ -61,4 +66,35 @@ func parseByteSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is less than a byte", s)
 	}
 	return int64(v), nil
+}
+
+// budget returns the memory budget of a run: -max-memory when given (0:
+// none), else what the machine or its cgroup has available now, less
+// engine.DefaultBudgetMargin (engine.DefaultMaxBytes; 0 where that cannot
+// be read).
+func budget(maxMemory int64, set bool) int64 {
+	if set {
+		return maxMemory
+	}
+	return engine.DefaultMaxBytes()
+}
+
+// readLimits bounds the reading of an input to the budget: the matrix or
+// labels may take at most budget bytes, the (decompressed) input at most 16
+// times that, a line dataio.DefaultMaxLine.
+func readLimits(budget int64) dataio.Limits {
+	return dataio.Limits{MaxBytes: budget}
+}
+
+// setMemoryLimit sets the Go runtime's soft memory limit to the memory
+// the machine or its cgroup has available, unless GOMEMLIMIT sets one: the
+// collector then works harder as the heap nears what is there, instead of
+// letting garbage push the process over it.
+func setMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if m := engine.AvailableMemory(); m.Available > 0 {
+		debug.SetMemoryLimit(m.Available)
+	}
 }

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
-	"github.com/manifoldlab/manifold/internal/dataio"
 )
 
 const projectHelp = `usage: manifold project -model FILE -in FILE [-out FILE]
@@ -42,16 +43,12 @@ func cmdProject(ctx context.Context, args []string, e env) error {
 	if _, err := dataio.InputFormat(in); err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
-	mf, err := os.Open(modelPath)
+	limit := budget(0, false)
+	model, err := loadModel(ctx, modelPath, limit)
 	if err != nil {
-		return fileErr(modelPath, err)
+		return err
 	}
-	model, err := engine.Load(mf)
-	mf.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", modelPath, err)
-	}
-	x, err := dataio.ReadMatrixFile(in)
+	x, err := dataio.ReadMatrixFileCtx(ctx, in, readLimits(limit))
 	if err != nil {
 		return err
 	}
@@ -66,11 +63,59 @@ func cmdProject(ctx context.Context, args []string, e env) error {
 		_, d := x.Dims()
 		return fmt.Errorf("%s (%d features) with the %s model %s: %w", in, d, model.Method(), modelPath, err)
 	}
+	if err := checkOutput("the projection", y); err != nil {
+		return err
+	}
 	if out != "" {
-		return dataio.WriteMatrixFile(out, y)
+		var outs outputs
+		defer outs.abort()
+		if err := outs.write(out, func(p string) error { return dataio.WriteMatrixFile(p, y) }); err != nil {
+			return err
+		}
+		return outs.commit()
 	}
 	if err := dataio.WriteCSV(e.stdout, y); err != nil {
 		return fmt.Errorf("standard output: %w", err)
 	}
 	return nil
+}
+
+// loadModel loads the model file at path within the budget (bytes; 0:
+// engine.DefaultMaxBytes), stopping with ctx: the open runs in a goroutine
+// (a named pipe blocks it until a writer comes), the read checks ctx.
+func loadModel(ctx context.Context, path string, budget int64) (engine.Model, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	var o opened
+	select {
+	case o = <-ch:
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+	if o.err != nil {
+		return nil, fileErr(path, o.err)
+	}
+	defer o.f.Close()
+	stop := context.AfterFunc(ctx, func() { o.f.SetReadDeadline(time.Now()) })
+	defer stop()
+	model, err := engine.LoadCtx(ctx, o.f, engine.LoadOptions{MaxBytes: budget})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return model, nil
 }

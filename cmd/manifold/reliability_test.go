@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/dataio"
 )
 
 // methodArgs are the settings that let a method fit the 120-point test
@@ -35,7 +35,7 @@ func TestBadInputEveryMethod(t *testing.T) {
 	x := testData(t, dir)
 	put := func(name, content string) { putFile(t, filepath.Join(dir, name), content) }
 	copyFixture := func(name string) {
-		b, err := os.ReadFile(filepath.Join("..", "..", "internal", "dataio", "testdata", name))
+		b, err := os.ReadFile(filepath.Join("..", "..", "dataio", "testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +68,9 @@ func TestBadInputEveryMethod(t *testing.T) {
 	put("range.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n4 2 1\n")
 	put("huge.mtx", "%%MatrixMarket matrix coordinate real general\n99999999999 3 1\n1 1 1\n")
 	put("short.labels", strings.Repeat("a\n", n-1))
+	put("quoted.csv", "x,y,z\n\"1\",2,3\n")
+	put("hex.csv", "1,2,0x1p-2\n4,5,6\n")
+	put("sep.csv", "1,2,3\n4,5_000,6\n")
 	cases := []struct {
 		args []string
 		want []string
@@ -89,7 +92,13 @@ func TestBadInputEveryMethod(t *testing.T) {
 		{[]string{"-in", "huge.mtx"}, []string{"huge.mtx", "99999999999 rows"}},
 		{[]string{"-in", "roll.csv", "-labels", "short.labels"}, []string{"short.labels", fmt.Sprintf("%d labels for the %d samples", n-1, n)}},
 		{[]string{"-in", "roll.csv", "-dim", fmt.Sprint(n)}, []string{"roll.csv", "dim"}},
-		{[]string{"-in", "roll.csv", "-max-memory", "2KB"}, []string{"roll.csv", "memory budget exceeded", "needs about", "cheaper"}},
+		// The input itself counts against the budget: refused while
+		// reading, or by the fit's estimate.
+		{[]string{"-in", "roll.csv", "-max-memory", "2KB"}, []string{"roll.csv", "memory budget"}},
+		{[]string{"-in", "quoted.csv"}, []string{"quoted.csv: line 2, column 1", "is quoted"}},
+		{[]string{"-in", "hex.csv"}, []string{"hex.csv: line 1, column 3", "hexadecimal"}},
+		{[]string{"-in", "sep.csv"}, []string{"sep.csv: line 2, column 2", "digit separator"}},
+		{[]string{"-in", "roll.csv", "-dim", "2", "-dim", "3"}, []string{"-dim given twice"}},
 		{[]string{"-in", "roll.csv", "-max-memory", "lots"}, []string{`invalid value "lots" for flag -max-memory`}},
 		{[]string{"-in", "roll.csv", "-max-memory", "-1GB"}, []string{"cannot be negative"}},
 	}
@@ -110,6 +119,11 @@ func TestBadInputEveryMethod(t *testing.T) {
 					}
 				}
 				mustFail(t, dir, want, args...)
+			}
+			if !m.needsLabels {
+				// The built-in roll (2000 points, not read from a file)
+				// against a budget below any fit of it.
+				mustFail(t, dir, []string{"memory budget exceeded", "needs about", "cheaper"}, "embed", "-method", m.name, "-max-memory", "20KB")
 			}
 			if m.reads("k") {
 				mustFail(t, dir, []string{"roll.csv", "too few samples"}, append([]string{"embed", "-method", m.name, "-in", "roll.csv", "-k", fmt.Sprint(n)}, methodArgs(m.name)...)...)

@@ -20,8 +20,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine/metrics"
-	"github.com/manifoldlab/manifold/internal/dataio"
 	"github.com/manifoldlab/manifold/sparse"
 )
 

@@ -31,10 +31,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/metrics"
 	"github.com/manifoldlab/manifold/engine/neighbors"
-	"github.com/manifoldlab/manifold/internal/dataio"
 	"github.com/manifoldlab/manifold/sparse"
 )
 

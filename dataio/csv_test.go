@@ -24,9 +24,8 @@ func TestReadCSV(t *testing.T) {
 		{"comment header", "# x y\n1 , 2\n", mat.NewDense(1, 2, []float64{1, 2})},
 		{"CRLF and BOM", "\xef\xbb\xbfa,b\r\n1,2\r\n3,4\r\n", mat.NewDense(2, 2, []float64{1, 2, 3, 4})},
 		{"blank lines and spaces", "\n  1 ,\t2  \n\n3,4\n\n", mat.NewDense(2, 2, []float64{1, 2, 3, 4})},
-		{"quoted numbers", "\"1.5\", \" -2e3 \"\n", mat.NewDense(1, 2, []float64{1.5, -2000})},
 		{"one column", "v\n1\n2\n3\n", mat.NewDense(3, 1, []float64{1, 2, 3})},
-		{"formats", "0x1p-2,1e-300,-0,+7.\n", mat.NewDense(1, 4, []float64{0.25, 1e-300, 0, 7})},
+		{"formats", "0.25,1e-300,-0,+7.,.5E+2,2e-1\n", mat.NewDense(1, 6, []float64{0.25, 1e-300, 0, 7, 50, 0.2})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ReadCSV(strings.NewReader(tc.in))
@@ -61,6 +60,15 @@ func TestReadCSVErrors(t *testing.T) {
 		{"long cell", "1," + strings.Repeat("z", 100) + "\n", ErrFormat, `"` + strings.Repeat("z", 40) + `…" is not a number`},
 		{"semicolons", "1;2\n3;4\n", ErrFormat, `line 2, column 1: "3;4" is not a number (fields are separated by commas)`},
 		{"binary", "\x00\x01\x02\n\x03", ErrFormat, "line 2, column 1"},
+		{"quoted numbers", "\"1.5\", \" -2e3 \"\n", ErrFormat, `line 1, column 1: "\"1.5\"" is quoted: fields are plain numbers, without quotes`},
+		{"quoted after a row", "1,2\n'3',4\n", ErrFormat, `line 2, column 1: "'3'" is quoted`},
+		{"hex float", "1,0x1p-2\n", ErrFormat, `line 1, column 2: "0x1p-2" is not decimal: hexadecimal, octal and binary numbers are refused`},
+		{"negative hex", "-0X10,1\n", ErrFormat, `"-0X10" is not decimal`},
+		{"digit separator", "1_000,2\n", ErrFormat, `line 1, column 1: "1_000" has a digit separator '_'`},
+		{"hex separator", "1,0x_1p0\n", ErrFormat, `"0x_1p0" has a digit separator`},
+		{"exponent without digits", "1,2e\n", ErrFormat, `"2e" is not a number (an exponent without digits)`},
+		{"lone dot", "1,.\n", ErrFormat, `"." is not a number`},
+		{"infinity", "1,Infinity\n", ErrFormat, `"Infinity" is not a finite number`},
 		{"not gzip after magic", "\x1f\x8bxxxxxxxxxxxxxxxxxxxx", ErrFormat, "gzip"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

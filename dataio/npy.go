@@ -2,6 +2,7 @@ package dataio
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -43,9 +44,18 @@ type npyType struct {
 
 // ReadNPY reads a matrix from a NumPy .npy file (format in the package
 // documentation). Errors about the content wrap ErrFormat, ErrUnsupported or
-// ErrEmpty.
+// ErrEmpty. It is ReadNPYCtx with no context and the zero Limits.
 func ReadNPY(r io.Reader) (*mat.Dense, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	return ReadNPYCtx(context.Background(), r, Limits{})
+}
+
+// ReadNPYCtx is ReadNPY within lim, stopping with ctx's error once ctx is
+// done. The shape in the header is checked against lim.MaxBytes (8 bytes
+// an element, 16 for Fortran order, which is reordered in a copy) before
+// any data is read; an array that does not fit gives an error wrapping
+// ErrLimit.
+func ReadNPYCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error) {
+	br := bufio.NewReaderSize(&guard{ctx: ctx, r: r, max: lim.maxInput()}, 1<<16)
 	var pre [10]byte
 	if n, err := io.ReadFull(br, pre[:8]); err != nil {
 		return nil, npyEOF(err, "npy: file has %d bytes, too short for the magic string and version", n)
@@ -103,9 +113,16 @@ func ReadNPY(r io.Reader) (*mat.Dense, error) {
 	if uint64(rows)*uint64(cols) != elems || elems > uint64(math.MaxInt/8) {
 		return nil, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
 	}
+	perElem := int64(8)
+	if fortran && len(shape) > 1 {
+		perElem = 16
+	}
+	if err := lim.budget(int64(elems)*perElem, 0, "npy: shape "+shapeString(shape)+" and its copies"); err != nil {
+		return nil, err
+	}
 	data, nread, err := readNPYData(br, dt, int(elems))
 	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
+		if errors.Is(err, io.ErrUnexpectedEOF) && ctx.Err() == nil {
 			return nil, formatErr(0, 0, "npy: data truncated: shape %s of %s needs %d bytes, the file has %d",
 				shapeString(shape), dt.descr, elems*uint64(dt.size), nread)
 		}
@@ -146,6 +163,11 @@ func readNPYData(r io.Reader, dt npyType, elems int) ([]float64, int, error) {
 		want := min(len(buf), (elems-len(data))*dt.size)
 		n, err := io.ReadFull(r, buf[:want])
 		nread += n
+		if need := len(data) + n/dt.size; need > cap(data) {
+			grown := make([]float64, len(data), min(max(2*cap(data), need), elems))
+			copy(grown, data)
+			data = grown
+		}
 		data = appendConverted(data, buf[:n-n%dt.size], dt)
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF

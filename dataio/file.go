@@ -1,6 +1,7 @@
 package dataio
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -80,22 +81,31 @@ func ext(path string) string {
 
 // ReadMatrixFile reads the matrix in the file at path, in the format its
 // extension names (InputFormat): a *mat.Dense from CSV or NPY, a sparse
-// matrix from MatrixMarket. Every error starts with path.
+// matrix from MatrixMarket. Every error starts with path. It is
+// ReadMatrixFileCtx with no context and the zero Limits.
 func ReadMatrixFile(path string) (mat.Matrix, error) {
+	return ReadMatrixFileCtx(context.Background(), path, Limits{})
+}
+
+// ReadMatrixFileCtx is ReadMatrixFile within lim, stopping with ctx's error
+// (unwrapped, so errors.Is(err, context.Canceled) holds) once ctx is done:
+// while the file is opened (a named pipe with no writer yet), while it is
+// read (a pipe whose writer is silent) and between chunks of 64 KiB.
+func ReadMatrixFileCtx(ctx context.Context, path string, lim Limits) (mat.Matrix, error) {
 	f, err := InputFormat(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var m mat.Matrix
-	err = readFile(path, func(r io.Reader) error {
+	err = readFile(ctx, path, func(r io.Reader) error {
 		var err error
 		switch f {
 		case CSV:
-			m, err = ReadCSV(r)
+			m, err = ReadCSVCtx(ctx, r, lim)
 		case NPY:
-			m, err = ReadNPY(r)
+			m, err = ReadNPYCtx(ctx, r, lim)
 		case MatrixMarket:
-			m, err = ReadMatrixMarket(r)
+			m, err = ReadMatrixMarketCtx(ctx, r, lim)
 		}
 		return err
 	})
@@ -103,26 +113,41 @@ func ReadMatrixFile(path string) (mat.Matrix, error) {
 }
 
 // ReadLabelsFile reads the labels in the file at path (ReadLabels). Every
-// error starts with path.
+// error starts with path. It is ReadLabelsFileCtx with no context and the
+// zero Limits.
 func ReadLabelsFile(path string) (*Labels, error) {
+	return ReadLabelsFileCtx(context.Background(), path, Limits{})
+}
+
+// ReadLabelsFileCtx is ReadLabelsFile within lim, stopping with ctx's
+// error once ctx is done (as ReadMatrixFileCtx).
+func ReadLabelsFileCtx(ctx context.Context, path string, lim Limits) (*Labels, error) {
 	var l *Labels
-	err := readFile(path, func(r io.Reader) error {
+	err := readFile(ctx, path, func(r io.Reader) error {
 		var err error
-		l, err = ReadLabels(r)
+		l, err = ReadLabelsCtx(ctx, r, lim)
 		return err
 	})
 	return l, err
 }
 
 // readFile opens path and hands it to read; errors are prefixed with path
-// once (an *fs.PathError's own "open path" is dropped).
-func readFile(path string, read func(io.Reader) error) error {
-	f, err := os.Open(path)
+// once (an *fs.PathError's own "open path" is dropped). ctx's own error
+// comes back as it is.
+func readFile(ctx context.Context, path string, read func(io.Reader) error) error {
+	f, stop, err := open(ctx, path)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return err
+		}
 		return pathErr(path, err)
 	}
 	defer f.Close()
+	defer stop()
 	if err := read(f); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		return pathErr(path, err)
 	}
 	return nil

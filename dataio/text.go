@@ -4,27 +4,38 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 )
 
 // gzipMagic starts every gzip stream (RFC 1952).
 var gzipMagic = []byte{0x1f, 0x8b}
 
-// maybeGunzip returns a buffered reader of r's content, decompressed when r
-// starts with the gzip magic bytes. Errors of the decompressor are format
+// source returns a buffered reader of r's content, decompressed when r
+// starts with the gzip magic bytes, that stops with ctx and after
+// lim.maxInput() bytes of content. Errors of the decompressor are format
 // errors; close releases the decompressor.
-func maybeGunzip(r io.Reader) (br *bufio.Reader, close func(), err error) {
-	br = bufio.NewReaderSize(r, 1<<16)
+func source(ctx context.Context, r io.Reader, lim Limits) (br *bufio.Reader, close func(), err error) {
+	raw := &guard{ctx: ctx, r: r}
+	br = bufio.NewReaderSize(raw, 1<<16)
 	magic, _ := br.Peek(2)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	if !bytes.Equal(magic, gzipMagic) {
+		raw.max = lim.maxInput()
 		return br, func() {}, nil
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
 		return nil, nil, formatErr(0, 0, "gzip: %v", err)
 	}
-	return bufio.NewReaderSize(gzipErrs{zr}, 1<<16), func() { zr.Close() }, nil
+	return bufio.NewReaderSize(&guard{ctx: ctx, r: gzipErrs{zr}, max: lim.maxInput()}, 1<<16), func() { zr.Close() }, nil
 }
 
 // gzipErrs turns the decompressor's errors (corrupt or truncated stream)
@@ -35,7 +46,7 @@ func (g gzipErrs) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	if err != nil && err != io.EOF {
 		var de *Error
-		if !errors.As(err, &de) {
+		if !errors.As(err, &de) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			err = formatErr(0, 0, "gzip: %v", err)
 		}
 	}
@@ -47,6 +58,7 @@ func (g gzipErrs) Read(p []byte) (int, error) {
 // removed. A line is held in memory once, however long it is.
 type lineReader struct {
 	r    *bufio.Reader
+	max  int // longest line accepted, in bytes
 	num  int
 	long []byte // accumulates a line longer than the buffer
 }
@@ -58,6 +70,9 @@ func (l *lineReader) next() ([]byte, int, error) {
 	if err == bufio.ErrBufferFull {
 		l.long = append(l.long[:0], line...)
 		for err == bufio.ErrBufferFull {
+			if len(l.long) > l.max {
+				return nil, 0, &Error{Kind: ErrLimit, Line: l.num + 1, Msg: fmt.Sprintf("line longer than %s (the limit)", fmtBytes(int64(l.max)))}
+			}
 			line, err = l.r.ReadSlice('\n')
 			l.long = append(l.long, line...)
 		}
@@ -72,6 +87,9 @@ func (l *lineReader) next() ([]byte, int, error) {
 	l.num++
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if len(line) > l.max {
+		return nil, 0, &Error{Kind: ErrLimit, Line: l.num, Msg: fmt.Sprintf("line longer than %s (the limit)", fmtBytes(int64(l.max)))}
+	}
 	if l.num == 1 {
 		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 	}

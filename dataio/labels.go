@@ -1,6 +1,7 @@
 package dataio
 
 import (
+	"context"
 	"io"
 	"sort"
 	"strconv"
@@ -22,17 +23,26 @@ type Labels struct {
 
 // ReadLabels reads one label per line (integers or strings; see the
 // package documentation), decompressing gzip input. Errors about the
-// content wrap ErrFormat or ErrEmpty and name the line.
+// content wrap ErrFormat or ErrEmpty and name the line. It is
+// ReadLabelsCtx with no context and the zero Limits.
 func ReadLabels(r io.Reader) (*Labels, error) {
-	br, closeZ, err := maybeGunzip(r)
+	return ReadLabelsCtx(context.Background(), r, Limits{})
+}
+
+// ReadLabelsCtx is ReadLabels within lim (a label costs its bytes and 24
+// more: string header and index), stopping with ctx's error once ctx
+// is done.
+func ReadLabelsCtx(ctx context.Context, r io.Reader, lim Limits) (*Labels, error) {
+	br, closeZ, err := source(ctx, r, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer closeZ()
-	lr := &lineReader{r: br}
+	lr := &lineReader{r: br, max: lim.maxLine()}
 	var (
 		raw       []string
-		blankLine int // first blank line not yet followed by a label
+		held      int64 // bytes the labels take
+		blankLine int   // first blank line not yet followed by a label
 	)
 	for {
 		line, num, err := lr.next()
@@ -51,6 +61,10 @@ func ReadLabels(r io.Reader) (*Labels, error) {
 		}
 		if blankLine != 0 {
 			return nil, formatErr(blankLine, 0, "empty label (a blank line before the label on line %d)", num)
+		}
+		held += int64(len(line)) + 24
+		if err := lim.budget(held, num, "the labels so far"); err != nil {
+			return nil, err
 		}
 		raw = append(raw, string(line))
 	}
