@@ -50,16 +50,22 @@ import (
 // eigenvalue was missed, and the rounds go on for it; a fit that cannot
 // certify within certMaxRounds rounds returns ErrNumerical.
 const (
-	// shiftRel is ε/‖B‖: B + ε·I is positive definite although B is
-	// singular.
-	shiftRel = 1e-9
+	// shiftRel is ε/‖B‖: B + ε·I is nonsingular although B is singular,
+	// and ε stays below the wanted eigenvalues, which for LLE on a 2-D
+	// manifold fall like 1/N² (1e-13·‖B‖ at N = 50,000), so that their
+	// images 1/(λ + ε) stay apart. It sits near the factorization's
+	// backward error: pivots may come out of either sign (LDLᵀ needs none
+	// positive), and a zero pivot retries with 100·ε.
+	shiftRel = 1e-14
 	// certLockRel is the residual tolerance relative to ‖B‖ (Gershgorin).
 	certLockRel = 1e-10
 	// nullRel: eigenvalues at most nullRel·‖B‖ count in the null space.
 	// Rounding leaves null eigenvalues near 1e-16·‖B‖; the smallest
-	// genuine ones of LLE and LTSA on noise-free swiss rolls are
-	// 5e-11·‖B‖ and 7e-10·‖B‖.
-	nullRel = 1e-12
+	// genuine ones of LLE and LTSA on 2000-point swiss rolls are 5e-11·‖B‖
+	// and 7e-10·‖B‖, of LLE on 50,000 points about 1e-13·‖B‖ (they fall
+	// like 1/N²: on millions of points they reach the rounding level, and
+	// the report calls them null, rightly: they are then not determined).
+	nullRel = 1e-14
 	// certMaxRounds bounds the lock-and-certify rounds.
 	certMaxRounds = 12
 	// certExtra: Ritz vectors beyond those wanted, for the gap.
@@ -120,7 +126,7 @@ func gershgorin(b *sparse.CSR) float64 {
 // orthonormalize returns an orthonormal basis (n×p', p' ≤ p) of the part of
 // span(q) orthogonal to the columns of x (n×l, orthonormal), dropping
 // directions whose norm falls below 1e-8 of their original norm (already in
-// span(x), or dependent). Two passes of projection and eigenvalue-based
+// span(x), or dependent). It scales the columns of q in place. Two passes of projection and eigenvalue-based
 // orthonormalization (q ← q·V·Λ^{-1/2} from qᵀq = V·Λ·Vᵀ).
 func orthonormalize(q, x blas64.General) blas64.General {
 	impl := backend.Active()
@@ -132,6 +138,26 @@ func orthonormalize(q, x blas64.General) blas64.General {
 		}
 		if q.Cols == 0 {
 			return q
+		}
+		// Unit columns first: after a solve their norms differ by the
+		// ratio of the eigenvalues of S (1e14 for a null vector against
+		// a wanted one), which would hide them from the relative cut.
+		norms := make([]float64, q.Cols)
+		for i := 0; i < q.Rows; i++ {
+			for j, v := range q.Data[i*q.Stride : i*q.Stride+q.Cols] {
+				norms[j] += v * v
+			}
+		}
+		for j := range norms {
+			if norms[j] > 0 {
+				norms[j] = 1 / math.Sqrt(norms[j])
+			}
+		}
+		for i := 0; i < q.Rows; i++ {
+			row := q.Data[i*q.Stride : i*q.Stride+q.Cols]
+			for j := range row {
+				row[j] *= norms[j]
+			}
 		}
 		g := newGeneral(q.Cols, q.Cols)
 		impl.Gemm(blas.Trans, blas.NoTrans, 1, q, q, 0, g)
@@ -289,7 +315,10 @@ func (c *certifier) round(ctx context.Context, want, bs int, seed uint64) (int, 
 		start.Data[i] = rng.NormFloat64()
 	}
 	c.project(start)
-	res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Which: lanczos.Largest, Seed: seed + uint64(len(c.vals)), Tol: 1e-10, BlockSize: bs, Start: start.Data})
+	// A small basis: the spectrum of S decays fast, and every basis vector
+	// costs a solve.
+	basis := min(kk+max(kk, 8, 4*bs), free-bs)
+	res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Which: lanczos.Largest, Seed: seed + uint64(len(c.vals)), Tol: 1e-10, BlockSize: bs, BasisSize: basis, Start: start.Data})
 	if err != nil && !errors.Is(err, lanczos.ErrNotConverged) {
 		return 0, wrapNumerical(err)
 	}
@@ -363,7 +392,12 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	}
 	c := &certifier{b: b, n: n, norm: norm, an: an, xcap: dim + 1 + certExtra}
 	c.x = make([]float64, n*c.xcap)
-	c.fac, err = an.Factor(ctx, b, -shiftRel*norm)
+	for eps := shiftRel * norm; ; eps *= 100 {
+		c.fac, err = an.Factor(ctx, b, -eps)
+		if !errors.Is(err, sparse.ErrSingular) || eps > 1e-8*norm {
+			break
+		}
+	}
 	if err != nil {
 		return nil, "", 0, 0, wrapNumerical(err)
 	}
@@ -404,7 +438,10 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		}
 		// Certificate at σ just above the dim-th eigenvalue.
 		lk := sorted[dim-1]
-		delta := max(1e-8*norm, 1e-6*math.Abs(lk))
+		// σ − λ_dim well above the backward error of the factorization
+		// (a few ε·‖B‖) and small next to λ_dim, so that the count rarely
+		// takes in an eigenvalue beyond the wanted ones.
+		delta := max(1e-13*norm, 1e-3*math.Abs(lk))
 		certified := false
 		for try := 0; try < 4; try++ {
 			sigma = lk + delta*float64(1+try)
@@ -442,27 +479,43 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		want = neg - found
 		bs = max(bs, min(want, 16))
 	}
-	// Two steps of subspace iteration with S on the locked vectors (u
-	// projected out) and a Rayleigh–Ritz step with B: each step divides the
-	// error in a vector of eigenvalue λ by about (λ' + ε)/(λ + ε), λ' the
-	// smallest eigenvalue not locked.
-	p := len(c.vals) - 1
-	ub := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: u}
-	y := newGeneral(n, p)
-	for i := 0; i < n; i++ {
-		copy(y.Data[i*p:(i+1)*p], c.x[i*c.xcap+1:i*c.xcap+1+p])
+	// Two steps of subspace iteration with S on the locked vectors that
+	// are not null (u and the null ones projected out: S would blow their
+	// rounding-level components up by 1/ε) and a Rayleigh–Ritz step with
+	// B: each step divides the error in a vector of eigenvalue λ by about
+	// (λ' + ε)/(λ + ε), λ' the smallest eigenvalue not locked.
+	thr := nullRel * norm
+	var nullIdx, restIdx []int
+	for j := 1; j < len(c.vals); j++ {
+		if c.vals[j] <= thr {
+			nullIdx = append(nullIdx, j)
+		} else {
+			restIdx = append(restIdx, j)
+		}
 	}
+	sort.SliceStable(nullIdx, func(a, b int) bool { return c.vals[nullIdx[a]] < c.vals[nullIdx[b]] })
+	pick := func(idx []int) blas64.General {
+		g := newGeneral(n, len(idx))
+		for i := 0; i < n; i++ {
+			for j, k := range idx {
+				g.Data[i*len(idx)+j] = c.x[i*c.xcap+k]
+			}
+		}
+		return g
+	}
+	fixed := pick(append([]int{0}, nullIdx...))
+	y := pick(restIdx)
 	var w []float64
-	for step := 0; step < 2; step++ {
+	for step := 0; step < 2 && y.Cols > 0; step++ {
 		if err := ctx.Err(); err != nil {
 			return nil, "", 0, 0, err
 		}
-		y = orthonormalize(y, ub)
+		y = orthonormalize(y, fixed)
 		c.fac.SolveBlockTo(y, y)
 		c.solve += y.Cols
-		y = orthonormalize(y, ub)
-		if y.Cols < dim {
-			return nil, "", 0, 0, fmt.Errorf("%w: the locked eigenvectors lost their rank (%d of %d)", ErrNumerical, y.Cols, dim)
+		y = orthonormalize(y, fixed)
+		if y.Cols < len(restIdx) {
+			return nil, "", 0, 0, fmt.Errorf("%w: the locked eigenvectors lost their rank (%d of %d)", ErrNumerical, y.Cols, len(restIdx))
 		}
 		var err error
 		w, y, _, err = rayleighRitz(b, y)
@@ -471,13 +524,21 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		}
 		c.flam += float64(y.Cols) * (2*float64(an.NNZ()) + float64(b.NNZ()) + 4*float64(n*y.Cols))
 	}
-	out := &bottomResult{vals: w[:dim], vecs: newGeneral(n, dim), certified: true}
-	for i := 0; i < n; i++ {
-		copy(out.vecs.Data[i*dim:(i+1)*dim], y.Data[i*y.Stride:i*y.Stride+dim])
+	out := &bottomResult{vals: make([]float64, dim), vecs: newGeneral(n, dim), certified: true}
+	for j := 0; j < dim; j++ {
+		src, col := y, j-len(nullIdx)
+		if j < len(nullIdx) {
+			src, col = fixed, j+1
+			out.vals[j] = c.vals[nullIdx[j]]
+		} else {
+			out.vals[j] = w[col]
+		}
+		for i := 0; i < n; i++ {
+			out.vecs.Data[i*dim+j] = src.Data[i*src.Stride+col]
+		}
 	}
 	// Nullity: certified below σ when the dim-th eigenvalue is not null;
 	// otherwise the inertia at the null threshold counts it.
-	thr := nullRel * norm
 	out.nullity = 0
 	for _, v := range c.vals {
 		if v <= thr {

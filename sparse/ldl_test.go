@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -244,5 +245,34 @@ func TestLDLErrors(t *testing.T) {
 	cancel()
 	if _, err := an.Factor(cctx, a, 0.5); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// A factorization cancelled midway returns within 100 ms.
+func TestLDLCancelLatency(t *testing.T) {
+	a, _ := gridUnweighted(300, 300)
+	an, err := sparse.AnalyzeLDL(a, sparse.OrderNatural) // band 300: ~4e9 flam
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := an.Factor(ctx, a, -1e-3)
+		done <- err
+	}()
+	time.Sleep(30 * time.Millisecond)
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v, want context.Canceled", err)
+		}
+		if d := time.Since(start); d > 100*time.Millisecond {
+			t.Errorf("returned %v after the cancellation", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("not cancelled after 5 s")
 	}
 }

@@ -134,6 +134,48 @@ func nestedDissection(a *CSR) ([]int32, []int32) {
 					sep = append(sep, v)
 				}
 			}
+			// Thin the separator: a vertex of the middle level with no
+			// neighbour beyond it separates nothing and joins the lower
+			// part (or, if that frees more, one with no neighbour below
+			// it joins the upper part).
+			noHi, noLo := 0, 0
+			for _, v := range sep {
+				hiNb, loNb := false, false
+				for _, w := range a.ind[a.indptr[v]:a.indptr[v+1]] {
+					if lab[w] == id {
+						hiNb = hiNb || level[w] > best
+						loNb = loNb || level[w] < best
+					}
+				}
+				if !hiNb {
+					noHi++
+				}
+				if !loNb {
+					noLo++
+				}
+			}
+			if noHi > 0 || noLo > 0 {
+				toLo := noHi >= noLo
+				kept := sep[:0]
+				for _, v := range sep {
+					free := true
+					for _, w := range a.ind[a.indptr[v]:a.indptr[v+1]] {
+						if lab[w] == id && ((toLo && level[w] > best) || (!toLo && level[w] < best)) {
+							free = false
+							break
+						}
+					}
+					switch {
+					case !free:
+						kept = append(kept, v)
+					case toLo:
+						lo = append(lo, v)
+					default:
+						hi = append(hi, v)
+					}
+				}
+				sep = kept
+			}
 			for _, v := range sep {
 				lab[v] = -1
 			}
