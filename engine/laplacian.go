@@ -11,8 +11,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
-	"github.com/manifoldlab/manifold/backend/flam"
-	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -26,12 +24,14 @@ import (
 //
 // It is solved as the normalized problem (the "normalized-Laplacian trick",
 // as scikit-learn's SpectralEmbedding does): with
-// Â = D^{-1/2}·W·D^{-1/2}, Â·v = (1 − λ)·v and y = D^{-1/2}·v, so the
-// wanted vectors are the Dim + 1 algebraically largest eigenvectors of the
-// sparse Â, whose spectrum lies in [−1, 1] with the trivial eigenvector
-// D^{1/2}·1 at 1. Â is eigendecomposed densely (index range, 2/3·N³ flam)
-// for N ≤ 500, otherwise by thick-restart Lanczos on the sparse Â (nnz
-// flam per product).
+// L_sym = I − D^{-1/2}·W·D^{-1/2}, L_sym·v = λ·v and y = D^{-1/2}·v, so
+// the wanted vectors are the Dim smallest eigenvectors of the sparse
+// positive semidefinite L_sym after its null vector D^{1/2}·1 (always
+// projected out). L_sym is eigendecomposed densely (index range, 2/3·N³
+// flam) for N ≤ 500, otherwise by shift-invert block Lanczos on a sparse
+// LDLᵀ factor of L_sym + ε·I with an inertia certificate (see LTSA and
+// shiftinvert.go): no eigenvalue below the last one returned is missed,
+// or the fit returns ErrNumerical.
 //
 // With the same graph it equals scikit-learn's SpectralEmbedding
 // (norm_laplacian, drop_first, the D^{-1/2} rescaling, the sign flip that
@@ -82,6 +82,7 @@ type LaplacianModel struct {
 	weight  GraphWeight
 	t       float64
 	eig     []float64 // the Dim generalized eigenvalues λ of L·y = λ·D·y, ascending
+	nullity int       // dimension of the Laplacian's null space at the fit
 }
 
 const methodLaplacian = "laplacian"
@@ -188,58 +189,38 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 	if err != nil {
 		return nil, err
 	}
-	vals, vecs, err := topNormalized(r, a, s.Dim+1, solver, s.Seed)
+	// The bottom of the normalized Laplacian I − Â, whose null vector is
+	// D^{1/2}·1.
+	lsym := sparse.Union(sparse.Identity(nk), a.Scale(-1), func(x, y float64) float64 { return x + y })
+	u := make([]float64, nk)
+	un := 0.0
+	for i, v := range invSqrtD {
+		u[i] = 1 / v
+		un += u[i] * u[i]
+	}
+	for i := range u {
+		u[i] /= math.Sqrt(un)
+	}
+	eig, err := bottomSparse(r, lsym, u, s.Dim, solver, s.Seed, "normalized Laplacian I − D^-1/2·W·D^-1/2")
 	if err != nil {
 		return nil, err
 	}
-	// Drop the trivial vector; y = D^{-1/2}·v; λ = 1 − μ.
-	m.embedding = newGeneral(nk, s.Dim)
+	m.nullity = eig.nullity
+	// y = D^{-1/2}·v.
+	m.embedding = eig.vecs
 	for i := 0; i < nk; i++ {
 		for j := 0; j < s.Dim; j++ {
-			m.embedding.Data[i*s.Dim+j] = invSqrtD[i] * vecs.Data[i*vecs.Stride+j+1]
+			m.embedding.Data[i*s.Dim+j] *= invSqrtD[i]
 		}
 	}
 	backend.FixSigns(m.embedding)
-	m.eig = make([]float64, s.Dim)
-	for j := range m.eig {
-		m.eig[j] = 1 - vals[j+1]
-	}
+	m.eig = eig.vals
 	rep, err := r.done()
 	if err != nil {
 		return nil, err
 	}
 	m.report = *rep
 	return m, nil
-}
-
-// topNormalized finds the k largest eigenpairs of the symmetric sparse a
-// (stage "eigensolve"), descending: densely by index range or by Lanczos.
-func topNormalized(r *run, a *sparse.CSR, k int, solver Eigensolver, seed uint64) ([]float64, blas64.General, error) {
-	n, _ := a.Dims()
-	var vals []float64
-	var vecs blas64.General
-	if solver == EigenDense {
-		err := r.stage("eigensolve", flam.Syevr(n, k), func(ctx context.Context, st *stageCtx) error {
-			st.detail = "dense syevr on D^-1/2·W·D^-1/2"
-			sym := denseSymmetric(a)
-			var err error
-			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, k)
-			return wrapNumerical(err)
-		})
-		return vals, vecs, err
-	}
-	err := r.stage("eigensolve", flam.Lanczos(n, k, 20)*float64(a.NNZ())/float64(n*n), func(ctx context.Context, st *stageCtx) error {
-		res, err := lanczos.Solve(ctx, a, lanczos.Settings{K: k, Which: lanczos.Largest, Seed: seed, Tol: 1e-10})
-		if err != nil {
-			return wrapNumerical(err)
-		}
-		st.iterations = res.Stats.Iterations
-		st.predicted = res.Stats.Flam
-		st.detail = fmt.Sprintf("lanczos on D^-1/2·W·D^-1/2: %d products, %d restarts", res.Stats.MatVecs, res.Stats.Restarts)
-		vals, vecs = res.Values, res.Vectors
-		return nil
-	})
-	return vals, vecs, err
 }
 
 // copyInput returns a copy of the rows (a CSR is immutable and shared).
@@ -256,6 +237,12 @@ func (m *LaplacianModel) Eigenvalues() []float64 { return append([]float64(nil),
 
 // Kept returns the indices of the training points in the embedding.
 func (m *LaplacianModel) Kept() []int { return append([]int(nil), m.kept...) }
+
+// Nullity returns the dimension of the Laplacian's null space at the fit
+// (one per connected component of the graph the embedding used): above 1
+// the embedding is not unique. 0 for a loaded model whose report does not
+// say.
+func (m *LaplacianModel) Nullity() int { return nullityOf(m.nullity, &m.report) }
 
 // Dropped returns the training points left out by DisconnectedLargest.
 func (m *LaplacianModel) Dropped() []int { return append([]int(nil), m.dropped...) }

@@ -23,7 +23,11 @@ import (
 // regularised by Reg·trace(G) on the diagonal, as scikit-learn does — G is
 // singular whenever K > D), and the embedding is given by the bottom
 // eigenvectors of the sparse M = (I − W)ᵀ(I − W) (eq. 69, 72), dropping
-// the constant one (eigenvalue 0). Coordinates are scaled to the
+// the constant one (eigenvalue 0; it is always projected out). They are
+// found densely for N ≤ 500, otherwise by certified shift-invert Lanczos
+// (see LTSA). When M's null space has more than one dimension the
+// embedding is not unique; the report ("nullity", "null_dropped") and
+// Nullity say so — use more neighbours or a smaller Dim. Coordinates are scaled to the
 // normalisation of eq. 70, (1/(N−1))·Σ y yᵀ = I (scikit-learn returns unit
 // eigenvectors: the same embedding up to the factor √(N−1)).
 type LLE struct {
@@ -42,6 +46,8 @@ type LLEModel struct {
 	k     int
 	reg   float64
 	eig   []float64 // the Dim eigenvalues of M used, ascending
+	// nullity is the dimension of M's null space at the fit.
+	nullity int
 }
 
 const methodLLE = "lle"
@@ -130,19 +136,18 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, vecs, err := bottomSparse(r, mm, s.Dim+1, solver, s.Seed, "matrix M = (I−W)ᵀ(I−W)")
+	eig, err := bottomSparse(r, mm, unitConstant(n), s.Dim, solver, s.Seed, "matrix M = (I−W)ᵀ(I−W)")
 	if err != nil {
 		return nil, err
 	}
-	// Drop the bottom (constant) eigenvector; scale to eq. 70.
+	m.nullity = eig.nullity
+	// Scale to eq. 70.
 	scale := math.Sqrt(float64(n - 1))
-	m.embedding = newGeneral(n, s.Dim)
-	for i := 0; i < n; i++ {
-		for j := 0; j < s.Dim; j++ {
-			m.embedding.Data[i*s.Dim+j] = scale * vecs.Data[i*vecs.Stride+j+1]
-		}
+	m.embedding = eig.vecs
+	for i := range m.embedding.Data {
+		m.embedding.Data[i] *= scale
 	}
-	m.eig = vals[1:]
+	m.eig = eig.vals
 	rep, err := r.done()
 	if err != nil {
 		return nil, err
@@ -321,6 +326,11 @@ func lleM(ctx context.Context, w *sparse.CSR, n int) (*sparse.CSR, error) {
 // Eigenvalues returns the Dim eigenvalues of M belonging to the embedding
 // (the bottom one, 0, dropped), ascending.
 func (m *LLEModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Nullity returns the dimension of M's null space at the fit, the constant
+// vector included: above 1 the embedding is not unique (see LLE). 0 for a
+// loaded model whose report does not say.
+func (m *LLEModel) Nullity() int { return nullityOf(m.nullity, &m.report) }
 
 // Transform maps new points by their reconstruction weights from their K
 // nearest training points: y = Σ w_j·y_j (scikit-learn's LLE.transform). A

@@ -13,7 +13,6 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
-	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -36,9 +35,17 @@ import (
 // of x_i are the K nearest other points (the paper's neighbourhood includes
 // x_i itself); with the same K the embedding equals scikit-learn's up to
 // the sign convention. B's bottom eigenvectors are found densely (index
-// range, 2/3·N³ flam) for N ≤ 500, otherwise by thick-restart Lanczos on
-// a Chebyshev polynomial of the sparse B (chebyshev.go; plain Lanczos on B
-// when the filter's cut does not hold).
+// range, 2/3·N³ flam) for N ≤ 500, otherwise by shift-invert block Lanczos
+// with locking on a sparse LDLᵀ factor of B, certified by the factor's
+// inertia (shiftinvert.go): every eigenvalue below the last one returned
+// was found, or the fit returns ErrNumerical. The constant vector (B·1 = 0)
+// is always projected out. When B's null space has more than one
+// dimension (points whose neighbourhoods do not overlap enough to tie the
+// tangent spaces together — digit images with k = 10 give 7 to 24), the
+// embedding is not unique: the report's params say so ("nullity" and
+// "null_dropped", Nullity on the model) and its first coordinates are one
+// basis of the null space; use more neighbours or a smaller Dim. Dim may
+// not exceed the number of features D (ErrDimension).
 //
 // New points are placed by the local affine map of LTSA (the global
 // coordinates of a neighbourhood are an affine function of its local
@@ -62,6 +69,9 @@ type LTSAModel struct {
 	train samples
 	k     int
 	eig   []float64 // the Dim eigenvalues of B used, ascending
+	// nullity is the dimension of B's null space at the fit (0 for a
+	// loaded model whose report does not say).
+	nullity int
 }
 
 const methodLTSA = "ltsa"
@@ -98,6 +108,11 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	}
 	if s.Dim >= s.K {
 		return nil, fmt.Errorf("%s: %w: dim = %d needs k > dim neighbours (k = %d)", method, ErrBadSetting, s.Dim, s.K)
+	}
+	if s.Dim > d {
+		// The local tangent spaces have at most D dimensions: with
+		// dim > D the alignment matrix is indefinite.
+		return nil, fmt.Errorf("%s: %w: dim = %d exceeds the %d input features (the tangent spaces have at most %d dimensions)", method, ErrDimension, s.Dim, d, d)
 	}
 	solver := s.Eigensolver
 	switch solver {
@@ -204,81 +219,19 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, vecs, err := bottomSparse(r, b, s.Dim+1, solver, s.Seed, "alignment matrix B")
+	eig, err := bottomSparse(r, b, unitConstant(n), s.Dim, solver, s.Seed, "alignment matrix B")
 	if err != nil {
 		return nil, err
 	}
-	m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k}
-	m.embedding = newGeneral(n, s.Dim)
-	for i := 0; i < n; i++ {
-		for j := 0; j < s.Dim; j++ {
-			m.embedding.Data[i*s.Dim+j] = vecs.Data[i*vecs.Stride+j+1]
-		}
-	}
-	backend.FixSigns(m.embedding)
-	m.eig = vals[1:]
+	m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k, nullity: eig.nullity}
+	m.embedding = eig.vecs
+	m.eig = eig.vals
 	rep, err := r.done()
 	if err != nil {
 		return nil, err
 	}
 	m.report = *rep
 	return m, nil
-}
-
-// bottomSparse finds the k smallest eigenpairs of the symmetric positive
-// semi-definite sparse b (stage "eigensolve"), ascending: densely by index
-// range; or iteratively — by shift-invert Lanczos on an envelope Cholesky
-// factor when the factor fits the memory budget and its cost is moderate,
-// else by Chebyshev-filtered Lanczos, else by plain Lanczos.
-func bottomSparse(r *run, b *sparse.CSR, k int, solver Eigensolver, seed uint64, what string) ([]float64, blas64.General, error) {
-	n, _ := b.Dims()
-	var vals []float64
-	var vecs blas64.General
-	if solver == EigenDense {
-		err := r.stage("eigensolve", flam.Syevr(n, k), func(ctx context.Context, st *stageCtx) error {
-			st.detail = "dense syevr on the " + what
-			sym := denseSymmetric(b)
-			var err error
-			vals, vecs, err = backend.EigBottomCtx(ctx, backend.Active(), sym, k)
-			return wrapNumerical(err)
-		})
-		return vals, vecs, err
-	}
-	err := r.stage("eigensolve", flam.Lanczos(n, k, 20)*float64(b.NNZ())/float64(n*n), func(ctx context.Context, st *stageCtx) error {
-		if k+1 < n {
-			sv, svecs, detail, ok, err := shiftInvertBottom(ctx, r, b, k, seed)
-			if err != nil {
-				return err
-			}
-			if ok {
-				st.detail = detail + " on the " + what
-				vals, vecs = sv, svecs
-				return nil
-			}
-		}
-		if k+chebExtra < n {
-			cr, err := filteredBottom(ctx, b, k, seed)
-			if err != nil {
-				return wrapNumerical(err)
-			}
-			st.iterations, st.predicted = cr.steps, cr.flam
-			if cr.ok {
-				st.detail = fmt.Sprintf("Chebyshev-filtered lanczos (degree %d) on the %s: %d products", chebDegree, what, cr.matvecs)
-				vals, vecs = cr.vals, cr.vecs
-				return nil
-			}
-		}
-		res, err := lanczos.Solve(ctx, b, lanczos.Settings{K: k, Which: lanczos.Smallest, Seed: seed, Tol: 1e-10})
-		if err != nil {
-			return wrapNumerical(err)
-		}
-		st.iterations += res.Stats.Iterations
-		st.predicted += res.Stats.Flam
-		st.detail = fmt.Sprintf("lanczos on the %s: %d products, %d restarts", what, res.Stats.MatVecs, res.Stats.Restarts)
-		vals, vecs = res.Values, res.Vectors
-		return nil
-	})
-	return vals, vecs, err
 }
 
 // localPCA is the workspace of one local tangent space: the centred Gram
@@ -358,6 +311,11 @@ func (l *localPCA) fit(in samples, js []int) error {
 // Eigenvalues returns the Dim eigenvalues of the alignment matrix B that
 // belong to the embedding (the bottom one, 0, dropped), ascending.
 func (m *LTSAModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Nullity returns the dimension of the alignment matrix's null space at
+// the fit, the constant vector included: above 1 the embedding is not
+// unique (see LTSA). 0 for a loaded model whose report does not say.
+func (m *LTSAModel) Nullity() int { return nullityOf(m.nullity, &m.report) }
 
 // Transform maps new points by the local affine map of their K nearest
 // training points (see LTSA): y = c + T_cᵀ·V·Σ⁻²·Vᵀ·g, with V, Σ² the Dim

@@ -2,46 +2,115 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-// Shift-invert Lanczos for the bottom of a sparse positive semi-definite
-// matrix B (LLE's M, LTSA's alignment matrix): the k smallest eigenpairs
-// of B are the k largest of (B + ε·I)⁻¹, whose leading eigenvalues
-// 1/(λ + ε) are far apart where the λ crowd near 0 — the regime in which
-// plain or filtered Lanczos on B needs thousands of products. scikit-learn
-// does the same with ARPACK (sigma = 0) and SuperLU; here the solves use an
-// envelope Cholesky factor of B + ε·I on a reverse Cuthill–McKee ordering
-// (sparse.NewCholesky), and the eigenvalues are recomputed as Rayleigh
-// quotients vᵀBv.
-
+// Certified bottom eigenpairs of a sparse positive semidefinite matrix B
+// (LLE's M, LTSA's alignment matrix, the normalized graph Laplacian) with a
+// known null vector u (B·u = 0: the constant vector, or D^{1/2}·1 for the
+// normalized Laplacian), the embedding being the Dim eigenvectors of the
+// smallest eigenvalues of B on the complement of u.
+//
+// Shift-invert Lanczos with locking (Ericsson & Ruhe, "The spectral
+// transformation Lánczos method for the numerical solution of large sparse
+// generalized symmetric eigenvalue problems", Math. Comp. 35(152), 1980;
+// Saad, "Numerical Methods for Large Eigenvalue Problems", 2nd ed., SIAM
+// 2011, §4.2.3 locking, §8.1 shift-and-invert): S = (B + ε·I)⁻¹ through a
+// sparse LDLᵀ factor with a fill-reducing ordering (sparse.AnalyzeLDL),
+// applied to P·S·P with P the projector on the complement of u and of
+// every locked vector. Each round runs block Lanczos on the deflated
+// operator, a Rayleigh–Ritz step with B itself on the Lanczos vectors and
+// up to three steps of subspace iteration with S when needed, and locks
+// every Ritz pair whose residual meets ‖B·v − θ·v‖ ≤ certLockRel·‖B‖ —
+// the eigenvalues themselves, not the tolerance relative to ‖S‖ ≈ 1/ε a
+// Lanczos run on S applies. Locked vectors leave the operator, so the next
+// round's Lanczos works relative to the largest remaining 1/(λ + ε): the
+// copies of a repeated eigenvalue (a null space of dimension 24) are found
+// one round, or one block, after another.
+//
+// The certificate (Sylvester's law of inertia; Parlett, "The Symmetric
+// Eigenvalue Problem", §3.3): with θ_Dim the largest eigenvalue returned
+// and σ slightly above it, the number of negative pivots of the LDLᵀ of
+// B − σ·I is the number of eigenvalues of B below σ; it must equal the
+// number of locked pairs below σ (u included). When it is larger an
+// eigenvalue was missed, and the rounds go on for it; a fit that cannot
+// certify within certMaxRounds rounds returns ErrNumerical.
 const (
-	// shiftRel is ε/‖B‖: B + ε·I is positive definite although B is
-	// singular (λ₀ = 0), with condition ≤ 1/shiftRel.
-	shiftRel = 1e-9
-	// maxEnvelopeFlam bounds the factorization's cost (the envelope of a
-	// neighbour graph of a 2-D manifold grows like N^1.5; beyond this the
-	// filtered Lanczos is cheaper).
-	maxEnvelopeFlam = 2e10
+	// shiftRel is ε/‖B‖: B + ε·I is nonsingular although B is singular,
+	// and ε stays below the wanted eigenvalues, which for LLE on a 2-D
+	// manifold fall like 1/N² (1e-13·‖B‖ at N = 50,000), so that their
+	// images 1/(λ + ε) stay apart. It sits near the factorization's
+	// backward error: pivots may come out of either sign (LDLᵀ needs none
+	// positive), and a zero pivot retries with 100·ε.
+	shiftRel = 1e-14
+	// certLockRel is the residual tolerance relative to ‖B‖ (Gershgorin).
+	certLockRel = 1e-10
+	// nullRel: eigenvalues at most nullRel·‖B‖ count in the null space.
+	// Rounding leaves null eigenvalues near 1e-16·‖B‖; the smallest
+	// genuine ones of LLE and LTSA on 2000-point swiss rolls are 5e-11·‖B‖
+	// and 7e-10·‖B‖, of LLE on 50,000 points about 1e-13·‖B‖ (they fall
+	// like 1/N²: on millions of points they reach the rounding level, and
+	// the report calls them null, rightly: they are then not determined).
+	nullRel = 1e-14
+	// certMaxRounds bounds the lock-and-certify rounds.
+	certMaxRounds = 12
+	// certExtra: Ritz vectors beyond those wanted, for the gap.
+	certExtra = 4
+	// maxFactorFlam bounds the cost of one LDLᵀ factorization; beyond it
+	// the fit cannot certify and returns ErrNumerical.
+	maxFactorFlam = 2e12
 )
 
-// shiftInvertBottom returns the k smallest eigenpairs of b, ascending, and
-// ok = false (and no error) when the factor would not fit the memory
-// budget or cost too much, so the caller falls back.
-func shiftInvertBottom(ctx context.Context, r *run, b *sparse.CSR, k int, seed uint64) ([]float64, blas64.General, string, bool, error) {
-	n, _ := b.Dims()
-	entries, ff := sparse.EnvelopeSize(b)
-	if ff > maxEnvelopeFlam || (r.opts.MaxBytes > 0 && int64(entries)*8 > r.opts.MaxBytes/2) {
-		return nil, blas64.General{}, "", false, nil
+// bottomResult is what bottomSparse found.
+type bottomResult struct {
+	vals []float64      // the Dim eigenvalues on the complement of u, ascending
+	vecs blas64.General // n×Dim unit eigenvectors, orthogonal to u
+	// nullity is the dimension of B's null space (eigenvalues ≤
+	// nullRel·‖B‖), u included; nullAtLeast says it is a lower bound
+	// (dense path, when every eigenvalue computed was null).
+	nullity     int
+	nullAtLeast bool
+	certified   bool // an inertia certificate (iterative path)
+}
+
+// embeddingNote records the null space in the report's params and returns
+// a sentence for the stage detail.
+func (b *bottomResult) note(r *run, dim int) string {
+	r.rep.Params["nullity"] = b.nullity
+	if b.nullity <= 1 {
+		return ""
 	}
-	// ‖B‖ by Gershgorin (B is symmetric).
+	extra := b.nullity - 1 // null vectors orthogonal to u
+	s := fmt.Sprintf("; null space of dimension %d", b.nullity)
+	if b.nullAtLeast {
+		s = fmt.Sprintf("; null space of dimension at least %d", b.nullity)
+	}
+	if extra > dim {
+		r.rep.Params["null_dropped"] = extra - dim
+		s += fmt.Sprintf(" (the embedding is one basis of it: %d null vectors dropped; not unique — use more neighbours or a smaller dim)", extra-dim)
+	} else {
+		s += fmt.Sprintf(" (the first %d coordinates are a basis of it: not unique — use more neighbours or a smaller dim)", extra)
+	}
+	return s
+}
+
+// gershgorin returns max_i Σ_j |b_ij| ≥ ‖B‖₂ for symmetric b.
+func gershgorin(b *sparse.CSR) float64 {
+	n, _ := b.Dims()
 	ptr, val := b.RowPtr(), b.Values()
 	norm := 0.0
 	for i := 0; i < n; i++ {
@@ -51,97 +120,579 @@ func shiftInvertBottom(ctx context.Context, r *run, b *sparse.CSR, k int, seed u
 		}
 		norm = max(norm, s)
 	}
-	if norm == 0 {
-		return nil, blas64.General{}, "", false, nil
-	}
-	eps := shiftRel * norm
-	chol, err := sparse.NewCholesky(ctx, b, eps)
-	if err != nil {
-		if isCtxErr(err) {
-			return nil, blas64.General{}, "", false, err
+	return norm
+}
+
+// orthonormalize returns an orthonormal basis (n×p', p' ≤ p) of the part of
+// span(q) orthogonal to the columns of x (n×l, orthonormal), dropping
+// directions whose norm falls below 1e-8 of their original norm (already in
+// span(x), or dependent). It scales the columns of q in place. Two passes of projection and eigenvalue-based
+// orthonormalization (q ← q·V·Λ^{-1/2} from qᵀq = V·Λ·Vᵀ).
+func orthonormalize(q, x blas64.General) blas64.General {
+	impl := backend.Active()
+	for pass := 0; pass < 2; pass++ {
+		if x.Cols > 0 && q.Cols > 0 {
+			c := newGeneral(x.Cols, q.Cols)
+			impl.Gemm(blas.Trans, blas.NoTrans, 1, x, q, 0, c)
+			impl.Gemm(blas.NoTrans, blas.NoTrans, -1, x, c, 1, q)
 		}
-		return nil, blas64.General{}, "", false, nil // not positive definite after all: fall back
+		if q.Cols == 0 {
+			return q
+		}
+		// Unit columns first: after a solve their norms differ by the
+		// ratio of the eigenvalues of S (1e14 for a null vector against
+		// a wanted one), which would hide them from the relative cut.
+		norms := make([]float64, q.Cols)
+		for i := 0; i < q.Rows; i++ {
+			for j, v := range q.Data[i*q.Stride : i*q.Stride+q.Cols] {
+				norms[j] += v * v
+			}
+		}
+		for j := range norms {
+			if norms[j] > 0 {
+				norms[j] = 1 / math.Sqrt(norms[j])
+			}
+		}
+		for i := 0; i < q.Rows; i++ {
+			row := q.Data[i*q.Stride : i*q.Stride+q.Cols]
+			for j := range row {
+				row[j] *= norms[j]
+			}
+		}
+		g := newGeneral(q.Cols, q.Cols)
+		impl.Gemm(blas.Trans, blas.NoTrans, 1, q, q, 0, g)
+		symmetrize(g)
+		var es mat.EigenSym
+		if !es.Factorize(mat.NewSymDense(q.Cols, g.Data), true) {
+			return newGeneral(q.Rows, 0)
+		}
+		w := es.Values(nil)
+		var v mat.Dense
+		es.VectorsTo(&v)
+		top := w[len(w)-1]
+		keep := 0
+		for _, l := range w {
+			if l > 1e-16*top && l > 1e-20 {
+				keep++
+			}
+		}
+		t := newGeneral(q.Cols, keep)
+		c := 0
+		for j := len(w) - 1; j >= 0 && c < keep; j-- {
+			s := 1 / math.Sqrt(w[j])
+			for i := 0; i < q.Cols; i++ {
+				t.Data[i*keep+c] = v.At(i, j) * s
+			}
+			c++
+		}
+		out := newGeneral(q.Rows, keep)
+		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, q, t, 0, out)
+		q = out
 	}
-	// When the constant vector is in the null space (LLE's M, LTSA's B and
-	// graph Laplacians all have B·1 = 0), deflate it: work on
-	// P·(B + εI)⁻¹·P with P = I − 11ᵀ/n, whose top eigenvalue is
-	// 1/(λ₁ + ε) instead of 1/ε, so the Lanczos tolerance (relative to the
-	// top) resolves λ₁…λ_k, and prepend (0, 1/√n).
-	ones := make([]float64, n)
-	for i := range ones {
-		ones[i] = 1
+	return q
+}
+
+// rayleighRitz returns the eigenpairs of B on span(q) (q orthonormal,
+// n×p): values ascending, vectors n×p, and the residual norms
+// ‖B·c − θ·c‖.
+func rayleighRitz(b *sparse.CSR, q blas64.General) ([]float64, blas64.General, []float64, error) {
+	n, p := q.Rows, q.Cols
+	impl := backend.Active()
+	bq := newGeneral(n, p)
+	b.MulBlockTo(bq, q)
+	h := newGeneral(p, p)
+	impl.Gemm(blas.Trans, blas.NoTrans, 1, q, bq, 0, h)
+	symmetrize(h)
+	w, z, err := backend.EigBottom(backend.PureGo, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: h.Data}, p)
+	if err != nil {
+		return nil, blas64.General{}, nil, err
 	}
-	b1 := make([]float64, n)
-	b.MulVecTo(b1, ones)
-	deflate := true
-	for _, v := range b1 {
-		if math.Abs(v) > 1e-10*norm {
-			deflate = false
+	c := newGeneral(n, p)
+	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, q, z, 0, c)
+	bc := newGeneral(n, p)
+	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, bq, z, 0, bc)
+	res := make([]float64, p)
+	for i := 0; i < n; i++ {
+		cr, br := c.Data[i*p:(i+1)*p], bc.Data[i*p:(i+1)*p]
+		for j := range res {
+			d := br[j] - w[j]*cr[j]
+			res[j] += d * d
+		}
+	}
+	for j := range res {
+		res[j] = math.Sqrt(res[j])
+	}
+	return w, c, res, nil
+}
+
+// column returns column j of g as a new slice.
+func column(g blas64.General, j int) []float64 {
+	out := make([]float64, g.Rows)
+	for i := range out {
+		out[i] = g.Data[i*g.Stride+j]
+	}
+	return out
+}
+
+// certifier is the state of one certifiedBottom.
+type certifier struct {
+	b     *sparse.CSR
+	n     int
+	norm  float64
+	an    *sparse.LDLAnalysis
+	fac   *sparse.LDL // of B + ε·I
+	x     []float64   // locked vectors, n×cap row-major, u first
+	xcap  int
+	vals  []float64 // their eigenvalues (Rayleigh quotients)
+	solve int       // vectors solved with
+	flam  float64
+}
+
+func (c *certifier) locked() blas64.General {
+	return blas64.General{Rows: c.n, Cols: len(c.vals), Stride: c.xcap, Data: c.x}
+}
+
+func (c *certifier) lock(v []float64, val float64) {
+	if len(c.vals) == c.xcap {
+		nc := 2 * c.xcap
+		nx := make([]float64, c.n*nc)
+		for i := 0; i < c.n; i++ {
+			copy(nx[i*nc:i*nc+c.xcap], c.x[i*c.xcap:(i+1)*c.xcap])
+		}
+		c.x, c.xcap = nx, nc
+	}
+	j := len(c.vals)
+	for i, e := range v {
+		c.x[i*c.xcap+j] = e
+	}
+	c.vals = append(c.vals, val)
+}
+
+// project sets the n×b y to (I − X·Xᵀ)·y for the locked X.
+func (c *certifier) project(y blas64.General) {
+	x := c.locked()
+	t := newGeneral(x.Cols, y.Cols)
+	impl := backend.Active()
+	impl.Gemm(blas.Trans, blas.NoTrans, 1, x, y, 0, t)
+	impl.Gemm(blas.NoTrans, blas.NoTrans, -1, x, t, 1, y)
+}
+
+// applyS sets dst = P·S·P·src (n×b) with P the projector off the locked
+// vectors.
+func (c *certifier) applyS(dst, src blas64.General) {
+	tmp := newGeneral(src.Rows, src.Cols)
+	for i := 0; i < src.Rows; i++ {
+		copy(tmp.Data[i*tmp.Stride:i*tmp.Stride+src.Cols], src.Data[i*src.Stride:i*src.Stride+src.Cols])
+	}
+	c.project(tmp)
+	c.fac.SolveBlockTo(tmp, tmp)
+	c.project(tmp)
+	for i := 0; i < src.Rows; i++ {
+		copy(dst.Data[i*dst.Stride:i*dst.Stride+src.Cols], tmp.Data[i*tmp.Stride:i*tmp.Stride+src.Cols])
+	}
+	c.solve += src.Cols
+}
+
+// round runs one Lanczos on the deflated operator for want more pairs and
+// locks the converged ones; it returns how many it locked.
+func (c *certifier) round(ctx context.Context, want, bs int, seed uint64) (int, error) {
+	free := c.n - len(c.vals)
+	kk := min(want+certExtra, free-bs-1)
+	if kk < 1 {
+		return 0, fmt.Errorf("%w: only %d directions left for %d eigenpairs", ErrNumerical, free, want)
+	}
+	nz := float64(c.an.NNZ())
+	op := lanczos.Func{N: c.n, Flam: 2*nz + float64(c.n)*(1+4*float64(len(c.vals))),
+		Mul: func(dst, x []float64) {
+			c.applyS(blas64.General{Rows: c.n, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: c.n, Cols: 1, Stride: 1, Data: x})
+		},
+		MulBlock: func(dst, x blas64.General) { c.applyS(dst, x) },
+	}
+	// A start vector orthogonal to the locked ones (random otherwise).
+	rng := rand.New(rand.NewPCG(seed, uint64(len(c.vals))))
+	start := newGeneral(c.n, 1)
+	for i := range start.Data {
+		start.Data[i] = rng.NormFloat64()
+	}
+	c.project(start)
+	// A small basis: the spectrum of S decays fast, and every basis vector
+	// costs a solve.
+	basis := min(kk+max(kk, 8, 4*bs), free-bs)
+	res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Which: lanczos.Largest, Seed: seed + uint64(len(c.vals)), Tol: 1e-10, BlockSize: bs, BasisSize: basis, Start: start.Data})
+	if err != nil && !errors.Is(err, lanczos.ErrNotConverged) {
+		return 0, wrapNumerical(err)
+	}
+	c.flam += res.Stats.Flam
+	q := orthonormalize(res.Vectors, c.locked())
+	var w, res2 []float64
+	var v blas64.General
+	for step := 0; ; step++ {
+		if q.Cols == 0 {
+			return 0, nil
+		}
+		w, v, res2, err = rayleighRitz(c.b, q)
+		if err != nil {
+			return 0, wrapNumerical(err)
+		}
+		c.flam += float64(c.b.NNZ()*q.Cols) + 4*float64(c.n*q.Cols*q.Cols)
+		ok := 0
+		for j := 0; j < min(want, len(w)); j++ {
+			if res2[j] <= certLockRel*c.norm {
+				ok++
+			}
+		}
+		if ok == min(want, len(w)) || step == 3 {
+			break
+		}
+		// Subspace iteration with S on the Ritz vectors.
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		c.applyS(v, v)
+		c.flam += float64(v.Cols) * (2*nz + float64(c.n))
+		q = orthonormalize(v, c.locked())
+	}
+	got := 0
+	for j := range w {
+		if res2[j] > certLockRel*c.norm {
+			continue
+		}
+		vj := column(v, j)
+		// Orthogonal to the locked vectors already (Rayleigh–Ritz on a
+		// projected basis); re-project against the ones locked just now.
+		one := blas64.General{Rows: c.n, Cols: 1, Stride: 1, Data: vj}
+		one = orthonormalize(one, c.locked())
+		if one.Cols == 0 {
+			continue
+		}
+		c.lock(one.Data, w[j])
+		got++
+	}
+	return got, nil
+}
+
+// certifiedBottom returns the dim smallest eigenpairs of b on the
+// complement of the unit null vector u, certified by inertia.
+func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim int, seed uint64) (*bottomResult, string, int, float64, error) {
+	n, _ := b.Dims()
+	norm := gershgorin(b)
+	if norm == 0 {
+		return nil, "", 0, 0, fmt.Errorf("%w: the matrix is zero", ErrNumerical)
+	}
+	an, err := sparse.AnalyzeLDL(b, sparse.OrderAuto)
+	if err != nil {
+		return nil, "", 0, 0, wrapNumerical(err)
+	}
+	bytes := 12*int64(an.NNZ()) + 64*int64(n)
+	if r.opts.MaxBytes > 0 && bytes > r.opts.MaxBytes/2 {
+		return nil, "", 0, 0, fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues needs %d bytes (%d entries)", ErrNumerical, ErrMemoryBudget, bytes, an.NNZ())
+	}
+	if an.Flam() > maxFactorFlam {
+		return nil, "", 0, 0, fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would cost %.3g flam (%d entries); the graph is too dense for a certified sparse eigensolve", ErrNumerical, an.Flam(), an.NNZ())
+	}
+	c := &certifier{b: b, n: n, norm: norm, an: an, xcap: dim + 1 + certExtra}
+	c.x = make([]float64, n*c.xcap)
+	for eps := shiftRel * norm; ; eps *= 100 {
+		c.fac, err = an.Factor(ctx, b, -eps)
+		if !errors.Is(err, sparse.ErrSingular) || eps > 1e-8*norm {
 			break
 		}
 	}
-	center := func(x []float64) {
-		m := 0.0
-		for _, v := range x {
-			m += v
-		}
-		m /= float64(n)
-		for i := range x {
-			x[i] -= m
-		}
+	if err != nil {
+		return nil, "", 0, 0, wrapNumerical(err)
 	}
-	mul := chol.SolveTo
-	kk := k
-	if deflate {
-		kk = k - 1
-		mul = func(dst, x []float64) {
-			tmp := append([]float64(nil), x...)
-			center(tmp)
-			chol.SolveTo(dst, tmp)
-			center(dst)
-		}
+	c.flam += an.Flam()
+	factors := 1
+	bu := make([]float64, n)
+	b.MulVecTo(bu, u)
+	uval := 0.0
+	for i, v := range u {
+		uval += v * bu[i]
 	}
-	var res *lanczos.Result
-	if kk > 0 {
-		op := lanczos.Func{N: n, Mul: mul, Flam: 2 * float64(chol.Size())}
-		res, err = lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Seed: seed, Tol: 1e-10})
+	c.lock(u, uval)
+	bs := min(2, dim)
+	want := dim
+	rounds := 0
+	var sigma float64
+	var neg, found int
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, "", 0, 0, err
+		}
+		if rounds == certMaxRounds {
+			return nil, "", 0, 0, fmt.Errorf("%w: eigenpairs not certified after %d rounds (%d locked, %d eigenvalues below σ = %g, %d found)", ErrNumerical, rounds, len(c.vals), neg, sigma, found)
+		}
+		rounds++
+		got, err := c.round(ctx, want, bs, seed)
 		if err != nil {
-			return nil, blas64.General{}, "", false, wrapNumerical(err)
+			return nil, "", 0, 0, err
+		}
+		if got == 0 {
+			bs = min(2*bs, 16)
+		}
+		sorted := slices.Clone(c.vals[1:])
+		sort.Float64s(sorted)
+		if len(sorted) < dim {
+			want = dim - len(sorted)
+			continue
+		}
+		// Certificate at σ just above the dim-th eigenvalue.
+		lk := sorted[dim-1]
+		// σ − λ_dim well above the backward error of the factorization
+		// (a few ε·‖B‖) and small next to λ_dim, so that the count rarely
+		// takes in an eigenvalue beyond the wanted ones.
+		delta := max(1e-13*norm, 1e-3*math.Abs(lk))
+		certified := false
+		for try := 0; try < 4; try++ {
+			sigma = lk + delta*float64(1+try)
+			f, err := an.Factor(ctx, b, sigma)
+			factors++
+			c.flam += an.Flam()
+			if errors.Is(err, sparse.ErrSingular) {
+				continue
+			}
+			if err != nil {
+				return nil, "", 0, 0, wrapNumerical(err)
+			}
+			if f.Growth() > 1e6 {
+				continue
+			}
+			neg, _, _ = f.Inertia()
+			found = 0
+			for _, v := range c.vals {
+				if v < sigma {
+					found++
+				}
+			}
+			certified = true
+			break
+		}
+		if !certified {
+			return nil, "", 0, 0, fmt.Errorf("%w: no stable LDLᵀ of B − σI near σ = %g to certify the eigenvalues", ErrNumerical, sigma)
+		}
+		if neg == found {
+			break
+		}
+		if neg < found {
+			return nil, "", 0, 0, fmt.Errorf("%w: %d eigenpairs locked below σ = %g but the inertia counts %d eigenvalues there", ErrNumerical, found, sigma, neg)
+		}
+		want = neg - found
+		bs = max(bs, min(want, 16))
+	}
+	// Two steps of subspace iteration with S on the locked vectors that
+	// are not null (u and the null ones projected out: S would blow their
+	// rounding-level components up by 1/ε) and a Rayleigh–Ritz step with
+	// B: each step divides the error in a vector of eigenvalue λ by about
+	// (λ' + ε)/(λ + ε), λ' the smallest eigenvalue not locked.
+	thr := nullRel * norm
+	var nullIdx, restIdx []int
+	for j := 1; j < len(c.vals); j++ {
+		if c.vals[j] <= thr {
+			nullIdx = append(nullIdx, j)
+		} else {
+			restIdx = append(restIdx, j)
 		}
 	}
-	vecs := blas64.General{Rows: n, Cols: k, Stride: k, Data: make([]float64, n*k)}
-	off := 0
-	if deflate {
-		off = 1
-		inv := 1 / math.Sqrt(float64(n))
+	sort.SliceStable(nullIdx, func(a, b int) bool { return c.vals[nullIdx[a]] < c.vals[nullIdx[b]] })
+	pick := func(idx []int) blas64.General {
+		g := newGeneral(n, len(idx))
 		for i := 0; i < n; i++ {
-			vecs.Data[i*k] = inv
+			for j, k := range idx {
+				g.Data[i*len(idx)+j] = c.x[i*c.xcap+k]
+			}
 		}
+		return g
 	}
-	for i := 0; i < n && res != nil; i++ {
-		copy(vecs.Data[i*k+off:(i+1)*k], res.Vectors.Data[i*res.Vectors.Stride:i*res.Vectors.Stride+kk])
+	fixed := pick(append([]int{0}, nullIdx...))
+	y := pick(restIdx)
+	var w []float64
+	for step := 0; step < 2 && y.Cols > 0; step++ {
+		if err := ctx.Err(); err != nil {
+			return nil, "", 0, 0, err
+		}
+		y = orthonormalize(y, fixed)
+		c.fac.SolveBlockTo(y, y)
+		c.solve += y.Cols
+		y = orthonormalize(y, fixed)
+		if y.Cols < len(restIdx) {
+			return nil, "", 0, 0, fmt.Errorf("%w: the locked eigenvectors lost their rank (%d of %d)", ErrNumerical, y.Cols, len(restIdx))
+		}
+		var err error
+		w, y, _, err = rayleighRitz(b, y)
+		if err != nil {
+			return nil, "", 0, 0, wrapNumerical(err)
+		}
+		c.flam += float64(y.Cols) * (2*float64(an.NNZ()) + float64(b.NNZ()) + 4*float64(n*y.Cols))
 	}
-	// The eigenvalues of B: Rayleigh quotients, in ascending order (the
-	// largest 1/(λ + ε) come first, so the order is already ascending in λ).
-	vals := make([]float64, k)
-	bv := make([]float64, n)
-	col := make([]float64, n)
-	for j := 0; j < k; j++ {
+	out := &bottomResult{vals: make([]float64, dim), vecs: newGeneral(n, dim), certified: true}
+	for j := 0; j < dim; j++ {
+		src, col := y, j-len(nullIdx)
+		if j < len(nullIdx) {
+			src, col = fixed, j+1
+			out.vals[j] = c.vals[nullIdx[j]]
+		} else {
+			out.vals[j] = w[col]
+		}
 		for i := 0; i < n; i++ {
-			col[i] = vecs.Data[i*k+j]
+			out.vecs.Data[i*dim+j] = src.Data[i*src.Stride+col]
 		}
-		b.MulVecTo(bv, col)
-		q := 0.0
-		for i, v := range col {
-			q += v * bv[i]
+	}
+	// Nullity: certified below σ when the dim-th eigenvalue is not null;
+	// otherwise the inertia at the null threshold counts it.
+	out.nullity = 0
+	for _, v := range c.vals {
+		if v <= thr {
+			out.nullity++
 		}
-		vals[j] = max(q, 0)
 	}
-	backend.FixSigns(vecs)
-	solves := 0
-	if res != nil {
-		solves = res.Stats.MatVecs
+	if out.vals[dim-1] <= thr {
+		f, err := an.Factor(ctx, b, thr)
+		factors++
+		c.flam += an.Flam()
+		if err == nil && f.Growth() <= 1e6 {
+			neg, _, _ := f.Inertia()
+			out.nullity = max(out.nullity, neg)
+		} else {
+			out.nullAtLeast = true
+		}
 	}
-	detail := fmt.Sprintf("shift-invert lanczos (envelope Cholesky, %d entries, %.3g flam; %d solves; constant deflated: %v)", entries, ff, solves, deflate)
-	return vals, vecs, detail, true, nil
+	detail := fmt.Sprintf("shift-invert block lanczos with locking (LDLᵀ, %s ordering: %d entries, %.3g flam, %d factorizations; %d solves, %d rounds); inertia certificate: %d eigenvalues below σ = %.3g, all found",
+		an.Ordering(), an.NNZ(), an.Flam(), factors, c.solve, rounds, neg, sigma)
+	return out, detail, rounds, c.flam, nil
+}
+
+// denseBottom is the dense path: the eigenpairs of b (densified), the null
+// space counted, u projected out and the Dim smallest pairs on its
+// complement by a Rayleigh–Ritz step.
+func denseBottom(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*bottomResult, error) {
+	n, _ := b.Dims()
+	sym := denseSymmetric(b)
+	norm := gershgorin(b)
+	thr := nullRel * norm
+	kk := min(n, dim+1+certExtra)
+	var vals []float64
+	var vecs blas64.General
+	for {
+		var err error
+		cp := blas64.Symmetric{N: n, Stride: n, Uplo: sym.Uplo, Data: slices.Clone(sym.Data)}
+		vals, vecs, err = backend.EigBottomCtx(ctx, backend.Active(), cp, kk)
+		if err != nil {
+			return nil, wrapNumerical(err)
+		}
+		if vals[kk-1] > thr || kk == n {
+			break
+		}
+		kk = min(n, 2*kk)
+	}
+	out := &bottomResult{}
+	for _, v := range vals {
+		if v <= thr {
+			out.nullity++
+		}
+	}
+	out.nullAtLeast = out.nullity == kk && kk < n
+	// Keep the pairs up to the dim+1-th and every one tied with it, so that
+	// the span is invariant; project u out.
+	m := dim + 1
+	for m < kk && vals[m]-vals[dim] <= max(thr, 1e-12*norm) {
+		m++
+	}
+	sub := blas64.General{Rows: n, Cols: m, Stride: vecs.Stride, Data: vecs.Data}
+	cp := newGeneral(n, m)
+	for i := 0; i < n; i++ {
+		copy(cp.Data[i*m:(i+1)*m], sub.Data[i*sub.Stride:i*sub.Stride+m])
+	}
+	q := orthonormalize(cp, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: u})
+	if q.Cols < dim {
+		return nil, fmt.Errorf("%w: the bottom eigenvectors span only %d directions off the null vector (want %d)", ErrNumerical, q.Cols, dim)
+	}
+	w, v, _, err := rayleighRitz(b, q)
+	if err != nil {
+		return nil, wrapNumerical(err)
+	}
+	out.vals = w[:dim]
+	out.vecs = newGeneral(n, dim)
+	for i := 0; i < n; i++ {
+		copy(out.vecs.Data[i*dim:(i+1)*dim], v.Data[i*v.Stride:i*v.Stride+dim])
+	}
+	return out, nil
+}
+
+// bottomSparse finds the dim smallest eigenpairs of the symmetric positive
+// semidefinite sparse b on the complement of its unit null vector u
+// (stage "eigensolve"): densely (index range) or by certified
+// shift-invert Lanczos (certifiedBottom). The vectors come signed by
+// backend.FixSigns; the null space is counted and recorded in the report
+// (params "nullity", "null_dropped").
+func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolver, seed uint64, what string) (out *bottomResult, err error) {
+	n, _ := b.Dims()
+	if testHookBottom != nil {
+		defer func() {
+			if err == nil {
+				cp := *out
+				cp.vecs = newGeneral(out.vecs.Rows, out.vecs.Cols)
+				copy(cp.vecs.Data, out.vecs.Data)
+				testHookBottom(b, u, &cp)
+			}
+		}()
+	}
+	if solver == EigenDense {
+		err = r.stage("eigensolve", flam.Syevr(n, dim+1), func(ctx context.Context, st *stageCtx) error {
+			var err error
+			out, err = denseBottom(ctx, b, u, dim)
+			if err != nil {
+				return err
+			}
+			st.detail = "dense syevr on the " + what + out.note(r, dim)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		backend.FixSigns(out.vecs)
+		return out, nil
+	}
+	err = r.stage("eigensolve", flam.Lanczos(n, dim+1, 20)*float64(b.NNZ())/float64(n*n), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		var detail string
+		out, detail, st.iterations, st.predicted, err = certifiedBottom(ctx, r, b, u, dim, seed)
+		if err != nil {
+			return err
+		}
+		st.detail = detail + " on the " + what + out.note(r, dim)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	backend.FixSigns(out.vecs)
+	return out, nil
+}
+
+// testHookBottom, when set (by tests only, never concurrently with a
+// fit), sees every matrix bottomSparse solved and its result.
+var testHookBottom func(b *sparse.CSR, u []float64, res *bottomResult)
+
+// unitConstant returns the unit constant vector of length n.
+func unitConstant(n int) []float64 {
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = 1 / math.Sqrt(float64(n))
+	}
+	return u
+}
+
+// nullityOf returns v, or for a loaded model (v = 0) the "nullity" its
+// report's params recorded.
+func nullityOf(v int, rep *Report) int {
+	if v > 0 || rep == nil {
+		return v
+	}
+	switch x := rep.Params["nullity"].(type) {
+	case int:
+		return x
+	case float64:
+		return int(x)
+	}
+	return 0
 }

@@ -6,6 +6,7 @@
 //
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
 //	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
+//	                 [-weight heat|binary] [-float32]
 //	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
@@ -47,6 +48,13 @@
 //	                   the error names the components and these choices),
 //	                   connect (join components by their closest points) or
 //	                   largest (keep the largest component)
+//	-weight W          edge weights of laplacian and lpp: heat (the heat
+//	                   kernel, the default) or binary (1 on every edge;
+//	                   scikit-learn's SpectralEmbedding of a binary graph)
+//	-float32           isomap: geodesics in float32 (half the N×N matrix;
+//	                   the report's params say float32). Without it, an
+//	                   isomap fit that -max-memory refuses is retried in
+//	                   float32, with a note on standard error
 //	-seed S            random seed (landmarks, initializations); accepted by
 //	                   every method, used by the randomized ones
 //	-out FILE          write the embedding: .csv or .npy

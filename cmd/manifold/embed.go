@@ -32,7 +32,8 @@ type embedFlags struct {
 	supervised, quiet                  bool
 	dim, k, landmarks, tangentDim      int
 	eps, alpha                         float64
-	disconnected                       string
+	disconnected, weight               string
+	float32                            bool
 	seed                               uint64
 	out, model, plot, report, plotSize string
 	cpuprofile, memprofile             string
@@ -58,6 +59,8 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.IntVar(&f.landmarks, "landmarks", 0, "number of landmarks `L` (default: the method's)")
 	fs.IntVar(&f.tangentDim, "tangent-dim", 0, "tangent-space dimension `T` of tdpm (default -dim)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
+	fs.StringVar(&f.weight, "weight", "heat", "edge weights of laplacian and lpp: heat (the heat kernel, the default) or binary (1 on every edge, scikit-learn's SpectralEmbedding)")
+	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
 	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; default CSV on standard output)")
 	fs.StringVar(&f.model, "model", "", "save the fitted model to `FILE`, for manifold project")
@@ -96,7 +99,7 @@ func (f *embedFlags) check() error {
 		return err
 	}
 	f.resolved = m
-	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised"} {
+	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "weight", "float32"} {
 		if f.set[name] && !m.reads(name) {
 			return fmt.Errorf("-%s does not apply to method %s%s", name, m.name, readsList(m))
 		}
@@ -120,6 +123,8 @@ func (f *embedFlags) check() error {
 		return fmt.Errorf("-tangent-dim must be at least 1, got %d", f.tangentDim)
 	case f.disconnected != "error" && f.disconnected != "connect" && f.disconnected != "largest":
 		return fmt.Errorf("-disconnected %q: want error, connect or largest", f.disconnected)
+	case f.weight != "heat" && f.weight != "binary":
+		return fmt.Errorf("-weight %q: want heat or binary", f.weight)
 	case f.supervised && f.labels == "":
 		return errors.New("-supervised needs -labels")
 	case m.needsLabels && f.labels == "":
@@ -197,7 +202,10 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	n, d := x.Dims()
 	p := params{
 		Dim: f.dim, K: f.k, Eps: f.eps, Alpha: f.alpha, Landmarks: f.landmarks, TangentDim: f.tangentDim,
-		Supervised: f.supervised, Seed: f.seed,
+		Supervised: f.supervised, Seed: f.seed, Float32: f.float32,
+	}
+	if f.weight == "binary" {
+		p.Weight = engine.WeightBinary
 	}
 	if f.set["disconnected"] {
 		p.Disconnected = f.disconnected
@@ -212,6 +220,17 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	p.Options.Progress = bar.update
 	p.Options.MaxBytes = f.budget
 	model, err := m.fit(ctx, p, x)
+	if errors.Is(err, engine.ErrMemoryBudget) && m.reads("float32") && !f.set["float32"] && !p.Float32 {
+		// auto: float32 geodesics halve the N×N matrix. A note on
+		// standard error when that fits; one error line when it does not.
+		p.Float32 = true
+		model, err = m.fit(ctx, p, x)
+		if err == nil {
+			fmt.Fprintln(e.stderr, "manifold: float64 geodesics exceed -max-memory: fitted with -float32 (geodesics in float32, half the memory; the report says float32)")
+		} else if errors.Is(err, engine.ErrMemoryBudget) {
+			err = fmt.Errorf("%w (with -float32, tried because float64 geodesics did not fit either)", err)
+		}
+	}
 	bar.finish()
 	if err == nil {
 		err = ctx.Err() // interrupted during a stage that does not check: write nothing

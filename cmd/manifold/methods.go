@@ -14,16 +14,18 @@ import (
 // params are the settings the embed flags give, before a method picks the
 // ones it reads. Zero values mean the engine's defaults.
 type params struct {
-	Dim          int     // -dim
-	K            int     // -k
-	Eps          float64 // -eps
-	Alpha        float64 // -alpha
-	Landmarks    int     // -landmarks
-	TangentDim   int     // -tangent-dim
-	Disconnected string  // -disconnected: "error", "connect" or "largest"; "" is the default (error)
-	Labels       []int   // -labels: the class index of every sample; nil without labels
-	Supervised   bool    // -supervised
-	Seed         uint64  // -seed
+	Dim          int                // -dim
+	K            int                // -k
+	Eps          float64            // -eps
+	Alpha        float64            // -alpha
+	Landmarks    int                // -landmarks
+	TangentDim   int                // -tangent-dim
+	Disconnected string             // -disconnected: "error", "connect" or "largest"; "" is the default (error)
+	Labels       []int              // -labels: the class index of every sample; nil without labels
+	Supervised   bool               // -supervised
+	Seed         uint64             // -seed
+	Weight       engine.GraphWeight // -weight: WeightHeat (the default) or WeightBinary
+	Float32      bool               // -float32: isomap's geodesics in float32
 	Options      engine.Options
 }
 
@@ -85,14 +87,14 @@ var methods = []method{
 	//			Labels: p.supervisedLabels(), Options: p.Options}.Fit(ctx, x))
 	//	},
 	{
-		name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS", uses: graphFlags,
+		name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS (-float32: geodesics in float32)", uses: with(graphFlags, "float32"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
 			policy, err := engine.ParseDisconnected(p.Disconnected)
 			if err != nil {
 				return nil, err
 			}
 			return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
-				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+				Disconnected: policy, Float32: p.Float32, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
 	{
@@ -164,9 +166,9 @@ var methods = []method{
 		// A linear method: a disconnected graph leaves its eigenproblem well
 		// posed (and a supervised graph is disconnected by design), so
 		// -disconnected does not apply.
-		name: "lpp", about: "locality preserving projections (dense or sparse .mtx rows)", uses: []string{"k", "eps", "supervised"},
+		name: "lpp", about: "locality preserving projections (dense or sparse .mtx rows; -weight heat|binary)", uses: []string{"k", "eps", "supervised", "weight"},
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.LPP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+			return asModel(engine.LPP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Weight: p.Weight,
 				Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
@@ -192,14 +194,14 @@ var methods = []method{
 		},
 	},
 	{
-		name: "laplacian", about: "Laplacian eigenmaps (heat-kernel weights)", uses: graphFlags,
+		name: "laplacian", about: "Laplacian eigenmaps (-weight heat|binary)", uses: with(graphFlags, "weight"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
 			policy, err := engine.ParseDisconnected(p.Disconnected)
 			if err != nil {
 				return nil, err
 			}
 			return asModel(engine.LaplacianEigenmaps{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
-				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+				Weight: p.Weight, Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
 	{

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readParams returns the params of a -report file.
+func readParams(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Params map[string]any `json:"params"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep.Params
+}
+
+// -weight heat|binary reaches Laplacian eigenmaps and LPP, is refused by a
+// method without edge weights and for other values; -float32 reaches
+// Isomap and the report says so; without it, a fit that -max-memory
+// refuses is retried in float32.
+func TestWeightAndFloat32Flags(t *testing.T) {
+	dir := t.TempDir()
+	testData(t, dir)
+	for _, m := range []string{"laplacian", "lpp"} {
+		for _, w := range []string{"heat", "binary"} {
+			mustSucceed(t, dir, "embed", "-method", m, "-in", "roll.csv", "-weight", w, "-out", "y.csv", "-report", "r.json", "-quiet")
+			if got := readParams(t, filepath.Join(dir, "r.json"))["weight"]; got != w {
+				t.Errorf("%s -weight %s: report weight %v", m, w, got)
+			}
+		}
+	}
+	mustFail(t, dir, []string{"-weight", "lle"}, "embed", "-method", "lle", "-in", "roll.csv", "-weight", "binary")
+	mustFail(t, dir, []string{"-weight", "cosine"}, "embed", "-method", "laplacian", "-in", "roll.csv", "-weight", "cosine")
+	mustFail(t, dir, []string{"-float32", "mds"}, "embed", "-method", "mds", "-in", "roll.csv", "-float32")
+
+	mustSucceed(t, dir, "embed", "-method", "isomap", "-in", "roll.csv", "-float32", "-out", "y.csv", "-report", "r.json", "-quiet")
+	if got := readParams(t, filepath.Join(dir, "r.json"))["float32"]; got != true {
+		t.Errorf("isomap -float32: report float32 %v", got)
+	}
+	mustSucceed(t, dir, "embed", "-method", "isomap", "-in", "roll.csv", "-out", "y.csv", "-report", "r.json", "-quiet")
+	if got := readParams(t, filepath.Join(dir, "r.json"))["float32"]; got != false {
+		t.Errorf("isomap: report float32 %v", got)
+	}
+	// The built-in 2000-point roll: float64 needs about 39.8 MiB, float32
+	// 24.6 MiB; with 32 MiB the retry in float32 fits.
+	r := runCmd(t, dir, "embed", "-method", "isomap", "-out", "y.csv", "-report", "r.json", "-quiet", "-max-memory", "32MiB")
+	if r.code != 0 || !strings.Contains(r.stderr, "fitted with -float32") {
+		t.Errorf("auto float32: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := readParams(t, filepath.Join(dir, "r.json"))["float32"]; got != true {
+		t.Errorf("auto float32: report float32 %v", got)
+	}
+	// Neither fits: one error line that says float32 was tried.
+	mustFail(t, dir, []string{"memory budget", "with -float32"}, "embed", "-method", "isomap", "-quiet", "-max-memory", "1MiB")
+}

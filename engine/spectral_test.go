@@ -1,0 +1,338 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// captured is what a fit handed to bottomSparse.
+type captured struct {
+	b   *sparse.CSR
+	u   []float64
+	res *bottomResult
+}
+
+// captureBottom runs fit with testHookBottom set and returns what
+// bottomSparse saw.
+func captureBottom(t *testing.T, fit func() error) captured {
+	t.Helper()
+	var c captured
+	testHookBottom = func(b *sparse.CSR, u []float64, res *bottomResult) { c = captured{b, u, res} }
+	defer func() { testHookBottom = nil }()
+	if err := fit(); err != nil {
+		t.Fatal(err)
+	}
+	if c.b == nil {
+		t.Fatal("bottomSparse was not called")
+	}
+	return c
+}
+
+// digitRows returns the first n rows of usps9298 (skips without the data).
+func digitRows(t *testing.T, n int) *mat.Dense {
+	t.Helper()
+	x := loadShared(t, "usps9298")
+	_, d := x.Dims()
+	return mat.DenseCopyOf(x.Slice(0, n, 0, d))
+}
+
+// checkAgainstDense checks the result of bottomSparse against a dense
+// eigendecomposition of B: every vector orthogonal to u with residual
+// ≤ 1e-8·‖B‖, eigenvalues equal to the dense ones (u's zero taken out),
+// and the returned span equal to the dense invariant subspace (largest
+// principal angle ≤ 1e-6°) when the Dim-th eigenvalue is separated from
+// the next; inside the null space when the null space is larger than Dim.
+// It returns the nullity of the dense spectrum.
+func checkAgainstDense(t *testing.T, name string, c captured) int {
+	t.Helper()
+	n, _ := c.b.Dims()
+	dim := c.res.vecs.Cols
+	norm := gershgorin(c.b)
+	// Residuals and orthogonality to u.
+	for j := 0; j < dim; j++ {
+		v := column(c.res.vecs, j)
+		bv := make([]float64, n)
+		c.b.MulVecTo(bv, v)
+		r, dot, nv := 0.0, 0.0, 0.0
+		for i := range v {
+			d := bv[i] - c.res.vals[j]*v[i]
+			r += d * d
+			dot += v[i] * c.u[i]
+			nv += v[i] * v[i]
+		}
+		if math.Sqrt(r) > 1e-8*norm || math.Abs(dot) > 1e-10 || math.Abs(nv-1) > 1e-10 {
+			t.Errorf("%s: vector %d: residual %.3g·‖B‖, uᵀv = %.3g, ‖v‖² − 1 = %.3g", name, j, math.Sqrt(r)/norm, dot, nv-1)
+		}
+	}
+	// The dense spectrum.
+	kk := min(n, dim+40)
+	sym := denseSymmetric(c.b)
+	w, z, err := backend.EigBottom(backend.Active(), sym, kk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thr := nullRel * norm
+	t.Logf("%s: dense spectrum/‖B‖ %.3g", name, func() []float64 {
+		o := make([]float64, min(len(w), nullityPrint))
+		for i := range o {
+			o[i] = w[i] / norm
+		}
+		return o
+	}())
+	nullity := 0
+	for _, l := range w {
+		if l <= thr {
+			nullity++
+		}
+	}
+	// Dense eigenvalues on u's complement: drop the eigenvalue closest to 0.
+	wu := append([]float64(nil), w[1:]...)
+	for j := 0; j < dim; j++ {
+		if math.Abs(c.res.vals[j]-wu[j]) > 1e-8*norm {
+			t.Errorf("%s: eigenvalue %d = %.6g, dense %.6g (‖B‖ = %.3g)", name, j, c.res.vals[j], wu[j], norm)
+		}
+	}
+	if c.res.nullity != nullity {
+		t.Errorf("%s: nullity %d, dense %d (threshold %.3g)", name, c.res.nullity, nullity, thr)
+	}
+	// The dense subspace: the eigenvectors up to the dim-th on u's
+	// complement and every one clustered with it (gaps below 1e-6·‖B‖,
+	// where the dense reference itself is only accurate to about
+	// ε·‖B‖/gap), or the whole null space.
+	m := dim
+	for m < len(wu)-1 && wu[m]-wu[m-1] < 1e-6*norm {
+		m++
+	}
+	if m == len(wu)-1 {
+		t.Fatalf("%s: no gap of 1e-6·‖B‖ in the %d smallest eigenvalues", name, len(w))
+	}
+	m++ // u's eigenvalue
+	if nullity-1 >= dim {
+		m = nullity // inside the null space
+	}
+	// Largest principal angle between span(V) and span(Z_m): ‖(I − Z Zᵀ)V‖.
+	zm := blas64.General{Rows: n, Cols: m, Stride: z.Stride, Data: z.Data}
+	proj := newGeneral(m, dim)
+	backend.PureGo.Gemm(blas.Trans, blas.NoTrans, 1, zm, c.res.vecs, 0, proj)
+	// ‖v − Z·(Zᵀv)‖ directly (1 − ‖Zᵀv‖² would lose half the digits).
+	back := newGeneral(n, dim)
+	backend.PureGo.Gemm(blas.NoTrans, blas.NoTrans, 1, zm, proj, 0, back)
+	worst := 0.0
+	for j := 0; j < dim; j++ {
+		s := 0.0
+		for i := 0; i < n; i++ {
+			d := c.res.vecs.Data[i*dim+j] - back.Data[i*dim+j]
+			s += d * d
+		}
+		worst = max(worst, math.Sqrt(s))
+	}
+	angle := math.Asin(math.Min(1, worst)) * 180 / math.Pi
+	t.Logf("%s: n = %d, nullity %d (solver %d), largest principal angle %.3g° to the dense subspace of %d vectors", name, n, nullity, c.res.nullity, angle, m)
+	if angle > 1e-6 {
+		t.Errorf("%s: principal angle %.3g° > 1e-6°", name, angle)
+	}
+	return nullity
+}
+
+// LTSA, LLE and Laplacian eigenmaps on digit images through the certified
+// shift-invert path, against dense eigendecompositions of their matrices.
+// LTSA on 1000 digits with k = 8, dim = 5 has a null space of dimension 24,
+// on 600 digits with k = 10 of dimension 9 (the wrong-answer case:
+// shift-invert with one vector and a tolerance relative to 1/ε returned
+// four null vectors and a Ritz value of 3.5e-3).
+func TestCertifiedBottomDigits(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		n    int
+		fit  func(x *mat.Dense) error
+		minN int // the null space dimension the case must have
+	}{
+		{"ltsa k=8 dim=5", 1000, func(x *mat.Dense) error {
+			_, err := LTSA{Dim: 5, K: 8, Eigensolver: EigenLanczos}.Fit(ctx, x)
+			return err
+		}, 10},
+		{"ltsa k=8 dim=5 dense path", 500, func(x *mat.Dense) error {
+			_, err := LTSA{Dim: 5, K: 8, Eigensolver: EigenDense}.Fit(ctx, x)
+			return err
+		}, 10},
+		{"ltsa k=10 dim=5", 600, func(x *mat.Dense) error {
+			_, err := LTSA{Dim: 5, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x)
+			return err
+		}, 2},
+		{"ltsa k=12 dim=2", 800, func(x *mat.Dense) error {
+			_, err := LTSA{Dim: 2, K: 12, Eigensolver: EigenLanczos}.Fit(ctx, x)
+			return err
+		}, 1},
+		{"lle k=10 dim=4", 1000, func(x *mat.Dense) error {
+			_, err := LLE{Dim: 4, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x)
+			return err
+		}, 1},
+		{"laplacian binary k=10 dim=4", 1000, func(x *mat.Dense) error {
+			_, err := LaplacianEigenmaps{Dim: 4, K: 10, Weight: WeightBinary, Eigensolver: EigenLanczos}.Fit(ctx, x)
+			return err
+		}, 1},
+	} {
+		x := digitRows(t, tc.n)
+		c := captureBottom(t, func() error { return tc.fit(x) })
+		if !c.res.certified && !strings.Contains(tc.name, "dense") {
+			t.Errorf("%s: not certified", tc.name)
+		}
+		nullity := checkAgainstDense(t, tc.name, c)
+		if c.res.nullity != nullity {
+			t.Errorf("%s: nullity %d, dense %d", tc.name, c.res.nullity, nullity)
+		}
+		if nullity < tc.minN {
+			t.Errorf("%s: dense nullity %d, the case needs at least %d", tc.name, nullity, tc.minN)
+		}
+	}
+}
+
+const nullityPrint = 30
+
+// On a swiss roll (null space of dimension 1, eigenvalues separated) the
+// certified path equals the dense one.
+func TestCertifiedBottomSwissRoll(t *testing.T) {
+	x, _ := datasets.SwissRoll(1200, 0, 3)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		fit  func() error
+	}{
+		{"ltsa", func() error { _, err := LTSA{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x); return err }},
+		{"lle", func() error { _, err := LLE{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x); return err }},
+		{"laplacian heat", func() error {
+			_, err := LaplacianEigenmaps{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x)
+			return err
+		}},
+	} {
+		c := captureBottom(t, tc.fit)
+		if n := checkAgainstDense(t, tc.name, c); n != 1 || c.res.nullity != 1 {
+			t.Errorf("%s: nullity %d (dense %d), want 1", tc.name, c.res.nullity, n)
+		}
+	}
+}
+
+// gridSpectrum returns the Laplacian of the unweighted r×r grid, copies
+// times over (disconnected), and its eigenvalues ascending:
+// 4 − 2cos(πi/r) − 2cos(πj/r), each copies times (and twice when i ≠ j).
+func gridSpectrum(r, copies int) (*sparse.CSR, []float64) {
+	n1 := r * r
+	n := n1 * copies
+	coo := sparse.NewCOO(n, n, 5*n)
+	edge := func(a, b int) {
+		coo.Add(a, b, -1)
+		coo.Add(b, a, -1)
+		coo.Add(a, a, 1)
+		coo.Add(b, b, 1)
+	}
+	var eig []float64
+	for c := 0; c < copies; c++ {
+		for i := 0; i < r; i++ {
+			for j := 0; j < r; j++ {
+				v := c*n1 + i*r + j
+				if j+1 < r {
+					edge(v, v+1)
+				}
+				if i+1 < r {
+					edge(v, v+r)
+				}
+				eig = append(eig, 4-2*math.Cos(math.Pi*float64(i)/float64(r))-2*math.Cos(math.Pi*float64(j)/float64(r)))
+			}
+		}
+	}
+	sort.Float64s(eig)
+	return coo.ToCSR(), eig
+}
+
+// The certified solver on known spectra with multiplicities: a square
+// grid's Laplacian (double eigenvalues) and three disconnected copies of it
+// (null space of dimension 3, every eigenvalue three or six times): the
+// eigenvalues returned are the closed-form ones, copies included, and the
+// nullity is counted.
+func TestCertifiedBottomKnownSpectrum(t *testing.T) {
+	for _, tc := range []struct {
+		r, copies, dim, nullity int
+	}{{24, 1, 5, 1}, {12, 3, 8, 3}} {
+		b, eig := gridSpectrum(tc.r, tc.copies)
+		n, _ := b.Dims()
+		r := &run{opts: Options{}}
+		res, _, _, _, err := certifiedBottom(context.Background(), r, b, unitConstant(n), tc.dim, 1)
+		if err != nil {
+			t.Fatalf("%d×%d grid ×%d: %v", tc.r, tc.r, tc.copies, err)
+		}
+		want := eig[1:] // the constant vector's 0 taken out
+		for j := 0; j < tc.dim; j++ {
+			if math.Abs(res.vals[j]-want[j]) > 1e-10 {
+				t.Errorf("%d×%d grid ×%d: eigenvalue %d = %.12g, closed form %.12g", tc.r, tc.r, tc.copies, j, res.vals[j], want[j])
+			}
+		}
+		if res.nullity != tc.nullity {
+			t.Errorf("%d×%d grid ×%d: nullity %d, want %d", tc.r, tc.r, tc.copies, res.nullity, tc.nullity)
+		}
+		t.Logf("%d×%d grid ×%d: eigenvalues %.6g (closed form %.6g), nullity %d", tc.r, tc.r, tc.copies, res.vals, want[:tc.dim], res.nullity)
+	}
+}
+
+// A degenerate problem is said out loud: the report's params and the
+// model's Nullity give the null space's dimension (and how many null
+// vectors the embedding dropped), the stage detail says what to do, and
+// the model keeps saying it after Save and Load.
+func TestNullityReported(t *testing.T) {
+	x := digitRows(t, 600)
+	m, err := LTSA{Dim: 5, K: 10}.Fit(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := m.Report()
+	if m.Nullity() != 9 || rep.Params["nullity"] != 9 || rep.Params["null_dropped"] != 3 {
+		t.Errorf("nullity %d, params %v: want 9, nullity 9, null_dropped 3", m.Nullity(), rep.Params)
+	}
+	st, _ := rep.Stage("eigensolve")
+	if !strings.Contains(st.Detail, "not unique") || !strings.Contains(st.Detail, "more neighbours") {
+		t.Errorf("eigensolve detail %q does not say the embedding is not unique", st.Detail)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := loaded.(*LTSAModel).Nullity(); got != 9 {
+		t.Errorf("loaded model: nullity %d, want 9", got)
+	}
+	// A well-posed problem: nullity 1, nothing dropped.
+	sw, _ := datasets.SwissRoll(800, 0.05, 1)
+	lm, err := LLE{K: 10}.Fit(context.Background(), sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lm.Nullity() != 1 || lm.Report().Params["null_dropped"] != nil {
+		t.Errorf("swiss roll LLE: nullity %d, params %v", lm.Nullity(), lm.Report().Params)
+	}
+}
+
+// LTSA refuses more output dimensions than input features: the tangent
+// spaces have at most D dimensions and B would be indefinite.
+func TestLTSADimAboveFeatures(t *testing.T) {
+	x, _ := datasets.SwissRoll(300, 0.05, 1) // D = 3
+	_, err := LTSA{Dim: 4, K: 10}.Fit(context.Background(), x)
+	if !errors.Is(err, ErrDimension) {
+		t.Fatalf("dim 4 of 3 features: error %v, want ErrDimension", err)
+	}
+}

@@ -1,0 +1,278 @@
+package sparse_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sort"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// gridUnweighted returns the Laplacian of the unweighted r×c grid, whose
+// eigenvalues are (2 − 2cos(πi/r)) + (2 − 2cos(πj/c)), i < r, j < c: on a
+// square grid every eigenvalue with i ≠ j is (at least) double.
+func gridUnweighted(r, c int) (*sparse.CSR, []float64) {
+	n := r * c
+	coo := sparse.NewCOO(n, n, 5*n)
+	edge := func(a, b int) {
+		coo.Add(a, b, -1)
+		coo.Add(b, a, -1)
+		coo.Add(a, a, 1)
+		coo.Add(b, b, 1)
+	}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := i*c + j
+			if j+1 < c {
+				edge(v, v+1)
+			}
+			if i+1 < r {
+				edge(v, v+c)
+			}
+		}
+	}
+	var eig []float64
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			eig = append(eig, 4-2*math.Cos(math.Pi*float64(i)/float64(r))-2*math.Cos(math.Pi*float64(j)/float64(c)))
+		}
+	}
+	sort.Float64s(eig)
+	return coo.ToCSR(), eig
+}
+
+var orderings = []sparse.Ordering{sparse.OrderAuto, sparse.OrderRCM, sparse.OrderND, sparse.OrderNatural}
+
+// The factor of A − σI solves to the accuracy of a dense solve, for
+// positive definite and indefinite shifts, under every ordering, and its
+// inertia is the count of the dense eigenvalues below σ.
+func TestLDLSolveAndInertia(t *testing.T) {
+	for _, sz := range [][2]int{{1, 1}, {1, 7}, {6, 5}, {30, 40}} {
+		a := gridLaplacian(sz[0], sz[1], uint64(sz[0]))
+		n, _ := a.Dims()
+		var es mat.EigenSym
+		if !es.Factorize(mat.NewSymDense(n, a.ToDense().RawMatrix().Data), false) {
+			t.Fatal("dense eigensolver failed")
+		}
+		eig := es.Values(nil)
+		for _, ord := range orderings {
+			an, err := sparse.AnalyzeLDL(a, ord)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sigma := range []float64{-1e-3, 0.7, 2.3} {
+				f, err := an.Factor(context.Background(), a, sigma)
+				if err != nil {
+					t.Fatalf("%v σ=%g: %v", ord, sigma, err)
+				}
+				below := 0
+				for _, l := range eig {
+					if l < sigma {
+						below++
+					}
+				}
+				if neg, zero, pos := f.Inertia(); neg != below || zero != 0 || pos != n-below {
+					t.Errorf("%dx%d %v σ=%g: inertia (%d, %d, %d), dense count %d below", sz[0], sz[1], ord, sigma, neg, zero, pos, below)
+				}
+				b := make([]float64, n)
+				for i := range b {
+					b[i] = math.Sin(float64(i) + 1)
+				}
+				x := make([]float64, n)
+				f.SolveTo(x, b)
+				d := a.ToDense()
+				for i := 0; i < n; i++ {
+					d.Set(i, i, d.At(i, i)-sigma)
+				}
+				var want mat.VecDense
+				if err := want.SolveVec(d, mat.NewVecDense(n, b)); err != nil {
+					t.Fatal(err)
+				}
+				scale := mat.Norm(&want, math.Inf(1))
+				for i := range x {
+					if math.Abs(x[i]-want.AtVec(i)) > 1e-8*scale {
+						t.Fatalf("%dx%d %v σ=%g: x[%d] = %v, want %v", sz[0], sz[1], ord, sigma, i, x[i], want.AtVec(i))
+					}
+				}
+				// The block solve agrees column by column.
+				xb := blas64.General{Rows: n, Cols: 2, Stride: 2, Data: make([]float64, 2*n)}
+				for i := range b {
+					xb.Data[2*i], xb.Data[2*i+1] = b[i], -2*b[i]
+				}
+				f.SolveBlockTo(xb, xb)
+				for i := range x {
+					if math.Abs(xb.Data[2*i]-x[i]) > 1e-12*scale || math.Abs(xb.Data[2*i+1]+2*x[i]) > 1e-12*scale {
+						t.Fatalf("%v σ=%g: block solve row %d = %v, want %v", ord, sigma, i, xb.Data[2*i:2*i+2], x[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// Sylvester's inertia on known spectra with multiplicities: the square
+// grid (double eigenvalues), and several disconnected copies of it (the
+// eigenvalue 0 and every other one repeated once per copy). Just below
+// and just above every distinct eigenvalue, the negative pivots count the
+// eigenvalues below the shift, multiplicities included.
+func TestLDLInertiaKnownSpectrum(t *testing.T) {
+	one, eig1 := gridUnweighted(9, 9)
+	// Three disconnected copies: block diagonal.
+	n1, _ := one.Dims()
+	coo := sparse.NewCOO(3*n1, 3*n1, 3*one.NNZ())
+	var eig []float64
+	for c := 0; c < 3; c++ {
+		for i := 0; i < n1; i++ {
+			cols, vals := one.Row(i)
+			for p, j := range cols {
+				coo.Add(c*n1+i, c*n1+j, vals[p])
+			}
+		}
+		eig = append(eig, eig1...)
+	}
+	sort.Float64s(eig)
+	cases := []struct {
+		name string
+		a    *sparse.CSR
+		eig  []float64
+	}{{"9×9 grid", one, eig1}, {"3 copies of the 9×9 grid", coo.ToCSR(), eig}}
+	for _, c := range cases {
+		// Distinct eigenvalues and their multiplicities.
+		var distinct []float64
+		var mult []int
+		for _, l := range c.eig {
+			if len(distinct) > 0 && math.Abs(l-distinct[len(distinct)-1]) < 1e-9 {
+				mult[len(mult)-1]++
+				continue
+			}
+			distinct = append(distinct, l)
+			mult = append(mult, 1)
+		}
+		maxMult := 0
+		for _, m := range mult {
+			maxMult = max(maxMult, m)
+		}
+		if maxMult < 3 {
+			t.Fatalf("%s: largest multiplicity %d; the test needs repeated eigenvalues", c.name, maxMult)
+		}
+		an, err := sparse.AnalyzeLDL(c.a, sparse.OrderAuto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		below := 0
+		for d, l := range distinct {
+			for _, sigma := range []float64{l - 1e-7, l + 1e-7} {
+				f, err := an.Factor(context.Background(), c.a, sigma)
+				if err != nil {
+					t.Fatalf("%s σ=%g: %v", c.name, sigma, err)
+				}
+				want := below
+				if sigma > l {
+					want += mult[d]
+				}
+				if neg, _, _ := f.Inertia(); neg != want {
+					t.Fatalf("%s σ = λ%+g (λ = %g, multiplicity %d): %d negative pivots, want %d", c.name, sigma-l, l, mult[d], neg, want)
+				}
+			}
+			below += mult[d]
+		}
+	}
+}
+
+// Nested dissection fills a 2-D grid's factor far less than the RCM
+// envelope, and the automatic choice keeps the smaller.
+func TestLDLOrderingFill(t *testing.T) {
+	a, _ := gridUnweighted(60, 60)
+	fill := map[sparse.Ordering]int{}
+	for _, ord := range orderings {
+		an, err := sparse.AnalyzeLDL(a, ord)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fill[ord] = an.NNZ()
+		if an.Flam() <= float64(an.NNZ()) {
+			t.Errorf("%v: flam %g ≤ nnz %d", ord, an.Flam(), an.NNZ())
+		}
+	}
+	t.Logf("fill of the 60×60 grid: %v", fill)
+	if fill[sparse.OrderND] > fill[sparse.OrderRCM]*3/4 {
+		t.Errorf("nested dissection fill %d, RCM %d: want at most 3/4", fill[sparse.OrderND], fill[sparse.OrderRCM])
+	}
+	if fill[sparse.OrderAuto] != min(fill[sparse.OrderND], fill[sparse.OrderRCM]) {
+		t.Errorf("auto fill %d, want the smaller of %d and %d", fill[sparse.OrderAuto], fill[sparse.OrderND], fill[sparse.OrderRCM])
+	}
+}
+
+func TestLDLErrors(t *testing.T) {
+	ctx := context.Background()
+	if _, err := sparse.AnalyzeLDL(sparse.Zero(2, 3), sparse.OrderAuto); !errors.Is(err, sparse.ErrInvalid) {
+		t.Errorf("non-square: %v, want ErrInvalid", err)
+	}
+	// [[0 1] [1 0]] in its natural order: the first pivot is 0.
+	swap := sparse.FromDense(mat.NewDense(2, 2, []float64{0, 1, 1, 0}))
+	an, err := sparse.AnalyzeLDL(swap, sparse.OrderNatural)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := an.Factor(ctx, swap, 0); !errors.Is(err, sparse.ErrSingular) {
+		t.Errorf("zero pivot: %v, want ErrSingular", err)
+	}
+	if _, err := an.Factor(ctx, swap, math.NaN()); !errors.Is(err, sparse.ErrInvalid) {
+		t.Errorf("NaN shift: %v, want ErrInvalid", err)
+	}
+	// A matrix with another pattern than the analysed one.
+	a, _ := gridUnweighted(5, 5)
+	an, err = sparse.AnalyzeLDL(a, sparse.OrderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := mat.NewDense(25, 25, nil)
+	for i := 0; i < 25; i++ {
+		for j := 0; j < 25; j++ {
+			full.Set(i, j, 1/float64(1+i+j))
+		}
+	}
+	if _, err := an.Factor(ctx, sparse.FromDense(full), 0.5); !errors.Is(err, sparse.ErrInvalid) {
+		t.Errorf("other pattern: %v, want ErrInvalid", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := an.Factor(cctx, a, 0.5); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// A factorization cancelled midway returns within 100 ms.
+func TestLDLCancelLatency(t *testing.T) {
+	a, _ := gridUnweighted(300, 300)
+	an, err := sparse.AnalyzeLDL(a, sparse.OrderNatural) // band 300: ~4e9 flam
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := an.Factor(ctx, a, -1e-3)
+		done <- err
+	}()
+	time.Sleep(30 * time.Millisecond)
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v, want context.Canceled", err)
+		}
+		if d := time.Since(start); d > 100*time.Millisecond {
+			t.Errorf("returned %v after the cancellation", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("not cancelled after 5 s")
+	}
+}
