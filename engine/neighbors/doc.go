@@ -80,7 +80,8 @@
 // iterations; memory n·k·9 bytes of heaps, 2·n·⌈ρk⌉·12 of candidates, and
 // a float32 copy of the rows (n·D·4 bytes).
 //
-// The keys are float32 (four partial sums); the returned distances are
+// The keys are float32 (the dot products by gonum's Sdot, SIMD assembly on
+// amd64, the squared distance as ‖x‖² + ‖y‖² − 2x·y); the returned distances are
 // recomputed in float64 exactly as KNN computes them, and the lists sorted
 // by (distance, index). The work is parallel with no lock: the local joins
 // of a block of 8192 points read the heaps and write proposals into

@@ -227,7 +227,7 @@ func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Resul
 		return nil, info, err
 	}
 	h := newHeaps(n, k)
-	if info.Distances, err = initFromForest(ctx, v, h, forest, opt.Seed); err != nil {
+	if info.Distances, err = initFromForest(ctx, v, h, forest, info.LeafSize, opt.Seed); err != nil {
 		return nil, info, err
 	}
 	forest = nil
@@ -271,12 +271,10 @@ func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Resul
 }
 
 // forest is a set of random-projection trees, kept as their leaves: the
-// points of leaf l of tree t are perm[t][start[t][l]:start[t][l+1]], and
-// leafOf[t][i] is the leaf of point i.
+// points of leaf l of tree t are perm[t][start[t][l]:start[t][l+1]].
 type forest struct {
-	perm   [][]int32
-	start  [][]int32
-	leafOf [][]int32
+	perm  [][]int32
+	start [][]int32
 }
 
 // buildForest grows the trees in parallel, each on one goroutine from its
@@ -287,10 +285,10 @@ type forest struct {
 // (duplicates) cuts the node in two halves instead, so identical points
 // cannot make a tree deeper than log₂(n/leaf).
 func buildForest(ctx context.Context, v vectors, trees, leaf int, seed uint64) (*forest, error) {
-	f := &forest{perm: make([][]int32, trees), start: make([][]int32, trees), leafOf: make([][]int32, trees)}
+	f := &forest{perm: make([][]int32, trees), start: make([][]int32, trees)}
 	err := backend.ParallelForCtx(ctx, trees, 1, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
-			f.perm[t], f.start[t], f.leafOf[t] = growTree(ctx, v, leaf, rand.New(rand.NewPCG(seed, 0x7ee5+uint64(t))))
+			f.perm[t], f.start[t] = growTree(ctx, v, leaf, rand.New(rand.NewPCG(seed, 0x7ee5+uint64(t))))
 		}
 	})
 	if err != nil {
@@ -302,7 +300,7 @@ func buildForest(ctx context.Context, v vectors, trees, leaf int, seed uint64) (
 	return f, nil
 }
 
-func growTree(ctx context.Context, v vectors, leaf int, rng *rand.Rand) (perm, start, leafOf []int32) {
+func growTree(ctx context.Context, v vectors, leaf int, rng *rand.Rand) (perm, start []int32) {
 	n := v.n()
 	perm = make([]int32, n)
 	for i := range perm {
@@ -326,7 +324,7 @@ func growTree(ctx context.Context, v vectors, leaf int, rng *rand.Rand) (perm, s
 		if work += size; work > 1<<16 {
 			work = 0
 			if ctx.Err() != nil {
-				return perm, []int32{0, int32(n)}, make([]int32, n)
+				return perm, []int32{0, int32(n)}
 			}
 		}
 		a := rng.IntN(size)
@@ -359,39 +357,38 @@ func growTree(ctx context.Context, v vectors, leaf int, rng *rand.Rand) (perm, s
 		stack = append(stack, span{mid, s.hi}, span{s.lo, mid})
 	}
 	start = make([]int32, len(leaves)+1)
-	leafOf = make([]int32, n)
 	// The stack pops the left half first, so the leaves come in the order
 	// of their positions.
 	for l, s := range leaves {
 		start[l] = int32(s.lo)
-		for q := s.lo; q < s.hi; q++ {
-			leafOf[perm[q]] = int32(l)
-		}
 	}
 	start[len(leaves)] = int32(n)
-	return perm, start, leafOf
+	return perm, start
 }
 
-// initFromForest fills every point's heap with its leaf mates in every
-// tree, then, if fewer than k were found, with points drawn by a hash of
-// (seed, point, attempt). Each point's heap is written only by its own
-// goroutine; the result does not depend on the schedule.
-func initFromForest(ctx context.Context, v vectors, h *heaps, f *forest, seed uint64) (int64, error) {
+// initFromForest joins the leaves of the trees, one tree after the
+// other: every pair of points sharing a leaf is compared once and offered
+// to both heaps (from the second tree on, only when it beats a current
+// neighbour), as pynndescent's leaf join. A point left with fewer than k
+// neighbours (small leaves) gets points drawn by a hash of (seed, point,
+// attempt). It returns the keys computed.
+func initFromForest(ctx context.Context, v vectors, h *heaps, f *forest, leaf int, seed uint64) (int64, error) {
 	n, k := v.n(), h.k
-	counts := make([]int64, (n+255)/256)
-	err := backend.ParallelForCtx(ctx, n, 256, func(lo, hi int) {
+	var total int64
+	for t := range f.perm {
+		perm, start := f.perm[t], f.start[t]
+		_, keys, err := join(ctx, v, h, len(start)-1, max(1, joinBlock/leaf), max(1, 64/leaf), func(l int) (nw, old []int32) {
+			return perm[start[l]:start[l+1]], nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		total += keys
+	}
+	counts := make([]int64, (n+1023)/1024)
+	err := backend.ParallelForCtx(ctx, n, 1024, func(lo, hi int) {
 		var c int64
 		for i := lo; i < hi; i++ {
-			for t := range f.perm {
-				l := f.leafOf[t][i]
-				for _, j := range f.perm[t][f.start[t][l]:f.start[t][l+1]] {
-					if int(j) == i || h.has(i, j) {
-						continue
-					}
-					c++
-					h.push(i, j, v.key32(i, int(j)), true)
-				}
-			}
 			for a := uint64(0); h.ind[i*k] == math.MaxInt32; a++ {
 				j := int32(mix(seed, uint64(i), a) % uint64(n))
 				if a > uint64(8*n) { // a safeguard only: scan in order
@@ -403,9 +400,8 @@ func initFromForest(ctx context.Context, v vectors, h *heaps, f *forest, seed ui
 				}
 			}
 		}
-		counts[lo/256] = c
+		counts[lo/1024] = c
 	})
-	var total int64
 	for _, c := range counts {
 		total += c
 	}
@@ -573,24 +569,35 @@ const joinStripes = 32
 // localJoin runs one iteration's local joins (Dong et al. Algorithm 2):
 // for every point u, every pair of its new candidates and every pair of a
 // new and an old candidate is compared, and the pair is proposed to both
-// heaps when it beats either's current worst. Blocks of joinBlock points
-// run in two phases: the joins, in parallel, read the heaps and write
-// proposals into per-chunk, per-stripe buffers; then each stripe of
-// points, in parallel, applies the proposals for its points. Every heap
-// keeps the k best of what it was offered whatever the order, so the
-// iteration's result is fixed by the seed. It returns the entries changed
-// and the keys computed.
+// heaps when it beats either's current worst.
 func localJoin(ctx context.Context, v vectors, h *heaps, c *candidates) (int, int64, error) {
-	n, m := v.n(), c.m
-	const grain = 64
-	chunks := (joinBlock + grain - 1) / grain
+	m := c.m
+	return join(ctx, v, h, v.n(), joinBlock, 64, func(u int) (nw, old []int32) {
+		return c.newI[u*m : u*m+int(c.newN[u])], c.oldI[u*m : u*m+int(c.oldN[u])]
+	})
+}
+
+// join compares, for every unit u of [0, units), every pair of lists(u)'s
+// new points and every new–old pair, and proposes each pair closer than
+// either point's current worst neighbour to both heaps. Blocks of block
+// units run in two phases: the joins, in parallel chunks of grain units,
+// read the heaps and write proposals into per-chunk, per-stripe buffers;
+// then each stripe of points, in parallel, applies the proposals for its
+// points, chunk by chunk. Every heap keeps the k best of what it was
+// offered whatever the order, and the order within a stripe is fixed by
+// the chunks, so the result (and the count of changed entries) is fixed
+// by the seed, not by the number of goroutines. It returns the entries
+// changed and the keys computed.
+func join(ctx context.Context, v vectors, h *heaps, units, block, grain int, lists func(u int) (nw, old []int32)) (int, int64, error) {
+	n := v.n()
+	chunks := (block + grain - 1) / grain
 	bufs := make([][joinStripes][]update, chunks)
 	stripe := func(t int32) int { return int(int64(t) * joinStripes / int64(n)) }
 	dists := make([]int64, chunks)
 	var total int64
 	changed := 0
-	for b0 := 0; b0 < n; b0 += joinBlock {
-		b1 := min(n, b0+joinBlock)
+	for b0 := 0; b0 < units; b0 += block {
+		b1 := min(units, b0+block)
 		err := backend.ParallelForCtx(ctx, b1-b0, grain, func(lo, hi int) {
 			ch := lo / grain
 			out := &bufs[ch]
@@ -598,28 +605,24 @@ func localJoin(ctx context.Context, v vectors, h *heaps, c *candidates) (int, in
 				out[s] = out[s][:0]
 			}
 			var cnt int64
+			propose := func(a, b int32, ba float32) {
+				d := v.key32(int(a), int(b))
+				cnt++
+				if d <= ba || d <= h.bound(int(b)) {
+					out[stripe(a)] = append(out[stripe(a)], update{a, b, d})
+					out[stripe(b)] = append(out[stripe(b)], update{b, a, d})
+				}
+			}
 			for u := b0 + lo; u < b0+hi; u++ {
-				nw := c.newI[u*m : u*m+int(c.newN[u])]
-				old := c.oldI[u*m : u*m+int(c.oldN[u])]
+				nw, old := lists(u)
 				for x, a := range nw {
 					ba := h.bound(int(a))
 					for _, b := range nw[x+1:] {
-						d := v.key32(int(a), int(b))
-						cnt++
-						if d <= ba || d <= h.bound(int(b)) {
-							out[stripe(a)] = append(out[stripe(a)], update{a, b, d})
-							out[stripe(b)] = append(out[stripe(b)], update{b, a, d})
-						}
+						propose(a, b, ba)
 					}
 					for _, b := range old {
-						if a == b {
-							continue
-						}
-						d := v.key32(int(a), int(b))
-						cnt++
-						if d <= ba || d <= h.bound(int(b)) {
-							out[stripe(a)] = append(out[stripe(a)], update{a, b, d})
-							out[stripe(b)] = append(out[stripe(b)], update{b, a, d})
+						if a != b {
+							propose(a, b, ba)
 						}
 					}
 				}
