@@ -67,19 +67,35 @@ type GraphOptions struct {
 // distance 0 and are stored (an explicit zero is an edge). Errors wrap
 // ErrInput.
 func Graph(ctx context.Context, x mat.Matrix, opt GraphOptions) (*sparse.CSR, error) {
+	g, _, err := GraphAndLists(ctx, x, opt)
+	return g, err
+}
+
+// GraphAndLists is Graph that also returns the k-nearest-neighbour lists
+// the graph was made from (nil for an ε-graph or a supervised graph), so
+// that their recall can be measured when opt.Search.Algorithm is
+// NNDescent.
+func GraphAndLists(ctx context.Context, x mat.Matrix, opt GraphOptions) (*sparse.CSR, *Result, error) {
 	g, err := rowMajor("x", x)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := &denseData{g: g}
 	return buildGraph(ctx, d, opt)
 }
 
 // GraphSparse is Graph for sparse rows (text), brute force through an
-// inverted index; opt.Search.Metric is usually Cosine for text.
+// inverted index (or NN-descent); opt.Search.Metric is usually Cosine for
+// text.
 func GraphSparse(ctx context.Context, x *sparse.CSR, opt GraphOptions) (*sparse.CSR, error) {
+	g, _, err := GraphSparseAndLists(ctx, x, opt)
+	return g, err
+}
+
+// GraphSparseAndLists is GraphAndLists for sparse rows.
+func GraphSparseAndLists(ctx context.Context, x *sparse.CSR, opt GraphOptions) (*sparse.CSR, *Result, error) {
 	if err := finiteCSR("x", x); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return buildGraph(ctx, &sparseData{a: x}, opt)
 }
@@ -104,7 +120,16 @@ type sparseData struct {
 	norms *sparseSpace // for cosine weights, made on first use
 }
 
-func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, error) {
+func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, *Result, error) {
+	var lists *Result
+	a, err := buildGraphLists(ctx, x, opt, &lists)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, lists, nil
+}
+
+func buildGraphLists(ctx context.Context, x points, opt GraphOptions, lists **Result) (*sparse.CSR, error) {
 	n := x.n()
 	if opt.Eps < 0 || math.IsNaN(opt.Eps) || math.IsInf(opt.Eps, 1) {
 		return nil, fmt.Errorf("%w: ε = %v", ErrInput, opt.Eps)
@@ -144,6 +169,7 @@ func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, e
 			res, err = x.radius(ctx, opt.Eps, opt.Search)
 		} else {
 			res, err = x.knn(ctx, opt.K, opt.Search)
+			*lists = res
 		}
 		if err != nil {
 			return nil, err

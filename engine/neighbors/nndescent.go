@@ -78,6 +78,9 @@ func (o ApproxOptions) delta() float64 {
 	return o.Delta
 }
 
+// Check returns an error wrapping ErrInput if a setting is out of range.
+func (o ApproxOptions) Check() error { return o.check() }
+
 func (o ApproxOptions) check() error {
 	if o.Metric != Euclidean && o.Metric != Cosine {
 		return fmt.Errorf("%w: metric %v", ErrInput, o.Metric)

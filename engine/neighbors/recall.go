@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // recallTol is the relative slack under which a neighbour counts as one of
@@ -61,13 +63,13 @@ func Recall(approx, exact *Result) float64 {
 // RecallEstimate is the recall of a neighbour graph measured on a sample.
 type RecallEstimate struct {
 	// Recall is the mean recall@k over the sampled points.
-	Recall float64
+	Recall float64 `json:"recall"`
 	// StdErr is its standard error: the sample standard deviation of the
 	// points' recalls over √s, times the finite-population correction
 	// √(1 − s/n).
-	StdErr float64
+	StdErr float64 `json:"stderr"`
 	// Sample is the number of points s.
-	Sample int
+	Sample int `json:"sample"`
 }
 
 // SampledRecall measures the recall@k of the lists approx (as KNN or
@@ -83,8 +85,35 @@ func SampledRecall(ctx context.Context, x mat.Matrix, approx *Result, sample int
 	return sampledRecall(ctx, g, approx, sample, seed, opt)
 }
 
+// SampledRecallSparse is SampledRecall for sparse rows (opt.Metric
+// Euclidean or Cosine).
+func SampledRecallSparse(ctx context.Context, x *sparse.CSR, approx *Result, sample int, seed uint64, opt Options) (RecallEstimate, error) {
+	if err := finiteCSR("x", x); err != nil {
+		return RecallEstimate{}, err
+	}
+	n, d := x.Dims()
+	return sampleRecall(n, approx, sample, seed, func(idx []int, kq int) (*Result, error) {
+		all := make([]int, d)
+		for j := range all {
+			all[j] = j
+		}
+		return bruteKNN(ctx, newSparseSpace(opt.Metric, x, x.Submatrix(idx, all)), kq, false)
+	})
+}
+
 func sampledRecall(ctx context.Context, g blas64.General, approx *Result, sample int, seed uint64, opt Options) (RecallEstimate, error) {
-	n := g.Rows
+	return sampleRecall(g.Rows, approx, sample, seed, func(idx []int, kq int) (*Result, error) {
+		q := blas64.General{Rows: len(idx), Cols: g.Cols, Stride: max(1, g.Cols), Data: make([]float64, len(idx)*g.Cols)}
+		for r, i := range idx {
+			copy(q.Data[r*g.Cols:(r+1)*g.Cols], g.Data[i*g.Stride:i*g.Stride+g.Cols])
+		}
+		return knnDense(ctx, g, q, kq, false, Options{Metric: opt.Metric, Algorithm: Brute, Impl: opt.Impl})
+	})
+}
+
+// sampleRecall draws the sample, has exactOf find the kq nearest of the
+// sampled points (themselves included) and compares.
+func sampleRecall(n int, approx *Result, sample int, seed uint64, exactOf func(idx []int, kq int) (*Result, error)) (RecallEstimate, error) {
 	if approx.Len() != n {
 		return RecallEstimate{}, fmt.Errorf("%w: %d neighbour lists for %d points", ErrInput, approx.Len(), n)
 	}
@@ -93,14 +122,12 @@ func sampledRecall(ctx context.Context, g blas64.General, approx *Result, sample
 	}
 	idx := samplePoints(n, sample, seed)
 	s := len(idx)
-	q := blas64.General{Rows: s, Cols: g.Cols, Stride: max(1, g.Cols), Data: make([]float64, s*g.Cols)}
 	maxK := 0
-	for r, i := range idx {
-		copy(q.Data[r*g.Cols:(r+1)*g.Cols], g.Data[i*g.Stride:i*g.Stride+g.Cols])
+	for _, i := range idx {
 		maxK = max(maxK, approx.Ptr[i+1]-approx.Ptr[i])
 	}
 	kq := min(n, maxK+1) // the point itself comes back too
-	exact, err := knnDense(ctx, g, q, kq, false, Options{Metric: opt.Metric, Algorithm: Brute, Impl: opt.Impl})
+	exact, err := exactOf(idx, kq)
 	if err != nil {
 		return RecallEstimate{}, err
 	}
