@@ -406,18 +406,15 @@ func (r *run) knnSearch(n, d, nnz, k int, metric neighbors.Metric) (neighbors.Op
 func noteSearch(ctx context.Context, st *stageCtx, in samples, opt neighbors.Options, res *neighbors.Result) error {
 	n, d := in.dims()
 	if opt.Algorithm != neighbors.NNDescent {
-		st.search = "exact " + opt.Algorithm.String()
-		if opt.Algorithm == neighbors.Auto && !in.isSparse() && opt.Metric == neighbors.Euclidean {
-			k := 1
-			if res != nil && res.Len() > 0 {
-				k = max(1, len(res.Ind)/res.Len())
-			}
-			if (neighbors.Options{}).Flam(n, n, d, k) < flam.KNNBrute(n, n, d) {
-				st.search = "exact kd-tree"
-			} else {
-				st.search = "exact brute"
-			}
+		k := 1
+		if res != nil && res.Len() > 0 {
+			k = max(1, len(res.Ind)/res.Len())
 		}
+		m := opt.Method(n, n, d, k)
+		if in.isSparse() {
+			m = neighbors.Brute
+		}
+		st.search = "exact " + m.String()
 		return nil
 	}
 	st.search = "nn-descent"
@@ -498,4 +495,53 @@ func graphStage(r *run, x samples, spec graphSpec, predicted float64) (*sparse.C
 		return noteSearch(ctx, st, x, search, lists)
 	})
 	return g, err
+}
+
+// KNNGraph is the k-nearest-neighbour graph as a product (the command's
+// manifold neighbors): Search returns every row's K nearest other rows,
+// searched as Options.Neighbors says, with a report whose stage
+// "neighbors" names the search and, when approximate, its measured recall.
+type KNNGraph struct {
+	K int // neighbours per row (required, 1 ≤ K < rows)
+	Options
+}
+
+const methodKNNGraph = "neighbors"
+
+// Search finds the lists of the rows of x (dense, or *sparse.CSR; Euclidean
+// distances). Errors: ErrBadSetting (K out of range, bad neighbour
+// settings), the input errors of the methods (empty, not finite), or
+// ctx's error.
+func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, *Report, error) {
+	in, err := fitSamplesInput(methodKNNGraph, x, s.Options, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, d := in.dims()
+	if s.K < 1 || s.K >= n {
+		return nil, nil, fmt.Errorf("%s: %w: k = %d neighbours of %d samples (need 1 ≤ k < samples)", methodKNNGraph, ErrBadSetting, s.K, n)
+	}
+	r, err := startRun(ctx, methodKNNGraph, s.Options, n, d, 0, map[string]any{"k": s.K, "neighbors": s.Options.Neighbors.Search.String()})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.finish()
+	opt, err := r.knnSearch(n, d, in.nnz(), s.K, neighbors.Euclidean)
+	if err != nil {
+		return nil, nil, err
+	}
+	var res *neighbors.Result
+	err = r.stage("neighbors", opt.Flam(n, n, d, s.K)*float64(in.nnz())/float64(max(1, n*d)), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		res, err = selfKNN(ctx, st, in, s.K)
+		return err
+	})
+	if err != nil {
+		return nil, nil, mapGraphErr(err)
+	}
+	rep, err := r.done()
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, rep, nil
 }

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/internal/dataio"
 )
 
@@ -32,7 +33,8 @@ type embedFlags struct {
 	supervised, quiet                  bool
 	dim, k, landmarks, tangentDim      int
 	eps, alpha                         float64
-	disconnected                       string
+	disconnected, neighbors            string
+	neighborMode                       engine.NeighborSearch
 	seed                               uint64
 	out, model, plot, report, plotSize string
 	cpuprofile, memprofile             string
@@ -57,6 +59,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.IntVar(&f.landmarks, "landmarks", 0, "number of landmarks `L` (default: the method's)")
 	fs.IntVar(&f.tangentDim, "tangent-dim", 0, "tangent-space dimension `T` of tdpm (default -dim)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
+	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
 	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; default CSV on standard output)")
 	fs.StringVar(&f.model, "model", "", "save the fitted model to `FILE`, for manifold project")
@@ -98,6 +101,16 @@ func (f *embedFlags) check() error {
 		if f.set[name] && !m.reads(name) {
 			return fmt.Errorf("-%s does not apply to method %s%s", name, m.name, readsList(m))
 		}
+	}
+	if f.set["neighbors"] {
+		if !m.reads("k") {
+			return fmt.Errorf("-neighbors does not apply to method %s%s", m.name, readsList(m))
+		}
+		mode, err := engine.ParseNeighbors(f.neighbors)
+		if err != nil {
+			return fmt.Errorf("-neighbors %q: want auto, exact or approx", f.neighbors)
+		}
+		f.neighborMode = mode
 	}
 	switch {
 	case f.set["dim"] && f.dim < 1:
@@ -209,6 +222,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	bar := newProgress(e.stderr, e.terminal && !f.quiet)
 	p.Options.Progress = bar.update
 	p.Options.MaxBytes = int64(f.maxMemory)
+	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed}}
 	model, err := m.fit(ctx, p, x)
 	bar.finish()
 	if err == nil {

@@ -149,6 +149,11 @@ func (o Options) choose(m, n, dim, k int) Algorithm {
 	return Brute
 }
 
+// Method returns the search that KNN or KNNQuery runs for m queries
+// against n points in dim dimensions, k neighbours each: Algorithm when set,
+// else the cost model's choice (KDTree or Brute).
+func (o Options) Method(m, n, dim, k int) Algorithm { return o.choose(m, n, dim, k) }
+
 // Flam is the predicted flam of a search of m queries against n points
 // in dim dimensions for about k neighbours each by the method choose
 // picks: flam.KNNBrute, or the k-d tree's queries and build (which run at
