@@ -357,6 +357,18 @@ type Neighbors struct {
 	// found, by brute force, to measure the recall of an approximate
 	// search (0: 200; negative: not measured).
 	RecallSample int
+	// Graph, when not nil, replaces the neighbour search: an n×n graph of
+	// the n training rows whose stored weights are distances (directed,
+	// as manifold neighbors writes a kNN graph, or symmetric: an ε-graph,
+	// a graph built elsewhere). It is checked (square, n×n, finite
+	// non-negative weights; errors wrap ErrBadSetting), its diagonal
+	// dropped, symmetrized by the OR rule and weighted as the method
+	// weighs its own graph; the disconnected policies apply as to a
+	// searched graph. Methods built on each point's k nearest (LLE, LTSA,
+	// NPE, TDPM) take the k lightest entries of every row. Not with a
+	// supervised graph or ε. Transform still finds a new point's
+	// neighbours among the training rows (given to Fit).
+	Graph *sparse.CSR
 }
 
 // AutoApproxFlam is the predicted flam of the exact search above which
@@ -448,6 +460,14 @@ func noteSearch(ctx context.Context, st *stageCtx, in samples, opt neighbors.Opt
 // that need directed k-nearest lists (LLE, LTSA, NPE, TDPM) search.
 func selfKNN(ctx context.Context, st *stageCtx, in samples, k int) (*neighbors.Result, error) {
 	n, d := in.dims()
+	if gg := st.r.opts.Neighbors.Graph; gg != nil {
+		st.search = "given graph"
+		res, err := neighbors.ListsFromGraph(gg, n, k)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadSetting, err)
+		}
+		return res, nil
+	}
 	opt, err := st.r.knnSearch(n, d, in.nnz(), k, neighbors.Euclidean)
 	if err != nil {
 		return nil, err
@@ -470,6 +490,22 @@ func selfKNN(ctx context.Context, st *stageCtx, in samples, k int) (*neighbors.R
 func graphStage(r *run, x samples, spec graphSpec, predicted float64) (*sparse.CSR, error) {
 	n, d := x.rows(), x.cols()
 	var g *sparse.CSR
+	if gg := r.opts.Neighbors.Graph; gg != nil {
+		if spec.labels != nil || spec.eps > 0 {
+			return nil, fmt.Errorf("%s: %w: a given graph replaces the neighbour search: it cannot be supervised or an ε-graph", r.method, ErrBadSetting)
+		}
+		err := r.stage("neighbors", float64(gg.NNZ()), func(ctx context.Context, st *stageCtx) error {
+			var err error
+			g, err = neighbors.FromGraph(gg, n, neighbors.GraphOptions{Weight: spec.weight, T: spec.t})
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrBadSetting, err)
+			}
+			st.search = "given graph"
+			st.detail = fmt.Sprintf("%d edges, given", g.NNZ())
+			return nil
+		})
+		return g, err
+	}
 	err := r.stage("neighbors", predicted, func(ctx context.Context, st *stageCtx) error {
 		search, err := r.knnSearch(n, d, x.nnz(), spec.k, neighbors.Euclidean)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 const embedHelp = `usage: manifold embed -method NAME [flags]
@@ -33,7 +34,7 @@ type embedFlags struct {
 	supervised, quiet                  bool
 	dim, k, landmarks, tangentDim      int
 	eps, alpha                         float64
-	disconnected, neighbors            string
+	disconnected, neighbors, graph     string
 	neighborMode                       engine.NeighborSearch
 	seed                               uint64
 	out, model, plot, report, plotSize string
@@ -60,6 +61,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.IntVar(&f.tangentDim, "tangent-dim", 0, "tangent-space dimension `T` of tdpm (default -dim)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
 	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
+	fs.StringVar(&f.graph, "graph", "", "a neighbour graph `FILE.mtx` (n×n, weights = distances, e.g. from manifold neighbors) in place of the search")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
 	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; default CSV on standard output)")
 	fs.StringVar(&f.model, "model", "", "save the fitted model to `FILE`, for manifold project")
@@ -111,6 +113,16 @@ func (f *embedFlags) check() error {
 			return fmt.Errorf("-neighbors %q: want auto, exact or approx", f.neighbors)
 		}
 		f.neighborMode = mode
+	}
+	if f.graph != "" {
+		switch {
+		case !m.reads("k"):
+			return fmt.Errorf("-graph does not apply to method %s%s", m.name, readsList(m))
+		case f.set["eps"] || f.supervised || f.set["neighbors"]:
+			return errors.New("-graph replaces the neighbour search: it excludes -eps, -supervised and -neighbors")
+		case !strings.HasSuffix(strings.ToLower(f.graph), ".mtx") && !strings.HasSuffix(strings.ToLower(f.graph), ".mtx.gz"):
+			return fmt.Errorf("-graph %s: the graph is a MatrixMarket file; name it FILE.mtx", f.graph)
+		}
 	}
 	switch {
 	case f.set["dim"] && f.dim < 1:
@@ -188,6 +200,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 		x      mat.Matrix
 		rollT  []float64
 		labels *dataio.Labels
+		graph  *sparse.CSR
 		err    error
 	)
 	pprof.Do(ctx, pprof.Labels("stage", "read-input"), func(context.Context) {
@@ -200,6 +213,9 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 		}
 		if err == nil && f.labels != "" {
 			labels, err = dataio.ReadLabelsFile(f.labels)
+		}
+		if err == nil && f.graph != "" {
+			graph, err = readGraph(f.graph)
 		}
 	})
 	if err != nil {
@@ -222,7 +238,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	bar := newProgress(e.stderr, e.terminal && !f.quiet)
 	p.Options.Progress = bar.update
 	p.Options.MaxBytes = int64(f.maxMemory)
-	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed}}
+	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed}, Graph: graph}
 	model, err := m.fit(ctx, p, x)
 	bar.finish()
 	if err == nil {
@@ -231,6 +247,9 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	if err != nil {
 		if errors.Is(err, engine.ErrLabels) && f.labels != "" {
 			return fmt.Errorf("%s: %w", f.labels, err)
+		}
+		if graph != nil && errors.Is(err, engine.ErrBadSetting) {
+			return fmt.Errorf("%s: %w", f.graph, err)
 		}
 		return fmt.Errorf("%s: %w", f.inputName, err)
 	}

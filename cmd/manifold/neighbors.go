@@ -12,6 +12,7 @@ import (
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 const neighborsHelp = `usage: manifold neighbors -k K [-neighbors auto|exact|approx] -in FILE -out GRAPH.mtx [-report FILE.json]
@@ -106,4 +107,17 @@ func writeKNNMatrixMarket(path string, res *neighbors.Result, n int) error {
 		}
 		return w.Flush()
 	})
+}
+
+// readGraph reads a -graph file (.mtx or .mtx.gz) as CSR.
+func readGraph(path string) (*sparse.CSR, error) {
+	m, err := dataio.ReadMatrixFile(path)
+	if err != nil {
+		return nil, err
+	}
+	g, ok := m.(*sparse.CSR)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a sparse MatrixMarket matrix", path)
+	}
+	return g, nil
 }

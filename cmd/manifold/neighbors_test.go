@@ -75,4 +75,15 @@ func TestNeighborsCommand(t *testing.T) {
 	if r.stdout == "" {
 		t.Fatal("embed -neighbors approx wrote nothing")
 	}
+	// The graph written by neighbors, given back to embed: the same
+	// embedding as embed's own search.
+	own := parseCSV(t, mustSucceed(t, dir, "embed", "-method", "isomap", "-k", "6", "-in", "roll.csv").stdout)
+	given := parseCSV(t, mustSucceed(t, dir, "embed", "-method", "isomap", "-k", "6", "-in", "roll.csv", "-graph", "g.mtx").stdout)
+	if !equalApprox(own, given, 1e-9) {
+		t.Fatal("embed -graph g.mtx differs from embed's own 6-NN graph")
+	}
+	mustFail(t, dir, []string{"-graph does not apply to method pca"}, "embed", "-method", "pca", "-in", "roll.csv", "-graph", "g.mtx")
+	mustFail(t, dir, []string{"-graph replaces the neighbour search"}, "embed", "-method", "isomap", "-in", "roll.csv", "-graph", "g.mtx", "-eps", "1")
+	putFile(t, filepath.Join(dir, "small.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 0.5\n")
+	mustFail(t, dir, []string{"small.mtx", "3 vertices for 120 points"}, "embed", "-method", "isomap", "-in", "roll.csv", "-graph", "small.mtx")
 }
