@@ -229,6 +229,22 @@ func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Resul
 	if err != nil {
 		return nil, info, err
 	}
+	// Dense rows are stored in the first tree's order, so that points near
+	// each other (which the joins compare) are near in memory.
+	var order []int32
+	if d, ok := v.(*dense32); ok && n > 4096 {
+		order = append([]int32(nil), forest.perm[0]...)
+		d.reorder(order)
+		inv := make([]int32, n)
+		for p, i := range order {
+			inv[i] = int32(p)
+		}
+		for _, perm := range forest.perm {
+			for q, i := range perm {
+				perm[q] = inv[i]
+			}
+		}
+	}
 	h := newHeaps(n, k)
 	if info.Distances, err = initFromForest(ctx, v, h, forest, info.LeafSize, opt.Seed); err != nil {
 		return nil, info, err
@@ -258,11 +274,18 @@ func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Resul
 		res.Ptr[i] = i * k
 	}
 	err = backend.ParallelForCtx(ctx, n, 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
+		for p := lo; p < hi; p++ {
+			i := p
+			if order != nil {
+				i = int(order[p])
+			}
 			js, ds := res.Ind[i*k:(i+1)*k], res.Dist[i*k:(i+1)*k]
-			for c, j := range h.ind[i*k : (i+1)*k] {
+			for c, j := range h.ind[p*k : (p+1)*k] {
 				js[c] = int(j)
-				ds[c] = v.exactDist(i, int(j))
+				if order != nil {
+					js[c] = int(order[j])
+				}
+				ds[c] = v.exactDist(p, int(j))
 			}
 			sortPairs(ds, js)
 		}

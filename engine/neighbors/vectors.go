@@ -47,6 +47,38 @@ type dense32 struct {
 	x      []float32 // rows × dim
 	sq     []float32 // squared norms of the rows of x
 	orig   blas64.General
+	order  []int32 // after reorder: row p of x is row order[p] of orig
+}
+
+// reorder moves row order[p] of x to row p, in place (following the
+// permutation's cycles); exactDist then maps back to the caller's rows.
+func (d *dense32) reorder(order []int32) {
+	n, dim := d.rows, d.dim
+	done := make([]bool, n)
+	tmp := make([]float32, dim)
+	for start := 0; start < n; start++ {
+		if done[start] {
+			continue
+		}
+		// Row start receives row order[start], which receives
+		// row order[order[start]], … until the cycle closes.
+		copy(tmp, d.row(start))
+		tsq := d.sq[start]
+		p := start
+		for {
+			done[p] = true
+			q := int(order[p])
+			if q == start {
+				copy(d.row(p), tmp)
+				d.sq[p] = tsq
+				break
+			}
+			copy(d.row(p), d.row(q))
+			d.sq[p] = d.sq[q]
+			p = q
+		}
+	}
+	d.order = order
 }
 
 func newDense32(g blas64.General, metric Metric) *dense32 {
@@ -118,6 +150,9 @@ func (d *dense32) side(p *hyperplane, i int) float32 {
 }
 
 func (d *dense32) exactDist(i, j int) float64 {
+	if d.order != nil {
+		i, j = int(d.order[i]), int(d.order[j])
+	}
 	a := d.orig.Data[i*d.orig.Stride : i*d.orig.Stride+d.dim]
 	b := d.orig.Data[j*d.orig.Stride : j*d.orig.Stride+d.dim]
 	if d.metric == Cosine {
