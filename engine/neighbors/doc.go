@@ -93,6 +93,15 @@
 // a heap in that total order, and a tree node whose split leaves one side
 // empty is halved: the search terminates on any input.
 //
+// Index answers approximate queries of new points, as pynndescent's
+// query: NewIndex (or IndexFromLists, from lists already found) keeps the
+// rows in float32, their neighbour graph (forward and reverse edges) and
+// one random-projection tree with its hyperplanes; Query descends the tree
+// to a leaf, starts from its points and searches the graph best first,
+// keeping Width candidates. Measured: recall@10 of 1000 USPS digits
+// against an index of 6000, 0.973 at width 10, 0.995 at the default
+// (max(2k, 30)), 0.999 at 60 (TestIndexUSPS).
+//
 // Recall measures approximate lists against exact ones (a neighbour at the
 // k-th exact distance counts, so ties are not penalised); SampledRecall
 // measures it on a seeded sample of points by brute force, with its

@@ -327,6 +327,24 @@ func buildForest(ctx context.Context, v vectors, trees, leaf int, seed uint64) (
 }
 
 func growTree(ctx context.Context, v vectors, leaf int, rng *rand.Rand) (perm, start []int32) {
+	return growTreeNodes(ctx, v, leaf, rng, nil)
+}
+
+// rpNode is a node of a random-projection tree kept for queries: an inner
+// node's hyperplane (points with normal·x + off < 0 went left; degenerate:
+// the node was halved by position) and children, or a leaf's positions
+// [lo, hi) in the tree's permutation.
+type rpNode struct {
+	normal      []float32
+	off         float32
+	left, right int32
+	lo, hi      int32
+	degenerate  bool
+}
+
+// growTreeNodes is growTree that also records the nodes (dense rows only:
+// their hyperplanes are copied) when nodes is not nil.
+func growTreeNodes(ctx context.Context, v vectors, leaf int, rng *rand.Rand, nodes *[]rpNode) (perm, start []int32) {
 	n := v.n()
 	perm = make([]int32, n)
 	for i := range perm {
@@ -335,8 +353,11 @@ func growTree(ctx context.Context, v vectors, leaf int, rng *rand.Rand) (perm, s
 	side := make([]float32, n)
 	tmp := make([]int32, n)
 	var p hyperplane
-	type span struct{ lo, hi int }
-	stack := []span{{0, n}}
+	type span struct{ lo, hi, node int }
+	stack := []span{{0, n, 0}}
+	if nodes != nil {
+		*nodes = append((*nodes)[:0], rpNode{left: -1, right: -1})
+	}
 	var leaves []span
 	work := 0
 	for len(stack) > 0 {
@@ -345,6 +366,10 @@ func growTree(ctx context.Context, v vectors, leaf int, rng *rand.Rand) (perm, s
 		size := s.hi - s.lo
 		if size <= leaf {
 			leaves = append(leaves, s)
+			if nodes != nil {
+				nd := &(*nodes)[s.node]
+				nd.lo, nd.hi = int32(s.lo), int32(s.hi)
+			}
 			continue
 		}
 		if work += size; work > 1<<16 {
@@ -375,12 +400,22 @@ func growTree(ctx context.Context, v vectors, leaf int, rng *rand.Rand) (perm, s
 			}
 		}
 		mid := l
-		if mid == s.lo || mid == s.hi {
-			mid = s.lo + size/2 // degenerate: all on one side
+		degenerate := mid == s.lo || mid == s.hi
+		if degenerate {
+			mid = s.lo + size/2 // all on one side
 		} else {
 			copy(perm[s.lo:s.hi], tmp[s.lo:s.hi])
 		}
-		stack = append(stack, span{mid, s.hi}, span{s.lo, mid})
+		var left, right int
+		if nodes != nil {
+			left, right = len(*nodes), len(*nodes)+1
+			*nodes = append(*nodes, rpNode{left: -1, right: -1}, rpNode{left: -1, right: -1})
+			nd := &(*nodes)[s.node]
+			nd.left, nd.right, nd.degenerate = int32(left), int32(right), degenerate
+			nd.normal, nd.off = append([]float32(nil), p.normal...), p.off
+			nd.lo, nd.hi = int32(s.lo), int32(s.hi)
+		}
+		stack = append(stack, span{mid, s.hi, right}, span{s.lo, mid, left})
 	}
 	start = make([]int32, len(leaves)+1)
 	// The stack pops the left half first, so the leaves come in the order
