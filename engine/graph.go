@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -580,4 +581,44 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 		return nil, nil, err
 	}
 	return res, rep, nil
+}
+
+// trainIndex is, for a model whose neighbour graph was searched
+// approximately (its report's stage "neighbors" says nn-descent), the
+// neighbors.Index of its training rows that Transform's neighbour queries
+// go through: built on first use from the rows and the model's stored
+// graph (the model file keeps both, and the report), deterministic, safe
+// for concurrent Transform calls. Other models query exactly.
+type trainIndex struct {
+	once sync.Once
+	ix   *neighbors.Index
+	err  error
+}
+
+// approxSearched reports whether a fit's neighbour stage was NN-descent.
+func approxSearched(rep *Report) bool {
+	for _, s := range rep.Stages {
+		if s.Name == "neighbors" {
+			return s.Search == "nn-descent"
+		}
+	}
+	return false
+}
+
+// queryTrain returns the k nearest training rows of every row of q:
+// through the index when the model's graph was approximate (t not nil),
+// exactly otherwise.
+func (t *trainIndex) queryTrain(ctx context.Context, rep *Report, train blas64.General, graph *sparse.CSR, q *mat.Dense, k int) (*neighbors.Result, error) {
+	if t == nil || !approxSearched(rep) {
+		return neighbors.KNNQuery(ctx, toDense(train), q, k, neighbors.Options{})
+	}
+	t.once.Do(func() {
+		n, _ := graph.Dims()
+		lists := &neighbors.Result{Ptr: graph.RowPtr()[:n+1], Ind: graph.ColIdx(), Dist: graph.Values()}
+		t.ix, t.err = neighbors.IndexFromLists(context.Background(), toDense(train), lists, neighbors.ApproxOptions{})
+	})
+	if t.err != nil {
+		return nil, t.err
+	}
+	return t.ix.Query(ctx, q, k, 0)
 }

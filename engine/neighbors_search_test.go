@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
@@ -147,4 +150,61 @@ func TestApproxNeighborsOtherMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("Laplacian eigenmaps", lap.Report())
+}
+
+// Transform of an Isomap model fitted with the approximate search queries
+// its training rows through a neighbors.Index (rebuilt after Save and
+// Load): on new points of the same roll it maps as the exact model does.
+func TestIsomapApproxTransform(t *testing.T) {
+	ctx := context.Background()
+	roll, _ := datasets.SwissRoll(2300, 0.05, 21)
+	all, err := datasets.Embed(roll, 30, 0.01, 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := mat.DenseCopyOf(all.Slice(0, 2000, 0, 30))
+	q := mat.DenseCopyOf(all.Slice(2000, 2300, 0, 30))
+	exact, err := Isomap{K: 10}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approx, err := Isomap{K: 10, Options: Options{Neighbors: Neighbors{Search: NeighborsApprox}}}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !approxSearched(&approx.report) || approxSearched(&exact.report) {
+		t.Fatal("approxSearched does not tell the models apart")
+	}
+	ze, err := exact.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	za, err := approx.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if approx.index.ix == nil {
+		t.Fatal("the approximate model's Transform did not use the index")
+	}
+	if d := procrustes(t, mat.DenseCopyOf(ze), mat.DenseCopyOf(za)); d > 1e-4 {
+		t.Errorf("Transform: Procrustes disparity %g between the approximate and the exact model", d)
+	}
+	var buf bytes.Buffer
+	if err := approx.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zb, err := back.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(zb, za, 1e-12) {
+		t.Error("Transform after Save and Load differs")
+	}
+	if back.(*IsomapModel).index.ix == nil {
+		t.Error("the loaded model's Transform did not use the index")
+	}
 }
