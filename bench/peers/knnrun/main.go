@@ -13,17 +13,20 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/internal/dataio"
 )
 
 func main() {
 	in := flag.String("in", "", "input .npy")
+	gen := flag.Int("gen-digits", 0, "instead of -in: generate this many deformed USPS digits in memory (engine/datasets, seed 1; no file written)")
 	k := flag.Int("k", 15, "neighbours")
 	mode := flag.String("mode", "approx", "approx or exact")
 	out := flag.String("out", "", "output indices .npy (optional)")
@@ -42,19 +45,31 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if err := run(*in, *k, *mode, *out, *seed, *trees, *rho, *delta, *leaf, *sample); err != nil {
+	if err := run(*in, *gen, *k, *mode, *out, *seed, *trees, *rho, *delta, *leaf, *sample); err != nil {
 		fmt.Fprintln(os.Stderr, "knnrun:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(in string, k int, mode, out string, seed uint64, trees int, rho, delta float64, leaf, sample int) error {
-	m, err := dataio.ReadMatrixFile(in)
-	if err != nil {
-		return err
+func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, delta float64, leaf, sample int) error {
+	var x *mat.Dense
+	var err error
+	if gen > 0 {
+		base, err := dataio.ReadMatrixFile(filepath.Join("..", "shared", "data", "usps9298", "usps9298_X.npy"))
+		if err != nil {
+			return err
+		}
+		if x, _, err = datasets.DeformDigits(base, nil, gen, datasets.Deform{}, 1); err != nil {
+			return err
+		}
+	} else {
+		m, err := dataio.ReadMatrixFile(in)
+		if err != nil {
+			return err
+		}
+		x = mat.DenseCopyOf(m)
 	}
-	x := mat.DenseCopyOf(m)
 	ctx := context.Background()
 	start := time.Now()
 	var res *neighbors.Result
