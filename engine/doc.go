@@ -25,6 +25,22 @@
 // map sparse or dense new rows alike; the other methods densify their
 // input.
 //
+// # Neighbour search
+//
+// Every graph method (Isomap, Landmark Isomap, Isometric Projection, OIP,
+// SOIP, LPP, NPE, LLE, LTSA, TDPM, Laplacian eigenmaps) finds its
+// neighbours in one place (graph.go) as Options.Neighbors says: exact
+// (engine/neighbors' k-d tree or blocked brute force), approximate
+// (NN-descent from a random-projection forest, neighbors.KNNApprox), or
+// by default automatic: exact while the exact search's predicted flam is
+// at most AutoApproxFlam (3e10, measured: about 12,000 points of 256
+// features), approximate beyond. The stage "neighbors" of the report names
+// the search (Stage.Search) and, when approximate, its recall@k measured
+// on a seeded sample of 200 points against brute force (Stage.Recall, with
+// its standard error). Neighbors.Graph gives a precomputed graph instead
+// (the command's -graph FILE.mtx; manifold neighbors writes one). KNNGraph
+// is the neighbour search alone, as a product.
+//
 // # Reports and profiles
 //
 // Each stage of a fit runs under the pprof label stage=<name> (so

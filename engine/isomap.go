@@ -80,6 +80,7 @@ type IsomapModel struct {
 	f32     bool // geodesics stored in float32
 	tri     triangulation
 	eig     []float64
+	index   trainIndex // Transform's neighbour queries of an approximate graph
 }
 
 const methodIsomap = "isomap"
@@ -294,7 +295,7 @@ func (m *IsomapModel) Dropped() []int { return append([]int(nil), m.dropped...) 
 // scikit-learn's Isomap.transform. Transforming the training points gives
 // their embedding.
 func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return transformGeodesic(ctx, methodIsomap, x, m.train, m.graph, m.k, m.eps, nil, m.f32, m.tri)
+	return transformGeodesic(ctx, methodIsomap, x, m.train, m.graph, m.k, m.eps, nil, m.f32, m.tri, &m.index, &m.report)
 }
 
 // transformGeodesic maps new points by geodesics through their training
@@ -306,7 +307,7 @@ func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, 
 // the float32 range (far-away points) are kept in float64. New points past
 // the range Fit accepts are refused, and so is an output that is not
 // finite (ErrNotFinite).
-func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, tri triangulation) (*mat.Dense, error) {
+func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, tri triangulation, index *trainIndex, rep *Report) (*mat.Dense, error) {
 	g, err := denseInput(method+" transform", x)
 	if err != nil {
 		return nil, err
@@ -330,7 +331,7 @@ func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train b
 		if eps > 0 {
 			nb, err = neighbors.RadiusQuery(ctx, toDense(train), q, eps, neighbors.Options{})
 		} else {
-			nb, err = neighbors.KNNQuery(ctx, toDense(train), q, k, neighbors.Options{})
+			nb, err = index.queryTrain(ctx, rep, train, graph, q, k)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s transform: %w", method, err)

@@ -109,11 +109,10 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	if err := r.checkBudget(est, "LLE", "the Lanczos eigensolver (no N×N matrix)"); err != nil {
 		return nil, err
 	}
-	dense := toDense(g)
 	var nb *neighbors.Result
 	err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
 		var err error
-		nb, err = neighbors.KNN(ctx, dense, s.K, neighbors.Options{})
+		nb, err = selfKNN(ctx, st, samples{dense: g}, s.K)
 		if err != nil {
 			return err
 		}

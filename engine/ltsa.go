@@ -141,7 +141,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	var nb *neighbors.Result
 	err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
 		var err error
-		nb, err = inputNeighbours(ctx, in, s.K, 0, nil)
+		nb, err = inputNeighbours(ctx, st, in, s.K, 0, nil)
 		if err != nil {
 			return err
 		}

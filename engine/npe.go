@@ -120,7 +120,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	var nb *neighbors.Result
 	err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
 		var err error
-		nb, err = inputNeighbours(ctx, in, s.K, s.Eps, s.Labels)
+		nb, err = inputNeighbours(ctx, st, in, s.K, s.Eps, s.Labels)
 		if err != nil {
 			return err
 		}

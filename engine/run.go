@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/engine/neighbors"
 )
 
 // Options are the settings every method shares; each method's settings
@@ -27,6 +28,9 @@ type Options struct {
 	// ErrMemoryBudget, naming the estimate and cheaper alternatives,
 	// instead of being killed by the operating system.
 	MaxBytes int64
+	// Neighbors chooses the neighbour search of the graph methods: exact,
+	// approximate (NN-descent), or by the cost model (the default).
+	Neighbors Neighbors
 }
 
 // Progress is what the progress callback receives.
@@ -45,6 +49,11 @@ type Stage struct {
 	Iterations     int     `json:"iterations"`
 	BytesAllocated uint64  `json:"bytes_allocated"`
 	Detail         string  `json:"detail,omitempty"` // the path taken, e.g. "lanczos" or "dense syevr"
+	// Search is the neighbour search of a neighbour stage ("exact
+	// kd-tree", "exact brute", "nn-descent"); Recall, for an approximate
+	// one, its recall@k measured on a sample of points (neighbors.SampledRecall).
+	Search string                    `json:"search,omitempty"`
+	Recall *neighbors.RecallEstimate `json:"recall,omitempty"`
 }
 
 // GFLAMs is the stage's achieved rate, predicted flam per second / 10⁹.
@@ -196,6 +205,8 @@ type stageCtx struct {
 	name       string
 	iterations int
 	detail     string
+	search     string
+	recall     *neighbors.RecallEstimate
 	predicted  float64
 	lastReport time.Time
 }
@@ -234,6 +245,7 @@ func (r *run) stage(name string, predicted float64, body func(ctx context.Contex
 	r.rep.Stages = append(r.rep.Stages, Stage{
 		Name: name, Seconds: time.Since(t0).Seconds(), FlamPredicted: s.predicted,
 		Iterations: s.iterations, BytesAllocated: readMetric(allocMetric) - alloc0, Detail: s.detail,
+		Search: s.search, Recall: s.recall,
 	})
 	if err != nil {
 		if cerr := r.ctx.Err(); cerr != nil && !isCtxErr(err) {

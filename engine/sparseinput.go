@@ -90,20 +90,7 @@ func inputGraph(r *run, in samples, spec graphSpec, accept bool) (*neighbors.Fix
 		return neighbourGraph(r, in.dense, spec)
 	}
 	n, d := in.dims()
-	var g *sparse.CSR
-	opt := neighbors.GraphOptions{K: spec.k, Eps: spec.eps, Labels: spec.labels, Weight: spec.weight, T: spec.t}
-	err := r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(max(1, n*d)), func(ctx context.Context, st *stageCtx) error {
-		var err error
-		if in.isSparse() {
-			g, err = neighbors.GraphSparse(ctx, in.csr, opt)
-		} else {
-			g, err = neighbors.Graph(ctx, toDense(in.dense), opt)
-		}
-		if err == nil {
-			st.detail = fmt.Sprintf("%d edges, %s rows", g.NNZ(), in.kind())
-		}
-		return err
-	})
+	g, err := graphStage(r, in, spec, flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(max(1, n*d)))
 	if err != nil {
 		return nil, mapGraphErr(err)
 	}
@@ -147,18 +134,16 @@ func inputGraph(r *run, in samples, spec graphSpec, accept bool) (*neighbors.Fix
 // = 0 or k ≥ class size − 1: all of them). Methods that reconstruct a
 // point from its own neighbours (NPE, LTSA) need these lists rather than
 // the symmetrized graph.
-func inputNeighbours(ctx context.Context, in samples, k int, eps float64, labels []int) (*neighbors.Result, error) {
+func inputNeighbours(ctx context.Context, st *stageCtx, in samples, k int, eps float64, labels []int) (*neighbors.Result, error) {
 	n, _ := in.dims()
 	search := func(sub samples, k int) (*neighbors.Result, error) {
 		switch {
 		case sub.isSparse() && eps > 0:
 			return neighbors.RadiusSparse(ctx, sub.csr, eps, neighbors.Options{})
-		case sub.isSparse():
-			return neighbors.KNNSparse(ctx, sub.csr, k, neighbors.Options{})
 		case eps > 0:
 			return neighbors.Radius(ctx, toDense(sub.dense), eps, neighbors.Options{})
 		}
-		return neighbors.KNN(ctx, toDense(sub.dense), k, neighbors.Options{})
+		return selfKNN(ctx, st, sub, k)
 	}
 	if labels == nil {
 		return search(in, k)

@@ -157,7 +157,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 	var nb *neighbors.Result
 	err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
 		var err error
-		nb, err = neighbors.KNN(ctx, toDense(m.train), s.K, neighbors.Options{})
+		nb, err = selfKNN(ctx, st, samples{dense: m.train}, s.K)
 		return err
 	})
 	if err != nil {

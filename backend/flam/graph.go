@@ -21,6 +21,13 @@ func KNNTreeQueries(m, d, k, leaf int) float64 {
 	return float64(m) * float64(d) * float64(leaf+k) * math.Exp2(float64(d))
 }
 
+// KNNDescent is n·2k²·D: NN-descent's distance keys for the approximate
+// k nearest neighbours of n points in D dimensions, about 2k² per point
+// over the forest's leaves and the local joins of its iterations
+// (measured: 446 keys per point for k = 15 on 30,000 deformed USPS digits,
+// 5 iterations), D flam each.
+func KNNDescent(n, d, k int) float64 { return 2 * float64(n) * float64(k) * float64(k) * float64(d) }
+
 // KNNTreeBuild is n·⌈log₂(n + 1)⌉·D: the median splits of a k-d tree on
 // n points in D dimensions.
 func KNNTreeBuild(n, d int) float64 {

@@ -10,11 +10,22 @@
 //	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
+//	manifold neighbors -k K [-neighbors auto|exact|approx] -in FILE -out GRAPH.mtx [-report FILE.json]
 //	manifold demo    [-method NAME] [-plot FILE.png]
 //	manifold info
 //
 // These names are a contract (docs/design.md, "Command-line contract"): scripts
 // rely on them. manifold SUBCOMMAND -h lists a subcommand's flags.
+//
+// # neighbors
+//
+// neighbors writes the k-nearest-neighbour graph of the rows of -in as a
+// MatrixMarket coordinate file (real general, n×n, 1-based): row i holds
+// point i's -k nearest other points, sorted by distance, with the
+// Euclidean distance as the value. -neighbors chooses the search as for
+// embed; -report writes the stage report (search, and for NN-descent the
+// recall measured on -recall-sample points, default 200); -seed seeds
+// NN-descent.
 //
 // # embed
 //
@@ -55,6 +66,11 @@
 //	                   the report's params say float32). Without it, an
 //	                   isomap fit that -max-memory refuses is retried in
 //	                   float32, with a note on standard error
+//	-neighbors S       the neighbour search of the graph methods: auto (the
+//	                   default: exact while its predicted cost is at most
+//	                   engine.AutoApproxFlam, NN-descent beyond), exact, or
+//	                   approx (NN-descent; the report's neighbours stage
+//	                   gives its recall measured on 200 sampled points)
 //	-seed S            random seed (landmarks, initializations); accepted by
 //	                   every method, used by the randomized ones
 //	-out FILE          write the embedding: .csv or .npy

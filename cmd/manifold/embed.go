@@ -15,6 +15,8 @@ import (
 
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 const embedHelp = `usage: manifold embed -method NAME [flags]
@@ -33,7 +35,9 @@ type embedFlags struct {
 	dim, k, landmarks, tangentDim      int
 	eps, alpha                         float64
 	disconnected, weight               string
+	neighbors, graph                   string
 	float32                            bool
+	neighborMode                       engine.NeighborSearch
 	seed                               uint64
 	out, model, plot, report, plotSize string
 	cpuprofile, memprofile             string
@@ -61,6 +65,8 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
 	fs.StringVar(&f.weight, "weight", "heat", "edge weights of laplacian and lpp: heat (the heat kernel, the default) or binary (1 on every edge, scikit-learn's SpectralEmbedding)")
 	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32")
+	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
+	fs.StringVar(&f.graph, "graph", "", "a neighbour graph `FILE.mtx` (n×n, weights = distances, e.g. from manifold neighbors) in place of the search")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
 	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; default CSV on standard output)")
 	fs.StringVar(&f.model, "model", "", "save the fitted model to `FILE`, for manifold project")
@@ -102,6 +108,26 @@ func (f *embedFlags) check() error {
 	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "weight", "float32"} {
 		if f.set[name] && !m.reads(name) {
 			return fmt.Errorf("-%s does not apply to method %s%s", name, m.name, readsList(m))
+		}
+	}
+	if f.set["neighbors"] {
+		if !m.reads("k") {
+			return fmt.Errorf("-neighbors does not apply to method %s%s", m.name, readsList(m))
+		}
+		mode, err := engine.ParseNeighbors(f.neighbors)
+		if err != nil {
+			return fmt.Errorf("-neighbors %q: want auto, exact or approx", f.neighbors)
+		}
+		f.neighborMode = mode
+	}
+	if f.graph != "" {
+		switch {
+		case !m.reads("k"):
+			return fmt.Errorf("-graph does not apply to method %s%s", m.name, readsList(m))
+		case f.set["eps"] || f.supervised || f.set["neighbors"]:
+			return errors.New("-graph replaces the neighbour search: it excludes -eps, -supervised and -neighbors")
+		case !strings.HasSuffix(strings.ToLower(f.graph), ".mtx") && !strings.HasSuffix(strings.ToLower(f.graph), ".mtx.gz"):
+			return fmt.Errorf("-graph %s: the graph is a MatrixMarket file; name it FILE.mtx", f.graph)
 		}
 	}
 	switch {
@@ -182,6 +208,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 		x      mat.Matrix
 		rollT  []float64
 		labels *dataio.Labels
+		graph  *sparse.CSR
 		err    error
 	)
 	pprof.Do(ctx, pprof.Labels("stage", "read-input"), func(context.Context) {
@@ -194,6 +221,9 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 		}
 		if err == nil && f.labels != "" {
 			labels, err = dataio.ReadLabelsFileCtx(ctx, f.labels, readLimits(f.budget))
+		}
+		if err == nil && f.graph != "" {
+			graph, err = readGraph(ctx, f.graph, f.budget)
 		}
 	})
 	if err != nil {
@@ -219,6 +249,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	bar := newProgress(e.stderr, e.terminal && !f.quiet)
 	p.Options.Progress = bar.update
 	p.Options.MaxBytes = f.budget
+	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed}, Graph: graph}
 	model, err := m.fit(ctx, p, x)
 	if errors.Is(err, engine.ErrMemoryBudget) && m.reads("float32") && !f.set["float32"] && !p.Float32 {
 		// auto: float32 geodesics halve the N×N matrix. A note on
@@ -238,6 +269,9 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	if err != nil {
 		if errors.Is(err, engine.ErrLabels) && f.labels != "" {
 			return fmt.Errorf("%s: %w", f.labels, err)
+		}
+		if graph != nil && errors.Is(err, engine.ErrBadSetting) {
+			return fmt.Errorf("%s: %w", f.graph, err)
 		}
 		return fmt.Errorf("%s: %w", f.inputName, err)
 	}

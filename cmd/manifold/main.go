@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		}
 	}()
 	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, "manifold: no subcommand (want embed, project, demo or info; manifold help shows the usage)")
+		fmt.Fprintln(e.stderr, "manifold: no subcommand (want embed, project, neighbors, demo or info; manifold help shows the usage)")
 		return 1
 	}
 	var err error
@@ -55,6 +55,8 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		err = cmdEmbed(ctx, args[1:], e)
 	case "project":
 		err = cmdProject(ctx, args[1:], e)
+	case "neighbors":
+		err = cmdNeighbors(ctx, args[1:], e)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], e)
 	case "info":
@@ -63,7 +65,7 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		fmt.Fprint(e.stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(e.stderr, "manifold: unknown subcommand %q (want embed, project, demo or info)\n", oneLine(sub))
+		fmt.Fprintf(e.stderr, "manifold: unknown subcommand %q (want embed, project, neighbors, demo or info)\n", oneLine(sub))
 		return 1
 	}
 	switch {
@@ -193,6 +195,7 @@ usage:
                    [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
                    [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
   manifold project -model FILE -in FILE [-out FILE]
+  manifold neighbors -k K [-neighbors auto|exact|approx] -in FILE -out GRAPH.mtx [-report FILE.json]
   manifold demo    [-method NAME] [-plot FILE.png]
   manifold info
 

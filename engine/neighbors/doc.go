@@ -60,6 +60,58 @@
 // passes instead (square, finite non-negative weights, symmetric where
 // required).
 //
+// # Approximate search
+//
+// KNNApprox (dense rows) and KNNApproxSparse (sparse rows, Euclidean or
+// cosine) find approximate k nearest neighbours by NN-descent (Dong,
+// Charikar and Li, "Efficient k-nearest neighbor graph construction for
+// generic similarity measures", WWW 2011, Algorithm 2 with the sample rate
+// ρ and the early termination δ of §3), started, as pynndescent does, from
+// a forest of random-projection trees (Dasgupta and Freund, "Random
+// projection trees and low dimensional manifolds", STOC 2008): each tree
+// splits its nodes by the hyperplane halfway between two random points of
+// the node until a leaf holds LeafSize points, and every point starts
+// with the nearest of its leaf mates in all trees. An iteration samples,
+// per point, up to ⌈ρk⌉ new and ⌈ρk⌉ old candidates among its neighbours
+// and reverse neighbours, compares every new–new and new–old pair of them
+// (the local join) and offers each pair closer than a current neighbour to
+// both heaps; it stops when an iteration changes fewer than δ·n·k entries
+// or after MaxIter iterations. Cost: O(n·ρ²k²·D) per iteration, about 2–8
+// iterations; memory n·k·9 bytes of heaps, 2·n·⌈ρk⌉·12 of candidates, and
+// a float32 copy of the rows (n·D·4 bytes).
+//
+// The keys are float32 (the dot products by gonum's Sdot, SIMD assembly on
+// amd64, the squared distance as ‖x‖² + ‖y‖² − 2x·y); the returned distances are
+// recomputed in float64 exactly as KNN computes them, and the lists sorted
+// by (distance, index). The work is parallel with no lock: the local joins
+// of a block of 8192 points read the heaps and write proposals into
+// per-chunk buffers, then stripes of points apply the proposals meant for
+// them; a heap keeps the k best distinct pairs it is offered whatever
+// their order, and the order within a stripe is fixed by the chunks, so
+// the result depends on Seed only, not on GOMAXPROCS. Ties (duplicates,
+// identical points) are ordered by index, an iteration only ever improves
+// a heap in that total order, and a tree node whose split leaves one side
+// empty is halved: the search terminates on any input.
+//
+// Index answers approximate queries of new points, as pynndescent's
+// query: NewIndex (or IndexFromLists, from lists already found) keeps the
+// rows in float32, their neighbour graph (forward and reverse edges) and
+// one random-projection tree with its hyperplanes; Query descends the tree
+// to a leaf, starts from its points and searches the graph best first,
+// keeping Width candidates. Measured: recall@10 of 1000 USPS digits
+// against an index of 6000, 0.973 at width 10, 0.995 at the default
+// (max(2k, 30)), 0.999 at 60 (TestIndexUSPS).
+//
+// Recall measures approximate lists against exact ones (a neighbour at the
+// k-th exact distance counts, so ties are not penalised); SampledRecall
+// measures it on a seeded sample of points by brute force, with its
+// standard error, which is how a large approximate graph states its own
+// quality. Measured (2-core reference machine, shared): recall@15 0.995 on
+// 4000 USPS digits, ≥ 0.9999 on swiss rolls embedded in 50–784 dimensions;
+// on independent Gaussian data in 50–256 dimensions (no low-dimensional
+// structure, NN-descent's hard case) 0.92 at the defaults, 0.93–0.98 with
+// ρ = 4.
+//
 // # Disconnected graphs
 //
 // Wherever geodesic distances are computed, a graph with several connected

@@ -67,19 +67,35 @@ type GraphOptions struct {
 // distance 0 and are stored (an explicit zero is an edge). Errors wrap
 // ErrInput.
 func Graph(ctx context.Context, x mat.Matrix, opt GraphOptions) (*sparse.CSR, error) {
+	g, _, err := GraphAndLists(ctx, x, opt)
+	return g, err
+}
+
+// GraphAndLists is Graph that also returns the k-nearest-neighbour lists
+// the graph was made from (nil for an ε-graph or a supervised graph), so
+// that their recall can be measured when opt.Search.Algorithm is
+// NNDescent.
+func GraphAndLists(ctx context.Context, x mat.Matrix, opt GraphOptions) (*sparse.CSR, *Result, error) {
 	g, err := rowMajor("x", x)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := &denseData{g: g}
 	return buildGraph(ctx, d, opt)
 }
 
 // GraphSparse is Graph for sparse rows (text), brute force through an
-// inverted index; opt.Search.Metric is usually Cosine for text.
+// inverted index (or NN-descent); opt.Search.Metric is usually Cosine for
+// text.
 func GraphSparse(ctx context.Context, x *sparse.CSR, opt GraphOptions) (*sparse.CSR, error) {
+	g, _, err := GraphSparseAndLists(ctx, x, opt)
+	return g, err
+}
+
+// GraphSparseAndLists is GraphAndLists for sparse rows.
+func GraphSparseAndLists(ctx context.Context, x *sparse.CSR, opt GraphOptions) (*sparse.CSR, *Result, error) {
 	if err := finiteCSR("x", x); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return buildGraph(ctx, &sparseData{a: x}, opt)
 }
@@ -104,7 +120,16 @@ type sparseData struct {
 	norms *sparseSpace // for cosine weights, made on first use
 }
 
-func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, error) {
+func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, *Result, error) {
+	var lists *Result
+	a, err := buildGraphLists(ctx, x, opt, &lists)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, lists, nil
+}
+
+func buildGraphLists(ctx context.Context, x points, opt GraphOptions, lists **Result) (*sparse.CSR, error) {
 	n := x.n()
 	if opt.Eps < 0 || math.IsNaN(opt.Eps) || math.IsInf(opt.Eps, 1) {
 		return nil, fmt.Errorf("%w: ε = %v", ErrInput, opt.Eps)
@@ -137,6 +162,7 @@ func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, e
 			}
 		}
 	}
+	var lastLists *Result
 	if opt.Labels == nil {
 		var res *Result
 		var err error
@@ -144,6 +170,7 @@ func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, e
 			res, err = x.radius(ctx, opt.Eps, opt.Search)
 		} else {
 			res, err = x.knn(ctx, opt.K, opt.Search)
+			lastLists = res
 		}
 		if err != nil {
 			return nil, err
@@ -177,7 +204,17 @@ func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, e
 			add(res, idx)
 		}
 	}
-	a := coo.ToCSR()
+	*lists = nil
+	if opt.Labels == nil && opt.Eps == 0 {
+		*lists = lastLists
+	}
+	return finishGraph(coo.ToCSR(), opt, x)
+}
+
+// finishGraph symmetrizes the directed edges a by opt.Rule (an ε-graph is
+// symmetric already) and weighs them by opt.Weight (x gives the cosine
+// similarities; nil refuses CosineSimilarity).
+func finishGraph(a *sparse.CSR, opt GraphOptions, x points) (*sparse.CSR, error) {
 	first := func(v, _ float64) float64 { return v }
 	if opt.Rule == And && opt.Eps == 0 {
 		a = sparse.Intersection(a, a.Transpose(), first)
@@ -202,11 +239,72 @@ func buildGraph(ctx context.Context, x points, opt GraphOptions) (*sparse.CSR, e
 	case Binary:
 		a = a.Map(func(_, _ int, _ float64) float64 { return 1 })
 	case CosineSimilarity:
+		if x == nil {
+			return nil, fmt.Errorf("%w: cosine-similarity weights need the points, not only a graph", ErrInput)
+		}
 		a = a.Map(func(i, j int, _ float64) float64 { return x.cosine(i, j) })
 	default:
 		return nil, fmt.Errorf("%w: unknown weight %d", ErrInput, opt.Weight)
 	}
 	return a, nil
+}
+
+// FromGraph makes the graph opt describes from a graph g a user gives in
+// place of a neighbour search (edge weights = distances; directed, as a kNN
+// graph written by manifold neighbors, or symmetric): it is checked (n×n
+// for n points when n ≥ 0, finite non-negative weights; ValidateGraph),
+// its diagonal dropped, symmetrized by opt.Rule and weighted by opt.Weight
+// (Distance, Heat or Binary). opt.K, Eps, Labels and Search are not used.
+// Errors wrap ErrInput.
+func FromGraph(g *sparse.CSR, n int, opt GraphOptions) (*sparse.CSR, error) {
+	if err := ValidateGraph(g, n, false); err != nil {
+		return nil, err
+	}
+	r, _ := g.Dims()
+	coo := sparse.NewCOO(r, r, g.NNZ())
+	vals, ind, ptr := g.Values(), g.ColIdx(), g.RowPtr()
+	for i := 0; i < r; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			if ind[p] != i {
+				coo.Add(i, ind[p], vals[p])
+			}
+		}
+	}
+	opt.Eps = 0
+	return finishGraph(coo.ToCSR(), opt, nil)
+}
+
+// ListsFromGraph returns, from a graph a user gives (checked as FromGraph
+// does), the k nearest neighbours of every vertex as KNN returns them: the
+// k stored entries of smallest weight of its row (the diagonal skipped),
+// sorted by (weight, index). A row with fewer than k entries is an error
+// wrapping ErrInput.
+func ListsFromGraph(g *sparse.CSR, n, k int) (*Result, error) {
+	if err := ValidateGraph(g, n, false); err != nil {
+		return nil, err
+	}
+	r, _ := g.Dims()
+	res := &Result{Ptr: make([]int, r+1), Ind: make([]int, r*k), Dist: make([]float64, r*k)}
+	var d []float64
+	var j []int
+	for i := 0; i < r; i++ {
+		res.Ptr[i+1] = (i + 1) * k
+		cols, vals := g.Row(i)
+		d, j = d[:0], j[:0]
+		for c, col := range cols {
+			if col != i {
+				d = append(d, vals[c])
+				j = append(j, col)
+			}
+		}
+		if len(d) < k {
+			return nil, fmt.Errorf("%w: graph row %d has %d neighbour(s); %d are needed", ErrInput, i, len(d), k)
+		}
+		sortPairs(d, j)
+		copy(res.Ind[i*k:], j[:k])
+		copy(res.Dist[i*k:], d[:k])
+	}
+	return res, nil
 }
 
 // ValidateGraph checks a graph a user passes instead of building one: n×n

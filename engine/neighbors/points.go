@@ -69,7 +69,7 @@ func closestPair(res *Result, as, bs []int) (int, int, float64, error) {
 func (s *sparseData) n() int { r, _ := s.a.Dims(); return r }
 
 func (s *sparseData) knn(ctx context.Context, k int, opt Options) (*Result, error) {
-	return bruteKNN(ctx, newSparseSpace(opt.Metric, s.a, s.a), k, true)
+	return sparseKNN(ctx, s.a, k, opt)
 }
 
 func (s *sparseData) radius(ctx context.Context, eps float64, opt Options) (*Result, error) {

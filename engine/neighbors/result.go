@@ -66,6 +66,10 @@ const (
 	KDTree
 	// Brute forces blocked brute force on the backend's distance kernel.
 	Brute
+	// NNDescent makes KNN and KNNSparse approximate (KNNApprox with
+	// Options.Approx); searches of other queries (KNNQuery, Radius) stay
+	// exact with the automatic choice.
+	NNDescent
 )
 
 func (a Algorithm) String() string {
@@ -76,6 +80,8 @@ func (a Algorithm) String() string {
 		return "kd-tree"
 	case Brute:
 		return "brute"
+	case NNDescent:
+		return "nn-descent"
 	}
 	return fmt.Sprintf("Algorithm(%d)", int(a))
 }
@@ -89,6 +95,9 @@ type Options struct {
 	LeafSize int
 	// Impl is the backend for brute force (nil: backend.Active()).
 	Impl backend.Impl
+	// Approx configures the approximate search of Algorithm NNDescent
+	// (its Metric is Options.Metric).
+	Approx ApproxOptions
 }
 
 func (o Options) impl() backend.Impl {
@@ -121,6 +130,9 @@ const bruteCostPerPair = 64
 // dim = log₂(n·(dim + 64) / (10·dim·(leaf + k))): dim ≤ 11 at n = 10⁵,
 // k = 10, and for 3-D data from about 100 points.
 func (o Options) choose(m, n, dim, k int) Algorithm {
+	if o.Algorithm == NNDescent {
+		return NNDescent
+	}
 	if o.Metric == Cosine {
 		return Brute
 	}
@@ -137,12 +149,20 @@ func (o Options) choose(m, n, dim, k int) Algorithm {
 	return Brute
 }
 
+// Method returns the search that KNN or KNNQuery runs for m queries
+// against n points in dim dimensions, k neighbours each: Algorithm when set,
+// else the cost model's choice (KDTree or Brute).
+func (o Options) Method(m, n, dim, k int) Algorithm { return o.choose(m, n, dim, k) }
+
 // Flam is the predicted flam of a search of m queries against n points
 // in dim dimensions for about k neighbours each by the method choose
 // picks: flam.KNNBrute, or the k-d tree's queries and build (which run at
 // about a tenth of the Gemm rate).
 func (o Options) Flam(m, n, dim, k int) float64 {
-	if o.choose(m, n, dim, k) == KDTree {
+	switch o.choose(m, n, dim, k) {
+	case NNDescent:
+		return flam.KNNDescent(n, dim, k)
+	case KDTree:
 		return flam.KNNTreeQueries(m, dim, k, o.leafSize()) + flam.KNNTreeBuild(n, dim)
 	}
 	return flam.KNNBrute(m, n, dim)

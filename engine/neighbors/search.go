@@ -103,6 +103,21 @@ func KNNSparse(ctx context.Context, x *sparse.CSR, k int, opt Options) (*Result,
 	if err := finiteCSR("x", x); err != nil {
 		return nil, err
 	}
+	return sparseKNN(ctx, x, k, opt)
+}
+
+// sparseKNN is the self search of sparse rows: NN-descent when asked (and
+// k ≥ 1), brute force otherwise.
+func sparseKNN(ctx context.Context, x *sparse.CSR, k int, opt Options) (*Result, error) {
+	if opt.Algorithm == NNDescent && k > 0 {
+		a := opt.Approx
+		a.Metric = opt.Metric
+		if err := a.check(); err != nil {
+			return nil, err
+		}
+		res, _, err := nnDescent(ctx, newSparseVecs(x, opt.Metric), k, a)
+		return res, err
+	}
 	return bruteKNN(ctx, newSparseSpace(opt.Metric, x, x), k, true)
 }
 
@@ -154,6 +169,18 @@ func key(m Metric, d float64) float64 {
 }
 
 func knnDense(ctx context.Context, x, q blas64.General, k int, self bool, opt Options) (*Result, error) {
+	if opt.Algorithm == NNDescent {
+		if self && k > 0 {
+			a := opt.Approx
+			a.Metric = opt.Metric
+			if err := a.check(); err != nil {
+				return nil, err
+			}
+			res, _, err := nnDescent(ctx, newDense32(x, opt.Metric), k, a)
+			return res, err
+		}
+		opt.Algorithm = Auto // queries: exact
+	}
 	if opt.Metric == Cosine {
 		xh := normalizedCopy(x)
 		qh := xh
@@ -188,6 +215,9 @@ func radiusDense(ctx context.Context, x, q blas64.General, eps float64, self boo
 			qh = normalizedCopy(q)
 		}
 		return bruteRadius(ctx, &cosineSpace{impl: opt.impl(), x: xh, q: qh}, eps, self)
+	}
+	if opt.Algorithm == NNDescent {
+		opt.Algorithm = Auto // ε-neighbourhoods: exact
 	}
 	switch opt.choose(q.Rows, x.Rows, x.Cols, opt.leafSize()) {
 	case KDTree:

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+const neighborsHelp = `usage: manifold neighbors -k K [-neighbors auto|exact|approx] -in FILE -out GRAPH.mtx [-report FILE.json]
+
+Finds the K nearest other rows of every row of -in (Euclidean distances)
+and writes them as a MatrixMarket coordinate file: row i, column j (1-based),
+value = the distance, K entries per row sorted by distance, the row itself
+excluded. -neighbors approx (or auto on large inputs) uses NN-descent and
+reports its recall measured on a sample of rows (-report).
+
+flags:
+`
+
+func cmdNeighbors(ctx context.Context, args []string, e env) error {
+	fs := newFlagSet("neighbors", neighborsHelp, e)
+	k := fs.Int("k", 0, "neighbours per row `K` (required)")
+	search := fs.String("neighbors", "auto", "the search: auto (exact while affordable), exact or approx (NN-descent)")
+	in := fs.String("in", "", "input `FILE`: .csv, .csv.gz, .npy, .mtx or .mtx.gz, rows = samples (required)")
+	out := fs.String("out", "", "output `GRAPH.mtx` (required)")
+	report := fs.String("report", "", "write the stage report to `FILE.json`")
+	seed := fs.Uint64("seed", 0, "random seed `S` of the approximate search")
+	sample := fs.Int("recall-sample", 200, "rows whose exact neighbours measure an approximate search's recall (0: none)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	set := setFlags(fs)
+	switch {
+	case !set["k"]:
+		return errors.New("-k is required")
+	case *k < 1:
+		return fmt.Errorf("-k must be at least 1, got %d", *k)
+	case *in == "":
+		return errors.New("-in is required")
+	case *out == "":
+		return errors.New("-out is required")
+	case !strings.HasSuffix(strings.ToLower(*out), ".mtx"):
+		return fmt.Errorf("-out %s: the graph is a MatrixMarket file; name it GRAPH.mtx", *out)
+	case *sample < 0:
+		return fmt.Errorf("-recall-sample must be at least 0, got %d", *sample)
+	}
+	mode, err := engine.ParseNeighbors(*search)
+	if err != nil {
+		return fmt.Errorf("-neighbors %q: want auto, exact or approx", *search)
+	}
+	limit := budget(0, false)
+	x, err := dataio.ReadMatrixFileCtx(ctx, *in, readLimits(limit))
+	if err != nil {
+		return err
+	}
+	n, d := x.Dims()
+	opts := engine.Options{MaxBytes: limit, Neighbors: engine.Neighbors{Search: mode, Approx: neighbors.ApproxOptions{Seed: *seed}, RecallSample: *sample}}
+	if *sample == 0 {
+		opts.Neighbors.RecallSample = -1
+	}
+	res, rep, err := engine.KNNGraph{K: *k, Options: opts}.Search(ctx, x)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", *in, err)
+	}
+	if err := writeKNNMatrixMarket(*out, res, n); err != nil {
+		return err
+	}
+	if *report != "" {
+		return writeReport(*report, *rep, *in, "", n, d, nil)
+	}
+	return nil
+}
+
+// writeKNNMatrixMarket writes the lists res of n points as an n×n
+// MatrixMarket coordinate real general matrix: entry (i+1, j+1) = distance.
+func writeKNNMatrixMarket(path string, res *neighbors.Result, n int) error {
+	return writeFile(path, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 1<<20)
+		fmt.Fprintln(w, "%%MatrixMarket matrix coordinate real general")
+		fmt.Fprintln(w, "% k-nearest-neighbour graph: row i holds the neighbours of point i (self excluded), value = distance")
+		fmt.Fprintf(w, "%d %d %d\n", n, n, len(res.Ind))
+		var buf []byte
+		for i := 0; i < res.Len(); i++ {
+			js, ds := res.Row(i)
+			for c, j := range js {
+				buf = strconv.AppendInt(buf[:0], int64(i+1), 10)
+				buf = append(buf, ' ')
+				buf = strconv.AppendInt(buf, int64(j+1), 10)
+				buf = append(buf, ' ')
+				buf = strconv.AppendFloat(buf, ds[c], 'g', -1, 64)
+				buf = append(buf, '\n')
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+			}
+		}
+		return w.Flush()
+	})
+}
+
+// readGraph reads a -graph file (.mtx or .mtx.gz) as CSR, within the
+// reading limits of the budget (bytes; 0: none).
+func readGraph(ctx context.Context, path string, budget int64) (*sparse.CSR, error) {
+	m, err := dataio.ReadMatrixFileCtx(ctx, path, readLimits(budget))
+	if err != nil {
+		return nil, err
+	}
+	g, ok := m.(*sparse.CSR)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a sparse MatrixMarket matrix", path)
+	}
+	return g, nil
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// manifold neighbors writes the kNN lists as MatrixMarket (1-based, k per
+// row, self excluded, value = distance), equal to the exact search's; the
+// approximate search reports its sampled recall; bad flags fail on one line.
+func TestNeighborsCommand(t *testing.T) {
+	dir := t.TempDir()
+	x := testData(t, dir)
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "exact", "-in", "roll.csv", "-out", "g.mtx", "-report", "r.json")
+	g, err := sparse.ReadMatrixMarketFile(filepath.Join(dir, "g.mtx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := neighbors.KNN(context.Background(), x, 6, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := g.Dims(); r != 120 || c != 120 || g.NNZ() != 120*6 {
+		t.Fatalf("graph %d×%d with %d entries", r, c, g.NNZ())
+	}
+	for i := 0; i < 120; i++ {
+		js, ds := want.Row(i)
+		for c, j := range js {
+			if i == j {
+				t.Fatalf("row %d holds itself", i)
+			}
+			if v := g.At(i, j); math.Abs(v-ds[c]) > 1e-15*(1+ds[c]) {
+				t.Fatalf("entry (%d, %d) = %v, distance %v", i, j, v, ds[c])
+			}
+		}
+	}
+	var rep struct {
+		Stages []struct {
+			Name, Search string
+			Recall       *neighbors.RecallEstimate
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Stages) != 1 || (rep.Stages[0].Search != "exact kd-tree" && rep.Stages[0].Search != "exact brute") || rep.Stages[0].Recall != nil {
+		t.Fatalf("exact report stages %+v", rep.Stages)
+	}
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "approx", "-in", "roll.csv", "-out", "a.mtx", "-report", "ra.json", "-recall-sample", "50")
+	b, _ = os.ReadFile(filepath.Join(dir, "ra.json"))
+	rep.Stages = nil
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Stages) != 1 || rep.Stages[0].Search != "nn-descent" || rep.Stages[0].Recall == nil || rep.Stages[0].Recall.Sample != 50 || rep.Stages[0].Recall.Recall < 0.95 {
+		t.Fatalf("approximate report stages %+v", rep.Stages)
+	}
+	mustFail(t, dir, []string{"-k is required"}, "neighbors", "-in", "roll.csv", "-out", "g.mtx")
+	mustFail(t, dir, []string{"-neighbors", "auto, exact or approx"}, "neighbors", "-k", "3", "-neighbors", "fast", "-in", "roll.csv", "-out", "g.mtx")
+	mustFail(t, dir, []string{"GRAPH.mtx"}, "neighbors", "-k", "3", "-in", "roll.csv", "-out", "g.csv")
+	mustFail(t, dir, []string{"roll.csv", "k = 120"}, "neighbors", "-k", "120", "-in", "roll.csv", "-out", "g.mtx")
+	mustFail(t, dir, []string{"-neighbors does not apply to method pca"}, "embed", "-method", "pca", "-in", "roll.csv", "-neighbors", "approx")
+	r := mustSucceed(t, dir, "embed", "-method", "isomap", "-k", "8", "-in", "roll.csv", "-neighbors", "approx", "-report", "e.json")
+	if r.stdout == "" {
+		t.Fatal("embed -neighbors approx wrote nothing")
+	}
+	// The graph written by neighbors, given back to embed: the same
+	// embedding as embed's own search.
+	own := parseCSV(t, mustSucceed(t, dir, "embed", "-method", "isomap", "-k", "6", "-in", "roll.csv").stdout)
+	given := parseCSV(t, mustSucceed(t, dir, "embed", "-method", "isomap", "-k", "6", "-in", "roll.csv", "-graph", "g.mtx").stdout)
+	if !equalApprox(own, given, 1e-9) {
+		t.Fatal("embed -graph g.mtx differs from embed's own 6-NN graph")
+	}
+	mustFail(t, dir, []string{"-graph does not apply to method pca"}, "embed", "-method", "pca", "-in", "roll.csv", "-graph", "g.mtx")
+	mustFail(t, dir, []string{"-graph replaces the neighbour search"}, "embed", "-method", "isomap", "-in", "roll.csv", "-graph", "g.mtx", "-eps", "1")
+	putFile(t, filepath.Join(dir, "small.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 0.5\n")
+	mustFail(t, dir, []string{"small.mtx", "3 vertices for 120 points"}, "embed", "-method", "isomap", "-in", "roll.csv", "-graph", "small.mtx")
+}

@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// knnCSR is the directed kNN graph of x (row i: its k nearest, value =
+// distance), as manifold neighbors writes it.
+func knnCSR(t *testing.T, x mat.Matrix, k int) *sparse.CSR {
+	t.Helper()
+	res, err := neighbors.KNN(context.Background(), x, k, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Len()
+	coo := sparse.NewCOO(n, n, n*k)
+	for i := 0; i < n; i++ {
+		js, ds := res.Row(i)
+		for c, j := range js {
+			coo.Add(i, j, ds[c])
+		}
+	}
+	return coo.ToCSR()
+}
+
+// A given kNN graph gives the embedding the method's own search gives
+// (Isomap, Laplacian eigenmaps through the graph; LLE through the lists),
+// Transform still maps new rows, and bad graphs are refused.
+func TestGivenGraph(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(600, 0.05, 11)
+	g := knnCSR(t, x, 10)
+	given := Options{Neighbors: Neighbors{Graph: g}}
+
+	own, err := Isomap{K: 10}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withGraph, err := Isomap{K: 10, Options: given}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := procrustes(t, own.Embedding(), withGraph.Embedding()); d > 1e-10 {
+		t.Errorf("Isomap: Procrustes disparity %g between the given and the searched graph", d)
+	}
+	if st := stageOf(t, withGraph.Report(), "neighbors"); st.Search != "given graph" {
+		t.Errorf("Isomap stage search %q", st.Search)
+	}
+	z, err := withGraph.Transform(ctx, x.Slice(0, 5, 0, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := procrustes(t, mat.DenseCopyOf(z), mat.DenseCopyOf(withGraph.Embedding().Slice(0, 5, 0, 2))); d > 1e-6 {
+		t.Errorf("Transform of training rows: disparity %g", d)
+	}
+
+	lap, err := LaplacianEigenmaps{K: 10}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lapG, err := LaplacianEigenmaps{K: 10, Options: given}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := procrustes(t, lap.Embedding(), lapG.Embedding()); d > 1e-8 {
+		t.Errorf("Laplacian eigenmaps: disparity %g", d)
+	}
+
+	lle, err := LLE{K: 10}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lleG, err := LLE{K: 10, Options: given}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := procrustes(t, lle.Embedding(), lleG.Embedding()); d > 1e-8 {
+		t.Errorf("LLE: disparity %g", d)
+	}
+	if _, err := (LLE{K: 12, Options: given}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("LLE k = 12 from a 10-NN graph: err = %v", err)
+	}
+
+	bad := map[string]*sparse.CSR{
+		"wrong size":   knnCSR(t, x.Slice(0, 500, 0, 3), 10),
+		"not square":   sparse.Zero(600, 601),
+		"negative":     g.Map(func(i, j int, v float64) float64 { return -v }),
+		"not a number": g.Map(func(i, j int, v float64) float64 { return math.NaN() }),
+	}
+	for name, b := range bad {
+		if _, err := (Isomap{K: 10, Options: Options{Neighbors: Neighbors{Graph: b}}}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+	if _, err := (Isomap{Eps: 2, Options: given}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("ε with a graph: err = %v", err)
+	}
+
+	// Two clusters: the policies apply to a given graph as to a searched one.
+	two := mat.NewDense(40, 2, nil)
+	for i := 0; i < 40; i++ {
+		two.Set(i, 0, float64(i%20)+100*float64(i/20))
+		two.Set(i, 1, float64(i%3))
+	}
+	g2 := Options{Neighbors: Neighbors{Graph: knnCSR(t, two, 4)}}
+	if _, err := (Isomap{K: 4, Options: g2}).Fit(ctx, two); !errors.Is(err, ErrDisconnected) {
+		t.Errorf("two components: err = %v", err)
+	}
+	if _, err := (Isomap{K: 4, Disconnected: DisconnectedConnect, Options: g2}).Fit(ctx, two); err != nil {
+		t.Errorf("two components, connect: %v", err)
+	}
+}

@@ -1,0 +1,373 @@
+package neighbors
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+)
+
+// Index answers approximate k-nearest-neighbour queries against the rows
+// it was built on, as pynndescent's query does: a random-projection tree
+// leads a query to a leaf, whose points start a best-first search of the
+// rows' neighbour graph (each row's NN-descent neighbours and the rows
+// that have it as a neighbour), which keeps the Width closest rows seen and
+// expands the closest unexpanded one until none is closer than the
+// farthest kept. Dense rows, Euclidean or cosine distance. An Index is safe
+// for concurrent queries.
+type Index struct {
+	v     *dense32
+	adjP  []int32 // adjacency: row i's graph neighbours are adj[adjP[i]:adjP[i+1]]
+	adj   []int32
+	nodes []rpNode
+	perm  []int32
+}
+
+// NewIndex builds the index of the rows of x: their k-nearest-neighbour
+// graph by KNNApprox (returned too) and one random-projection tree. It
+// keeps a float32 copy of the rows (n·D·4 bytes) and the graph (about
+// 8·n·k bytes). Errors as KNNApprox.
+func NewIndex(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Index, *Result, error) {
+	g, err := rowMajor("x", x)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkApprox(g.Rows, k, opt); err != nil {
+		return nil, nil, err
+	}
+	res, _, err := nnDescent(ctx, newDense32(g, opt.Metric), k, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := IndexFromLists(ctx, x, res, opt)
+	return ix, res, err
+}
+
+// IndexFromLists builds the index of the rows of x from neighbour lists
+// already found for them (by KNN or KNNApprox; any number per row).
+// opt gives the metric, the seed and the leaf size of the tree.
+func IndexFromLists(ctx context.Context, x mat.Matrix, lists *Result, opt ApproxOptions) (*Index, error) {
+	g, err := rowMajor("x", x)
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	n := g.Rows
+	if lists.Len() != n {
+		return nil, fmt.Errorf("%w: %d neighbour lists for %d rows", ErrInput, lists.Len(), n)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: an index of no rows", ErrInput)
+	}
+	for _, j := range lists.Ind {
+		if j < 0 || j >= n {
+			return nil, fmt.Errorf("%w: neighbour %d of %d rows", ErrInput, j, n)
+		}
+	}
+	ix := &Index{v: newDense32(g, opt.Metric)}
+	// The graph: forward and reverse edges, each row's list deduplicated.
+	deg := make([]int32, n+1)
+	for i := 0; i < n; i++ {
+		js, _ := lists.Row(i)
+		for _, j := range js {
+			if j != i {
+				deg[i+1]++
+				deg[j+1]++
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		deg[i+1] += deg[i]
+	}
+	adj := make([]int32, deg[n])
+	fill := append([]int32(nil), deg[:n]...)
+	for i := 0; i < n; i++ {
+		js, _ := lists.Row(i)
+		for _, j := range js {
+			if j != i {
+				adj[fill[i]] = int32(j)
+				fill[i]++
+				adj[fill[j]] = int32(i)
+				fill[j]++
+			}
+		}
+	}
+	ix.adjP, ix.adj = deg, adj
+	k := 1
+	if n > 0 {
+		k = max(1, len(lists.Ind)/n)
+	}
+	leaf := opt.leafSize(k)
+	ix.perm, _ = growTreeNodes(ctx, ix.v, leaf, rand.New(rand.NewPCG(opt.Seed, 0x9e7e)), &ix.nodes)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// Len returns the number of rows indexed.
+func (ix *Index) Len() int { return ix.v.n() }
+
+// Query returns approximate k nearest rows of the index for every row of q
+// (nothing excluded: a query equal to an indexed row finds it at distance
+// 0), sorted by distance then index, with distances computed in float64
+// as KNNQuery reports them. width ≥ k is the number of candidates the
+// search keeps (larger: slower and closer to exact; 0: max(2k, 30)).
+// Errors wrap ErrInput (k not in [1, Len()], q's width, NaN or Inf).
+func (ix *Index) Query(ctx context.Context, q mat.Matrix, k, width int) (*Result, error) {
+	g, err := rowMajor("queries", q)
+	if err != nil {
+		return nil, err
+	}
+	n, dim := ix.v.n(), ix.v.dim
+	if g.Rows > 0 && g.Cols != dim {
+		return nil, fmt.Errorf("%w: queries have %d columns, the index %d", ErrInput, g.Cols, dim)
+	}
+	if k < 1 || k > n {
+		return nil, fmt.Errorf("%w: k = %d neighbours asked of %d indexed rows", ErrInput, k, n)
+	}
+	if width <= 0 {
+		width = max(2*k, 30)
+	}
+	width = min(max(width, k), n)
+	m := g.Rows
+	res := &Result{Ptr: make([]int, m+1), Ind: make([]int, m*k), Dist: make([]float64, m*k)}
+	for i := range res.Ptr {
+		res.Ptr[i] = i * k
+	}
+	err = backend.ParallelForCtx(ctx, m, 64, func(lo, hi int) {
+		s := newSearcher(ix, width)
+		qv := make([]float32, dim)
+		for i := lo; i < hi; i++ {
+			row := g.Data[i*g.Stride : i*g.Stride+dim]
+			s.search(ix, row, qv)
+			js, ds := res.Ind[i*k:(i+1)*k], res.Dist[i*k:(i+1)*k]
+			// The kept candidates, best first by the float32 key; the
+			// reported distances in float64.
+			sortKept(s.keyD, s.keyJ)
+			for c := 0; c < k; c++ {
+				j := int(s.keyJ[c])
+				js[c] = j
+				ds[c] = ix.exactQuery(row, j)
+			}
+			sortPairs(ds, js)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// exactQuery is the reported distance of a query row to indexed row j.
+func (ix *Index) exactQuery(row []float64, j int) float64 {
+	o := ix.v.orig
+	b := o.Data[j*o.Stride : j*o.Stride+ix.v.dim]
+	if ix.v.metric == Cosine {
+		var dot, na, nb float64
+		for c, v := range row {
+			dot += v * b[c]
+			na += v * v
+			nb += b[c] * b[c]
+		}
+		if na == 0 || nb == 0 {
+			return 1
+		}
+		return math.Max(0, 1-dot/math.Sqrt(na*nb))
+	}
+	return math.Sqrt(sqDist(row, b))
+}
+
+// searcher is one goroutine's scratch for queries: the visited stamps, the
+// kept candidates (a max-heap on (key, index) of at most width) and the
+// frontier (a min-heap).
+type searcher struct {
+	stamp      []uint32
+	gen        uint32
+	keyD       []float32
+	keyJ       []int32
+	width      int
+	frontD     []float32
+	frontJ     []int32
+	qsq        float32
+	normalized bool
+}
+
+func newSearcher(ix *Index, width int) *searcher {
+	return &searcher{stamp: make([]uint32, ix.v.n()), width: width}
+}
+
+func (s *searcher) key(ix *Index, qv []float32, j int32) float32 {
+	dot := sdot.Sdot(ix.v.dim, qv, 1, ix.v.x[int(j)*ix.v.dim:], 1)
+	if ix.v.metric == Cosine {
+		return max(0, 1-dot)
+	}
+	return max(0, s.qsq+ix.v.sq[j]-2*dot)
+}
+
+// search runs one query: the tree's leaf, then the best-first walk.
+func (s *searcher) search(ix *Index, row []float64, qv []float32) {
+	scale := 1.0
+	if ix.v.metric == Cosine {
+		t := 0.0
+		for _, v := range row {
+			t += v * v
+		}
+		if t > 0 {
+			scale = 1 / math.Sqrt(t)
+		}
+	}
+	var sq float64
+	for c, v := range row {
+		qv[c] = float32(v * scale)
+		sq += float64(qv[c]) * float64(qv[c])
+	}
+	s.qsq = float32(sq)
+	s.gen++
+	if s.gen == 0 { // wrapped: clear the stamps
+		clear(s.stamp)
+		s.gen = 1
+	}
+	s.keyD, s.keyJ = s.keyD[:0], s.keyJ[:0]
+	s.frontD, s.frontJ = s.frontD[:0], s.frontJ[:0]
+	// Down the tree.
+	nd := &ix.nodes[0]
+	for nd.left >= 0 {
+		next := nd.right
+		if !nd.degenerate && sdot.Sdot(ix.v.dim, nd.normal, 1, qv, 1)+nd.off < 0 {
+			next = nd.left
+		}
+		nd = &ix.nodes[next]
+	}
+	for _, j := range ix.perm[nd.lo:nd.hi] {
+		s.visit(ix, qv, j)
+	}
+	// Best first.
+	for len(s.frontD) > 0 {
+		d, c := s.popFront()
+		if len(s.keyD) == s.width && d > s.keyD[0] {
+			break
+		}
+		for _, j := range ix.adj[ix.adjP[c]:ix.adjP[c+1]] {
+			s.visit(ix, qv, j)
+		}
+	}
+	// A graph component smaller than the width: fill from the other rows.
+	for j := 0; len(s.keyD) < s.width && j < len(s.stamp); j++ {
+		s.visit(ix, qv, int32(j))
+	}
+}
+
+// visit computes the key of row j once per query and keeps it (and adds
+// it to the frontier) when it beats the farthest kept candidate.
+func (s *searcher) visit(ix *Index, qv []float32, j int32) {
+	if s.stamp[j] == s.gen {
+		return
+	}
+	s.stamp[j] = s.gen
+	d := s.key(ix, qv, j)
+	if len(s.keyD) == s.width && !worse(s.keyD[0], s.keyJ[0], d, j) {
+		return
+	}
+	s.keep(d, j)
+	s.pushFront(d, j)
+}
+
+// keep inserts (d, j) into the max-heap of kept candidates, dropping the
+// worst when full.
+func (s *searcher) keep(d float32, j int32) {
+	if len(s.keyD) < s.width {
+		s.keyD = append(s.keyD, d)
+		s.keyJ = append(s.keyJ, j)
+		i := len(s.keyD) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !worse(d, j, s.keyD[p], s.keyJ[p]) {
+				break
+			}
+			s.keyD[i], s.keyJ[i] = s.keyD[p], s.keyJ[p]
+			i = p
+		}
+		s.keyD[i], s.keyJ[i] = d, j
+		return
+	}
+	n := len(s.keyD)
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && worse(s.keyD[c+1], s.keyJ[c+1], s.keyD[c], s.keyJ[c]) {
+			c++
+		}
+		if !worse(s.keyD[c], s.keyJ[c], d, j) {
+			break
+		}
+		s.keyD[i], s.keyJ[i] = s.keyD[c], s.keyJ[c]
+		i = c
+	}
+	s.keyD[i], s.keyJ[i] = d, j
+}
+
+// pushFront and popFront are the frontier's min-heap on (key, index).
+func (s *searcher) pushFront(d float32, j int32) {
+	s.frontD = append(s.frontD, d)
+	s.frontJ = append(s.frontJ, j)
+	i := len(s.frontD) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !worse(s.frontD[p], s.frontJ[p], d, j) {
+			break
+		}
+		s.frontD[i], s.frontJ[i] = s.frontD[p], s.frontJ[p]
+		i = p
+	}
+	s.frontD[i], s.frontJ[i] = d, j
+}
+
+func (s *searcher) popFront() (float32, int32) {
+	d, j := s.frontD[0], s.frontJ[0]
+	n := len(s.frontD) - 1
+	ld, lj := s.frontD[n], s.frontJ[n]
+	s.frontD, s.frontJ = s.frontD[:n], s.frontJ[:n]
+	if n == 0 {
+		return d, j
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && worse(s.frontD[c], s.frontJ[c], s.frontD[c+1], s.frontJ[c+1]) {
+			c++
+		}
+		if !worse(ld, lj, s.frontD[c], s.frontJ[c]) {
+			break
+		}
+		s.frontD[i], s.frontJ[i] = s.frontD[c], s.frontJ[c]
+		i = c
+	}
+	s.frontD[i], s.frontJ[i] = ld, lj
+	return d, j
+}
+
+// sortKept sorts the kept candidates by (key, index), best first.
+func sortKept(d []float32, j []int32) {
+	for a := 1; a < len(d); a++ {
+		dv, jv := d[a], j[a]
+		b := a
+		for b > 0 && worse(d[b-1], j[b-1], dv, jv) {
+			d[b], j[b] = d[b-1], j[b-1]
+			b--
+		}
+		d[b], j[b] = dv, jv
+	}
+}

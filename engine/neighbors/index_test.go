@@ -1,0 +1,146 @@
+package neighbors_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/neighbors"
+)
+
+// Queries of new points (other points of the same roll) against an index
+// of 4000 points: recall@10 against the exact KNNQuery; indexed rows find
+// themselves at distance 0; the same answers with 1 and 2 goroutines.
+func TestIndexQuery(t *testing.T) {
+	all := roll(5000, 50, 61)
+	x := mat.DenseCopyOf(all.Slice(0, 4000, 0, 50))
+	q := mat.DenseCopyOf(all.Slice(4000, 5000, 0, 50))
+	ix, lists, err := neighbors.NewIndex(ctx, x, 15, neighbors.ApproxOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != 4000 || lists.Len() != 4000 {
+		t.Fatalf("index of %d rows, %d lists", ix.Len(), lists.Len())
+	}
+	want, err := neighbors.KNNQuery(ctx, x, q, 10, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		width int
+		min   float64
+	}{{0, 0.99}, {10, 0.9}, {60, 0.995}} {
+		got, err := ix.Query(ctx, q, 10, c.width)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := neighbors.Recall(got, want)
+		t.Logf("width %d: recall@10 %.4f", c.width, r)
+		if r < c.min {
+			t.Errorf("width %d: recall@10 %.4f < %v", c.width, r, c.min)
+		}
+		for i := 0; i < 1000; i += 97 {
+			js, ds := got.Row(i)
+			for p, j := range js {
+				if d := euclid(q.RawRowView(i), x.RawRowView(j)); math.Abs(ds[p]-d) > 1e-12*(1+d) {
+					t.Fatalf("query %d: distance to %d is %v, direct %v", i, j, ds[p], d)
+				}
+			}
+		}
+	}
+	self, err := ix.Query(ctx, x.Slice(0, 200, 0, 50), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		js, ds := self.Row(i)
+		if ds[0] != 0 || (js[0] != i && euclid(x.RawRowView(i), x.RawRowView(js[0])) != 0) {
+			t.Fatalf("indexed row %d: nearest %d at %v", i, js[0], ds[0])
+		}
+	}
+	run := func(p int) *neighbors.Result {
+		old := runtime.GOMAXPROCS(p)
+		defer runtime.GOMAXPROCS(old)
+		r, err := ix.Query(ctx, q, 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := run(1), run(2)
+	if !slices.Equal(a.Ind, b.Ind) {
+		t.Fatal("queries differ between GOMAXPROCS 1 and 2")
+	}
+}
+
+// A graph that falls apart (two far clusters) still gives k answers, and
+// bad queries are refused.
+func TestIndexErrorsAndComponents(t *testing.T) {
+	x := mat.NewDense(60, 2, nil)
+	for i := 0; i < 60; i++ {
+		x.Set(i, 0, float64(i%30)+1000*float64(i/30))
+		x.Set(i, 1, float64(i%7))
+	}
+	ix, _, err := neighbors.NewIndex(ctx, x, 3, neighbors.ApproxOptions{LeafSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mat.NewDense(1, 2, []float64{500, 0})
+	res, err := ix.Query(ctx, q, 40, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, _ := res.Row(0); len(js) != 40 {
+		t.Fatalf("%d answers", len(js))
+	}
+	for _, c := range []struct {
+		q mat.Matrix
+		k int
+	}{{q, 0}, {q, 61}, {mat.NewDense(1, 3, nil), 2}, {mat.NewDense(1, 2, []float64{math.NaN(), 0}), 2}} {
+		if _, err := ix.Query(ctx, c.q, c.k, 0); !errors.Is(err, neighbors.ErrInput) {
+			t.Errorf("k = %d: err = %v", c.k, err)
+		}
+	}
+	c, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := ix.Query(c, q, 2, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// Queries of USPS digits (rows 6000–6999) against an index of rows 0–5999.
+func TestIndexUSPS(t *testing.T) {
+	if raceOn {
+		t.Skip("large case: skipped under the race detector")
+	}
+	all := usps(t, 7000)
+	x := mat.DenseCopyOf(all.Slice(0, 6000, 0, 256))
+	q := mat.DenseCopyOf(all.Slice(6000, 7000, 0, 256))
+	ix, _, err := neighbors.NewIndex(ctx, x, 15, neighbors.ApproxOptions{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := neighbors.KNNQuery(ctx, x, q, 10, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		width int
+		min   float64
+	}{{10, 0.9}, {0, 0.97}, {60, 0.99}} {
+		got, err := ix.Query(ctx, q, 10, c.width)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := neighbors.Recall(got, want)
+		t.Logf("USPS, width %d: recall@10 %.4f", c.width, r)
+		if r < c.min {
+			t.Errorf("USPS, width %d: recall@10 %.4f < %v", c.width, r, c.min)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package neighbors_test
+
+const raceOn = false

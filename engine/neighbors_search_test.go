@@ -1,0 +1,210 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+)
+
+// stageOf returns the named stage of a report.
+func stageOf(t *testing.T, rep Report, name string) Stage {
+	t.Helper()
+	for _, s := range rep.Stages {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no stage %q in %+v", name, rep.Stages)
+	return Stage{}
+}
+
+// The auto rule: exact while the exact search's predicted flam is at most
+// AutoApproxFlam (10,000 × 256 brute force: 2.6e10), approximate beyond
+// (12,000 × 256: 3.7e10); 3-D data go to the k-d tree at any size; exact
+// and approx force the choice; a k of 0 (ε-graphs) is never approximate.
+func TestNeighborsAutoRule(t *testing.T) {
+	cases := []struct {
+		n, d, k int
+		search  NeighborSearch
+		approx  bool
+	}{
+		{10000, 256, 15, NeighborsAuto, false},
+		{12000, 256, 15, NeighborsAuto, true},
+		{1000000, 256, 15, NeighborsAuto, true},
+		{1000000, 3, 10, NeighborsAuto, false},
+		{100, 3, 10, NeighborsApprox, true},
+		{1000000, 256, 15, NeighborsExact, false},
+		{1000000, 256, 0, NeighborsApprox, false},
+	}
+	for _, c := range cases {
+		r := &run{method: "test", opts: Options{Neighbors: Neighbors{Search: c.search}}}
+		opt, err := r.knnSearch(c.n, c.d, c.n*c.d, c.k, neighbors.Euclidean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := opt.Algorithm == neighbors.NNDescent; got != c.approx {
+			t.Errorf("%d×%d, k = %d, %v: approximate = %v, want %v", c.n, c.d, c.k, c.search, got, c.approx)
+		}
+	}
+	if f := (neighbors.Options{}).Flam(10000, 10000, 256, 15); f > AutoApproxFlam {
+		t.Errorf("10,000 × 256 predicts %g flam, above the threshold", f)
+	}
+}
+
+func TestParseNeighbors(t *testing.T) {
+	for s, want := range map[string]NeighborSearch{"": NeighborsAuto, "auto": NeighborsAuto, "exact": NeighborsExact, "approx": NeighborsApprox, "approximate": NeighborsApprox} {
+		got, err := ParseNeighbors(s)
+		if err != nil || got != want {
+			t.Errorf("%q: %v, %v", s, got, err)
+		}
+		if s != "" && s != "approximate" && got.String() != s {
+			t.Errorf("%v prints as %q", got, got.String())
+		}
+	}
+	if _, err := ParseNeighbors("fast"); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("fast: %v", err)
+	}
+}
+
+// Isomap on a 3-D swiss roll with the approximate search: the stage says
+// nn-descent and measures its recall on 200 points; where the approximate
+// graph equals the exact one (recall 1), the embedding is the exact
+// search's (Procrustes ≤ 1e-6). Bad knobs are refused.
+func TestIsomapApproxNeighbors(t *testing.T) {
+	x, _ := datasets.SwissRoll(1500, 0.05, 3)
+	exact, err := Isomap{K: 10}.Fit(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := stageOf(t, exact.Report(), "neighbors"); st.Search != "exact kd-tree" || st.Recall != nil {
+		t.Fatalf("exact stage: search %q, recall %+v", st.Search, st.Recall)
+	}
+	approx, err := Isomap{K: 10, Options: Options{Neighbors: Neighbors{Search: NeighborsApprox}}}.Fit(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := stageOf(t, approx.Report(), "neighbors")
+	if st.Search != "nn-descent" || st.Recall == nil || st.Recall.Sample != 200 {
+		t.Fatalf("approximate stage: search %q, recall %+v", st.Search, st.Recall)
+	}
+	full, _, err := neighbors.KNNApprox(context.Background(), x, 10, neighbors.ApproxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := neighbors.KNN(context.Background(), x, 10, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := neighbors.Recall(full, ref)
+	t.Logf("recall: sampled %.4f ± %.4f, full %.4f", st.Recall.Recall, st.Recall.StdErr, rec)
+	if st.Recall.Recall < 0.99 || rec < 0.99 {
+		t.Fatalf("recall %v (sampled), %v (full)", st.Recall.Recall, rec)
+	}
+	if rec == 1 {
+		if d := procrustes(t, exact.Embedding(), approx.Embedding()); d > 1e-6 {
+			t.Fatalf("equal graphs, Procrustes disparity %g", d)
+		}
+	}
+	for _, o := range []Neighbors{{Search: 9}, {Approx: neighbors.ApproxOptions{Trees: -2}}} {
+		if _, err := (Isomap{K: 10, Options: Options{Neighbors: o}}).Fit(context.Background(), x); !errors.Is(err, ErrBadSetting) {
+			t.Errorf("%+v: err = %v", o, err)
+		}
+	}
+}
+
+// LLE, LTSA and Laplacian eigenmaps take the same setting (the directed
+// lists of LLE and LTSA, the graph of Laplacian eigenmaps), on dense and
+// sparse rows.
+func TestApproxNeighborsOtherMethods(t *testing.T) {
+	roll, _ := datasets.SwissRoll(1200, 0.05, 5)
+	x, err := datasets.Embed(roll, 20, 0.01, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Neighbors: Neighbors{Search: NeighborsApprox, RecallSample: 100}}
+	check := func(name string, rep Report) {
+		t.Helper()
+		st := stageOf(t, rep, "neighbors")
+		if st.Search != "nn-descent" || st.Recall == nil || st.Recall.Sample != 100 || st.Recall.Recall < 0.98 {
+			t.Errorf("%s: search %q, recall %+v", name, st.Search, st.Recall)
+		}
+	}
+	lle, err := LLE{K: 10, Options: opts}.Fit(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("LLE", lle.Report())
+	ltsa, err := LTSA{K: 10, Options: opts}.Fit(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("LTSA", ltsa.Report())
+	lap, err := LaplacianEigenmaps{K: 10, Options: opts}.Fit(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Laplacian eigenmaps", lap.Report())
+}
+
+// Transform of an Isomap model fitted with the approximate search queries
+// its training rows through a neighbors.Index (rebuilt after Save and
+// Load): on new points of the same roll it maps as the exact model does.
+func TestIsomapApproxTransform(t *testing.T) {
+	ctx := context.Background()
+	roll, _ := datasets.SwissRoll(2300, 0.05, 21)
+	all, err := datasets.Embed(roll, 30, 0.01, 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := mat.DenseCopyOf(all.Slice(0, 2000, 0, 30))
+	q := mat.DenseCopyOf(all.Slice(2000, 2300, 0, 30))
+	exact, err := Isomap{K: 10}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approx, err := Isomap{K: 10, Options: Options{Neighbors: Neighbors{Search: NeighborsApprox}}}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !approxSearched(&approx.report) || approxSearched(&exact.report) {
+		t.Fatal("approxSearched does not tell the models apart")
+	}
+	ze, err := exact.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	za, err := approx.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if approx.index.ix == nil {
+		t.Fatal("the approximate model's Transform did not use the index")
+	}
+	if d := procrustes(t, mat.DenseCopyOf(ze), mat.DenseCopyOf(za)); d > 1e-4 {
+		t.Errorf("Transform: Procrustes disparity %g between the approximate and the exact model", d)
+	}
+	var buf bytes.Buffer
+	if err := approx.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zb, err := back.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(zb, za, 1e-12) {
+		t.Error("Transform after Save and Load differs")
+	}
+	if back.(*IsomapModel).index.ix == nil {
+		t.Error("the loaded model's Transform did not use the index")
+	}
+}
