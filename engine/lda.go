@@ -734,8 +734,9 @@ func (f *fisher) classify(y blas64.General) []int {
 }
 
 // FLDALeaveOneOut is the leave-one-out protocol of low-rank-isomap.txt
-// §4.2 (Tables 5–6): for every sample, LDA (all c − 1 directions, the
-// Fisherfaces PCA when needed, ridge reg) is fitted to the other samples
+// §4.2 (Tables 5–6): for every sample, LDA (all c − 1 directions; the svd
+// solver when reg = 0, else the Fisherfaces solver with ridge reg) is
+// fitted to the other samples
 // and the sample is classified by the FLDA rule (LDAModel.Predict). It
 // returns the fraction classified correctly and the predicted labels. A
 // sample that is the only one of its class is counted as wrong (its class

@@ -179,7 +179,7 @@ var methods = []method{
 		},
 	},
 	{
-		name: "lda", about: "linear discriminant analysis, Fisherfaces PCA when features ≥ samples (needs -labels; -alpha: ridge on the within-class scatter)",
+		name: "lda", about: "linear discriminant analysis, the SVD solver of Deng Cai's LDA.m (needs -labels; -alpha > 0: Fisherfaces with a ridge on the within-class scatter)",
 		uses: []string{"alpha"}, needsLabels: true,
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
 			return asModel(engine.LDA{Dim: p.Dim, Labels: p.Labels, Reg: p.Alpha, Options: p.Options}.Fit(ctx, x))
