@@ -90,9 +90,12 @@ type OIP struct {
 	Dim int // p, the number of projections; default 2
 	// K neighbours per point (default 10), or with Labels within the
 	// class (0: all of the class).
-	K            int
-	Eps          float64 // > 0: ε-graph
-	Labels       []int   // supervised graph (isometric-projection.txt Table 2)
+	K      int
+	Eps    float64 // > 0: ε-graph
+	Labels []int   // supervised graph (isometric-projection.txt Table 2)
+	// Between sets the geodesic between classes of a supervised fit
+	// (default SupervisedConstant, see there).
+	Between      SupervisedGeodesic
 	Disconnected Disconnected
 	Weight       OIPWeight
 	// T is the heat kernel's t (OIPHeat); 0 means the mean squared edge
@@ -126,7 +129,7 @@ func (s OIP) resolved() OIP {
 }
 
 func (s OIP) spec() graphSpec {
-	g := graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected}
+	g := graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected, between: s.Between}
 	if s.Weight == OIPHeat {
 		g.weight, g.t = neighbors.Heat, s.T
 	}
@@ -283,7 +286,7 @@ func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int, copied int6
 	if dim > tr.Rows-1 {
 		return blas64.General{}, nil, tauMatrix{}, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", r.method, ErrDimension, dim, tr.Rows)
 	}
-	tau, err := geodesicTau(r, fixed.Graph, false)
+	tau, err := geodesicTau(r, fixed.Graph, false, spec.constantBetween())
 	return tr, fixed.Kept, tau, err
 }
 

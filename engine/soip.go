@@ -51,6 +51,7 @@ type SOIP struct {
 	K            int // neighbours (default 10), as OIP
 	Eps          float64
 	Labels       []int
+	Between      SupervisedGeodesic // see OIP
 	Disconnected Disconnected
 	Weight       OIPWeight
 	T            float64
@@ -81,7 +82,7 @@ const methodSOIP = "soip"
 func init() { decoders[methodSOIP] = decodeSOIP }
 
 func (s SOIP) oip() OIP {
-	return OIP{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Disconnected: s.Disconnected,
+	return OIP{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Between: s.Between, Disconnected: s.Disconnected,
 		Weight: s.Weight, T: s.T, Solver: s.Solver, Seed: s.Seed, Options: s.Options}.resolved()
 }
 

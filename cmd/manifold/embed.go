@@ -33,6 +33,7 @@ type embedFlags struct {
 	dim, k, landmarks, tangentDim      int
 	eps, alpha                         float64
 	disconnected                       string
+	supervisedGeodesic                 string
 	seed                               uint64
 	out, model, plot, report, plotSize string
 	cpuprofile, memprofile             string
@@ -57,6 +58,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.IntVar(&f.landmarks, "landmarks", 0, "number of landmarks `L` (default: the method's)")
 	fs.IntVar(&f.tangentDim, "tangent-dim", 0, "tangent-space dimension `T` of tdpm (default -dim)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
+	fs.StringVar(&f.supervisedGeodesic, "supervised-geodesic", "constant", "isomap, isoprojection, oip, soip with -supervised: the geodesic between classes, constant (1000 × the largest within-class geodesic, the papers' code) or join (classes joined at their closest pairs)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
 	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; default CSV on standard output)")
 	fs.StringVar(&f.model, "model", "", "save the fitted model to `FILE`, for manifold project")
@@ -94,7 +96,7 @@ func (f *embedFlags) check() error {
 		return err
 	}
 	f.resolved = m
-	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised"} {
+	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "supervised-geodesic"} {
 		if f.set[name] && !m.reads(name) {
 			return fmt.Errorf("-%s does not apply to method %s%s", name, m.name, readsList(m))
 		}
@@ -120,6 +122,10 @@ func (f *embedFlags) check() error {
 		return fmt.Errorf("-disconnected %q: want error, connect or largest", f.disconnected)
 	case f.supervised && f.labels == "":
 		return errors.New("-supervised needs -labels")
+	case f.supervisedGeodesic != "constant" && f.supervisedGeodesic != "join":
+		return fmt.Errorf("-supervised-geodesic %q: want constant or join", f.supervisedGeodesic)
+	case f.set["supervised-geodesic"] && !f.supervised:
+		return errors.New("-supervised-geodesic needs -supervised")
 	case m.needsLabels && f.labels == "":
 		return fmt.Errorf("method %s needs -labels", m.name)
 	}
@@ -199,6 +205,9 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	}
 	if f.set["disconnected"] {
 		p.Disconnected = f.disconnected
+	}
+	if f.set["supervised-geodesic"] {
+		p.SupervisedGeodesic = f.supervisedGeodesic
 	}
 	if labels != nil {
 		if len(labels.Class) != n {

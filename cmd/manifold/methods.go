@@ -23,8 +23,11 @@ type params struct {
 	Disconnected string  // -disconnected: "error", "connect" or "largest"; "" is the default (error)
 	Labels       []int   // -labels: the class index of every sample; nil without labels
 	Supervised   bool    // -supervised
-	Seed         uint64  // -seed
-	Options      engine.Options
+	// SupervisedGeodesic is -supervised-geodesic: "constant" or "join"; ""
+	// is the default (constant).
+	SupervisedGeodesic string
+	Seed               uint64 // -seed
+	Options            engine.Options
 }
 
 // method is one row of the method table: the command-line name, what the
@@ -58,6 +61,10 @@ func asModel[M engine.Model](m M, err error) (engine.Model, error) {
 // graphFlags are the flags of the methods built on a neighbour graph.
 var graphFlags = []string{"k", "eps", "disconnected", "supervised"}
 
+// geodesicFlags are the graph flags of the Isomap family, which also read
+// the between-class geodesic of a supervised fit.
+var geodesicFlags = with(graphFlags, "supervised-geodesic")
+
 func with(base []string, more ...string) []string {
 	return append(append([]string(nil), base...), more...)
 }
@@ -85,13 +92,13 @@ var methods = []method{
 	//			Labels: p.supervisedLabels(), Options: p.Options}.Fit(ctx, x))
 	//	},
 	{
-		name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS", uses: graphFlags,
+		name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS", uses: geodesicFlags,
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
+			policy, between, err := p.geodesicSettings()
 			if err != nil {
 				return nil, err
 			}
-			return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+			return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
 				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
@@ -113,36 +120,36 @@ var methods = []method{
 		},
 	},
 	{
-		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01)", uses: with(graphFlags, "alpha"),
+		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01)", uses: with(geodesicFlags, "alpha"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
+			policy, between, err := p.geodesicSettings()
 			if err != nil {
 				return nil, err
 			}
-			return asModel(engine.IsoProjection{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+			return asModel(engine.IsoProjection{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
 				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
 	{
-		name: "oip", about: "orthogonal isometric projection (Euclidean edge lengths)", uses: graphFlags,
+		name: "oip", about: "orthogonal isometric projection (Euclidean edge lengths)", uses: geodesicFlags,
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
+			policy, between, err := p.geodesicSettings()
 			if err != nil {
 				return nil, err
 			}
-			return asModel(engine.OIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+			return asModel(engine.OIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
 				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
 	{
 		name: "soip", about: "sparse orthogonal isometric projection (LARS; -alpha: the L1 weight α, the path also stops at ⌈features/4⌉ non-zeros)",
-		uses: with(graphFlags, "alpha"),
+		uses: with(geodesicFlags, "alpha"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
+			policy, between, err := p.geodesicSettings()
 			if err != nil {
 				return nil, err
 			}
-			return asModel(engine.SOIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+			return asModel(engine.SOIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
 				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
@@ -217,6 +224,17 @@ func (p params) supervisedLabels() []int {
 		return p.Labels
 	}
 	return nil
+}
+
+// geodesicSettings parses -disconnected and -supervised-geodesic for the
+// Isomap family.
+func (p params) geodesicSettings() (engine.Disconnected, engine.SupervisedGeodesic, error) {
+	policy, err := engine.ParseDisconnected(p.Disconnected)
+	if err != nil {
+		return policy, "", err
+	}
+	between, err := engine.ParseSupervisedGeodesic(p.SupervisedGeodesic)
+	return policy, between, err
 }
 
 // lookupMethod finds a method by its command-line name.
