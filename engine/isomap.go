@@ -57,7 +57,10 @@ type Isomap struct {
 	// Eps > 0 uses the ε-graph instead of kNN.
 	Eps float64
 	// Labels make the supervised graph of isometric-projection.txt Table 2.
-	Labels       []int
+	Labels []int
+	// Between sets the geodesic between classes of a supervised fit
+	// (default SupervisedConstant, see there).
+	Between      SupervisedGeodesic
 	Disconnected Disconnected // default DisconnectedError
 	// Float32 stores the geodesics in float32: half the memory, for large N.
 	// The eigensolver is then Lanczos on the float32 matrix (products
@@ -81,6 +84,9 @@ type IsomapModel struct {
 	tri     triangulation
 	eig     []float64
 	index   trainIndex // Transform's neighbour queries of an approximate graph
+	// between is the geodesic between points of different classes
+	// (SupervisedConstant), 0 when the graph joins every pair.
+	between float64
 }
 
 const methodIsomap = "isomap"
@@ -98,7 +104,7 @@ func (s Isomap) resolved() Isomap {
 }
 
 func (s Isomap) spec() graphSpec {
-	return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected}
+	return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected, between: s.Between}
 }
 
 // Fit embeds the rows of x.
@@ -150,10 +156,11 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	if s.Dim > nk-1 {
 		return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", methodIsomap, ErrDimension, s.Dim, nk)
 	}
-	vals, vecs, means, err := geodesicMDS(r, fixed.Graph, s.Dim, s.Float32, solver, s.Seed)
+	vals, vecs, means, between, err := geodesicMDS(r, fixed.Graph, s.Dim, s.Float32, s.spec().constantBetween(), solver, s.Seed)
 	if err != nil {
 		return nil, err
 	}
+	m.between = between
 	m.embedding, m.tri, err = embedFromEig(methodIsomap, vals, vecs, means)
 	if err != nil {
 		return nil, err
@@ -190,13 +197,13 @@ func chooseEigensolver(method string, e Eigensolver, f32 bool, n, dim int) (Eige
 
 // geodesicMDS is the heart of exact Isomap: τ(D_G) (geodesicTau) and its
 // top dim eigenpairs ("eigensolve").
-func geodesicMDS(r *run, graph *sparse.CSR, dim int, f32 bool, solver Eigensolver, seed uint64) ([]float64, blas64.General, []float64, error) {
-	tau, err := geodesicTau(r, graph, f32)
+func geodesicMDS(r *run, graph *sparse.CSR, dim int, f32, constant bool, solver Eigensolver, seed uint64) ([]float64, blas64.General, []float64, float64, error) {
+	tau, err := geodesicTau(r, graph, f32, constant)
 	if err != nil {
-		return nil, blas64.General{}, nil, err
+		return nil, blas64.General{}, nil, 0, err
 	}
 	vals, vecs, err := topEigen(r, tau.s64, tau.s32, tau.n, dim, solver, seed)
-	return vals, vecs, tau.means, err
+	return vals, vecs, tau.means, tau.between, err
 }
 
 // tauMatrix is τ(D_G) = −½·H·D_G²·H (isometric-projection.txt eq. 3) of
@@ -207,6 +214,9 @@ type tauMatrix struct {
 	s64   blas64.General
 	s32   []float32
 	means []float64
+	// between is the geodesic set between unreachable pairs
+	// (SupervisedConstant), 0 when every pair was reachable.
+	between float64
 }
 
 // operator returns τ(D_G) as a symmetric operator for the iterative
@@ -220,20 +230,34 @@ func (t tauMatrix) operator() lanczos.Operator {
 
 // geodesicTau computes τ(D_G) in one N×N matrix: squared geodesics written
 // by the parallel Dijkstra with the row means accumulated in the same pass
-// (stage "geodesics"), then double centring in place ("centering").
-func geodesicTau(r *run, graph *sparse.CSR, f32 bool) (tauMatrix, error) {
+// (stage "geodesics"), then double centring in place ("centering"). With
+// constant (SupervisedConstant) the pairs the graph does not join — points
+// of different classes — are set to supervisedFactor × the largest finite
+// geodesic before the row means are taken.
+func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool) (tauMatrix, error) {
 	n, _ := graph.Dims()
 	t := tauMatrix{n: n, means: make([]float64, n)}
 	err := r.stage("geodesics", flam.AllPairsDijkstra(n, n, graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 		opt := sparse.PathOptions{Squared: true, RowMeans: t.means}
+		if constant {
+			opt.RowMeans = nil
+		}
 		st.detail = "parallel Dijkstra, float64"
+		var err error
 		if f32 {
 			st.detail = "parallel Dijkstra, float32"
 			t.s32 = make([]float32, n*n)
-			return sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt)
+			err = sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt)
+		} else {
+			t.s64 = newGeneral(n, n)
+			err = sparse.AllPairsShortestPaths(ctx, graph, t.s64, opt)
 		}
-		t.s64 = newGeneral(n, n)
-		return sparse.AllPairsShortestPaths(ctx, graph, t.s64, opt)
+		if err != nil || !constant {
+			return err
+		}
+		t.between = t.fillUnreachable()
+		st.detail += fmt.Sprintf(", between classes %g (%d × the largest within-class geodesic)", t.between, supervisedFactor)
+		return nil
 	})
 	if err != nil {
 		return t, err
@@ -245,6 +269,54 @@ func geodesicTau(r *run, graph *sparse.CSR, f32 bool) (tauMatrix, error) {
 		return backend.DoubleCenterCtx(ctx, t.s64, t.means)
 	})
 	return t, err
+}
+
+// fillUnreachable sets the +Inf squared geodesics of t to (supervisedFactor
+// × the largest finite geodesic)², fills t.means with the row means and
+// returns that between-class geodesic (0 when no pair was unreachable).
+func (t *tauMatrix) fillUnreachable() float64 {
+	n := t.n
+	maxSq := 0.0
+	unreachable := false
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			var v float64
+			if t.s32 != nil {
+				v = float64(t.s32[i*n+j])
+			} else {
+				v = t.s64.Data[i*t.s64.Stride+j]
+			}
+			if math.IsInf(v, 1) {
+				unreachable = true
+			} else {
+				maxSq = math.Max(maxSq, v)
+			}
+		}
+	}
+	between := 0.0
+	if unreachable {
+		between = supervisedFactor * math.Sqrt(maxSq)
+	}
+	fill := between * between
+	for i := 0; i < n; i++ {
+		sum := 0.0
+		for j := 0; j < n; j++ {
+			if t.s32 != nil {
+				if math.IsInf(float64(t.s32[i*n+j]), 1) {
+					t.s32[i*n+j] = float32(fill)
+				}
+				sum += float64(t.s32[i*n+j])
+			} else {
+				p := &t.s64.Data[i*t.s64.Stride+j]
+				if math.IsInf(*p, 1) {
+					*p = fill
+				}
+				sum += *p
+			}
+		}
+		t.means[i] = sum / float64(n)
+	}
+	return between
 }
 
 // topEigen finds the top dim eigenpairs of the double-centred n×n matrix
@@ -295,7 +367,7 @@ func (m *IsomapModel) Dropped() []int { return append([]int(nil), m.dropped...) 
 // scikit-learn's Isomap.transform. Transforming the training points gives
 // their embedding.
 func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return transformGeodesic(ctx, methodIsomap, x, m.train, m.graph, m.k, m.eps, nil, m.f32, m.tri, &m.index, &m.report)
+	return transformGeodesic(ctx, methodIsomap, x, m.train, m.graph, m.k, m.eps, nil, m.f32, m.between, m.tri, &m.index, &m.report)
 }
 
 // transformGeodesic maps new points by geodesics through their training
@@ -307,7 +379,11 @@ func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, 
 // the float32 range (far-away points) are kept in float64. New points past
 // the range Fit accepts are refused, and so is an output that is not
 // finite (ErrNotFinite).
-func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, tri triangulation, index *trainIndex, rep *Report) (*mat.Dense, error) {
+//
+// between > 0 (SupervisedConstant) is the geodesic to the training points a
+// new point's paths do not reach (those of other classes than its
+// neighbours'), as the fit set it.
+func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, between float64, tri triangulation, index *trainIndex, rep *Report) (*mat.Dense, error) {
 	g, err := denseInput(method+" transform", x)
 	if err != nil {
 		return nil, err
@@ -340,6 +416,16 @@ func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train b
 		if err != nil {
 			return nil, fmt.Errorf("%s transform: %w", method, err)
 		}
+		if between > 0 {
+			for i := 0; i < sq.Rows; i++ {
+				row := sq.Data[i*sq.Stride : i*sq.Stride+sq.Cols]
+				for j, v := range row {
+					if math.IsInf(v, 1) {
+						row[j] = between * between
+					}
+				}
+			}
+		}
 		if f32 {
 			// A squared geodesic past the float32 range stays in float64:
 			// rounding it would give +Inf and a NaN coordinate.
@@ -365,7 +451,7 @@ func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train b
 
 // Save writes the model (see Load for the format).
 func (m *IsomapModel) Save(w io.Writer) error {
-	d := newModelData(methodIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps, "float32": m.f32}, &m.report)
+	d := newModelData(methodIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps, "float32": m.f32, "between_geodesic": m.between}, &m.report)
 	d.putTriangulated(m.embedding, m.tri, m.eig)
 	d.floats["train"] = m.train
 	saveGraph(d, m.graph)
@@ -425,6 +511,14 @@ func decodeIsomap(d *modelData) (Model, error) {
 	n := emb.Rows
 	f32, _ := d.params["float32"].(bool) // absent in older files: float64
 	m := &IsomapModel{base: base{method: methodIsomap, embedding: emb}, k: k, eps: eps, f32: f32, tri: tri, eig: eig}
+	if _, ok := d.params["between_geodesic"]; ok { // absent in older files: classes joined
+		if m.between, err = d.floatParam("between_geodesic"); err != nil {
+			return nil, err
+		}
+		if m.between < 0 {
+			return nil, modelErr("%s model: between_geodesic %g < 0", d.method, m.between)
+		}
+	}
 	if m.train, err = d.float("train", n, -1); err != nil {
 		return nil, err
 	}

@@ -43,9 +43,12 @@ const (
 type IsoProjection struct {
 	Dim int // l, the number of projections; default 2
 	// K neighbours (default 10), or with Labels within the class (0: all).
-	K            int
-	Eps          float64
-	Labels       []int
+	K      int
+	Eps    float64
+	Labels []int
+	// Between sets the geodesic between classes of a supervised fit
+	// (default SupervisedConstant, see there).
+	Between      SupervisedGeodesic
 	Disconnected Disconnected
 	// Alpha is the ridge parameter α of eq. 10; default 0.01 (the paper's
 	// value). Negative is an error; use Solver = IsoProjectionDirect for
@@ -91,7 +94,7 @@ func (s IsoProjection) resolved() IsoProjection {
 }
 
 func (s IsoProjection) spec() graphSpec {
-	return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected}
+	return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected, between: s.Between}
 }
 
 // Fit learns the projection from the rows of x (a *sparse.CSR is used as
@@ -175,7 +178,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 	if s.Dim > nk-1 {
 		return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", method, ErrDimension, s.Dim, nk)
 	}
-	tau, err := geodesicTau(r, fixed.Graph, s.Float32)
+	tau, err := geodesicTau(r, fixed.Graph, s.Float32, s.spec().constantBetween())
 	if err != nil {
 		return nil, err
 	}

@@ -122,8 +122,16 @@ func TestIsoProjectionTransformSparseSave(t *testing.T) {
 	}
 }
 
-// The supervised graph of Table 2: classes joined by their closest pairs.
+// The supervised graph of Table 2, with either between-class geodesic: the
+// constant of IsoP.m (the default) or the classes joined by their closest
+// pairs.
 func TestIsoProjectionSupervised(t *testing.T) {
+	for _, between := range []SupervisedGeodesic{SupervisedConstant, SupervisedJoin} {
+		t.Run(between.String(), func(t *testing.T) { testIsoProjectionSupervised(t, between) })
+	}
+}
+
+func testIsoProjectionSupervised(t *testing.T, between SupervisedGeodesic) {
 	ctx := context.Background()
 	x := loadShared(t, "yale32")
 	n, _ := x.Dims()
@@ -131,13 +139,14 @@ func TestIsoProjectionSupervised(t *testing.T) {
 	for i := range labels {
 		labels[i] = i / 11 // 15 people × 11 images, in order
 	}
-	m, err := IsoProjection{Dim: 14, K: 0, Labels: labels}.Fit(ctx, x)
+	m, err := IsoProjection{Dim: 14, K: 0, Labels: labels, Between: between}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := m.Report()
-	if rep.Params["disconnected"] != "connect" {
-		t.Errorf("supervised graph: policy %v, want connect", rep.Params["disconnected"])
+	want := map[SupervisedGeodesic]string{SupervisedConstant: "constant", SupervisedJoin: "connect"}[between]
+	if rep.Params["disconnected"] != want || rep.Params["supervised_geodesic"] != between.String() {
+		t.Errorf("supervised graph: policy %v, geodesic %v; want %s, %s", rep.Params["disconnected"], rep.Params["supervised_geodesic"], want, between)
 	}
 	// Points of one class project closer to their class mean than to others':
 	// the training accuracy of the nearest class mean is high.

@@ -408,7 +408,7 @@ func (m *LandmarkIsomapModel) Kept() []int { return append([]int(nil), m.kept...
 // Transform maps new points by their geodesics to the landmarks (through
 // their nearest training points) and triangulation.
 func (m *LandmarkIsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return transformGeodesic(ctx, methodLandmarkIsomap, x, m.train, m.graph, m.k, m.eps, m.landmarks, true, m.tri, &m.index, &m.report)
+	return transformGeodesic(ctx, methodLandmarkIsomap, x, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, m.tri, &m.index, &m.report)
 }
 
 // Save writes the model (see Load for the format).

@@ -17,26 +17,52 @@ import (
 )
 
 // LDA is Fisher's linear discriminant analysis (Fisher 1936; Duda, Hart &
-// Stork, "Pattern Classification", 2nd ed., §3.8.3) with the Fisherfaces
-// preprocessing of Belhumeur, Hespanha & Kriegman (IEEE TPAMI 19(7), 1997,
-// §2.3):
+// Stork, "Pattern Classification", 2nd ed., §3.8.3): with the class means
+// m_c, the mean m, the within-class scatter
+// S_W = Σ_c Σ_{x∈c} (x − m_c)(x − m_c)ᵀ, the between-class scatter
+// S_B = Σ_c N_c(m_c − m)(m_c − m)ᵀ = BBᵀ, B = [√N_c(m_c − m)], and the total
+// scatter S_T = S_B + S_W, the projections W are the directions of the
+// largest between-class scatter relative to the within-class scatter, at
+// most c − 1 of them (the rank of S_B). Two solvers (Solver):
 //
-//   - class means m_c, the mean m, the within-class scatter
-//     S_W = Σ_c Σ_{x∈c} (x − m_c)(x − m_c)ᵀ and the between-class scatter
-//     S_B = Σ_c N_c(m_c − m)(m_c − m)ᵀ = BBᵀ, B = [√N_c(m_c − m)];
-//   - the projections W are the generalized eigenvectors of
-//     S_B·w = λ·S_W·w for the Dim largest λ, at most c − 1 of them (the
-//     rank of S_B), found by the Cholesky reduction S_W = LLᵀ and the thin
-//     SVD of L⁻¹B (σ² = λ, w = L⁻ᵀu): exact and O(D³/6 + D²c);
-//   - when D > N − c, S_W (rank ≤ N − c) is singular and the data are first
-//     projected on their N − c leading principal components (Fisherfaces,
-//     W = W_pca·W_fld, the PCA by the N×N Gram matrix when D > N);
-//   - Reg > 0 adds the ridge Reg·tr(S_W)/D·I to S_W (after the PCA).
+//   - LDASVD, the default: the construction of Deng Cai's reference code
+//     (LDA.m, used by the papers' experiments: Cai, He & Han, "SRDA: an
+//     efficient algorithm for large-scale discriminant analysis", IEEE
+//     TKDE 20(1), 2008, §2–3): the SVD of the centred data X̄ = UΣVᵀ with
+//     its zero singular values dropped (relative eigenvalue 10⁻¹⁰ of the
+//     Gram or covariance matrix, as LDA.m's mySVD), the between-class
+//     problem in the whitened space U (where S_T = I): the right singular
+//     vectors q of H_b = [√N_c·ū_c] (ū_c the class means of U's rows), and
+//     W = VΣ⁻¹Q. Each σ_q² ∈ [0, 1] is the ratio of between-class to total
+//     scatter along w, and λ = σ²/(1 − σ²) the generalized eigenvalue of
+//     S_B·w = λ·S_W·w. It needs no nonsingular S_W: constant pixels and
+//     duplicated images drop out with the zero singular values, and in the
+//     small-sample case (D ≥ N − c, S_W singular on the span of the data)
+//     the directions of S_W's null space in that span come first (σ² = 1:
+//     the training classes collapse to points — the null-space LDA the
+//     papers' face experiments ran). Cost O(N·D·min(N, D) + min(N, D)³).
+//     When S_W is nonsingular on the span of the data it gives the same
+//     directions as the generalized eigenproblem, and on rank-deficient
+//     data the same subspace as scikit-learn's
+//     LinearDiscriminantAnalysis(solver='svd') (TestLDASVDAgainstSklearn).
+//   - LDAFisherfaces: the generalized eigenproblem S_B·w = λ·S_W·w by the
+//     Cholesky reduction S_W = LLᵀ and the thin SVD of L⁻¹B (σ² = λ,
+//     w = L⁻ᵀu), O(D³/6 + D²c), after the Fisherfaces preprocessing of
+//     Belhumeur, Hespanha & Kriegman (IEEE TPAMI 19(7), 1997, §2.3) when
+//     D > N − c: the data are first projected on their N − c leading
+//     principal components (W = W_pca·W_fld, the PCA by the N×N Gram
+//     matrix when D > N), unless NoPCA; Reg > 0 adds the ridge
+//     Reg·tr(S_W)/D·I to S_W (after the PCA). It refuses a singular S_W
+//     (ErrNumerical) unless Reg > 0. Reg > 0 (or NoPCA) selects it by
+//     default.
 //
 // W is normalized so that Wᵀ(S_W/N)W = I: in the LDA space the classes
 // share the identity covariance (the maximum-likelihood pooled covariance
-// S_W/N of Duda, Hart & Stork and scikit-learn). The embedding is
-// Wᵀ(x − m). Without Reg and PCA, W equals scikit-learn's
+// S_W/N of Duda, Hart & Stork and scikit-learn). A direction along which
+// the training data have no within-class scatter (LDASVD, σ² > 1 − 10⁻⁸)
+// is normalized to unit total variance instead (wᵀ(S_T/N)w = 1) and its
+// eigenvalue is reported as 10⁸. The embedding is Wᵀ(x − m). With a
+// nonsingular S_W, W equals scikit-learn's
 // LinearDiscriminantAnalysis(solver='eigen').scalings_ column by column up
 // to sign (it normalizes by S_W/N too, but transforms without centring).
 //
@@ -55,12 +81,45 @@ type LDA struct {
 	Dim int
 	// Labels are the classes, one per sample (any integers); required.
 	Labels []int
-	// Reg ≥ 0 is the relative ridge on S_W (the command line's -alpha).
+	// Reg ≥ 0 is the relative ridge on S_W (the command line's -alpha);
+	// LDAFisherfaces only.
 	Reg float64
 	// NoPCA skips the Fisherfaces PCA when D > N − c; S_W must then be
-	// nonsingular, or Reg > 0.
+	// nonsingular, or Reg > 0. LDAFisherfaces only.
 	NoPCA bool
+	// Solver is LDASVD or LDAFisherfaces (see LDA); the default ("") is
+	// LDASVD, or LDAFisherfaces when Reg > 0 or NoPCA.
+	Solver LDASolver
 	Options
+}
+
+// LDASolver names how LDA solves its eigenproblem.
+type LDASolver string
+
+// The LDA solvers (see LDA).
+const (
+	LDASVD         LDASolver = "svd"
+	LDAFisherfaces LDASolver = "fisherfaces"
+)
+
+// solver resolves the default and checks the combination with Reg and
+// NoPCA.
+func (s LDA) solver() (LDASolver, error) {
+	switch s.Solver {
+	case "":
+		if s.Reg > 0 || s.NoPCA {
+			return LDAFisherfaces, nil
+		}
+		return LDASVD, nil
+	case LDASVD:
+		if s.Reg != 0 || s.NoPCA {
+			return "", fmt.Errorf("%s: %w: the svd solver takes no Reg (%v) nor NoPCA; they belong to the fisherfaces solver", methodLDA, ErrBadSetting, s.Reg)
+		}
+		return LDASVD, nil
+	case LDAFisherfaces:
+		return LDAFisherfaces, nil
+	}
+	return "", fmt.Errorf("%s: %w: solver %q (want svd or fisherfaces)", methodLDA, ErrBadSetting, s.Solver)
 }
 
 // LDAModel is a fitted LDA.
@@ -133,28 +192,36 @@ func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 	if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) {
 		return nil, fmt.Errorf("%s: %w: reg = %v, need ≥ 0", method, ErrBadSetting, s.Reg)
 	}
-	usePCA := !s.NoPCA && d > n-c
-	params := map[string]any{"dim": dim, "classes": c, "reg": s.Reg, "pca": usePCA}
+	solver, err := s.solver()
+	if err != nil {
+		return nil, err
+	}
+	usePCA := solver == LDAFisherfaces && !s.NoPCA && d > n-c
+	params := map[string]any{"dim": dim, "classes": c, "reg": s.Reg, "pca": usePCA, "solver": string(solver)}
 	r, err := startRun(ctx, method, s.Options, n, d, dim, params)
 	if err != nil {
 		return nil, err
 	}
 	defer r.finish()
 	// The centred copy and the D'×D' scatter matrices (D' = min(D, N));
-	// the Fisherfaces PCA adds the N×N Gram matrix.
+	// the Fisherfaces PCA adds the N×N Gram matrix, the SVD solver the
+	// whitened scores and the map back (N×D' and D×D').
 	est := 8*int64(n*d+3*min(d, n)*min(d, n)) + fitCopyBytes(x, false)
 	if usePCA {
 		est += 8 * int64(n) * int64(n+d)
+	}
+	if solver == LDASVD {
+		est += 8 * int64(n+d) * int64(min(n, d))
 	}
 	if err := r.checkBudget(est, "LDA", "fewer samples"); err != nil {
 		return nil, err
 	}
 	m := &LDAModel{base: base{method: method}}
-	m.fisher, m.embedding, err = fitFisher(r, g, y, classes, dim, s.Reg, usePCA)
+	m.fisher, m.embedding, err = fitFisher(r, g, y, classes, dim, s.Reg, solver, usePCA)
 	if err != nil {
 		return nil, err
 	}
-	if usePCA {
+	if usePCA || solver == LDASVD {
 		r.rep.Params["pca_dim"] = m.pcaDim
 	}
 	rep, err := r.done()
@@ -196,17 +263,212 @@ func runStage(r *run, name string, predicted float64, body func(ctx context.Cont
 	return body(context.Background(), nil)
 }
 
-// fitFisher fits the discriminant of the n×D g with class indices y: the
-// optional Fisherfaces PCA ("pca"), the scatter matrices ("scatter") and
-// the generalized eigenproblem ("eigensolve"); it returns the model and the
-// embedding of g.
-func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64, usePCA bool) (fisher, blas64.General, error) {
+// fitFisher fits the discriminant of the n×D g with class indices y by
+// the solver: for LDASVD the SVD of the centred data ("svd") and the
+// between-class problem in the whitened space ("eigensolve"); for
+// LDAFisherfaces the optional Fisherfaces PCA ("pca"), the scatter matrices
+// ("scatter") and the generalized eigenproblem ("eigensolve"). It returns
+// the model and the embedding of g.
+func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64, solver LDASolver, usePCA bool) (fisher, blas64.General, error) {
 	n, d := g.Rows, g.Cols
 	c := len(classes)
 	impl := backend.Active()
 	f := fisher{classes: classes}
-	var a blas64.General // the centred data, or its principal scores
+	var a blas64.General // the centred data
 	f.mean, a, _ = centre(g)
+	size := make([]int, c)
+	for _, k := range y {
+		size[k]++
+	}
+	var err error
+	if solver == LDASVD {
+		f.vals, f.proj, f.pcaDim, err = svdDiscriminant(r, a, y, size, dim)
+	} else {
+		f.vals, f.proj, f.pcaDim, err = fisherfacesDiscriminant(r, a, y, size, dim, reg, usePCA)
+	}
+	if err != nil {
+		return f, blas64.General{}, err
+	}
+	dim = f.proj.Cols
+	backend.FixSigns(f.proj)
+	// The embedding and the class centres in the LDA space, from the
+	// data with the signs just fixed.
+	emb := newGeneral(n, dim)
+	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, g, f.proj, 0, emb)
+	shift := make([]float64, dim)
+	impl.Gemv(blas.Trans, 1, f.proj, blas64.Vector{N: d, Inc: 1, Data: f.mean}, 0, blas64.Vector{N: dim, Inc: 1, Data: shift})
+	for i := 0; i < n; i++ {
+		for j := 0; j < dim; j++ {
+			emb.Data[i*dim+j] -= shift[j]
+		}
+	}
+	f.centers = newGeneral(c, dim)
+	for i := 0; i < n; i++ {
+		row := f.centers.Data[y[i]*dim : (y[i]+1)*dim]
+		for j, v := range emb.Data[i*dim : (i+1)*dim] {
+			row[j] += v
+		}
+	}
+	f.logPri = make([]float64, c)
+	for k := 0; k < c; k++ {
+		for j := 0; j < dim; j++ {
+			f.centers.Data[k*dim+j] /= float64(size[k])
+		}
+		f.logPri[k] = math.Log(float64(size[k]) / float64(n))
+	}
+	return f, emb, nil
+}
+
+// lambdaNoWithin is the eigenvalue reported for a direction without
+// within-class scatter (λ = σ²/(1 − σ²) would be infinite), and
+// 1/lambdaNoWithin the smallest 1 − σ² taken as within-class scatter.
+const lambdaNoWithin = 1e8
+
+// svdDiscriminant is the LDASVD solver (see LDA) on the centred n×D a with
+// class indices y and class sizes size: the whitened principal scores U
+// (n×r) and the map back M = VΣ⁻¹ (D×r, a·M = U) from principalWhiten, the
+// thin SVD of H_bᵀ = [√N_c·ū_c] (r×c) whose left singular vectors q are the
+// directions in U's space, and W = M·Q scaled as LDA says. It returns the
+// eigenvalues λ, W (D×m, m ≤ min(dim, r, c)) and the rank r.
+func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float64, blas64.General, int, error) {
+	n, d := a.Rows, a.Cols
+	c := len(size)
+	impl := backend.Active()
+	p := min(n, d)
+	var uw, mp blas64.General
+	predicted := flam.Syrk(p, max(n, d)) + flam.Syevr(p, p) + flam.Gemm(max(n, d), p, p)
+	err := runStage(r, "svd", predicted, func(ctx context.Context, st *stageCtx) error {
+		var err error
+		uw, mp, err = principalWhiten(ctx, a)
+		if st != nil {
+			st.detail = fmt.Sprintf("%s matrix, rank %d", map[bool]string{true: "covariance", false: "Gram"}[d <= n], uw.Cols)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, blas64.General{}, 0, err
+	}
+	rk := uw.Cols
+	var vals []float64
+	var w blas64.General
+	err = runStage(r, "eigensolve", float64(n*rk)+flam.SVD(rk, c)+flam.Gemm(d, dim, rk), func(ctx context.Context, st *stageCtx) error {
+		hb := newGeneral(rk, c) // H_bᵀ
+		for i := 0; i < n; i++ {
+			for j, v := range uw.Data[i*uw.Stride : i*uw.Stride+rk] {
+				hb.Data[j*c+y[i]] += v
+			}
+		}
+		for k := 0; k < c; k++ {
+			sc := 1 / math.Sqrt(float64(size[k]))
+			for j := 0; j < rk; j++ {
+				hb.Data[j*c+k] *= sc // √N_c·ū_c = (Σ u)/√N_c
+			}
+		}
+		k := min(rk, c)
+		sv := make([]float64, k)
+		q := newGeneral(rk, k)
+		vt := newGeneral(k, c)
+		if err := impl.Gesdd(hb, sv, q, vt); err != nil {
+			return wrapNumerical(err)
+		}
+		m := min(dim, k)
+		qm := blas64.General{Rows: rk, Cols: m, Stride: q.Stride, Data: q.Data}
+		w = newGeneral(d, m)
+		if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, mp, qm, 0, w); err != nil {
+			return err
+		}
+		// wᵀS_Tw = 1 now; wᵀS_Ww = 1 − σ².
+		vals = make([]float64, m)
+		for j := 0; j < m; j++ {
+			s2 := min(sv[j]*sv[j], 1)
+			sc := math.Sqrt(float64(n))
+			if within := 1 - s2; within > 1/lambdaNoWithin {
+				vals[j] = s2 / within
+				sc /= math.Sqrt(within)
+			} else {
+				vals[j] = lambdaNoWithin
+			}
+			for i := 0; i < d; i++ {
+				w.Data[i*m+j] *= sc
+			}
+		}
+		if st != nil {
+			st.detail = fmt.Sprintf("SVD of the %d×%d whitened class means", c, rk)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, blas64.General{}, 0, err
+	}
+	return vals, w, rk, nil
+}
+
+// principalWhiten returns the whitened principal scores U (n×r, UᵀU = I)
+// of the centred n×D a and the map M (D×r) with a·M = U, r the number of
+// singular values whose square exceeds 10⁻¹⁰ of the largest (Deng Cai's
+// mySVD): from the D×D covariance aᵀa = VΛVᵀ when D ≤ n (M = VΛ^−½,
+// U = a·M), else from the n×n Gram matrix aaᵀ = UΛUᵀ (M = aᵀUΛ⁻¹).
+func principalWhiten(ctx context.Context, a blas64.General) (blas64.General, blas64.General, error) {
+	n, d := a.Rows, a.Cols
+	impl := backend.Active()
+	p := min(n, d)
+	sym := blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: make([]float64, p*p)}
+	tr := blas.NoTrans
+	if d <= n {
+		tr = blas.Trans
+	}
+	if err := backend.SyrkCtx(ctx, impl, tr, 1, a, 0, sym); err != nil {
+		return blas64.General{}, blas64.General{}, err
+	}
+	vals, vecs, err := backend.EigTopCtx(ctx, impl, sym, p)
+	if err != nil {
+		return blas64.General{}, blas64.General{}, wrapNumerical(err)
+	}
+	rk := 0
+	for _, v := range vals {
+		if vals[0] > 0 && v > 1e-10*vals[0] {
+			rk++
+		}
+	}
+	if rk == 0 {
+		return blas64.General{}, blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
+	}
+	uw := newGeneral(n, rk)
+	mp := newGeneral(d, rk)
+	if d <= n {
+		for i := 0; i < d; i++ {
+			for j := 0; j < rk; j++ {
+				mp.Data[i*rk+j] = vecs.Data[i*vecs.Stride+j] / math.Sqrt(vals[j])
+			}
+		}
+		if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, a, mp, 0, uw); err != nil {
+			return blas64.General{}, blas64.General{}, err
+		}
+		return uw, mp, nil
+	}
+	sc := newGeneral(n, rk) // UΛ⁻¹
+	for i := 0; i < n; i++ {
+		for j := 0; j < rk; j++ {
+			e := vecs.Data[i*vecs.Stride+j]
+			uw.Data[i*rk+j] = e
+			sc.Data[i*rk+j] = e / vals[j]
+		}
+	}
+	if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, a, sc, 0, mp); err != nil {
+		return blas64.General{}, blas64.General{}, err
+	}
+	return uw, mp, nil
+}
+
+// fisherfacesDiscriminant is the LDAFisherfaces solver (see LDA) on the
+// centred n×D a: it returns the eigenvalues λ, W (D×m) normalized to
+// Wᵀ(S_W/N)W = I and the number of principal components kept (0 without
+// the PCA).
+func fisherfacesDiscriminant(r *run, a blas64.General, y, size []int, dim int, reg float64, usePCA bool) ([]float64, blas64.General, int, error) {
+	n, d := a.Rows, a.Cols
+	c := len(size)
+	impl := backend.Active()
+	pcaDim := 0
 	var u blas64.General // D×p principal directions (PCA only)
 	if usePCA {
 		err := runStage(r, "pca", flam.Syrk(n, d)+flam.Syevr(n, n-c)+flam.Gemm(d, n-c, n), func(ctx context.Context, st *stageCtx) error {
@@ -218,18 +480,16 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 			return err
 		})
 		if err != nil {
-			return f, blas64.General{}, err
+			return nil, blas64.General{}, 0, err
 		}
-		f.pcaDim = a.Cols
+		pcaDim = a.Cols
 	}
 	p := a.Cols
 	sw := newGeneral(p, p)
 	b := newGeneral(p, c)
 	means := newGeneral(c, p)
-	size := make([]int, c)
 	err := runStage(r, "scatter", flam.ClassScatter(n, p, c), func(ctx context.Context, st *stageCtx) error {
 		for i := 0; i < n; i++ {
-			size[y[i]]++
 			row := means.Data[y[i]*p : (y[i]+1)*p]
 			for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
 				row[j] += v
@@ -262,18 +522,19 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 		return nil
 	})
 	if err != nil {
-		return f, blas64.General{}, err
+		return nil, blas64.General{}, 0, err
 	}
 	var wf blas64.General
+	var vals []float64
 	err = runStage(r, "eigensolve", flam.FisherReduction(p, c, dim), func(ctx context.Context, st *stageCtx) error {
 		ridge := 0.0
 		if reg > 0 {
 			ridge = reg * trace(sw) / float64(p)
 		}
 		var err error
-		f.vals, wf, err = fisherSolve(sw, b, dim, ridge)
+		vals, wf, err = fisherSolve(sw, b, dim, ridge)
 		if errors.Is(err, errSingularScatter) {
-			return fmt.Errorf("%w: the within-class scatter is singular (%d samples, %d classes, %d dimensions); set Reg (-alpha) > 0", ErrNumerical, n, c, p)
+			return fmt.Errorf("%w: the within-class scatter is singular (%d samples, %d classes, %d dimensions); use the svd solver or set Reg (-alpha) > 0", ErrNumerical, n, c, p)
 		}
 		if st != nil {
 			st.detail = "Cholesky of S_W, SVD of L⁻¹B"
@@ -281,47 +542,19 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 		return err
 	})
 	if err != nil {
-		return f, blas64.General{}, err
+		return nil, blas64.General{}, 0, err
 	}
-	dim = wf.Cols // at most min(p, c) directions exist
 	// Wᵀ(S_W/N)W = I.
 	sc := math.Sqrt(float64(n))
 	for i := range wf.Data {
 		wf.Data[i] *= sc
 	}
-	if u.Rows > 0 {
-		f.proj = newGeneral(d, dim)
-		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, u, wf, 0, f.proj)
-	} else {
-		f.proj = wf
+	if u.Rows == 0 {
+		return vals, wf, pcaDim, nil
 	}
-	backend.FixSigns(f.proj)
-	// The embedding and the class centres in the LDA space, from the
-	// (reduced) centred data: a·W_fld with the signs just fixed.
-	emb := newGeneral(n, dim)
-	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, g, f.proj, 0, emb)
-	shift := make([]float64, dim)
-	impl.Gemv(blas.Trans, 1, f.proj, blas64.Vector{N: d, Inc: 1, Data: f.mean}, 0, blas64.Vector{N: dim, Inc: 1, Data: shift})
-	for i := 0; i < n; i++ {
-		for j := 0; j < dim; j++ {
-			emb.Data[i*dim+j] -= shift[j]
-		}
-	}
-	f.centers = newGeneral(c, dim)
-	for i := 0; i < n; i++ {
-		row := f.centers.Data[y[i]*dim : (y[i]+1)*dim]
-		for j, v := range emb.Data[i*dim : (i+1)*dim] {
-			row[j] += v
-		}
-	}
-	f.logPri = make([]float64, c)
-	for k := 0; k < c; k++ {
-		for j := 0; j < dim; j++ {
-			f.centers.Data[k*dim+j] /= float64(size[k])
-		}
-		f.logPri[k] = math.Log(float64(size[k]) / float64(n))
-	}
-	return f, emb, nil
+	proj := newGeneral(d, wf.Cols)
+	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, u, wf, 0, proj)
+	return vals, proj, pcaDim, nil
 }
 
 // fisherfacesPCA returns the p leading principal directions U (D×r) of the
@@ -501,8 +734,9 @@ func (f *fisher) classify(y blas64.General) []int {
 }
 
 // FLDALeaveOneOut is the leave-one-out protocol of low-rank-isomap.txt
-// §4.2 (Tables 5–6): for every sample, LDA (all c − 1 directions, the
-// Fisherfaces PCA when needed, ridge reg) is fitted to the other samples
+// §4.2 (Tables 5–6): for every sample, LDA (all c − 1 directions; the svd
+// solver when reg = 0, else the Fisherfaces solver with ridge reg) is
+// fitted to the other samples
 // and the sample is classified by the FLDA rule (LDAModel.Predict). It
 // returns the fraction classified correctly and the predicted labels. A
 // sample that is the only one of its class is counted as wrong (its class
@@ -543,7 +777,11 @@ func FLDALeaveOneOut(ctx context.Context, x mat.Matrix, labels []int, reg float6
 				errs[i] = fmt.Errorf("%s: %w: fold %d has %d classes for %d samples", method, ErrTooFewSamples, i, c, n-1)
 				continue
 			}
-			f, _, err := fitFisher(nil, rest, y, classes, c-1, reg, d > n-1-c)
+			solver := LDASVD
+			if reg > 0 {
+				solver = LDAFisherfaces
+			}
+			f, _, err := fitFisher(nil, rest, y, classes, c-1, reg, solver, solver == LDAFisherfaces && d > n-1-c)
 			if err != nil {
 				errs[i] = fmt.Errorf("%s: fold %d: %w", method, i, err)
 				continue

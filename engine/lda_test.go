@@ -189,9 +189,9 @@ func TestLDATwoClassClosedForm(t *testing.T) {
 	}
 }
 
-// With D ≥ N the Fisherfaces PCA to N − c dimensions comes first: the
-// projections equal an independent reference (mat.SVD for the PCA,
-// mat.Cholesky and mat.EigenSym for the reduced problem) up to sign.
+// With the Fisherfaces solver and D ≥ N the PCA to N − c dimensions comes
+// first: the projections equal an independent reference (mat.SVD for the
+// PCA, mat.Cholesky and mat.EigenSym for the reduced problem) up to sign.
 func TestLDAFisherfaces(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	const n, d, c = 30, 50, 3
@@ -203,7 +203,7 @@ func TestLDAFisherfaces(t *testing.T) {
 			x.Set(i, j, rng.NormFloat64()+float64((labels[i]*j)%5))
 		}
 	}
-	m, err := LDA{Labels: labels}.Fit(context.Background(), x)
+	m, err := LDA{Labels: labels, Solver: LDAFisherfaces}.Fit(context.Background(), x)
 	if err != nil {
 		t.Fatal(err)
 	}

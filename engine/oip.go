@@ -90,9 +90,12 @@ type OIP struct {
 	Dim int // p, the number of projections; default 2
 	// K neighbours per point (default 10), or with Labels within the
 	// class (0: all of the class).
-	K            int
-	Eps          float64 // > 0: ε-graph
-	Labels       []int   // supervised graph (isometric-projection.txt Table 2)
+	K      int
+	Eps    float64 // > 0: ε-graph
+	Labels []int   // supervised graph (isometric-projection.txt Table 2)
+	// Between sets the geodesic between classes of a supervised fit
+	// (default SupervisedConstant, see there).
+	Between      SupervisedGeodesic
 	Disconnected Disconnected
 	Weight       OIPWeight
 	// T is the heat kernel's t (OIPHeat); 0 means the mean squared edge
@@ -126,7 +129,7 @@ func (s OIP) resolved() OIP {
 }
 
 func (s OIP) spec() graphSpec {
-	g := graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected}
+	g := graphSpec{k: s.K, eps: s.Eps, labels: s.Labels, policy: s.Disconnected, between: s.Between}
 	if s.Weight == OIPHeat {
 		g.weight, g.t = neighbors.Heat, s.T
 	}
@@ -283,7 +286,7 @@ func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int, copied int6
 	if dim > tr.Rows-1 {
 		return blas64.General{}, nil, tauMatrix{}, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", r.method, ErrDimension, dim, tr.Rows)
 	}
-	tau, err := geodesicTau(r, fixed.Graph, false)
+	tau, err := geodesicTau(r, fixed.Graph, false, spec.constantBetween())
 	return tr, fixed.Kept, tau, err
 }
 
@@ -334,17 +337,70 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 		return vecs, vals, nil
 	}
 	op := oipOperator{a: a, tau: tau.operator(), u: make([]float64, n), w: make([]float64, n), t: make([]float64, n), v: make([]float64, d)}
+	bound := 0.0
 	err := r.stage("eigensolve", oipOperatorFlam(n, d, dim), func(ctx context.Context, st *stageCtx) error {
-		res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Which: lanczos.Smallest, Seed: seed})
+		// One pair more than asked: its Ritz value bounds the gap.
+		k := min(dim+1, d-1)
+		res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: k, Which: lanczos.Smallest, Seed: seed})
 		if err != nil {
 			return wrapNumerical(err)
 		}
 		st.iterations = res.Stats.Iterations
-		st.detail = fmt.Sprintf("lanczos on M as an operator, smallest: %d products, %d restarts", res.Stats.MatVecs, res.Stats.Restarts)
-		vals, vecs = res.Values, res.Vectors
+		vals = res.Values[:dim]
+		vecs = blas64.General{Rows: d, Cols: dim, Stride: res.Vectors.Stride, Data: res.Vectors.Data}
+		vecs = copyGeneral(vecs)
+		bound = oipAngleBound(res.Values, res.Residuals, dim)
+		st.detail = fmt.Sprintf("lanczos on M as an operator, smallest: %d products, %d restarts, subspace angle ≤ %.2g°", res.Stats.MatVecs, res.Stats.Restarts, bound)
 		return nil
 	})
-	return vecs, vals, err
+	if err != nil {
+		return vecs, vals, err
+	}
+	r.rep.Params["angle_bound_deg"] = bound
+	if bound <= oipMaxAngleDeg || d > oipDenseFallbackMax {
+		return vecs, vals, nil
+	}
+	// Lanczos cannot vouch for the subspace (the smallest eigenvalues of M
+	// are too close together against ‖M‖, as with heat weights): the dense
+	// path, whose error is ε·‖M‖/gap instead of TolFloor·‖M‖/gap.
+	r.rep.Params["solver"] = string(OIPDense)
+	r.rep.Params["dense_fallback"] = true
+	return oipSolve(r, a, tau, dim, OIPDense, seed)
+}
+
+// oipMaxAngleDeg is the largest principal angle (degrees) between OIP's
+// subspace and the exact one that the operator path may leave; beyond it
+// (by oipAngleBound) OIP finishes with the dense path. A variable so that
+// a test can force the fallback.
+var oipMaxAngleDeg = 1e-4
+
+// oipDenseFallbackMax is the largest D for which that dense fallback runs
+// (a D×D M; above it the bound is only reported).
+const oipDenseFallbackMax = 2048
+
+// oipAngleBound bounds the largest principal angle (degrees) between the
+// span of the dim smallest Ritz vectors and the exact invariant subspace by
+// the sin Θ theorem of Davis & Kahan (SIAM J. Numer. Anal. 7(1), 1970):
+// sin θ ≤ ‖R‖_F / gap, R the residuals of the dim Ritz pairs and gap the
+// distance from their largest Ritz value to the next one (vals has dim + 1
+// values, ascending). 90 (no bound) when there is no next value or no gap.
+func oipAngleBound(vals, residuals []float64, dim int) float64 {
+	if len(vals) <= dim {
+		return 90
+	}
+	gap := vals[dim] - vals[dim-1]
+	rr := 0.0
+	for _, v := range residuals[:dim] {
+		rr += v * v
+	}
+	if !(gap > 0) {
+		return 90
+	}
+	s := math.Sqrt(rr) / gap
+	if s >= 1 {
+		return 90
+	}
+	return math.Asin(s) * 180 / math.Pi
 }
 
 // oipOperator is M = Aᵀ(A·Aᵀ − 2τ)A as a D×D operator (A the n×D data):

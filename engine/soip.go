@@ -51,6 +51,7 @@ type SOIP struct {
 	K            int // neighbours (default 10), as OIP
 	Eps          float64
 	Labels       []int
+	Between      SupervisedGeodesic // see OIP
 	Disconnected Disconnected
 	Weight       OIPWeight
 	T            float64
@@ -81,7 +82,7 @@ const methodSOIP = "soip"
 func init() { decoders[methodSOIP] = decodeSOIP }
 
 func (s SOIP) oip() OIP {
-	return OIP{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Disconnected: s.Disconnected,
+	return OIP{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Between: s.Between, Disconnected: s.Disconnected,
 		Weight: s.Weight, T: s.T, Solver: s.Solver, Seed: s.Seed, Options: s.Options}.resolved()
 }
 
@@ -129,7 +130,7 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	if err := checkSpan(method, y); err != nil {
 		return nil, err
 	}
-	err = r.stage("lars", flam.LARSGram(nk, d)+float64(o.Dim*card)*flam.LARSStep(nk, d, card, true), func(ctx context.Context, st *stageCtx) error {
+	err = r.stage("lars", soipLARSFlam(nk, d, o.Dim, card), func(ctx context.Context, st *stageCtx) error {
 		design, err := lars.NewDesign(tr, lars.GramAuto)
 		if err != nil {
 			return wrapNumerical(err)
@@ -140,7 +141,7 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 		}
 		m.proj = newGeneral(d, o.Dim)
 		m.nonzeros = make([]int, o.Dim)
-		steps := 0
+		steps, counted := 0, design.SetupFlam()
 		for j, p := range paths {
 			beta := p.Final()
 			norm := 0.0
@@ -158,7 +159,10 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 				}
 			}
 			steps = max(steps, p.Stats.Steps)
+			counted += p.Stats.Flam
 		}
+		// The paths' own count, once their steps are known.
+		st.predicted = counted
 		st.iterations = steps
 		st.detail = fmt.Sprintf("LARS-lasso, %d responses, ≤ %d non-zeros each, Gram %v", o.Dim, card, design.HasGram())
 		return nil
@@ -191,6 +195,21 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	}
 	m.report = *rep
 	return m, nil
+}
+
+// soipLARSFlam predicts SOIP's LARS stage before it runs: the design
+// (Gram matrix when lars.GramAuto takes it, else the column norms), then
+// per projection Xᵀy and k_max = min(card, n, D) steps at the mean active
+// size k_max/2 (a path without drops; each lasso drop adds a step, which
+// the stage's count includes once the paths are known).
+func soipLARSFlam(n, d, dim, card int) float64 {
+	gram := d <= lars.MaxAutoGram && d <= n
+	setup := float64(n) * float64(d)
+	if gram {
+		setup = flam.LARSGram(n, d)
+	}
+	kmax := min(card, n, d)
+	return setup + float64(dim)*(flam.Gemv(n, d)+float64(kmax)*flam.LARSStep(n, d, kmax/2, gram))
 }
 
 // Projection returns the sparse projection (D×Dim, unit columns).

@@ -138,7 +138,14 @@ func (r *run) add(j int, sign float64) bool {
 	return true
 }
 
-// remove takes variable j out of the active set and rebuilds the factor.
+// remove takes variable j out of the active set and downdates the factor:
+// with row k0 of L deleted, L′L′ᵀ is still G_AA without j, and Givens
+// rotations of columns (i, i+1), i = k0 … k − 2, restore the lower
+// triangle (Golub & Van Loan, "Matrix Computations", 4th ed., §6.5.4;
+// scikit-learn's lars_path downdates the same way). O(k²) instead of the
+// O(n·k² + k³) of rebuilding the factor from the active columns — on 200
+// faces × 4096 pixels a rebuild at every lasso drop took most of SOIP's
+// time.
 func (r *run) remove(j int) {
 	k0 := r.pos(j)
 	k := len(r.active)
@@ -154,19 +161,22 @@ func (r *run) remove(j int) {
 			copy(row[k0:], row[k0+1:])
 		}
 	}
-	// Rebuild L from G_AA: row by row, as add does.
-	act := append([]int(nil), r.active...)
-	sgn := append([]float64(nil), r.sign...)
-	r.active, r.sign, r.w = r.active[:0], r.sign[:0], r.w[:0]
-	for q, v := range act {
-		r.isActive[v] = false
-		if !r.add(v, sgn[q]) {
-			// Cannot happen for a subset of a well-conditioned set; keep
-			// the variable out rather than fail.
-			r.beta[v] = 0
-		}
+	l := r.l
+	for i := k0; i < k-1; i++ {
+		copy(l[i*kc:i*kc+i+2], l[(i+1)*kc:(i+1)*kc+i+2])
 	}
-	r.flam += float64(k) * float64(k) * float64(k) / 6
+	for i := k0; i < k-1; i++ {
+		a, b := l[i*kc+i], l[i*kc+i+1]
+		h := math.Hypot(a, b)
+		c, s := a/h, b/h
+		for q := i; q < k-1; q++ {
+			x, y := l[q*kc+i], l[q*kc+i+1]
+			l[q*kc+i] = c*x + s*y
+			l[q*kc+i+1] = c*y - s*x
+		}
+		l[i*kc+i+1] = 0
+	}
+	r.flam += 2 * float64(k-k0) * float64(k-k0)
 }
 
 // direction solves G_AA·w = s_A with the factor and sets a = Xᵀ·X_A·w.

@@ -129,6 +129,15 @@ func main() {
 		{"oip", "usps 4649×256 (50 %), k 10, dim 40", func(ctx context.Context) (fitter, error) {
 			return engine.OIP{Dim: 40, K: 10, Disconnected: engine.DisconnectedConnect}.Fit(ctx, half)
 		}},
+		{"soip", "usps 4649×256 (50 %), k 10, dim 40, cardinality 64", func(ctx context.Context) (fitter, error) {
+			return engine.SOIP{Dim: 40, K: 10, Disconnected: engine.DisconnectedConnect}.Fit(ctx, half)
+		}},
+		{"soip-faces", "orl32 400×1024, k 8, dim 60, cardinality 256", func(ctx context.Context) (fitter, error) {
+			return engine.SOIP{Dim: 60, K: 8, Disconnected: engine.DisconnectedConnect}.Fit(ctx, orl)
+		}},
+		{"oip-faces", "orl32 400×1024, k 8, dim 60", func(ctx context.Context) (fitter, error) {
+			return engine.OIP{Dim: 60, K: 8, Disconnected: engine.DisconnectedConnect}.Fit(ctx, orl)
+		}},
 		{"lpp", "usps 4649×256 (50 %), k 10, dim 10", func(ctx context.Context) (fitter, error) { return engine.LPP{Dim: 10, K: 10}.Fit(ctx, half) }},
 		{"npe", "usps 4649×256 (50 %), k 10, dim 10", func(ctx context.Context) (fitter, error) { return engine.NPE{Dim: 10, K: 10}.Fit(ctx, half) }},
 		{"lda", "usps 4649×256 (50 %), 10 classes", func(ctx context.Context) (fitter, error) { return engine.LDA{Labels: halfY}.Fit(ctx, half) }},

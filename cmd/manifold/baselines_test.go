@@ -32,6 +32,12 @@ func TestBaselinesEmbedAndProject(t *testing.T) {
 		{"lpp", []string{"-supervised", "-labels", "roll.labels", "-k", "5"}, func() (engine.Model, error) {
 			return asModel(engine.LPP{Dim: 2, K: 5, Labels: labels.Class}.Fit(ctx, x))
 		}},
+		{"isoprojection", []string{"-supervised", "-labels", "roll.labels", "-k", "5"}, func() (engine.Model, error) {
+			return asModel(engine.IsoProjection{Dim: 2, K: 5, Labels: labels.Class}.Fit(ctx, x))
+		}},
+		{"isoprojection", []string{"-supervised", "-labels", "roll.labels", "-k", "5", "-supervised-geodesic", "join"}, func() (engine.Model, error) {
+			return asModel(engine.IsoProjection{Dim: 2, K: 5, Labels: labels.Class, Between: engine.SupervisedJoin}.Fit(ctx, x))
+		}},
 		{"npe", []string{"-k", "8", "-alpha", "0.01", "-dim", "1"}, func() (engine.Model, error) {
 			return asModel(engine.NPE{Dim: 1, K: 8, Reg: 0.01}.Fit(ctx, x))
 		}},

@@ -49,6 +49,11 @@
 //	                   -supervised and lda; their number must match the samples
 //	-supervised        neighbour graphs within each class only (needs -labels;
 //	                   -k 0 then means all of the class)
+//	-supervised-geodesic G
+//	                   isomap, isoprojection, oip, soip with -supervised: the
+//	                   geodesic between classes, constant (default: 1000 ×
+//	                   the largest within-class geodesic, as the papers' code)
+//	                   or join (classes joined at their closest pairs)
 //	-dim D             output dimension (default 2)
 //	-k K               neighbours per point of the graph methods
 //	-eps E             neighbourhood radius instead of -k (not both)

@@ -38,6 +38,7 @@ type embedFlags struct {
 	neighbors, graph                   string
 	float32                            bool
 	neighborMode                       engine.NeighborSearch
+	supervisedGeodesic                 string
 	seed                               uint64
 	out, model, plot, report, plotSize string
 	cpuprofile, memprofile             string
@@ -67,6 +68,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32")
 	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
 	fs.StringVar(&f.graph, "graph", "", "a neighbour graph `FILE.mtx` (n×n, weights = distances, e.g. from manifold neighbors) in place of the search")
+	fs.StringVar(&f.supervisedGeodesic, "supervised-geodesic", "constant", "isomap, isoprojection, oip, soip with -supervised: the geodesic between classes, constant (1000 × the largest within-class geodesic, the papers' code) or join (classes joined at their closest pairs)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
 	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; default CSV on standard output)")
 	fs.StringVar(&f.model, "model", "", "save the fitted model to `FILE`, for manifold project")
@@ -105,7 +107,7 @@ func (f *embedFlags) check() error {
 		return err
 	}
 	f.resolved = m
-	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "weight", "float32"} {
+	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "weight", "float32", "supervised-geodesic"} {
 		if f.set[name] && !m.reads(name) {
 			return fmt.Errorf("-%s does not apply to method %s%s", name, m.name, readsList(m))
 		}
@@ -153,6 +155,10 @@ func (f *embedFlags) check() error {
 		return fmt.Errorf("-weight %q: want heat or binary", f.weight)
 	case f.supervised && f.labels == "":
 		return errors.New("-supervised needs -labels")
+	case f.supervisedGeodesic != "constant" && f.supervisedGeodesic != "join":
+		return fmt.Errorf("-supervised-geodesic %q: want constant or join", f.supervisedGeodesic)
+	case f.set["supervised-geodesic"] && !f.supervised:
+		return errors.New("-supervised-geodesic needs -supervised")
 	case m.needsLabels && f.labels == "":
 		return fmt.Errorf("method %s needs -labels", m.name)
 	}
@@ -239,6 +245,9 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	}
 	if f.set["disconnected"] {
 		p.Disconnected = f.disconnected
+	}
+	if f.set["supervised-geodesic"] {
+		p.SupervisedGeodesic = f.supervisedGeodesic
 	}
 	if labels != nil {
 		if len(labels.Class) != n {

@@ -527,6 +527,9 @@ func TestErrors(t *testing.T) {
 				{[]string{"-eps must be a positive finite radius"}, []string{"embed", "-method", m.name, "-eps", "-1"}},
 				{[]string{`-disconnected "sometimes": want error, connect or largest`}, []string{"embed", "-method", m.name, "-disconnected", "sometimes"}},
 				{[]string{"-supervised needs -labels"}, []string{"embed", "-method", m.name, "-supervised"}},
+				{[]string{`-supervised-geodesic "far": want constant or join`}, []string{"embed", "-method", "isomap", "-supervised-geodesic", "far"}},
+				{[]string{"-supervised-geodesic needs -supervised"}, []string{"embed", "-method", "isomap", "-supervised-geodesic", "join"}},
+				{[]string{"-supervised-geodesic does not apply to method lpp"}, []string{"embed", "-method", "lpp", "-supervised-geodesic", "join"}},
 			}...)
 			break
 		}

@@ -26,7 +26,10 @@ type params struct {
 	Seed         uint64             // -seed
 	Weight       engine.GraphWeight // -weight: WeightHeat (the default) or WeightBinary
 	Float32      bool               // -float32: isomap's geodesics in float32
-	Options      engine.Options
+	// SupervisedGeodesic is -supervised-geodesic: "constant" or "join"; ""
+	// is the default (constant).
+	SupervisedGeodesic string
+	Options            engine.Options
 }
 
 // method is one row of the method table: the command-line name, what the
@@ -60,6 +63,10 @@ func asModel[M engine.Model](m M, err error) (engine.Model, error) {
 // graphFlags are the flags of the methods built on a neighbour graph.
 var graphFlags = []string{"k", "eps", "disconnected", "supervised"}
 
+// geodesicFlags are the graph flags of the Isomap family, which also read
+// the between-class geodesic of a supervised fit.
+var geodesicFlags = with(graphFlags, "supervised-geodesic")
+
 func with(base []string, more ...string) []string {
 	return append(append([]string(nil), base...), more...)
 }
@@ -87,13 +94,13 @@ var methods = []method{
 	//			Labels: p.supervisedLabels(), Options: p.Options}.Fit(ctx, x))
 	//	},
 	{
-		name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS (-float32: geodesics in float32)", uses: with(graphFlags, "float32"),
+		name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS (-float32: geodesics in float32)", uses: with(geodesicFlags, "float32"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
+			policy, between, err := p.geodesicSettings()
 			if err != nil {
 				return nil, err
 			}
-			return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+			return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
 				Disconnected: policy, Float32: p.Float32, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
@@ -115,36 +122,36 @@ var methods = []method{
 		},
 	},
 	{
-		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01)", uses: with(graphFlags, "alpha"),
+		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01)", uses: with(geodesicFlags, "alpha"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
+			policy, between, err := p.geodesicSettings()
 			if err != nil {
 				return nil, err
 			}
-			return asModel(engine.IsoProjection{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+			return asModel(engine.IsoProjection{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
 				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
 	{
-		name: "oip", about: "orthogonal isometric projection (Euclidean edge lengths)", uses: graphFlags,
+		name: "oip", about: "orthogonal isometric projection (Euclidean edge lengths)", uses: geodesicFlags,
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
+			policy, between, err := p.geodesicSettings()
 			if err != nil {
 				return nil, err
 			}
-			return asModel(engine.OIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+			return asModel(engine.OIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
 				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
 	{
 		name: "soip", about: "sparse orthogonal isometric projection (LARS; -alpha: the L1 weight α, the path also stops at ⌈features/4⌉ non-zeros)",
-		uses: with(graphFlags, "alpha"),
+		uses: with(geodesicFlags, "alpha"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
+			policy, between, err := p.geodesicSettings()
 			if err != nil {
 				return nil, err
 			}
-			return asModel(engine.SOIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
+			return asModel(engine.SOIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
 				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
@@ -181,7 +188,7 @@ var methods = []method{
 		},
 	},
 	{
-		name: "lda", about: "linear discriminant analysis, Fisherfaces PCA when features ≥ samples (needs -labels; -alpha: ridge on the within-class scatter)",
+		name: "lda", about: "linear discriminant analysis, the SVD solver of Deng Cai's LDA.m (needs -labels; -alpha > 0: Fisherfaces with a ridge on the within-class scatter)",
 		uses: []string{"alpha"}, needsLabels: true,
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
 			return asModel(engine.LDA{Dim: p.Dim, Labels: p.Labels, Reg: p.Alpha, Options: p.Options}.Fit(ctx, x))
@@ -219,6 +226,17 @@ func (p params) supervisedLabels() []int {
 		return p.Labels
 	}
 	return nil
+}
+
+// geodesicSettings parses -disconnected and -supervised-geodesic for the
+// Isomap family.
+func (p params) geodesicSettings() (engine.Disconnected, engine.SupervisedGeodesic, error) {
+	policy, err := engine.ParseDisconnected(p.Disconnected)
+	if err != nil {
+		return policy, "", err
+	}
+	between, err := engine.ParseSupervisedGeodesic(p.SupervisedGeodesic)
+	return policy, between, err
 }
 
 // lookupMethod finds a method by its command-line name.

@@ -317,8 +317,8 @@ func OneNNSplits(ctx context.Context, x mat.Matrix, labels []int, splits []Split
 
 // FLDALeaveOneOut is the classification protocol of low-rank-isomap.txt
 // §4.2 (Tables 5–6): every sample in turn is left out, Fisher's LDA (all
-// c − 1 directions, the Fisherfaces PCA when the features outnumber the
-// samples) is fitted to the others, and the sample is classified by the
+// c − 1 directions, the default svd solver, which needs no nonsingular
+// within-class scatter) is fitted to the others, and the sample is classified by the
 // FLDA Gaussian rule; the result is the fraction classified correctly. It is
 // the engine's FLDALeaveOneOut without ridge (engine.LDA documents the
 // classifier).

@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The Table 2 protocol of isometric-projection.txt (Cai, He & Han, AAAI
+// 2007) with LDA at c − 1 dimensions on orl32 and yale32, every Gp/Pq
+// (p = 2 … 8 training images per person, 3 random splits each): the data
+// scaled to [0, 1], projection vectors scaled to unit length (LDA.m), 1-NN
+// on the test images. The default (svd) solver must beat 1-NN on the raw
+// pixels at every Gp/Pq — the engine's Fisherfaces solver did not at G2 on
+// Yale (bench/RESULTS.md, faces-table2: 44.5 % against 45.6 %), and the
+// issue's held-out faces fell to 27.6 % with it — and, averaged over the
+// seven Gp/Pq of a set, score at least the Fisherfaces solver's average (a
+// single cell of 3 splits, 45 test images at Yale G8, is too noisy to rank
+// the two).
+func TestLDATable2Faces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-data protocol")
+	}
+	ctx := context.Background()
+	for _, tag := range []string{"orl32", "yale32"} {
+		x := loadShared(t, tag)
+		y := readSharedLabels(t, tag)
+		x.Scale(1.0/255, x)
+		n, d := x.Dims()
+		byClass := map[int][]int{}
+		var order []int
+		for i, l := range y {
+			if _, ok := byClass[l]; !ok {
+				order = append(order, l)
+			}
+			byClass[l] = append(byClass[l], i)
+		}
+		rng := rand.New(rand.NewPCG(16, 2))
+		var sumSVD, sumFF float64
+		for p := 2; p <= 8; p++ {
+			var accSVD, accFF, accRaw float64
+			const splits = 3
+			for s := 0; s < splits; s++ {
+				var tr, te []int
+				for _, l := range order {
+					m := byClass[l]
+					perm := rng.Perm(len(m))
+					for k, pi := range perm {
+						if k < p {
+							tr = append(tr, m[pi])
+						} else {
+							te = append(te, m[pi])
+						}
+					}
+				}
+				xtr, xte := pickRows(x, tr), pickRows(x, te)
+				ytr, yte := pickInts(y, tr), pickInts(y, te)
+				accRaw += oneNNAcc(xtr, ytr, xte, yte)
+				for _, solver := range []LDASolver{LDASVD, LDAFisherfaces} {
+					m, err := LDA{Labels: ytr, Solver: solver}.Fit(ctx, xtr)
+					if err != nil {
+						t.Fatalf("%s G%d %s: %v", tag, p, solver, err)
+					}
+					w := m.Projection()
+					_, dim := w.Dims()
+					if dim != len(order)-1 {
+						t.Fatalf("%s G%d %s: %d directions, want c − 1 = %d", tag, p, solver, dim, len(order)-1)
+					}
+					for j := 0; j < dim; j++ {
+						col := w.ColView(j).(*mat.VecDense)
+						col.ScaleVec(1/mat.Norm(col, 2), col)
+					}
+					var a, b mat.Dense
+					a.Mul(xtr, w)
+					b.Mul(xte, w)
+					acc := oneNNAcc(&a, ytr, &b, yte)
+					if solver == LDASVD {
+						accSVD += acc
+					} else {
+						accFF += acc
+					}
+				}
+			}
+			accSVD, accFF, accRaw = 100*accSVD/splits, 100*accFF/splits, 100*accRaw/splits
+			t.Logf("%s (%d×%d) G%d: LDA svd %.1f %%, fisherfaces %.1f %%, 1-NN pixels %.1f %%", tag, n, d, p, accSVD, accFF, accRaw)
+			if accSVD <= accRaw {
+				t.Errorf("%s G%d: LDA (svd) %.1f %% not above 1-NN on the pixels %.1f %%", tag, p, accSVD, accRaw)
+			}
+			sumSVD += accSVD / 7
+			sumFF += accFF / 7
+		}
+		t.Logf("%s mean over G2–G8: LDA svd %.1f %%, fisherfaces %.1f %%", tag, sumSVD, sumFF)
+		if sumSVD < sumFF {
+			t.Errorf("%s: LDA (svd) %.1f %% on average below Fisherfaces %.1f %%", tag, sumSVD, sumFF)
+		}
+	}
+}
+
+func pickRows(x *mat.Dense, idx []int) *mat.Dense {
+	_, d := x.Dims()
+	out := mat.NewDense(len(idx), d, nil)
+	for r, i := range idx {
+		out.SetRow(r, x.RawRowView(i))
+	}
+	return out
+}
+
+func pickInts(v []int, idx []int) []int {
+	out := make([]int, len(idx))
+	for r, i := range idx {
+		out[r] = v[i]
+	}
+	return out
+}
+
+// oneNNAcc is the fraction of test rows whose nearest training row
+// (Euclidean) has the same label.
+func oneNNAcc(tr *mat.Dense, ytr []int, te *mat.Dense, yte []int) float64 {
+	ntr, _ := tr.Dims()
+	nte, _ := te.Dims()
+	right := 0
+	for i := 0; i < nte; i++ {
+		a := te.RawRowView(i)
+		best, arg := math.Inf(1), -1
+		for k := 0; k < ntr; k++ {
+			s := 0.0
+			for j, v := range tr.RawRowView(k) {
+				t := v - a[j]
+				s += t * t
+			}
+			if s < best {
+				best, arg = s, k
+			}
+		}
+		if ytr[arg] == yte[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(nte)
+}
