@@ -291,6 +291,15 @@ func (f *LDL) SolveTo(dst, b []float64) {
 	for k, v := range f.s.perm {
 		y[k] = b[v]
 	}
+	f.solvePermuted(y)
+	for k, v := range f.s.perm {
+		dst[v] = y[k]
+	}
+}
+
+// solvePermuted overwrites y with (L·D·Lᵀ)⁻¹·y in the factor's order.
+func (f *LDL) solvePermuted(y []float64) {
+	n := f.s.n
 	cs := f.s.colStart
 	for j := 0; j < n; j++ {
 		yj := y[j]
@@ -313,8 +322,42 @@ func (f *LDL) SolveTo(dst, b []float64) {
 		}
 		y[j] = s
 	}
-	for k, v := range f.s.perm {
-		dst[v] = y[k]
+}
+
+// solve2 overwrites the n×2 row-major y with (L·D·Lᵀ)⁻¹·y in the
+// factor's order: the two columns in one pass over L.
+func (f *LDL) solve2(y []float64) {
+	n := f.s.n
+	cs := f.s.colStart
+	for j := 0; j < n; j++ {
+		y0, y1 := y[2*j], y[2*j+1]
+		if y0 == 0 && y1 == 0 {
+			continue
+		}
+		rows, vals := f.rowIdx[cs[j]:cs[j+1]], f.val[cs[j]:cs[j+1]]
+		vals = vals[:len(rows)]
+		for t, r := range rows {
+			l := vals[t]
+			yr := y[2*int(r) : 2*int(r)+2 : 2*int(r)+2]
+			yr[0] -= l * y0
+			yr[1] -= l * y1
+		}
+	}
+	for j, d := range f.d {
+		y[2*j] /= d
+		y[2*j+1] /= d
+	}
+	for j := n - 1; j >= 0; j-- {
+		rows, vals := f.rowIdx[cs[j]:cs[j+1]], f.val[cs[j]:cs[j+1]]
+		vals = vals[:len(rows)]
+		s0, s1 := y[2*j], y[2*j+1]
+		for t, r := range rows {
+			l := vals[t]
+			yr := y[2*int(r) : 2*int(r)+2 : 2*int(r)+2]
+			s0 -= l * yr[0]
+			s1 -= l * yr[1]
+		}
+		y[2*j], y[2*j+1] = s0, s1
 	}
 }
 
@@ -326,11 +369,29 @@ func (f *LDL) SolveBlockTo(dst, x blas64.General) {
 	if x.Rows != n || dst.Rows != n || dst.Cols != b {
 		panic(fmt.Sprintf("sparse: LDL.SolveBlockTo: order %d, dst is %d×%d, x is %d×%d", n, dst.Rows, dst.Cols, x.Rows, x.Cols))
 	}
+	if b == 1 {
+		y := make([]float64, n)
+		for k, v := range f.s.perm {
+			y[k] = x.Data[int(v)*x.Stride]
+		}
+		f.solvePermuted(y)
+		for k, v := range f.s.perm {
+			dst.Data[int(v)*dst.Stride] = y[k]
+		}
+		return
+	}
 	y := make([]float64, n*b)
 	for k, v := range f.s.perm {
 		copy(y[k*b:(k+1)*b], x.Data[int(v)*x.Stride:int(v)*x.Stride+b])
 	}
 	cs := f.s.colStart
+	if b == 2 {
+		f.solve2(y)
+		for k, v := range f.s.perm {
+			copy(dst.Data[int(v)*dst.Stride:int(v)*dst.Stride+2], y[2*k:2*k+2])
+		}
+		return
+	}
 	for j := 0; j < n; j++ {
 		yj := y[j*b : (j+1)*b]
 		rows, vals := f.rowIdx[cs[j]:cs[j+1]], f.val[cs[j]:cs[j+1]]

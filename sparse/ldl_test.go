@@ -100,15 +100,23 @@ func TestLDLSolveAndInertia(t *testing.T) {
 						t.Fatalf("%dx%d %v σ=%g: x[%d] = %v, want %v", sz[0], sz[1], ord, sigma, i, x[i], want.AtVec(i))
 					}
 				}
-				// The block solve agrees column by column.
-				xb := blas64.General{Rows: n, Cols: 2, Stride: 2, Data: make([]float64, 2*n)}
-				for i := range b {
-					xb.Data[2*i], xb.Data[2*i+1] = b[i], -2*b[i]
-				}
-				f.SolveBlockTo(xb, xb)
-				for i := range x {
-					if math.Abs(xb.Data[2*i]-x[i]) > 1e-12*scale || math.Abs(xb.Data[2*i+1]+2*x[i]) > 1e-12*scale {
-						t.Fatalf("%v σ=%g: block solve row %d = %v, want %v", ord, sigma, i, xb.Data[2*i:2*i+2], x[i])
+				// The block solve agrees column by column (column c holds 2^c·b,
+				// exactly), for the specialised widths 1 and 2 and the
+				// general one, with a stride wider than the block.
+				for _, w := range []int{1, 2, 3} {
+					xb := blas64.General{Rows: n, Cols: w, Stride: w + 1, Data: make([]float64, n*(w+1))}
+					for i := range b {
+						for c := 0; c < w; c++ {
+							xb.Data[i*(w+1)+c] = float64(int(1)<<c) * b[i]
+						}
+					}
+					f.SolveBlockTo(xb, xb)
+					for i := range x {
+						for c := 0; c < w; c++ {
+							if got := xb.Data[i*(w+1)+c]; math.Abs(got-float64(int(1)<<c)*x[i]) > 1e-12*scale*float64(int(1)<<c) {
+								t.Fatalf("%v σ=%g width %d: block solve (%d, %d) = %v, want %v", ord, sigma, w, i, c, got, float64(int(1)<<c)*x[i])
+							}
+						}
 					}
 				}
 			}
