@@ -74,3 +74,29 @@ func BenchmarkGemm784(b *testing.B) {
 	}
 	b.ReportMetric(flam.Gemm(n, n, d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLAM/s")
 }
+
+// NN-descent, k = 15, on the 9298 USPS digits (256 features;
+// skipped without ../shared/data) and on a swiss roll embedded in 784
+// dimensions.
+func BenchmarkKNNApprox(b *testing.B) {
+	roll, _ := datasets.SwissRoll(20000, 0.05, 1)
+	r784, err := datasets.Embed(roll, 784, 0.01, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := []struct {
+		name string
+		x    func() *mat.Dense
+	}{{"usps-9298x256", func() *mat.Dense { return usps(b, 9298) }}, {"roll-20000x784", func() *mat.Dense { return r784 }}}
+	for _, in := range inputs {
+		b.Run(in.name+"/nn-descent", func(b *testing.B) {
+			x := in.x()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, _, err := neighbors.KNNApprox(ctx, x, 15, neighbors.ApproxOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
