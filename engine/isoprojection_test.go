@@ -199,3 +199,37 @@ func TestIsoProjectionBadInput(t *testing.T) {
 		t.Errorf("direct solver on sparse input: %v", err)
 	}
 }
+
+// The default stops LSQR at DefaultRegressionIter iterations (the papers'
+// spectral regression); RegressionToTolerance runs it further, to its
+// tolerance; a cap below −1 is refused.
+func TestIsoProjectionRegressionIter(t *testing.T) {
+	ctx := context.Background()
+	x := loadShared(t, "yale32")
+	iters := func(m *IsoProjectionModel) int {
+		for _, st := range m.Report().Stages {
+			if st.Name == "regression" {
+				return st.Iterations
+			}
+		}
+		t.Fatal("no regression stage")
+		return 0
+	}
+	def, err := IsoProjection{Dim: 5, K: 5}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tol, err := IsoProjection{Dim: 5, K: 5, RegressionIter: RegressionToTolerance}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := iters(def); got != DefaultRegressionIter || def.Report().Params["regression_iter"] != DefaultRegressionIter {
+		t.Errorf("default: %d LSQR iterations (params %v), want the cap %d", got, def.Report().Params["regression_iter"], DefaultRegressionIter)
+	}
+	if got := iters(tol); got <= DefaultRegressionIter {
+		t.Errorf("to tolerance: %d LSQR iterations, want more than the default cap %d on yale32", got, DefaultRegressionIter)
+	}
+	if _, err := (IsoProjection{Dim: 5, K: 5, RegressionIter: -2}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("RegressionIter −2: %v, want ErrBadSetting", err)
+	}
+}

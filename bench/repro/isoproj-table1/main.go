@@ -53,6 +53,19 @@ const prog = "isoproj-table1"
 
 var methods = []string{"Baseline", "LSI", "LPP", "NPE", "IsoProjection"}
 
+// capped maps the extra IsoProjection columns of -iters ("IsoP ≤N its")
+// to their LSQR iteration cap (engine.IsoProjection.RegressionIter).
+var capped = map[string]int{}
+
+// paperKey is the paper's column of method m (the capped IsoProjection
+// columns compare with IsoProjection).
+func paperKey(m string) string {
+	if _, ok := capped[m]; ok {
+		return "IsoProjection"
+	}
+	return m
+}
+
 // Table 1 of isometric-projection.txt: AC (%) per k = 2…10 and their
 // average; times (s) for LSI, LPP, NPE, IsoProjection.
 var paperAC = map[string][]float64{
@@ -88,9 +101,25 @@ func main() {
 	kmin := flag.Int("kmin", 2, "smallest number of categories")
 	kmax := flag.Int("kmax", 10, "largest number of categories")
 	seed := flag.Uint64("seed", 1, "seed of the draws and of k-means")
+	iters := flag.String("iters", "", "extra IsoProjection columns with LSQR capped at these iteration counts (comma-separated; engine.IsoProjection.RegressionIter, -1: to tolerance)")
 	results := flag.String("results", repro.ResultsPath, "the results file to update (\"\": none)")
 	figDir := flag.String("figures", "bench/figures", "folder of the PNG figures")
 	flag.Parse()
+	for _, f := range strings.Split(*iters, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		it, err := strconv.Atoi(f)
+		if err != nil || it < 1 && it != engine.RegressionToTolerance {
+			repro.Fatal(prog, fmt.Errorf("-iters %q: want positive integers, or %d for LSQR to its tolerance", *iters, engine.RegressionToTolerance))
+		}
+		m := fmt.Sprintf("IsoP ≤%d its", it)
+		if it == engine.RegressionToTolerance {
+			m = "IsoP to tolerance"
+		}
+		capped[m] = it
+		methods = append(methods, m)
+	}
 	st := settings{graphK: *graphK, restarts: *restarts, maxDim: *maxDim}
 	for _, f := range strings.Split(*multsFlag, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
@@ -244,19 +273,19 @@ func main() {
 				label = fmt.Sprintf(" (%d)", min(st.mults[bi]*k, st.maxDim))
 			}
 			row = append(row, fmt.Sprintf("%.1f ± %.1f%s", 100*best.Mean, 100*best.Std, label))
-			pk := paperValue(paperAC[m], k)
+			pk := paperValue(paperAC[paperKey(m)], k)
 			row = append(row, pk)
 			avgAC[m] += best.Mean / float64(len(ks))
 			nm := metrics.Summarize(nmi[m][ki][bi])
 			nrow = append(nrow, fmt.Sprintf("%.1f ± %.1f", 100*nm.Mean, 100*nm.Std))
 			avgNMI[m] += nm.Mean / float64(len(ks))
-			if p, ok := paperAt(paperAC[m], k); ok && (100*best.Mean-p > 2 || 100*best.Mean-p < -2) {
+			if p, ok := paperAt(paperAC[paperKey(m)], k); ok && (100*best.Mean-p > 2 || 100*best.Mean-p < -2) {
 				gaps = append(gaps, fmt.Sprintf("%s k=%d: %+.1f", m, k, 100*best.Mean-p))
 			}
 			if m != "Baseline" {
 				t, _ := repro.MeanStd(secs[m][ki])
 				avgTime[m] += t / float64(len(ks))
-				trow = append(trow, repro.Seconds(t), paperValue(paperTime[m], k))
+				trow = append(trow, repro.Seconds(t), paperValue(paperTime[paperKey(m)], k))
 			}
 		}
 		acTab.Add(row...)
@@ -268,10 +297,10 @@ func main() {
 		nrow := []string{"Ave."}
 		trow := []string{"Ave."}
 		for _, m := range methods {
-			row = append(row, fmt.Sprintf("%.1f", 100*avgAC[m]), fmt.Sprintf("%.1f", paperAC[m][9]))
+			row = append(row, fmt.Sprintf("%.1f", 100*avgAC[m]), fmt.Sprintf("%.1f", paperAC[paperKey(m)][9]))
 			nrow = append(nrow, fmt.Sprintf("%.1f", 100*avgNMI[m]))
 			if m != "Baseline" {
-				trow = append(trow, repro.Seconds(avgTime[m]), fmt.Sprintf("%g", paperTime[m][9]))
+				trow = append(trow, repro.Seconds(avgTime[m]), fmt.Sprintf("%g", paperTime[paperKey(m)][9]))
 			}
 		}
 		acTab.Add(row...)
@@ -374,12 +403,13 @@ func main() {
 		"every document scaled to unit length. For k = %d…%d, %d random draws of k categories (seed %d; the paper: 25). "+
 		"k-means (engine/cluster: k-means++, %d restarts keeping the lowest objective, as the paper) on the documents of the draw, "+
 		"in the original space (Baseline; k-means on the sparse rows, engine/cluster FitSparse) or after LSI (truncated SVD, no centring), LPP (cosine weights), "+
-		"NPE and IsoProjection (spectral regression, α = 0.01) on a %d-nearest-neighbour graph (OR rule; a disconnected graph joined "+
+		"NPE and IsoProjection (spectral regression, α = 0.01, LSQR stopped at the engine's default of %d iterations; the \"IsoP ≤N its\" "+
+		"columns of -iters cap it at N) on a %d-nearest-neighbour graph (OR rule; a disconnected graph joined "+
 		"at its closest pairs). The projection vectors of LPP, NPE and IsoProjection are scaled to unit length (Deng Cai's LGE.m). "+
 		"AC = clustering accuracy with the Kuhn–Munkres mapping (engine/metrics). The paper reports \"the best performance\" without the dimension: "+
 		"we try d = %s × k (at most %d) and give each method's best d for each k (in parentheses), mean ± standard deviation over the draws. "+
 		"Time = fitting the method on the draw's documents (seconds; the paper's machine is unknown).\n\n",
-		total, ks[0], ks[len(ks)-1], *draws, *seed, st.restarts, st.graphK, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(st.mults)), ", "), "[]"), st.maxDim)
+		total, ks[0], ks[len(ks)-1], *draws, *seed, st.restarts, engine.DefaultRegressionIter, st.graphK, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(st.mults)), ", "), "[]"), st.maxDim)
 	b.WriteString("AC (%):\n\n")
 	b.WriteString(acTab.Markdown())
 	if len(gaps) > 0 {
@@ -442,6 +472,9 @@ func fit(ctx context.Context, m string, x *sparse.CSR, _ []int, k int, st settin
 		return engine.NPE{Dim: dim, K: st.graphK}.Fit(ctx, x)
 	case "IsoProjection":
 		return engine.IsoProjection{Dim: dim, K: st.graphK, Alpha: 0.01, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
+	}
+	if it, ok := capped[m]; ok {
+		return engine.IsoProjection{Dim: dim, K: st.graphK, Alpha: 0.01, RegressionIter: it, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
 	}
 	return nil, fmt.Errorf("unknown method %s", m)
 }
