@@ -1,0 +1,24 @@
+// Package manifoldbeam runs the manifold engine inside Apache Beam
+// pipelines, so a model learned on a sample maps billions of rows sharded
+// over files on any Beam runner (prism locally; Flink, Spark, Dataflow).
+//
+// It lives in its own Go module (github.com/manifoldlab/manifold/beam) so
+// the core library keeps its three dependencies; the module requires the
+// Beam Go SDK and the root module through a replace directive.
+//
+// Project maps rows with a saved model: the model file is read once per
+// worker process through Beam's filesystem registry (local paths here;
+// the manifold-beam command also registers gs:// and s3://), rows are
+// gathered into blocks inside a bundle so each Transform call is a matrix
+// product or a batched neighbour search, and a row that cannot be mapped
+// goes to the dead letters with its ID and the engine's error text. The
+// counters rows_in, rows_out and dead_letters (namespace "manifold") let a
+// run check that nothing was lost.
+//
+// Cost: one Transform call per block of B rows (DefaultBlock); the model
+// is loaded once per worker process, so a worker's start-up cost is the
+// model file's size read once.
+//
+// Only the engine's public API is used (engine.Load, Model.Transform,
+// Model.Save and the fits).
+package manifoldbeam

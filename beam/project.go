@@ -1,0 +1,262 @@
+package manifoldbeam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths; the command adds gs:// and s3://
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
+)
+
+// Row is one input sample: its ID and its features. Err, when not empty,
+// says why the row could not be read (an unparsable field); Project sends
+// such a row to the dead letters with that text.
+type Row struct {
+	ID  string
+	X   []float64
+	Err string
+}
+
+// Embedded is one mapped row: the input row's ID and its coordinates.
+type Embedded struct {
+	ID string
+	Y  []float64
+}
+
+// DeadLetter is a row that could not be mapped, with its ID and why (the
+// engine's error text, or the reader's for an unparsable row).
+type DeadLetter struct {
+	ID    string
+	Error string
+}
+
+// DefaultBlock is the number of rows Project hands to one Transform call.
+const DefaultBlock = 256
+
+// ErrModel is returned (wrapped) when the model file cannot be opened or
+// loaded on a worker.
+var ErrModel = errors.New("manifold-beam: model")
+
+// Counter names (namespace "manifold"): rows in = rows out + dead letters.
+const (
+	MetricNamespace  = "manifold"
+	MetricRowsIn     = "rows_in"
+	MetricRowsOut    = "rows_out"
+	MetricDeadLetter = "dead_letters"
+)
+
+var (
+	rowsIn      = beam.NewCounter(MetricNamespace, MetricRowsIn)
+	rowsOut     = beam.NewCounter(MetricNamespace, MetricRowsOut)
+	deadLetters = beam.NewCounter(MetricNamespace, MetricDeadLetter)
+)
+
+func init() {
+	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*Embedded)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*DeadLetter)(nil)).Elem())
+	register.DoFn4x1[context.Context, Row, func(Embedded), func(DeadLetter), error](&projectFn{})
+	register.Emitter1[Embedded]()
+	register.Emitter1[DeadLetter]()
+}
+
+// ProjectOptions tune Project; the zero value means DefaultBlock rows a block.
+type ProjectOptions struct {
+	Block int // rows a Transform call; 0 means DefaultBlock
+}
+
+// Project maps every Row of rows with the model stored at modelPath (any
+// path a registered Beam filesystem serves: a local path, gs://, s3://).
+// It returns the embedded rows and the dead letters. The model is read
+// once per worker process (shared by the DoFn instances of that process);
+// rows are gathered into blocks of equal width inside a bundle and each
+// block is one Transform call, flushed when it is full and at the end of
+// the bundle. When a block fails (a NaN, a wrong width), its rows are
+// transformed one by one, so only the bad rows go to the dead letters,
+// each with the engine's error text. The counters rows_in, rows_out and
+// dead_letters (namespace "manifold") satisfy rows_in = rows_out + dead_letters.
+func Project(s beam.Scope, modelPath string, rows beam.PCollection, opts ProjectOptions) (embedded, dead beam.PCollection) {
+	s = s.Scope("manifold.Project")
+	block := opts.Block
+	if block <= 0 {
+		block = DefaultBlock
+	}
+	return beam.ParDo2(s, &projectFn{ModelPath: modelPath, Block: block}, rows)
+}
+
+// models caches loaded models by path for the life of a worker process, so
+// a model is read once per worker however many DoFn instances it runs.
+var models struct {
+	sync.Mutex
+	m map[string]*modelEntry
+}
+
+type modelEntry struct {
+	once  sync.Once
+	model engine.Model
+	err   error
+}
+
+// LoadModel reads the model file at path through Beam's filesystem registry
+// (the scheme picks the filesystem: none for local, gs://, s3:// …).
+func LoadModel(ctx context.Context, path string) (engine.Model, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrModel, path, err)
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrModel, path, err)
+	}
+	defer r.Close()
+	m, err := engine.Load(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrModel, path, err)
+	}
+	return m, nil
+}
+
+func cachedModel(ctx context.Context, path string) (engine.Model, error) {
+	models.Lock()
+	if models.m == nil {
+		models.m = map[string]*modelEntry{}
+	}
+	e := models.m[path]
+	if e == nil {
+		e = &modelEntry{}
+		models.m[path] = e
+	}
+	models.Unlock()
+	e.once.Do(func() { e.model, e.err = LoadModel(ctx, path) })
+	if e.err != nil {
+		// Let a later Setup retry (a transient storage error).
+		models.Lock()
+		if models.m[path] == e {
+			delete(models.m, path)
+		}
+		models.Unlock()
+	}
+	return e.model, e.err
+}
+
+// projectFn is Project's DoFn. Exported fields travel to the workers.
+type projectFn struct {
+	ModelPath string
+	Block     int
+
+	model  engine.Model
+	blocks map[int][]Row // pending rows by width
+}
+
+func (f *projectFn) Setup(ctx context.Context) error {
+	m, err := cachedModel(ctx, f.ModelPath)
+	if err != nil {
+		return err
+	}
+	f.model = m
+	return nil
+}
+
+func (f *projectFn) StartBundle(context.Context, func(Embedded), func(DeadLetter)) {
+	f.blocks = map[int][]Row{}
+}
+
+func (f *projectFn) ProcessElement(ctx context.Context, r Row, emit func(Embedded), dead func(DeadLetter)) error {
+	rowsIn.Inc(ctx, 1)
+	if r.Err != "" {
+		deadLetters.Inc(ctx, 1)
+		dead(DeadLetter{ID: r.ID, Error: r.Err})
+		return nil
+	}
+	w := len(r.X)
+	f.blocks[w] = append(f.blocks[w], r)
+	if len(f.blocks[w]) >= f.Block {
+		err := f.flush(ctx, f.blocks[w], emit, dead)
+		f.blocks[w] = f.blocks[w][:0]
+		return err
+	}
+	return nil
+}
+
+func (f *projectFn) FinishBundle(ctx context.Context, emit func(Embedded), dead func(DeadLetter)) error {
+	for w, b := range f.blocks {
+		if len(b) == 0 {
+			continue
+		}
+		if err := f.flush(ctx, b, emit, dead); err != nil {
+			return err
+		}
+		delete(f.blocks, w)
+	}
+	return nil
+}
+
+// flush transforms one block of equal-width rows; on failure it isolates
+// the bad rows by transforming row by row. Only a cancelled context fails
+// the bundle.
+func (f *projectFn) flush(ctx context.Context, b []Row, emit func(Embedded), dead func(DeadLetter)) error {
+	y, err := transformRows(ctx, f.model, b)
+	if err == nil {
+		f.emitBlock(ctx, b, y, emit)
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for i := range b {
+		y, err := transformRows(ctx, f.model, b[i:i+1])
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			deadLetters.Inc(ctx, 1)
+			dead(DeadLetter{ID: b[i].ID, Error: err.Error()})
+			continue
+		}
+		f.emitBlock(ctx, b[i:i+1], y, emit)
+	}
+	return nil
+}
+
+func (f *projectFn) emitBlock(ctx context.Context, b []Row, y *mat.Dense, emit func(Embedded)) {
+	_, d := y.Dims()
+	raw := y.RawMatrix()
+	for i := range b {
+		out := make([]float64, d)
+		copy(out, raw.Data[i*raw.Stride:i*raw.Stride+d])
+		emit(Embedded{ID: b[i].ID, Y: out})
+	}
+	rowsOut.Inc(ctx, int64(len(b)))
+}
+
+// errWidth is the error of a row with no features.
+var errWidth = errors.New("row has no features")
+
+// transformRows packs rows (equal width) into one matrix and transforms it.
+func transformRows(ctx context.Context, m engine.Model, b []Row) (*mat.Dense, error) {
+	w := len(b[0].X)
+	if w == 0 {
+		return nil, errWidth
+	}
+	data := make([]float64, 0, len(b)*w)
+	for _, r := range b {
+		data = append(data, r.X...)
+	}
+	y, err := m.Transform(ctx, mat.NewDense(len(b), w, data))
+	if err != nil {
+		return nil, err
+	}
+	if r, c := y.Dims(); r != len(b) || c == 0 {
+		return nil, fmt.Errorf("model %s returned %d×%d for %d rows", m.Method(), r, c, len(b))
+	}
+	return y, nil
+}
