@@ -207,6 +207,13 @@ func TestOutputsAllOrNothing(t *testing.T) {
 			t.Errorf("left %s behind", e.Name())
 		}
 	}
+	// Through a symbolic link: the file it names is replaced, the link kept.
+	if err := os.Symlink("old.csv", filepath.Join(dir, "link.csv")); err == nil {
+		mustSucceed(t, dir, "embed", "-method", "pca", "-in", "roll.csv", "-out", "link.csv")
+		if fi, err := os.Lstat(filepath.Join(dir, "link.csv")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("link.csv is no longer a link: %v", err)
+		}
+	}
 	// project too.
 	mustFail(t, dir, []string{"nodir/p.csv: no such file"}, "project", "-model", "m.model", "-in", "roll.csv", "-out", "nodir/p.csv")
 	mustSucceed(t, dir, "project", "-model", "m.model", "-in", "roll.csv", "-out", "p.npy")
