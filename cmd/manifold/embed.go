@@ -220,6 +220,10 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 		if errors.Is(err, engine.ErrLabels) && f.labels != "" {
 			return fmt.Errorf("%s: %w", f.labels, err)
 		}
+		if errors.Is(err, engine.ErrMemoryBudget) && !f.set["max-memory"] {
+			// Say where a budget the user did not give comes from.
+			return fmt.Errorf("%s: %w (the default budget: the memory available less 15 %%; -max-memory sets another)", f.inputName, err)
+		}
 		return fmt.Errorf("%s: %w", f.inputName, err)
 	}
 	rep := model.Report()

@@ -117,7 +117,7 @@ func TestMemoryLimits(t *testing.T) {
 		{[]string{"embed", "-method", "pca", "-in", "line.csv.gz"}, []string{"line.csv.gz: line 1: "}},
 		{[]string{"embed", "-method", "pca", "-in", "zero.csv"}, []string{"zero.csv: line 1: line longer than 64.0 MiB"}},
 		{[]string{"project", "-model", "zero.model", "-in", "big.npy"}, []string{"zero.model: engine: bad model file: not a manifold model file"}},
-		{[]string{"embed", "-method", "isomap", "-in", "big.npy", "-quiet"}, []string{"big.npy: ", "memory budget exceeded", "needs about", "cheaper"}},
+		{[]string{"embed", "-method", "isomap", "-in", "big.npy", "-quiet"}, []string{"big.npy: ", "memory budget exceeded", "needs about", "cheaper", "(the default budget: the memory available less 15 %; -max-memory sets another)"}},
 		{[]string{"embed", "-method", "mds", "-in", "big.npy", "-quiet"}, []string{"big.npy: ", "memory budget exceeded"}},
 		{[]string{"embed", "-method", "tdpm", "-in", "big.npy", "-quiet"}, []string{"big.npy: ", "memory budget exceeded"}},
 	} {
