@@ -31,11 +31,15 @@ func (o *outputs) write(dest string, fn func(path string) error) error {
 	if fi, err := os.Stat(dest); err == nil && !fi.Mode().IsRegular() {
 		return fn(dest)
 	}
+	target := dest // a symbolic link's file is replaced, not the link
+	if t, err := filepath.EvalSymlinks(dest); err == nil {
+		target = t
+	}
 	var r [6]byte
 	rand.Read(r[:])
-	dir, base := filepath.Split(dest)
+	dir, base := filepath.Split(target)
 	tmp := filepath.Join(dir, ".manifold-"+hex.EncodeToString(r[:])+"-"+base)
-	o.temps = append(o.temps, tempOut{tmp, dest})
+	o.temps = append(o.temps, tempOut{tmp, target})
 	if err := fn(tmp); err != nil {
 		return &renamed{err: err, from: tmp, to: dest}
 	}
@@ -48,7 +52,7 @@ func (o *outputs) commit() error {
 		if err := os.Rename(t.tmp, t.dest); err != nil {
 			o.temps = o.temps[i:]
 			o.abort()
-			return fileErr(t.dest, err)
+			return fileErr(t.dest, err) // the target: a link's file
 		}
 	}
 	o.temps = nil

@@ -117,7 +117,7 @@ func TestMemoryLimits(t *testing.T) {
 		{[]string{"embed", "-method", "pca", "-in", "line.csv.gz"}, []string{"line.csv.gz: line 1: "}},
 		{[]string{"embed", "-method", "pca", "-in", "zero.csv"}, []string{"zero.csv: line 1: line longer than 64.0 MiB"}},
 		{[]string{"project", "-model", "zero.model", "-in", "big.npy"}, []string{"zero.model: engine: bad model file: not a manifold model file"}},
-		{[]string{"embed", "-method", "isomap", "-in", "big.npy", "-quiet"}, []string{"big.npy: ", "memory budget exceeded", "needs about", "cheaper"}},
+		{[]string{"embed", "-method", "isomap", "-in", "big.npy", "-quiet"}, []string{"big.npy: ", "memory budget exceeded", "needs about", "cheaper", "(the default budget: the memory available less 15 %; -max-memory sets another)"}},
 		{[]string{"embed", "-method", "mds", "-in", "big.npy", "-quiet"}, []string{"big.npy: ", "memory budget exceeded"}},
 		{[]string{"embed", "-method", "tdpm", "-in", "big.npy", "-quiet"}, []string{"big.npy: ", "memory budget exceeded"}},
 	} {
@@ -205,6 +205,13 @@ func TestOutputsAllOrNothing(t *testing.T) {
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".manifold-") {
 			t.Errorf("left %s behind", e.Name())
+		}
+	}
+	// Through a symbolic link: the file it names is replaced, the link kept.
+	if err := os.Symlink("old.csv", filepath.Join(dir, "link.csv")); err == nil {
+		mustSucceed(t, dir, "embed", "-method", "pca", "-in", "roll.csv", "-out", "link.csv")
+		if fi, err := os.Lstat(filepath.Join(dir, "link.csv")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("link.csv is no longer a link: %v", err)
 		}
 	}
 	// project too.
