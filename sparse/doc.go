@@ -46,7 +46,7 @@
 // of A below, at and above σ — the certificate of the engine's
 // shift-invert eigensolvers; LDL.SolveTo and SolveBlockTo apply
 // (A − σI)⁻¹. Cost: O(nnz(L)) to analyse, Flam to factor (ctx checked
-// every few million flam), 2·nnz(L) + n per solve; memory 12 bytes per
+// every million flam), 2·nnz(L) + n per solve; memory 12 bytes per
 // entry of L. On the neighbour graphs of 2-D manifolds nested dissection
 // stores O(N log N) entries where an envelope holds O(N^1.5) (LLE's M on a
 // 50,000-point swiss roll: 9.3 M entries and 1.7e9 flam against 16.2 M
