@@ -246,6 +246,9 @@ type localPCA struct {
 	allW   []float64 // all k eigenvalues
 	allV   []float64 // k×k eigenvectors
 	order  []int
+	// The covariance path (fitCov): centred neighbours k×D, the D×D
+	// covariance (then its eigenvectors) and its eigenvalues.
+	xc, cov, covW, covMean []float64
 }
 
 func newLocalPCA(k, dim int) *localPCA {
@@ -277,6 +280,11 @@ func (l *localPCA) fit(in samples, js []int) error {
 		all += s
 	}
 	all /= float64(k * k)
+	if in.csr == nil && in.dense.Cols < k {
+		if ok, err := l.fitCov(in.dense, js); ok || err != nil {
+			return err
+		}
+	}
 	for a := 0; a < k; a++ {
 		for c := 0; c < k; c++ {
 			l.c[a*k+c] = l.gram[a*k+c] - l.rmean[a] - l.rmean[c] + all
@@ -306,6 +314,70 @@ func (l *localPCA) fit(in samples, js []int) error {
 		}
 	}
 	return nil
+}
+
+// fitCov is fit's eigenproblem for dense rows with fewer features D than
+// neighbours (fit has filled gram and rmean, which Transform reads):
+// the D×D covariance C = X_cᵀ·X_c of the centred neighbourhood has the
+// nonzero eigenvalues of the centred Gram matrix, and Q = X_c·V·Λ^{-1/2}
+// its leading eigenvectors (the left singular vectors; Golub & Van Loan,
+// "Matrix Computations", 4th ed., §8.6.1): a D×D eigenproblem instead of a
+// k×k one (3×3 against 10×10 for a swiss roll). It returns false, leaving
+// the Gram path to decide, when the dim-th eigenvalue is not clearly
+// positive (a degenerate neighbourhood, whose tangent basis the Gram path
+// picks).
+func (l *localPCA) fitCov(x blas64.General, js []int) (bool, error) {
+	k, d := l.k, x.Cols
+	if cap(l.xc) < k*d {
+		l.xc = make([]float64, k*d)
+		l.cov = make([]float64, d*d)
+		l.covW = make([]float64, d)
+		l.covMean = make([]float64, d)
+	}
+	xc, cov, cw, mean := l.xc[:k*d], l.cov[:d*d], l.covW[:d], l.covMean[:d]
+	clear(cov)
+	clear(mean)
+	for a, j := range js {
+		row := x.Data[j*x.Stride : j*x.Stride+d]
+		copy(xc[a*d:(a+1)*d], row)
+		for c, v := range row {
+			mean[c] += v
+		}
+	}
+	for c := range mean {
+		mean[c] /= float64(k)
+	}
+	for a := 0; a < k; a++ {
+		r := xc[a*d : (a+1)*d]
+		for c := range r {
+			r[c] -= mean[c]
+		}
+		for c, v := range r {
+			for e := c; e < d; e++ {
+				cov[c*d+e] += v * r[e]
+			}
+		}
+	}
+	if err := backend.Active().Syevd(blas64.Symmetric{N: d, Stride: d, Data: cov, Uplo: blas.Upper}, cw, true); err != nil {
+		return false, fmt.Errorf("%w: local PCA of a neighbourhood: %w", ErrNumerical, err)
+	}
+	// Ascending from Syevd: the dim largest are the last ones.
+	if d < l.dim || !(cw[d-l.dim] > 1e-8*cw[d-1]) {
+		return false, nil
+	}
+	for t := 0; t < l.dim; t++ {
+		src := d - 1 - t
+		l.w[t] = cw[src]
+		s := 1 / math.Sqrt(cw[src])
+		for a := 0; a < k; a++ {
+			v := 0.0
+			for c, e := range xc[a*d : (a+1)*d] {
+				v += e * cov[c*d+src]
+			}
+			l.q[a*l.dim+t] = v * s
+		}
+	}
+	return true, nil
 }
 
 // Eigenvalues returns the Dim eigenvalues of the alignment matrix B that

@@ -186,6 +186,9 @@ func TestCertifiedBottomDigits(t *testing.T) {
 			return err
 		}, 1},
 	} {
+		if testing.Short() && tc.n > 600 {
+			continue // -race: the two smallest cases only
+		}
 		x := digitRows(t, tc.n)
 		c := captureBottom(t, func() error { return tc.fit(x) })
 		if !c.res.certified && !strings.Contains(tc.name, "dense") {
@@ -206,7 +209,11 @@ const nullityPrint = 30
 // On a swiss roll (null space of dimension 1, eigenvalues separated) the
 // certified path equals the dense one.
 func TestCertifiedBottomSwissRoll(t *testing.T) {
-	x, _ := datasets.SwissRoll(1200, 0, 3)
+	n := 1200
+	if testing.Short() {
+		n = 500 // -race
+	}
+	x, _ := datasets.SwissRoll(n, 0, 3)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string

@@ -31,6 +31,28 @@
 // real (or integer, pattern, symmetric lower triangle) with values in the
 // shortest form that reads back bit for bit.
 //
+// # Factorizations
+//
+// AnalyzeLDL and LDLAnalysis.Factor compute P·(A − σ·I)·Pᵀ = L·D·Lᵀ for a
+// sparse symmetric A (up-looking, row by row over the elimination tree:
+// Davis, "Algorithm 849: A concise sparse Cholesky factorization package",
+// ACM TOMS 31(4), 2005), no pivoting, so A − σ·I may be indefinite. The
+// ordering P is fill-reducing: nested dissection by level-structure
+// separators (George 1973; George & Liu 1981, ch. 8) or reverse
+// Cuthill–McKee, whichever the symbolic analysis predicts the smaller
+// factor for (OrderAuto; LDLAnalysis.NNZ and Flam give the predicted fill
+// and cost before any numerical work). LDL.Inertia counts the negative,
+// zero and positive pivots, by Sylvester's law of inertia the eigenvalues
+// of A below, at and above σ — the certificate of the engine's
+// shift-invert eigensolvers; LDL.SolveTo and SolveBlockTo apply
+// (A − σI)⁻¹. Cost: O(nnz(L)) to analyse, Flam to factor (ctx checked
+// every million flam), 2·nnz(L) + n per solve; memory 12 bytes per
+// entry of L. On the neighbour graphs of 2-D manifolds nested dissection
+// stores O(N log N) entries where an envelope holds O(N^1.5) (LLE's M on a
+// 50,000-point swiss roll: 9.3 M entries and 1.7e9 flam against 16.2 M
+// and 2.8e9 for RCM). NewCholesky is the older envelope Cholesky of
+// A + shift·I on the RCM ordering (positive definite only).
+//
 // # Graphs
 //
 // A square CSR is a weighted directed graph: every stored entry (i, j) is

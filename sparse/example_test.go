@@ -70,3 +70,40 @@ func ExampleConnectedComponents() {
 	// [0 1 0 2] [2 1 1]
 	// sparse: the neighbour graph has 3 connected components (sizes 2, 1, 1), so some geodesic distances are infinite; increase k or ε, or choose the disconnected policy "connect" (add the shortest edges between components) or "largest" (keep the largest component)
 }
+
+// Count the eigenvalues of a path graph's Laplacian below a shift from the
+// inertia of an LDLᵀ factorization (Sylvester's law), and solve with it.
+// The Laplacian of the path 0 – 1 – 2 has eigenvalues 0, 1 and 3.
+func ExampleAnalyzeLDL() {
+	t := sparse.NewCOO(3, 3, 7)
+	for _, e := range [][2]int{{0, 1}, {1, 2}} {
+		t.Add(e[0], e[1], -1)
+		t.Add(e[1], e[0], -1)
+		t.Add(e[0], e[0], 1)
+		t.Add(e[1], e[1], 1)
+	}
+	a := t.ToCSR()
+	an, err := sparse.AnalyzeLDL(a, sparse.OrderAuto)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, sigma := range []float64{0.5, 2, 4} {
+		f, err := an.Factor(context.Background(), a, sigma)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		neg, _, _ := f.Inertia()
+		fmt.Printf("eigenvalues below %g: %d\n", sigma, neg)
+	}
+	f, _ := an.Factor(context.Background(), a, -1) // A + I
+	x := make([]float64, 3)
+	f.SolveTo(x, []float64{1, 2, 1}) // (A + I)·x = [1 2 1]ᵀ
+	fmt.Printf("%.3f\n", x)
+	// Output:
+	// eigenvalues below 0.5: 1
+	// eigenvalues below 2: 2
+	// eigenvalues below 4: 3
+	// [1.250 1.500 1.250]
+}

@@ -154,7 +154,7 @@ type LDL struct {
 // analysed (its values are read now; the pattern must be the analysed
 // one). It returns an error wrapping ErrSingular at a zero or non-finite
 // pivot, one wrapping ErrInvalid when a holds NaN or Inf or does not
-// match the analysis; ctx is checked every few million flam (a few
+// match the analysis; ctx is checked every million flam (about one
 // milliseconds) between columns.
 func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, error) {
 	n := s.n
@@ -176,7 +176,7 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 	work := 5e6                // check ctx before the first column
 	maxL := make([]float64, n) // max |l_ij| of column j
 	for k := 0; k < n; k++ {
-		if work > 4e6 {
+		if work > 1e6 {
 			work = 0
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("sparse: LDLᵀ: %w", err)

@@ -54,6 +54,9 @@ var orderings = []sparse.Ordering{sparse.OrderAuto, sparse.OrderRCM, sparse.Orde
 // inertia is the count of the dense eigenvalues below σ.
 func TestLDLSolveAndInertia(t *testing.T) {
 	for _, sz := range [][2]int{{1, 1}, {1, 7}, {6, 5}, {30, 40}} {
+		if testing.Short() && sz[0]*sz[1] > 100 {
+			continue // -race
+		}
 		a := gridLaplacian(sz[0], sz[1], uint64(sz[0]))
 		n, _ := a.Dims()
 		var es mat.EigenSym
@@ -258,7 +261,11 @@ func TestLDLErrors(t *testing.T) {
 
 // A factorization cancelled midway returns within 100 ms.
 func TestLDLCancelLatency(t *testing.T) {
-	a, _ := gridUnweighted(300, 300)
+	r := 300
+	if testing.Short() {
+		r = 150 // -race: the factorization still takes seconds
+	}
+	a, _ := gridUnweighted(r, r)
 	an, err := sparse.AnalyzeLDL(a, sparse.OrderNatural) // band 300: ~4e9 flam
 	if err != nil {
 		t.Fatal(err)
