@@ -136,7 +136,7 @@ type fisher struct {
 	classes []int          // the label of every class, ascending
 	centers blas64.General // c×dim: the class means in the LDA space
 	logPri  []float64      // log π_c
-	pcaDim  int            // 0 without the Fisherfaces PCA
+	pcaDim  int            // the Fisherfaces PCA's components (0 without it), or the rank kept by the svd solver
 }
 
 const methodLDA = "lda"
