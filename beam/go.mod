@@ -6,7 +6,9 @@ replace github.com/manifoldlab/manifold => ../
 
 require (
 	github.com/apache/beam/sdks/v2 v2.77.0
+	github.com/google/uuid v1.6.0
 	github.com/manifoldlab/manifold v0.0.0-00010101000000-000000000000
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (
@@ -41,7 +43,6 @@ require (
 	github.com/golang-cz/devslog v0.0.17 // indirect
 	github.com/google/pprof v0.0.0-20260507013755-92041b743c96 // indirect
 	github.com/google/s2a-go v0.1.9 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.20 // indirect
 	github.com/googleapis/gax-go/v2 v2.24.0 // indirect
 	github.com/moby/docker-image-spec v1.3.1 // indirect
@@ -68,7 +69,6 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
 	gonum.org/v1/netlib v0.0.0-20190313105609-8cb42192e0e0 // indirect
 	google.golang.org/api v0.297.0 // indirect
 	google.golang.org/genproto v0.0.0-20260715232425-e75dac1f907d // indirect
