@@ -170,15 +170,20 @@ func (f *readNPYFn) ProcessElement(ctx context.Context, file fileio.ReadableFile
 // writes one file under a temporary name in dir/.tmp-TOKEN/; only when
 // every bundle has succeeded does one final step give the files their
 // names and write SuccessFile last, so a failed or cancelled pipeline
-// leaves no file named as complete.
+// leaves no file named as complete. Either collection may be the zero
+// PCollection (not written).
 func WriteCSV(s beam.Scope, dir string, embedded, dead beam.PCollection) {
 	s = s.Scope("manifold.WriteCSV")
 	dir = strings.TrimSuffix(dir, "/")
 	tmp := joinPath(dir, ".tmp-"+uuid.NewString())
-	a := beam.ParDo(s, &writeEmbFn{writer: writer{Tmp: tmp}}, embedded)
-	b := beam.ParDo(s, &writeDeadFn{writer: writer{Tmp: tmp}}, dead)
-	marker := beam.Create(s, "")
-	names := beam.Flatten(s, a, b, marker)
+	cols := []beam.PCollection{beam.Create(s, "")} // one element, so the commit runs even with no rows
+	if embedded.IsValid() {
+		cols = append(cols, beam.ParDo(s, &writeEmbFn{writer: writer{Tmp: tmp}}, embedded))
+	}
+	if dead.IsValid() {
+		cols = append(cols, beam.ParDo(s, &writeDeadFn{writer: writer{Tmp: tmp}}, dead))
+	}
+	names := beam.Flatten(s, cols...)
 	grouped := beam.GroupByKey(s, beam.AddFixedKey(s, names))
 	beam.ParDo0(s, &commitFn{Dir: dir, Tmp: tmp}, grouped)
 }
