@@ -1,0 +1,145 @@
+// Command manifold-beam runs the manifold engine on Apache Beam: it maps
+// sharded rows with a saved model (project) and fits a model on rows too
+// many for one machine (fit). The same binary runs locally on the prism
+// runner and submits to Flink, Spark or Dataflow (--runner and the runner's
+// flags; see the module's README).
+//
+//	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [--runner …]
+//	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+//
+// Inputs ending in .npy are NumPy shards; anything else is CSV (gzip by
+// the .gz suffix). Errors: exit status 1 and one line on standard error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	manifoldbeam "github.com/manifoldlab/manifold/beam"
+)
+
+const usage = `usage:
+  manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-block B] [--runner prism|flink|spark|dataflow …]
+  manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+`
+
+// errUsage marks command-line mistakes.
+var errUsage = errors.New("usage")
+
+func main() {
+	if err := run(os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "manifold-beam:", strings.ReplaceAll(err.Error(), "\n", " "))
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stderr io.Writer) error {
+	// Workers started by a remote runner re-run this binary with worker
+	// flags and no subcommand: beam.Init hands control to the harness.
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		flag.CommandLine.Parse(args)
+		beam.Init()
+		return fmt.Errorf("%w: no subcommand\n%s", errUsage, usage)
+	}
+	cmd, rest := args[0], args[1:]
+	fs := flag.NewFlagSet("manifold-beam "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		model  = fs.String("model", "", "model file (project: read; fit: written); any Beam filesystem path")
+		input  = fs.String("input", "", "input shards: a glob of .csv, .csv.gz or .npy files")
+		id     = fs.String("id", "", "CSV: the header's ID column (without it: FILE:LINE)")
+		output = fs.String("output", "", "project: output directory (part-*.csv, dead-letters-*.csv, _SUCCESS)")
+		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
+		method = fs.String("method", "", "fit: method (pca)")
+		dim    = fs.Int("dim", 2, "fit: output dimension")
+		dead   = fs.String("dead", "", "fit: directory for the dead letters (rows left out)")
+	)
+	own, beamArgs := splitArgs(fs, rest)
+	if err := fs.Parse(own); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	// The Beam SDK's own flags (--runner, --endpoint, --environment_type,
+	// --project, …) live on the default FlagSet, beside the worker's --id.
+	if err := flag.CommandLine.Parse(beamArgs); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	beam.Init()
+	if *runners.Runner == "" {
+		*runners.Runner = "prism"
+	}
+	if *input == "" || *model == "" {
+		return fmt.Errorf("%w: -input and -model are required\n%s", errUsage, usage)
+	}
+	p, s := beam.NewPipelineWithRoot()
+	var rows beam.PCollection
+	if strings.HasSuffix(*input, ".npy") {
+		if *id != "" {
+			return fmt.Errorf("%w: -id applies to CSV input, not .npy", errUsage)
+		}
+		rows = manifoldbeam.ReadNPY(s, *input)
+	} else {
+		rows = manifoldbeam.ReadCSV(s, *input, *id)
+	}
+	switch cmd {
+	case "project":
+		if *output == "" {
+			return fmt.Errorf("%w: project needs -output DIR", errUsage)
+		}
+		emb, dl := manifoldbeam.Project(s, *model, rows, manifoldbeam.ProjectOptions{Block: *block})
+		manifoldbeam.WriteCSV(s, *output, emb, dl)
+	case "fit":
+		switch *method {
+		case "pca":
+			dl := manifoldbeam.FitPCA(s, rows, *dim, *model)
+			if *dead != "" {
+				manifoldbeam.WriteCSV(s, *dead, beam.PCollection{}, dl)
+			}
+		default:
+			return fmt.Errorf("%w: fit -method %q: this version fits pca distributed (lda, lsi and sample-then-fit are not implemented yet)", errUsage, *method)
+		}
+	default:
+		return fmt.Errorf("%w: unknown subcommand %q\n%s", errUsage, cmd, usage)
+	}
+	return beamx.Run(context.Background(), p)
+}
+
+// splitArgs separates this command's flags (those fs defines) from the
+// Beam SDK's flags, which pass through to the default FlagSet. A Beam flag
+// takes the next argument as its value unless written --name=value or
+// followed by another flag.
+func splitArgs(fs *flag.FlagSet, args []string) (own, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name := strings.TrimLeft(a, "-")
+		if a == name || name == "" {
+			own = append(own, a) // a positional argument: fs.Parse reports it
+			continue
+		}
+		name, _, hasValue := strings.Cut(name, "=")
+		dst := &rest
+		if fs.Lookup(name) != nil {
+			dst = &own
+		}
+		*dst = append(*dst, a)
+		if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			*dst = append(*dst, args[i+1])
+			i++
+		}
+	}
+	return own, rest
+}

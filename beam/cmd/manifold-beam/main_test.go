@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
+)
+
+// TestFitThenProject runs the command end to end on prism: fit PCA on two
+// CSV shards with an ID column, then project them with the written model,
+// and checks every output row against the engine's own PCA fit and
+// Transform, and the dead letter of the bad row.
+func TestFitThenProject(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	os.Mkdir(in, 0o755)
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n, d = 120, 5
+	x := mat.NewDense(n, d, nil)
+	var shard [2]strings.Builder
+	for k := range shard {
+		shard[k].WriteString("id,a,b,c,d,e\n")
+	}
+	for i := range n {
+		fmt.Fprintf(&shard[i%2], "row%d", i)
+		for j := range d {
+			v := float64(j+1) * rng.NormFloat64()
+			x.Set(i, j, v)
+			fmt.Fprintf(&shard[i%2], ",%v", v)
+		}
+		shard[i%2].WriteString("\n")
+	}
+	shard[1].WriteString("broken,1,2,3,4,oops\n")
+	for k := range shard {
+		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("s%d.csv", k)), []byte(shard[k].String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := filepath.Join(dir, "m.bin")
+	var stderr bytes.Buffer
+	glob := filepath.Join(in, "*.csv")
+	if err := run([]string{"fit", "-method", "pca", "-dim", "2", "-input", glob, "-id", "id", "-model", model, "-dead", filepath.Join(dir, "fitdead")}, &stderr); err != nil {
+		t.Fatalf("fit: %v\n%s", err, stderr.String())
+	}
+	out := filepath.Join(dir, "out")
+	if err := run([]string{"project", "-model", model, "-input", glob, "-id", "id", "-output", out}, &stderr); err != nil {
+		t.Fatalf("project: %v\n%s", err, stderr.String())
+	}
+	ctx := context.Background()
+	want, err := engine.PCA{Dim: 2, Solver: engine.PCACovariance}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _ := want.Transform(ctx, x)
+	files, _ := filepath.Glob(filepath.Join(out, "part-*.csv"))
+	seen := 0
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil || strings.Join(recs[0], ",") != "id,y1,y2" {
+			t.Fatalf("%s: %v %v", f, err, recs)
+		}
+		for _, r := range recs[1:] {
+			i, _ := strconv.Atoi(strings.TrimPrefix(r[0], "row"))
+			for j := range 2 {
+				v, _ := strconv.ParseFloat(r[j+1], 64)
+				if math.Abs(v-y.At(i, j)) > 1e-9*(1+math.Abs(y.At(i, j))) {
+					t.Errorf("%s y%d = %v, want %v", r[0], j+1, v, y.At(i, j))
+				}
+			}
+			seen++
+		}
+	}
+	if seen != n {
+		t.Errorf("%d output rows, want %d", seen, n)
+	}
+	for _, dd := range []string{"out", "fitdead"} {
+		dl, _ := filepath.Glob(filepath.Join(dir, dd, "dead-letters-*.csv"))
+		if len(dl) != 1 {
+			t.Fatalf("%s: dead-letter files %v", dd, dl)
+		}
+		if b, _ := os.ReadFile(dl[0]); !strings.Contains(string(b), "broken,") {
+			t.Errorf("%s: dead letters %q lack the broken row", dd, b)
+		}
+	}
+	if err := run([]string{"fit", "-method", "isomap", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("fit -method isomap: %v, want a usage error", err)
+	}
+}

@@ -1,0 +1,145 @@
+package manifoldbeam
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
+)
+
+// maxPrincipalAngle returns the largest principal angle (degrees) between
+// the column spaces of the orthonormal a and b: asin ‖b − a(aᵀb)‖₂, which
+// stays accurate for tiny angles (acos of the cosines would not).
+func maxPrincipalAngle(a, b mat.Matrix) float64 {
+	var p, r mat.Dense
+	p.Mul(a.T(), b)
+	r.Mul(a, &p)
+	r.Sub(b, &r)
+	var sv mat.SVD
+	sv.Factorize(&r, mat.SVDNone)
+	s := sv.Values(nil)
+	return math.Asin(math.Min(1, s[0])) * 180 / math.Pi
+}
+
+// TestFitPCA fits PCA over uneven shards (one empty) of data far from the
+// origin (mean 1e4, where naive sums of squares lose digits), with a NaN
+// and an unparsable row mixed in, and compares the model file with
+// engine.PCA's in-process fit of the good rows: principal angles ≤ 1e-8°,
+// variances and Transform to 1e-9.
+func TestFitPCA(t *testing.T) {
+	ctx := context.Background()
+	const n, d, dim = 1500, 7, 3
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, 1e4+float64(d-j)*rng.NormFloat64())
+		}
+	}
+	var rows []Row
+	for i := range n {
+		rows = append(rows, Row{ID: "r", X: x.RawRowView(i)})
+	}
+	bad := []Row{{ID: "nan", X: []float64{1, math.NaN(), 1, 1, 1, 1, 1}}, {ID: "text", Err: "unparsable"}}
+	shards := [][]Row{rows[:1], {}, append(append([]Row{}, rows[1:700]...), bad...), rows[700:]}
+	path := filepath.Join(t.TempDir(), "pca.bin")
+
+	p, s := beam.NewPipelineWithRoot()
+	var cols []beam.PCollection
+	for _, sh := range shards {
+		cols = append(cols, beam.CreateList(s, sh))
+	}
+	dead := FitPCA(s, beam.Flatten(s, cols...), dim, path)
+	beam.ParDo0(s, &collectDeadFn{Key: t.Name()}, dead)
+	res, err := ptest.RunWithMetrics(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := counters(t, res); c[MetricRowsIn] != n+2 || c[MetricRowsOut] != n || c[MetricDeadLetter] != 2 {
+		t.Errorf("counters %v", c)
+	}
+	if _, dl := takeCollected(t.Name()); len(dl) != 2 {
+		t.Errorf("dead letters %v, want 2", dl)
+	}
+
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	loaded, err := engine.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := loaded.(*engine.PCAModel)
+	want, err := engine.PCA{Dim: dim, Solver: engine.PCACovariance}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := maxPrincipalAngle(got.Components(), want.Components()); a > 1e-8 {
+		t.Errorf("largest principal angle %.3g° > 1e-8°", a)
+	}
+	for j, v := range want.ExplainedVariance() {
+		if g := got.ExplainedVariance()[j]; math.Abs(g-v) > 1e-9*v {
+			t.Errorf("variance %d: %.17g, want %.17g", j, g, v)
+		}
+	}
+	yw, _ := want.Transform(ctx, x)
+	yg, err := got.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(yw, yg, 1e-9*mat.Norm(yw, math.Inf(1))) {
+		t.Error("Transform of the distributed model differs from the in-process fit's")
+	}
+}
+
+// TestPCAStatsMerge checks the pairwise merge against a direct two-pass
+// computation, for every split of a small set into two accumulators.
+func TestPCAStatsMerge(t *testing.T) {
+	x, _ := rollData(40, 4, 9)
+	var fn pcaCombineFn
+	var ref mat.SymDense
+	refMean := make([]float64, 4)
+	for i := range 40 {
+		for j := range 4 {
+			refMean[j] += x.At(i, j) / 40
+		}
+	}
+	var c mat.Dense
+	c.Apply(func(i, j int, v float64) float64 { return v - refMean[j] }, x)
+	ref.SymOuterK(1/39.0, c.T())
+	for split := 0; split <= 40; split += 7 {
+		a, b := fn.CreateAccumulator(), fn.CreateAccumulator()
+		for i := range 40 {
+			if i < split {
+				a = fn.AddInput(a, append([]float64(nil), x.RawRowView(i)...))
+			} else {
+				b = fn.AddInput(b, append([]float64(nil), x.RawRowView(i)...))
+			}
+		}
+		mean, cov, err := fn.ExtractOutput(fn.MergeAccumulators(a, b)).Covariance()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(cov, &ref, 1e-12) || !floatsClose(mean, refMean, 1e-12) {
+			t.Errorf("split %d: merged statistics differ from the two-pass ones", split)
+		}
+	}
+	a := fn.AddInput(fn.AddInput(fn.CreateAccumulator(), []float64{1, 2}), []float64{1, 2, 3})
+	if _, _, err := a.Covariance(); err == nil {
+		t.Error("rows of widths 2 and 3 combined without error")
+	}
+}
+
+func floatsClose(a, b []float64, tol float64) bool {
+	return relDiff(a, b) <= tol
+}
