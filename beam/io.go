@@ -18,7 +18,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/google/uuid"
 
-	"github.com/manifoldlab/manifold/internal/dataio"
+	"github.com/manifoldlab/manifold/dataio"
 )
 
 // ErrInput is returned (wrapped) when an input shard as a whole cannot be

@@ -17,8 +17,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
-	"github.com/manifoldlab/manifold/internal/dataio"
 )
 
 // failOnFn fails the pipeline at the row whose ID is Poison.
