@@ -56,10 +56,12 @@ const (
 	// SupervisedConstant, the default: every pair of points of different
 	// classes is a constant 1000 × the largest within-class geodesic apart
 	// — Deng Cai's reference code of Isometric Projection (IsoP.m), which
-	// the paper's Table 2 ran (Cai, He & Han, AAAI 2007). With it
-	// IsoProjection reproduces the ordering of Table 2 (at or above LDA at
-	// c − 1 dimensions); with SupervisedJoin it scored 3–8 points below LDA
-	// on orl32 and 10–18 below on yale32 (bench/RESULTS.md, faces-table2).
+	// the paper's Table 2 ran (Cai, He & Han, AAAI 2007). With it, on the
+	// Table 2 protocol on orl32 and yale32, IsoProjection at c − 1
+	// dimensions is at most 3 points below LDA and at or above it in 6 of
+	// 14 Gp/Pq (the paper: 0.8 below at its smallest training size, above
+	// from there on); with SupervisedJoin it was 2–17 points below LDA
+	// (bench/RESULTS.md, faces-table2).
 	SupervisedConstant SupervisedGeodesic = ""
 	// SupervisedJoin joins the classes at their closest pairs
 	// (DisconnectedConnect) and takes shortest paths through those edges.
