@@ -343,3 +343,23 @@ func TestLTSADimAboveFeatures(t *testing.T) {
 		t.Fatalf("dim 4 of 3 features: error %v, want ErrDimension", err)
 	}
 }
+
+// Tiny problems through the certified path: every size from dim + 3 up,
+// blocks of 1 and 2 leave room for a Lanczos basis (no ErrSettings).
+func TestCertifiedBottomTiny(t *testing.T) {
+	for r := 2; r <= 5; r++ {
+		b, eig := gridSpectrum(r, 1)
+		n, _ := b.Dims()
+		for dim := 1; dim+3 <= n && dim <= 6; dim++ {
+			res, _, _, _, err := certifiedBottom(context.Background(), &run{opts: Options{}}, b, unitConstant(n), dim, 1)
+			if err != nil {
+				t.Fatalf("%d×%d grid, dim %d: %v", r, r, dim, err)
+			}
+			for j := 0; j < dim; j++ {
+				if math.Abs(res.vals[j]-eig[j+1]) > 1e-10 {
+					t.Errorf("%d×%d grid, dim %d: eigenvalue %d = %g, closed form %g", r, r, dim, j, res.vals[j], eig[j+1])
+				}
+			}
+		}
+	}
+}
