@@ -33,7 +33,7 @@
 // (engine/neighbors' k-d tree or blocked brute force), approximate
 // (NN-descent from a random-projection forest, neighbors.KNNApprox), or
 // by default automatic: exact while the exact search's predicted flam is
-// at most AutoApproxFlam (3e10, measured: about 12,000 points of 256
+// at most AutoApproxFlam (3e10, measured: about 11,000 points of 256
 // features), approximate beyond. The stage "neighbors" of the report names
 // the search (Stage.Search) and, when approximate, its recall@k measured
 // on a seeded sample of 200 points against brute force (Stage.Recall, with

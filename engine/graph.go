@@ -445,7 +445,7 @@ type Neighbors struct {
 }
 
 // AutoApproxFlam is the predicted flam of the exact search above which
-// NeighborsAuto goes approximate: 3e10, about a 12,000-point self search in
+// NeighborsAuto goes approximate: 3e10, about an 11,000-point brute-force self search in
 // 256 dimensions. Measured on the 2-core reference machine (shared) with
 // k = 15 on deformed USPS digits (256 features), exact against NN-descent
 // (recall ≈ 0.988): 10,000 points 2.85 s against 0.37 s, 20,000 points

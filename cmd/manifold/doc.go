@@ -7,6 +7,7 @@
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
 //	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
 //	                 [-weight heat|binary] [-float32]
+//	                 [-neighbors auto|exact|approx | -graph FILE.mtx]
 //	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
@@ -76,6 +77,10 @@
 //	                   engine.AutoApproxFlam, NN-descent beyond), exact, or
 //	                   approx (NN-descent; the report's neighbours stage
 //	                   gives its recall measured on 200 sampled points)
+//	-graph FILE.mtx    a neighbour graph in place of the search (n×n, weights =
+//	                   distances, directed or symmetric; e.g. written by
+//	                   manifold neighbors); not with -eps, -supervised or
+//	                   -neighbors
 //	-seed S            random seed (landmarks, initializations); accepted by
 //	                   every method, used by the randomized ones
 //	-out FILE          write the embedding: .csv or .npy

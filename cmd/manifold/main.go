@@ -192,6 +192,7 @@ const usage = `manifold: manifold learning and dimensionality reduction.
 usage:
   manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
                    [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
+                   [-neighbors auto|exact|approx | -graph FILE.mtx]
                    [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
                    [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
   manifold project -model FILE -in FILE [-out FILE]
