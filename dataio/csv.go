@@ -92,16 +92,17 @@ func ReadCSVCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error
 }
 
 // growFloats returns data with room for more elements: capacity doubled
-// (from 4096), capped by lim.MaxBytes, so that the matrix never takes more
-// than the budget; an error wrapping ErrLimit when more does not fit.
+// (from 4096), capped so that the old and the new storage together, which
+// are both held while the rows are copied, stay within lim.MaxBytes; an
+// error wrapping ErrLimit when more does not fit.
 func growFloats(data []float64, more int, lim Limits, line int) ([]float64, error) {
 	need := int64(len(data)) + int64(more)
-	if err := lim.budget(8*need, line, "the rows so far"); err != nil {
-		return nil, err
-	}
 	c := max(2*int64(cap(data)), 4096, need)
 	if lim.MaxBytes > 0 {
-		c = min(c, lim.MaxBytes/8)
+		c = min(c, lim.MaxBytes/8-int64(cap(data)))
+		if c < need {
+			return nil, lim.budget(8*(int64(cap(data))+need), line, "the rows so far, with the copy made as they grow,")
+		}
 	}
 	out := make([]float64, len(data), c)
 	copy(out, data)

@@ -71,7 +71,7 @@ func ExampleReadCSVCtx() {
 	fmt.Println(mat.Formatted(m), err)
 	// Output:
 	// true
-	// line 65538: the rows so far need 1.0 MiB of memory, more than the memory budget of 1.0 MiB
+	// line 32770: the rows so far, with the copy made as they grow, need 1.0 MiB of memory, more than the memory budget of 1.0 MiB
 	// ⎡1  2⎤
 	// ⎣3  4⎦ <nil>
 }

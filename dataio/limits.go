@@ -31,9 +31,11 @@ const inputPerByte = 16
 // in an error wrapping ErrLimit instead of exhausting memory. The zero
 // value bounds only the line length (DefaultMaxLine).
 type Limits struct {
-	// MaxBytes, when positive, bounds the memory the data take once read:
-	// 8 bytes an element of a dense matrix, 40 an entry of a sparse one
-	// (triplets, then compressed rows), the strings and indices of labels.
+	// MaxBytes, when positive, bounds the memory the data take while they
+	// are read: 8 bytes an element of a dense matrix and the storage held
+	// while it grows (the old and new slices of a CSV, half again for a
+	// .npy), 40 an entry of a sparse one (triplets, then compressed rows),
+	// the strings and indices of labels.
 	// A reader checks it before it grows its storage: for .npy and
 	// MatrixMarket from the header, before reading the data.
 	MaxBytes int64

@@ -50,10 +50,10 @@ func ReadNPY(r io.Reader) (*mat.Dense, error) {
 }
 
 // ReadNPYCtx is ReadNPY within lim, stopping with ctx's error once ctx is
-// done. The shape in the header is checked against lim.MaxBytes (8 bytes
-// an element, 16 for Fortran order, which is reordered in a copy) before
-// any data is read; an array that does not fit gives an error wrapping
-// ErrLimit.
+// done. The shape in the header is checked against lim.MaxBytes (12 bytes
+// an element: 8, and the old storage held while it doubles; 8 more for
+// Fortran order, which is reordered in a copy) before any data is read; an
+// array that does not fit gives an error wrapping ErrLimit.
 func ReadNPYCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error) {
 	br := bufio.NewReaderSize(&guard{ctx: ctx, r: r, max: lim.maxInput()}, 1<<16)
 	var pre [10]byte
@@ -113,9 +113,9 @@ func ReadNPYCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error
 	if uint64(rows)*uint64(cols) != elems || elems > uint64(math.MaxInt/8) {
 		return nil, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
 	}
-	perElem := int64(8)
+	perElem := int64(12) // 8, and half again while the storage doubles as the data arrive
 	if fortran && len(shape) > 1 {
-		perElem = 16
+		perElem += 8 // the reordered copy
 	}
 	if err := lim.budget(int64(elems)*perElem, 0, "npy: shape "+shapeString(shape)+" and its copies"); err != nil {
 		return nil, err
