@@ -68,7 +68,10 @@ func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, d
 		if err != nil {
 			return err
 		}
-		x = mat.DenseCopyOf(m)
+		var ok bool
+		if x, ok = m.(*mat.Dense); !ok {
+			x = mat.DenseCopyOf(m)
+		}
 	}
 	ctx := context.Background()
 	start := time.Now()
