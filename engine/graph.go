@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -249,70 +248,4 @@ func subsetRows(x blas64.General, idx []int) blas64.General {
 		copy(g.Data[i*g.Stride:i*g.Stride+x.Cols], x.Data[r*x.Stride:r*x.Stride+x.Cols])
 	}
 	return g
-}
-
-// geodesicsFromNew computes, for every new point (row of q), the squared
-// geodesic distances to the training points (columns of the m×n result):
-// the new point is joined to its training neighbours (nb: index lists and
-// distances, as a neighbour search returns them) by directed edges, and one
-// Dijkstra runs from it on the training graph. This is scikit-learn's
-// Isomap.transform, min_j (d(x, x_j) + D_G(j, ·)), without keeping D_G.
-func geodesicsFromNew(ctx context.Context, graph *sparse.CSR, nb *neighbors.Result, cols []int) (blas64.General, error) {
-	n, _ := graph.Dims()
-	m := nb.Len()
-	ptr, ind, val := graph.RowPtr(), graph.ColIdx(), graph.Values()
-	total := n + m
-	indptr := make([]int, total+1)
-	copy(indptr, ptr[:n+1])
-	nnz := ptr[n]
-	ind2 := make([]int, nnz, nnz+len(nb.Ind))
-	val2 := make([]float64, nnz, nnz+len(nb.Ind))
-	copy(ind2, ind[:nnz])
-	copy(val2, val[:nnz])
-	type edge struct {
-		j int
-		d float64
-	}
-	var row []edge
-	for i := 0; i < m; i++ {
-		js, ds := nb.Row(i)
-		if len(js) == 0 {
-			return blas64.General{}, fmt.Errorf("%w: new point %d has no training point within the graph's neighbourhood", ErrNoTransform, i)
-		}
-		row = row[:0]
-		for c, j := range js {
-			row = append(row, edge{j, ds[c]})
-		}
-		sort.Slice(row, func(a, b int) bool { return row[a].j < row[b].j })
-		for c, e := range row {
-			if c > 0 && e.j == row[c-1].j {
-				continue
-			}
-			ind2 = append(ind2, e.j)
-			val2 = append(val2, e.d)
-		}
-		indptr[n+i+1] = len(ind2)
-	}
-	aug, err := sparse.NewCSR(total, total, indptr, ind2, val2)
-	if err != nil {
-		return blas64.General{}, err
-	}
-	sources := make([]int, m)
-	for i := range sources {
-		sources[i] = n + i
-	}
-	full := newGeneral(m, total)
-	if err := sparse.MultiSourceShortestPaths(ctx, aug, sources, full, sparse.PathOptions{Squared: true}); err != nil {
-		return blas64.General{}, err
-	}
-	if cols == nil {
-		return blas64.General{Rows: m, Cols: n, Stride: full.Stride, Data: full.Data}, nil
-	}
-	out := newGeneral(m, len(cols))
-	for i := 0; i < m; i++ {
-		for c, j := range cols {
-			out.Data[i*out.Stride+c] = full.Data[i*full.Stride+j]
-		}
-	}
-	return out, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
-	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -80,6 +79,7 @@ type IsomapModel struct {
 	f32     bool // geodesics stored in float32
 	tri     triangulation
 	eig     []float64
+	geo     *lazyGeo // the request path's index (transform_geodesic.go)
 }
 
 const methodIsomap = "isomap"
@@ -163,7 +163,24 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 		return nil, err
 	}
 	m.report = *rep
+	m.prepareGeo()
 	return m, nil
+}
+
+func (m *IsomapModel) prepareGeo() {
+	m.geo = newLazyGeo(func() (*geoIndex, error) {
+		return newGeoIndex(methodIsomap, m.train, m.graph, m.k, m.eps, nil, m.f32, m.tri)
+	})
+}
+
+func (m *IsomapModel) prepare() error { _, err := m.geo.get(); return err }
+
+func (m *IsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
+	gi, err := m.geo.get()
+	if err != nil {
+		return err
+	}
+	return gi.transformRow(ctx, dst, x)
 }
 
 // chooseEigensolver resolves EigenAuto: Lanczos beats the dense reduction
@@ -292,61 +309,11 @@ func (m *IsomapModel) Dropped() []int { return append([]int(nil), m.dropped...) 
 // points through their k nearest training points (or those within ε), one
 // Dijkstra each on the stored graph, then the triangulation — equal to
 // scikit-learn's Isomap.transform. Transforming the training points gives
-// their embedding.
+// their embedding. The graph, prepared for the searches, and the
+// neighbour index are built on the first call and reused (see TransformRow
+// for one point at a time).
 func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return transformGeodesic(ctx, methodIsomap, x, m.train, m.graph, m.k, m.eps, nil, m.f32, m.tri)
-}
-
-// transformGeodesic maps new points by geodesics through their training
-// neighbours and triangulation; cols selects the reference (landmark)
-// columns, nil for all training points. Work goes in chunks of 256 points.
-//
-// With f32 the squared geodesics are rounded to float32 as the fit stored
-// them, so that the training points map onto their embedding.
-func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, tri triangulation) (*mat.Dense, error) {
-	g, err := denseInput(method+" transform", x)
-	if err != nil {
-		return nil, err
-	}
-	if g.Cols != train.Cols {
-		return nil, fmt.Errorf("%s transform: %w: %d features, the model has %d", method, ErrShape, g.Cols, train.Cols)
-	}
-	if k == 0 && eps == 0 {
-		k = min(10, train.Rows) // supervised K = 0: no class for new points
-	}
-	k = min(k, train.Rows)
-	out := newGeneral(g.Rows, tri.pinv.Cols)
-	const chunk = 256
-	for lo := 0; lo < g.Rows; lo += chunk {
-		hi := min(g.Rows, lo+chunk)
-		q := toDense(blas64.General{Rows: hi - lo, Cols: g.Cols, Stride: g.Stride, Data: g.Data[lo*g.Stride:]})
-		var nb *neighbors.Result
-		if eps > 0 {
-			nb, err = neighbors.RadiusQuery(ctx, toDense(train), q, eps, neighbors.Options{})
-		} else {
-			nb, err = neighbors.KNNQuery(ctx, toDense(train), q, k, neighbors.Options{})
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s transform: %w", method, err)
-		}
-		sq, err := geodesicsFromNew(ctx, graph, nb, cols)
-		if err != nil {
-			return nil, fmt.Errorf("%s transform: %w", method, err)
-		}
-		if f32 {
-			for i := 0; i < sq.Rows; i++ {
-				row := sq.Data[i*sq.Stride : i*sq.Stride+sq.Cols]
-				for j, v := range row {
-					row[j] = float64(float32(v))
-				}
-			}
-		}
-		y := tri.apply(sq)
-		for i := 0; i < y.Rows; i++ {
-			copy(out.Data[(lo+i)*out.Stride:(lo+i+1)*out.Stride], y.Data[i*y.Stride:i*y.Stride+y.Cols])
-		}
-	}
-	return toDense(out), nil
+	return transformRows(ctx, m, x, m.train.Cols)
 }
 
 // Save writes the model (see Load for the format).
@@ -426,5 +393,6 @@ func decodeIsomap(d *modelData) (Model, error) {
 	if d.report != nil {
 		m.report = *d.report
 	}
+	m.prepareGeo()
 	return m, nil
 }

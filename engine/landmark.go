@@ -65,6 +65,7 @@ type LandmarkIsomapModel struct {
 	eps       float64
 	tri       triangulation
 	eig       []float64
+	geo       *lazyGeo // the request path's index (transform_geodesic.go)
 }
 
 const methodLandmarkIsomap = "landmark-isomap"
@@ -210,7 +211,24 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		return nil, err
 	}
 	m.report = *rep
+	m.prepareGeo()
 	return m, nil
+}
+
+func (m *LandmarkIsomapModel) prepareGeo() {
+	m.geo = newLazyGeo(func() (*geoIndex, error) {
+		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.k, m.eps, m.landmarks, true, m.tri)
+	})
+}
+
+func (m *LandmarkIsomapModel) prepare() error { _, err := m.geo.get(); return err }
+
+func (m *LandmarkIsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
+	gi, err := m.geo.get()
+	if err != nil {
+		return err
+	}
+	return gi.transformRow(ctx, dst, x)
 }
 
 func landmarkFlam(choice LandmarkChoice, n, d, l int) float64 {
@@ -348,7 +366,7 @@ func (m *LandmarkIsomapModel) Kept() []int { return append([]int(nil), m.kept...
 // Transform maps new points by their geodesics to the landmarks (through
 // their nearest training points) and triangulation.
 func (m *LandmarkIsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return transformGeodesic(ctx, methodLandmarkIsomap, x, m.train, m.graph, m.k, m.eps, m.landmarks, true, m.tri)
+	return transformRows(ctx, m, x, m.train.Cols)
 }
 
 // Save writes the model (see Load for the format).
@@ -403,5 +421,6 @@ func decodeLandmarkIsomap(d *modelData) (Model, error) {
 	if d.report != nil {
 		m.report = *d.report
 	}
+	m.prepareGeo()
 	return m, nil
 }
