@@ -45,7 +45,7 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		}
 	}()
 	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, "manifold: no subcommand (want embed, project, demo or info; manifold help shows the usage)")
+		fmt.Fprintln(e.stderr, "manifold: no subcommand (want embed, project, serve, demo or info; manifold help shows the usage)")
 		return 1
 	}
 	var err error
@@ -54,6 +54,8 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		err = cmdEmbed(ctx, args[1:], e)
 	case "project":
 		err = cmdProject(ctx, args[1:], e)
+	case "serve":
+		err = cmdServe(ctx, args[1:], e)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], e)
 	case "info":
@@ -62,7 +64,7 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		fmt.Fprint(e.stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(e.stderr, "manifold: unknown subcommand %q (want embed, project, demo or info)\n", oneLine(sub))
+		fmt.Fprintf(e.stderr, "manifold: unknown subcommand %q (want embed, project, serve, demo or info)\n", oneLine(sub))
 		return 1
 	}
 	switch {
@@ -141,6 +143,7 @@ usage:
                    [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
                    [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
   manifold project -model FILE -in FILE [-out FILE]
+  manifold serve   -model [NAME=]FILE ... [-addr 127.0.0.1:8080]
   manifold demo    [-method NAME] [-plot FILE.png]
   manifold info
 
