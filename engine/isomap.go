@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -241,15 +242,16 @@ func geodesicTau(r *run, graph *sparse.CSR, f32 bool) (tauMatrix, error) {
 	n, _ := graph.Dims()
 	t := tauMatrix{n: n, means: make([]float64, n)}
 	err := r.stage("geodesics", flam.AllPairsDijkstra(n, n, graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-		opt := sparse.PathOptions{Squared: true, RowMeans: t.means}
+		var done atomic.Int64 // sources finished: the progress
+		opt := sparse.PathOptions{Squared: true, RowMeans: t.means, Done: &done}
 		st.detail = "parallel Dijkstra, float64"
 		if f32 {
 			st.detail = "parallel Dijkstra, float32"
 			t.s32 = make([]float32, n*n)
-			return sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt)
+			return st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt) })
 		}
 		t.s64 = newGeneral(n, n)
-		return sparse.AllPairsShortestPaths(ctx, graph, t.s64, opt)
+		return st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths(ctx, graph, t.s64, opt) })
 	})
 	if err != nil {
 		return t, err

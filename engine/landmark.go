@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -161,7 +162,10 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 	delta := make([]float32, nl*nk)
 	err = r.stage("geodesics", flam.AllPairsDijkstra(nl, nk, fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 		st.detail = fmt.Sprintf("Dijkstra from %d landmarks, float32", nl)
-		return sparse.MultiSourceShortestPaths32(ctx, fixed.Graph, m.landmarks, delta, nk, sparse.PathOptions{Squared: true})
+		var done atomic.Int64 // landmarks finished: the progress
+		return st.watch(&done, int64(nl), func() error {
+			return sparse.MultiSourceShortestPaths32(ctx, fixed.Graph, m.landmarks, delta, nk, sparse.PathOptions{Squared: true, Done: &done})
+		})
 	})
 	if err != nil {
 		return nil, err

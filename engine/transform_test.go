@@ -352,3 +352,35 @@ func TestGeodesicTransformConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGeodesicsReportProgress: Isomap's and Landmark Isomap's geodesics
+// stages report Done/Total (sources finished of all), ending at Total, on
+// the goroutine running Fit.
+func TestGeodesicsReportProgress(t *testing.T) {
+	x := swissRows(1500, 3)
+	for _, fit := range []func(o Options) error{
+		func(o Options) error { _, err := Isomap{K: 8, Options: o}.Fit(context.Background(), x); return err },
+		func(o Options) error {
+			_, err := LandmarkIsomap{K: 8, Landmarks: 300, Options: o}.Fit(context.Background(), x)
+			return err
+		},
+	} {
+		var last Progress
+		var seen int
+		err := fit(Options{Progress: func(p Progress) {
+			if p.Stage == "geodesics" && p.Total > 0 {
+				if p.Done < last.Done {
+					t.Errorf("progress went back: %+v after %+v", p, last)
+				}
+				last = p
+				seen++
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen == 0 || last.Done != last.Total || last.Total == 0 {
+			t.Fatalf("geodesics progress: %d reports, last %+v", seen, last)
+		}
+	}
+}

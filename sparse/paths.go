@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -24,6 +25,10 @@ type PathOptions struct {
 	// columns: backend.DoubleCenter(S, RowMeans) then needs no extra read
 	// of S.
 	RowMeans []float64
+	// Done, if not nil, is increased by the number of sources finished as
+	// each chunk of them completes (read it from another goroutine to
+	// report progress).
+	Done *atomic.Int64
 }
 
 // pathGraph is a graph prepared for Dijkstra: vertices renumbered in
@@ -433,6 +438,9 @@ func shortestPaths[T float](ctx context.Context, what string, g *CSR, sources []
 			if opt.RowMeans != nil {
 				opt.RowMeans[r] = sum / float64(n)
 			}
+		}
+		if opt.Done != nil {
+			opt.Done.Add(int64(hi - lo))
 		}
 		pool <- s
 	})
