@@ -90,7 +90,7 @@ func (r *Report) Stage(name string) (Stage, bool) {
 
 // Table renders the stages as a text table: stage, predicted flam, seconds,
 // GFLAM/s, iterations and the path taken.
-func (r *Report) Table() string {
+func (r Report) Table() string {
 	s := fmt.Sprintf("%-14s %12s %10s %9s %6s  %s\n", "stage", "flam", "seconds", "GFLAM/s", "iters", "detail")
 	for _, st := range r.Stages {
 		s += fmt.Sprintf("%-14s %12.3g %10.4f %9.2f %6d  %s\n", st.Name, st.FlamPredicted, st.Seconds, st.GFLAMs(), st.Iterations, st.Detail)

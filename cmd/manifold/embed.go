@@ -21,7 +21,7 @@ const embedHelp = `usage: manifold embed -method NAME [flags]
 
 Fits a method to the rows of -in (the default 2000-point swiss roll without
 it) and writes the embedding: to -out (.csv or .npy), or as CSV to standard
-output. Methods: ` + "pca, mds, isomap, landmark-isomap, lle, isoprojection, oip, soip, tdpm,\nlowrank-isomap, lpp, npe, lda, ltsa, laplacian." + `
+output. Methods: ` + "pca, mds, isomap, landmark-isomap, lle, isoprojection, oip, soip, tdpm,\nlowrank-isomap, lpp, npe, lda, ltsa, laplacian, lsi." + `
 
 flags:
 `
@@ -50,7 +50,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&f.in, "in", "", "input `FILE`: .csv, .csv.gz, .npy, .mtx or .mtx.gz, rows = samples (default: the 2000-point swiss roll)")
 	fs.StringVar(&f.labels, "labels", "", "class labels `FILE`, one per line (integers or strings): colours the plot, supervises -supervised and lda")
 	fs.BoolVar(&f.supervised, "supervised", false, "neighbours only within the same class (needs -labels; -k 0: all of the class)")
-	fs.IntVar(&f.dim, "dim", 0, "output dimension `D` (default 2)")
+	fs.IntVar(&f.dim, "dim", 0, "output dimension `D` (default 2; lda: classes − 1)")
 	fs.IntVar(&f.k, "k", 0, "neighbours per point `K` (default: the method's)")
 	fs.Float64Var(&f.eps, "eps", 0, "neighbourhood radius `E`, instead of -k")
 	fs.Float64Var(&f.alpha, "alpha", 0, "regularization `A` of the method (default: the method's)")

@@ -106,10 +106,7 @@ func newFlagSet(name, help string, e env) *flag.FlagSet {
 // parseFlags parses args and refuses positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-		}
-		return err
+		return err // for -h, Parse has printed the usage (once)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (flags come as -name value)", fs.Arg(0))
