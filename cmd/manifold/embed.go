@@ -58,7 +58,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.IntVar(&f.tangentDim, "tangent-dim", 0, "tangent-space dimension `T` of tdpm (default -dim)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
-	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; default CSV on standard output)")
+	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; - or default: CSV on standard output; /dev/null: not at all, when only -plot, -model or -report is wanted)")
 	fs.StringVar(&f.model, "model", "", "save the fitted model to `FILE`, for manifold project")
 	fs.StringVar(&f.plot, "plot", "", "draw the first two coordinates to `FILE.png`")
 	fs.StringVar(&f.plotSize, "plot-size", "800x600", "size of the -plot picture in pixels, `WxH`")
@@ -123,10 +123,8 @@ func (f *embedFlags) check() error {
 	case m.needsLabels && f.labels == "":
 		return fmt.Errorf("method %s needs -labels", m.name)
 	}
-	if f.out != "" {
-		if _, err := dataio.OutputFormat(f.out); err != nil {
-			return fmt.Errorf("-out %s: %w", f.out, err)
-		}
+	if err := checkOut(f.out); err != nil {
+		return err
 	}
 	if f.plot != "" {
 		if err := checkPNG(f.plot); err != nil {
@@ -225,14 +223,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	kept := keptRows(model, y, n)
 
 	pprof.Do(ctx, pprof.Labels("stage", "write-output"), func(context.Context) {
-		if f.out != "" {
-			err = dataio.WriteMatrixFile(f.out, y)
-		} else {
-			err = dataio.WriteCSV(e.stdout, y)
-			if err != nil {
-				err = fmt.Errorf("standard output: %w", err)
-			}
-		}
+		err = writeOut(f.out, y, e)
 		if err == nil && f.model != "" {
 			err = saveModel(f.model, model)
 		}
@@ -400,4 +391,32 @@ func fileErr(path string, err error) error {
 		err = pe.Err
 	}
 	return fmt.Errorf("%s: %w", path, err)
+}
+
+// checkOut validates an -out value: a .csv or .npy file, "-" (standard
+// output) or os.DevNull (no output).
+func checkOut(out string) error {
+	if out == "" || out == "-" || out == os.DevNull {
+		return nil
+	}
+	if _, err := dataio.OutputFormat(out); err != nil {
+		return fmt.Errorf("-out %s: %w", out, err)
+	}
+	return nil
+}
+
+// writeOut writes y as -out says: to the file, as CSV to standard output
+// ("" or "-"), or nowhere (os.DevNull: the embedding is not formatted at
+// all).
+func writeOut(out string, y mat.Matrix, e env) error {
+	switch out {
+	case os.DevNull:
+		return nil
+	case "", "-":
+		if err := dataio.WriteCSV(e.stdout, y); err != nil {
+			return fmt.Errorf("standard output: %w", err)
+		}
+		return nil
+	}
+	return dataio.WriteMatrixFile(out, y)
 }

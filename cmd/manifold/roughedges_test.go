@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -28,5 +29,29 @@ func TestHelpOnceAndComplete(t *testing.T) {
 				t.Error("embed -h does not say LDA's default dimension")
 			}
 		}
+	}
+}
+
+// TestOutDashAndDevNull: -out - writes CSV to standard output, -out
+// /dev/null writes no embedding while -report is still written.
+func TestOutDashAndDevNull(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"embed", "-method", "pca", "-out", "-", "-quiet"}, env{stdout: &out, stderr: &errb}); code != 0 {
+		t.Fatalf("-out -: status %d, %s", code, errb.String())
+	}
+	if n := strings.Count(out.String(), "\n"); n != 2000 {
+		t.Errorf("-out -: %d lines on standard output, want 2000", n)
+	}
+	out.Reset()
+	rep := dir + "/r.json"
+	if code := run(context.Background(), []string{"embed", "-method", "pca", "-out", os.DevNull, "-report", rep, "-quiet"}, env{stdout: &out, stderr: &errb}); code != 0 {
+		t.Fatalf("-out /dev/null: status %d, %s", code, errb.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("-out /dev/null wrote %d bytes to standard output", out.Len())
+	}
+	if _, err := os.Stat(rep); err != nil {
+		t.Errorf("-report with -out /dev/null: %v", err)
 	}
 }
