@@ -43,6 +43,7 @@
 //	-eps E             neighbourhood radius instead of -k (not both)
 //	-alpha A           the method's regularization (ridge, lasso, low-rank)
 //	-landmarks L       landmarks of landmark-isomap and lowrank-isomap
+//	-max-iter N        bound on each LSQR regression of isoprojection
 //	-tangent-dim T     tdpm's tangent-space dimension (default -dim)
 //	-disconnected P    when the neighbour graph falls apart: error (default;
 //	                   the error names the components and these choices),
@@ -50,7 +51,7 @@
 //	                   largest (keep the largest component)
 //	-seed S            random seed (landmarks, initializations); accepted by
 //	                   every method, used by the randomized ones
-//	-out FILE          write the embedding: .csv or .npy
+//	-out FILE          write the embedding: .csv or .npy; - standard output; /dev/null none
 //	-model FILE        save the fitted model for manifold project
 //	-plot FILE.png     draw the first two coordinates (the first against the
 //	                   sample index when -dim 1), coloured by label with a

@@ -31,6 +31,7 @@ type embedFlags struct {
 	method, in, labels                 string
 	supervised, quiet                  bool
 	dim, k, landmarks, tangentDim      int
+	maxIter                            int
 	eps, alpha                         float64
 	disconnected                       string
 	seed                               uint64
@@ -56,6 +57,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.Float64Var(&f.alpha, "alpha", 0, "regularization `A` of the method (default: the method's)")
 	fs.IntVar(&f.landmarks, "landmarks", 0, "number of landmarks `L` (default: the method's)")
 	fs.IntVar(&f.tangentDim, "tangent-dim", 0, "tangent-space dimension `T` of tdpm (default -dim)")
+	fs.IntVar(&f.maxIter, "max-iter", 0, "bound `N` on the iterations of each regression of isoprojection (LSQR; default: the engine's, 2·features)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
 	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; - or default: CSV on standard output; /dev/null: not at all, when only -plot, -model or -report is wanted)")
@@ -94,7 +96,7 @@ func (f *embedFlags) check() error {
 		return err
 	}
 	f.resolved = m
-	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised"} {
+	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "max-iter"} {
 		if f.set[name] && !m.reads(name) {
 			return fmt.Errorf("-%s does not apply to method %s%s", name, m.name, readsList(m))
 		}
@@ -102,6 +104,8 @@ func (f *embedFlags) check() error {
 	switch {
 	case f.set["dim"] && f.dim < 1:
 		return fmt.Errorf("-dim must be at least 1, got %d", f.dim)
+	case f.set["max-iter"] && f.maxIter < 1:
+		return fmt.Errorf("-max-iter must be at least 1, got %d", f.maxIter)
 	case f.set["k"] && f.set["eps"]:
 		return errors.New("-k and -eps exclude each other: a neighbour graph is either k nearest or within a radius")
 	case f.set["k"] && f.k < 0:
@@ -192,7 +196,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	}
 	n, d := x.Dims()
 	p := params{
-		Dim: f.dim, K: f.k, Eps: f.eps, Alpha: f.alpha, Landmarks: f.landmarks, TangentDim: f.tangentDim,
+		Dim: f.dim, K: f.k, Eps: f.eps, Alpha: f.alpha, Landmarks: f.landmarks, TangentDim: f.tangentDim, MaxIter: f.maxIter,
 		Supervised: f.supervised, Seed: f.seed,
 	}
 	if f.set["disconnected"] {

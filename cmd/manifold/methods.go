@@ -20,6 +20,7 @@ type params struct {
 	Alpha        float64 // -alpha
 	Landmarks    int     // -landmarks
 	TangentDim   int     // -tangent-dim
+	MaxIter      int     // -max-iter: the bound on iterative regressions (isoprojection's LSQR)
 	Disconnected string  // -disconnected: "error", "connect" or "largest"; "" is the default (error)
 	Labels       []int   // -labels: the class index of every sample; nil without labels
 	Supervised   bool    // -supervised
@@ -113,14 +114,14 @@ var methods = []method{
 		},
 	},
 	{
-		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01)", uses: with(graphFlags, "alpha"),
+		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01; -max-iter: LSQR iterations per regression)", uses: with(graphFlags, "alpha", "max-iter"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
 			policy, err := engine.ParseDisconnected(p.Disconnected)
 			if err != nil {
 				return nil, err
 			}
 			return asModel(engine.IsoProjection{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
-				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+				Disconnected: policy, Alpha: p.Alpha, RegressionIter: p.MaxIter, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
 	{

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -53,5 +54,44 @@ func TestOutDashAndDevNull(t *testing.T) {
 	}
 	if _, err := os.Stat(rep); err != nil {
 		t.Errorf("-report with -out /dev/null: %v", err)
+	}
+}
+
+// TestMaxIterBoundsIsoProjection: -max-iter reaches LSQR (the report's
+// regression iterations stay within it) and is refused for other methods.
+func TestMaxIterBoundsIsoProjection(t *testing.T) {
+	rep := t.TempDir() + "/r.json"
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"embed", "-method", "isoprojection", "-max-iter", "2", "-out", os.DevNull, "-report", rep, "-quiet"}, env{stdout: &out, stderr: &errb}); code != 0 {
+		t.Fatalf("status %d, %s", code, errb.String())
+	}
+	b, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Stages []struct {
+			Name       string
+			Iterations int
+		}
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range r.Stages {
+		if s.Name == "regression" {
+			found = true
+			if s.Iterations < 1 || s.Iterations > 2 {
+				t.Errorf("regression ran %d iterations with -max-iter 2", s.Iterations)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no regression stage in %s", b)
+	}
+	errb.Reset()
+	if code := run(context.Background(), []string{"embed", "-method", "pca", "-max-iter", "2"}, env{stdout: &out, stderr: &errb}); code != 1 || !strings.Contains(errb.String(), "-max-iter does not apply") {
+		t.Errorf("pca -max-iter: status %d, %q", code, errb.String())
 	}
 }
