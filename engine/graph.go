@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -311,72 +309,6 @@ func subsetRows(x blas64.General, idx []int) blas64.General {
 	return g
 }
 
-// geodesicsFromNew computes, for every new point (row of q), the squared
-// geodesic distances to the training points (columns of the m×n result):
-// the new point is joined to its training neighbours (nb: index lists and
-// distances, as a neighbour search returns them) by directed edges, and one
-// Dijkstra runs from it on the training graph. This is scikit-learn's
-// Isomap.transform, min_j (d(x, x_j) + D_G(j, ·)), without keeping D_G.
-func geodesicsFromNew(ctx context.Context, graph *sparse.CSR, nb *neighbors.Result, cols []int) (blas64.General, error) {
-	n, _ := graph.Dims()
-	m := nb.Len()
-	ptr, ind, val := graph.RowPtr(), graph.ColIdx(), graph.Values()
-	total := n + m
-	indptr := make([]int, total+1)
-	copy(indptr, ptr[:n+1])
-	nnz := ptr[n]
-	ind2 := make([]int, nnz, nnz+len(nb.Ind))
-	val2 := make([]float64, nnz, nnz+len(nb.Ind))
-	copy(ind2, ind[:nnz])
-	copy(val2, val[:nnz])
-	type edge struct {
-		j int
-		d float64
-	}
-	var row []edge
-	for i := 0; i < m; i++ {
-		js, ds := nb.Row(i)
-		if len(js) == 0 {
-			return blas64.General{}, fmt.Errorf("%w: new point %d has no training point within the graph's neighbourhood", ErrNoTransform, i)
-		}
-		row = row[:0]
-		for c, j := range js {
-			row = append(row, edge{j, ds[c]})
-		}
-		sort.Slice(row, func(a, b int) bool { return row[a].j < row[b].j })
-		for c, e := range row {
-			if c > 0 && e.j == row[c-1].j {
-				continue
-			}
-			ind2 = append(ind2, e.j)
-			val2 = append(val2, e.d)
-		}
-		indptr[n+i+1] = len(ind2)
-	}
-	aug, err := sparse.NewCSR(total, total, indptr, ind2, val2)
-	if err != nil {
-		return blas64.General{}, err
-	}
-	sources := make([]int, m)
-	for i := range sources {
-		sources[i] = n + i
-	}
-	full := newGeneral(m, total)
-	if err := sparse.MultiSourceShortestPaths(ctx, aug, sources, full, sparse.PathOptions{Squared: true}); err != nil {
-		return blas64.General{}, err
-	}
-	if cols == nil {
-		return blas64.General{Rows: m, Cols: n, Stride: full.Stride, Data: full.Data}, nil
-	}
-	out := newGeneral(m, len(cols))
-	for i := 0; i < m; i++ {
-		for c, j := range cols {
-			out.Data[i*out.Stride+c] = full.Data[i*full.Stride+j]
-		}
-	}
-	return out, nil
-}
-
 // NeighborSearch chooses how a graph method finds its neighbours.
 type NeighborSearch int
 
@@ -655,18 +587,6 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 	return res, rep, nil
 }
 
-// trainIndex is, for a model whose neighbour graph was searched
-// approximately (its report's stage "neighbors" says nn-descent), the
-// neighbors.Index of its training rows that Transform's neighbour queries
-// go through: built on first use from the rows and the model's stored
-// graph (the model file keeps both, and the report), deterministic, safe
-// for concurrent Transform calls. Other models query exactly.
-type trainIndex struct {
-	once sync.Once
-	ix   *neighbors.Index
-	err  error
-}
-
 // approxSearched reports whether a fit's neighbour stage was NN-descent.
 func approxSearched(rep *Report) bool {
 	for _, s := range rep.Stages {
@@ -675,22 +595,4 @@ func approxSearched(rep *Report) bool {
 		}
 	}
 	return false
-}
-
-// queryTrain returns the k nearest training rows of every row of q:
-// through the index when the model's graph was approximate (t not nil),
-// exactly otherwise.
-func (t *trainIndex) queryTrain(ctx context.Context, rep *Report, train blas64.General, graph *sparse.CSR, q *mat.Dense, k int) (*neighbors.Result, error) {
-	if t == nil || !approxSearched(rep) {
-		return neighbors.KNNQuery(ctx, toDense(train), q, k, neighbors.Options{})
-	}
-	t.once.Do(func() {
-		n, _ := graph.Dims()
-		lists := &neighbors.Result{Ptr: graph.RowPtr()[:n+1], Ind: graph.ColIdx(), Dist: graph.Values()}
-		t.ix, t.err = neighbors.IndexFromLists(context.Background(), toDense(train), lists, neighbors.ApproxOptions{})
-	})
-	if t.err != nil {
-		return nil, t.err
-	}
-	return t.ix.Query(ctx, q, k, 0)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
-	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -83,10 +83,10 @@ type IsomapModel struct {
 	f32     bool // geodesics stored in float32
 	tri     triangulation
 	eig     []float64
-	index   trainIndex // Transform's neighbour queries of an approximate graph
 	// between is the geodesic between points of different classes
 	// (SupervisedConstant), 0 when the graph joins every pair.
 	between float64
+	geo     *lazyGeo // the request path's index (transform_geodesic.go)
 }
 
 const methodIsomap = "isomap"
@@ -171,7 +171,24 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 		return nil, err
 	}
 	m.report = *rep
+	m.prepareGeo()
 	return m, nil
+}
+
+func (m *IsomapModel) prepareGeo() {
+	m.geo = newLazyGeo(func() (*geoIndex, error) {
+		return newGeoIndex(methodIsomap, m.train, m.graph, m.k, m.eps, nil, m.f32, m.between, approxSearched(&m.report), m.tri)
+	})
+}
+
+func (m *IsomapModel) prepare() error { _, err := m.geo.get(); return err }
+
+func (m *IsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
+	gi, err := m.geo.get()
+	if err != nil {
+		return err
+	}
+	return gi.transformRow(ctx, dst, x)
 }
 
 // chooseEigensolver resolves EigenAuto: Lanczos beats the dense reduction
@@ -238,7 +255,8 @@ func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool) (tauMatrix, erro
 	n, _ := graph.Dims()
 	t := tauMatrix{n: n, means: make([]float64, n)}
 	err := r.stage("geodesics", flam.AllPairsDijkstra(n, n, graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-		opt := sparse.PathOptions{Squared: true, RowMeans: t.means}
+		var done atomic.Int64 // sources finished: the progress
+		opt := sparse.PathOptions{Squared: true, RowMeans: t.means, Done: &done}
 		if constant {
 			opt.RowMeans = nil
 		}
@@ -247,10 +265,10 @@ func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool) (tauMatrix, erro
 		if f32 {
 			st.detail = "parallel Dijkstra, float32"
 			t.s32 = make([]float32, n*n)
-			err = sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt)
+			err = st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt) })
 		} else {
 			t.s64 = newGeneral(n, n)
-			err = sparse.AllPairsShortestPaths(ctx, graph, t.s64, opt)
+			err = st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths(ctx, graph, t.s64, opt) })
 		}
 		if err != nil || !constant {
 			return err
@@ -365,88 +383,11 @@ func (m *IsomapModel) Dropped() []int { return append([]int(nil), m.dropped...) 
 // points through their k nearest training points (or those within ε), one
 // Dijkstra each on the stored graph, then the triangulation — equal to
 // scikit-learn's Isomap.transform. Transforming the training points gives
-// their embedding.
+// their embedding. The graph, prepared for the searches, and the
+// neighbour index are built on the first call and reused (see TransformRow
+// for one point at a time).
 func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return transformGeodesic(ctx, methodIsomap, x, m.train, m.graph, m.k, m.eps, nil, m.f32, m.between, m.tri, &m.index, &m.report)
-}
-
-// transformGeodesic maps new points by geodesics through their training
-// neighbours and triangulation; cols selects the reference (landmark)
-// columns, nil for all training points. Work goes in chunks of 256 points.
-//
-// With f32 the squared geodesics are rounded to float32 as the fit stored
-// them, so that the training points map onto their embedding; those past
-// the float32 range (far-away points) are kept in float64. New points past
-// the range Fit accepts are refused, and so is an output that is not
-// finite (ErrNotFinite).
-//
-// between > 0 (SupervisedConstant) is the geodesic to the training points a
-// new point's paths do not reach (those of other classes than its
-// neighbours'), as the fit set it.
-func transformGeodesic(ctx context.Context, method string, x mat.Matrix, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, between float64, tri triangulation, index *trainIndex, rep *Report) (*mat.Dense, error) {
-	g, err := denseInput(method+" transform", x)
-	if err != nil {
-		return nil, err
-	}
-	if g.Cols != train.Cols {
-		return nil, fmt.Errorf("%s transform: %w: %d features, the model has %d", method, ErrShape, g.Cols, train.Cols)
-	}
-	if err := checkTransformRange(method, g, train.Rows); err != nil {
-		return nil, err
-	}
-	if k == 0 && eps == 0 {
-		k = min(10, train.Rows) // supervised K = 0: no class for new points
-	}
-	k = min(k, train.Rows)
-	out := newGeneral(g.Rows, tri.pinv.Cols)
-	const chunk = 256
-	for lo := 0; lo < g.Rows; lo += chunk {
-		hi := min(g.Rows, lo+chunk)
-		q := toDense(blas64.General{Rows: hi - lo, Cols: g.Cols, Stride: g.Stride, Data: g.Data[lo*g.Stride:]})
-		var nb *neighbors.Result
-		if eps > 0 {
-			nb, err = neighbors.RadiusQuery(ctx, toDense(train), q, eps, neighbors.Options{})
-		} else {
-			nb, err = index.queryTrain(ctx, rep, train, graph, q, k)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s transform: %w", method, err)
-		}
-		sq, err := geodesicsFromNew(ctx, graph, nb, cols)
-		if err != nil {
-			return nil, fmt.Errorf("%s transform: %w", method, err)
-		}
-		if between > 0 {
-			for i := 0; i < sq.Rows; i++ {
-				row := sq.Data[i*sq.Stride : i*sq.Stride+sq.Cols]
-				for j, v := range row {
-					if math.IsInf(v, 1) {
-						row[j] = between * between
-					}
-				}
-			}
-		}
-		if f32 {
-			// A squared geodesic past the float32 range stays in float64:
-			// rounding it would give +Inf and a NaN coordinate.
-			for i := 0; i < sq.Rows; i++ {
-				row := sq.Data[i*sq.Stride : i*sq.Stride+sq.Cols]
-				for j, v := range row {
-					if v <= math.MaxFloat32 {
-						row[j] = float64(float32(v))
-					}
-				}
-			}
-		}
-		y := tri.apply(sq)
-		for i := 0; i < y.Rows; i++ {
-			copy(out.Data[(lo+i)*out.Stride:(lo+i+1)*out.Stride], y.Data[i*y.Stride:i*y.Stride+y.Cols])
-		}
-	}
-	if err := checkTransformOutput(method, out); err != nil {
-		return nil, err
-	}
-	return toDense(out), nil
+	return transformRows(ctx, m, x, m.train.Cols)
 }
 
 // Save writes the model (see Load for the format).
@@ -534,5 +475,6 @@ func decodeIsomap(d *modelData) (Model, error) {
 	if d.report != nil {
 		m.report = *d.report
 	}
+	m.prepareGeo()
 	return m, nil
 }

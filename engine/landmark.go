@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -65,7 +66,7 @@ type LandmarkIsomapModel struct {
 	eps       float64
 	tri       triangulation
 	eig       []float64
-	index     trainIndex // Transform's neighbour queries of an approximate graph
+	geo       *lazyGeo // the request path's index (transform_geodesic.go)
 }
 
 const methodLandmarkIsomap = "landmark-isomap"
@@ -168,7 +169,10 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		if e != 0 {
 			st.detail += fmt.Sprintf(", lengths scaled by 2^%d", -e)
 		}
-		return sparse.MultiSourceShortestPaths32(ctx, pathGraph, m.landmarks, delta, nk, sparse.PathOptions{Squared: true})
+		var done atomic.Int64 // landmarks finished: the progress
+		return st.watch(&done, int64(nl), func() error {
+			return sparse.MultiSourceShortestPaths32(ctx, pathGraph, m.landmarks, delta, nk, sparse.PathOptions{Squared: true, Done: &done})
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -231,6 +235,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		return nil, err
 	}
 	m.report = *rep
+	m.prepareGeo()
 	return m, nil
 }
 
@@ -271,6 +276,22 @@ func scaleGeneral(a blas64.General, e int) {
 			row[j] = math.Ldexp(row[j], e)
 		}
 	}
+}
+
+func (m *LandmarkIsomapModel) prepareGeo() {
+	m.geo = newLazyGeo(func() (*geoIndex, error) {
+		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, approxSearched(&m.report), m.tri)
+	})
+}
+
+func (m *LandmarkIsomapModel) prepare() error { _, err := m.geo.get(); return err }
+
+func (m *LandmarkIsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
+	gi, err := m.geo.get()
+	if err != nil {
+		return err
+	}
+	return gi.transformRow(ctx, dst, x)
 }
 
 func landmarkFlam(choice LandmarkChoice, n, d, l int) float64 {
@@ -408,7 +429,7 @@ func (m *LandmarkIsomapModel) Kept() []int { return append([]int(nil), m.kept...
 // Transform maps new points by their geodesics to the landmarks (through
 // their nearest training points) and triangulation.
 func (m *LandmarkIsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return transformGeodesic(ctx, methodLandmarkIsomap, x, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, m.tri, &m.index, &m.report)
+	return transformRows(ctx, m, x, m.train.Cols)
 }
 
 // Save writes the model (see Load for the format).
@@ -463,5 +484,6 @@ func decodeLandmarkIsomap(d *modelData) (Model, error) {
 	if d.report != nil {
 		m.report = *d.report
 	}
+	m.prepareGeo()
 	return m, nil
 }

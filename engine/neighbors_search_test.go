@@ -183,7 +183,7 @@ func TestIsomapApproxTransform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if approx.index.ix == nil {
+	if gi, err := approx.geo.get(); err != nil || gi.approx == nil {
 		t.Fatal("the approximate model's Transform did not use the index")
 	}
 	if d := procrustes(t, mat.DenseCopyOf(ze), mat.DenseCopyOf(za)); d > 1e-4 {
@@ -204,7 +204,7 @@ func TestIsomapApproxTransform(t *testing.T) {
 	if !mat.EqualApprox(zb, za, 1e-12) {
 		t.Error("Transform after Save and Load differs")
 	}
-	if back.(*IsomapModel).index.ix == nil {
+	if gi, err := back.(*IsomapModel).geo.get(); err != nil || gi.approx == nil {
 		t.Error("the loaded model's Transform did not use the index")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/manifoldlab/manifold/backend"
@@ -98,7 +99,7 @@ func (r *Report) Stage(name string) (Stage, bool) {
 
 // Table renders the stages as a text table: stage, predicted flam, seconds,
 // GFLAM/s, iterations and the path taken.
-func (r *Report) Table() string {
+func (r Report) Table() string {
 	s := fmt.Sprintf("%-14s %12s %10s %9s %6s  %s\n", "stage", "flam", "seconds", "GFLAM/s", "iters", "detail")
 	for _, st := range r.Stages {
 		s += fmt.Sprintf("%-14s %12.3g %10.4f %9.2f %6d  %s\n", st.Name, st.FlamPredicted, st.Seconds, st.GFLAMs(), st.Iterations, st.Detail)
@@ -225,6 +226,32 @@ func (s *stageCtx) progress(done, total int64) {
 	s.r.opts.Progress(Progress{Method: s.r.method, Stage: s.name, Done: done, Total: total})
 }
 
+// watch runs work on a new goroutine while this one (the goroutine
+// running Fit, where the Progress callback is called) reports the counter
+// done against total every 50 ms; it returns work's error. It serves the
+// stages whose work runs inside a parallel kernel that counts what it
+// finished (sources of the shortest paths).
+func (s *stageCtx) watch(done *atomic.Int64, total int64, work func() error) error {
+	if s.r.opts.Progress == nil {
+		return work()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- work() }()
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-errc:
+			if err == nil {
+				s.progress(total, total)
+			}
+			return err
+		case <-t.C:
+			s.progress(min(done.Load(), total), total)
+		}
+	}
+}
+
 // stage runs body as the named stage: under the pprof label stage=name,
 // timed, with the bytes it allocated, and with ctx checked before it
 // starts. predicted is the stage's flam from the papers' formulas; the body
@@ -238,7 +265,7 @@ func (r *run) stage(name string, predicted float64, body func(ctx context.Contex
 	alloc0 := readMetric(allocMetric)
 	t0 := time.Now()
 	var err error
-	pprof.Do(r.ctx, pprof.Labels("stage", name), func(ctx context.Context) {
+	pprof.Do(r.ctx, pprof.Labels("method", r.method, "stage", name), func(ctx context.Context) {
 		err = body(ctx, s)
 	})
 	r.samplePeak()

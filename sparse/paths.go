@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -24,6 +25,10 @@ type PathOptions struct {
 	// columns: backend.DoubleCenter(S, RowMeans) then needs no extra read
 	// of S.
 	RowMeans []float64
+	// Done, if not nil, is increased by the number of sources finished as
+	// each chunk of them completes (read it from another goroutine to
+	// report progress).
+	Done *atomic.Int64
 }
 
 // pathGraph is a graph prepared for Dijkstra: vertices renumbered in
@@ -190,14 +195,19 @@ func newDijkstra(n int) *dijkstra {
 // On return every heap position is -1 again; the caller resets the
 // distances to +Inf while it reads them out (emit).
 func (s *dijkstra) run(g *pathGraph, src int32) {
+	s.vs[src] = vert{d: 0, p: 0}
+	s.hk[0], s.hv[0] = 0, src
+	s.settle(g, 1)
+}
+
+// settle runs Dijkstra's main loop from a heap of the given size already
+// holding the sources (their distances set in s.vs).
+func (s *dijkstra) settle(g *pathGraph, size int) {
 	vs, hk, hv := s.vs, s.hk, s.hv
 	n := len(vs)
 	hk = hk[:n]
 	hv = hv[:n]
 	ptr, adj, w := g.ptr, g.adj, g.w
-	vs[src] = vert{d: 0, p: 0}
-	hk[0], hv[0] = 0, src
-	size := 1
 	var pf uint64 // a local: a field written per pop would share a cache line between workers
 	for size > 0 {
 		u, du := hv[0], math.Float64frombits(hk[0])
@@ -428,6 +438,9 @@ func shortestPaths[T float](ctx context.Context, what string, g *CSR, sources []
 			if opt.RowMeans != nil {
 				opt.RowMeans[r] = sum / float64(n)
 			}
+		}
+		if opt.Done != nil {
+			opt.Done.Add(int64(hi - lo))
 		}
 		pool <- s
 	})

@@ -12,6 +12,7 @@
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
 //	manifold neighbors -k K [-neighbors auto|exact|approx] -in FILE -out GRAPH.mtx [-report FILE.json]
+//	manifold serve   -model [NAME=]FILE ... [-addr 127.0.0.1:8080]
 //	manifold demo    [-method NAME] [-plot FILE.png]
 //	manifold info
 //
@@ -60,6 +61,7 @@
 //	-eps E             neighbourhood radius instead of -k (not both)
 //	-alpha A           the method's regularization (ridge, lasso, low-rank)
 //	-landmarks L       landmarks of landmark-isomap and lowrank-isomap
+//	-max-iter N        bound on each LSQR regression of isoprojection
 //	-tangent-dim T     tdpm's tangent-space dimension (default -dim)
 //	-disconnected P    when the neighbour graph falls apart: error (default;
 //	                   the error names the components and these choices),
@@ -83,7 +85,7 @@
 //	                   -neighbors
 //	-seed S            random seed (landmarks, initializations); accepted by
 //	                   every method, used by the randomized ones
-//	-out FILE          write the embedding: .csv or .npy
+//	-out FILE          write the embedding: .csv or .npy; - standard output; /dev/null none
 //	-model FILE        save the fitted model for manifold project
 //	-plot FILE.png     draw the first two coordinates (the first against the
 //	                   sample index when -dim 1), coloured by label with a
@@ -134,6 +136,27 @@
 // project loads a model saved by embed -model and maps the rows of -in
 // (new samples with the training data's features) into its embedding,
 // writing them to -out (.csv or .npy) or as CSV to standard output.
+//
+// # serve
+//
+// serve loads models saved by embed -model (a name before '=', else the
+// file's base name without extension) and serves their Transform over
+// HTTP on a loopback address (127.0.0.0/8, ::1 or localhost; anything else
+// is refused): POST /v1/models/{name}/transform with {"rows": [[...], ...]}
+// answers {"embedding": [[...], ...]}; a body of Content-Type
+// application/x-npy is answered in NPY. GET /v1/models and
+// /v1/models/{name} describe the models (method, dim, features, report),
+// /healthz and /readyz say whether it runs and takes requests, /metrics
+// counts requests by model and status, latency (histogram), rows and
+// errors by kind in the Prometheus text format. -max-inflight requests are
+// mapped at once and -queue more wait; beyond that a request gets 503 with
+// Retry-After at once. -max-body and -max-rows bound a request (413),
+// -timeout its time (504). SIGTERM stops accepting and finishes the
+// requests in flight; SIGHUP reloads every model file, and files whose
+// modification time or size changed are reloaded every -reload-interval:
+// requests in flight finish on the model they started with. A file that
+// fails to load leaves the old model in service (and is counted in
+// /metrics). Errors are JSON: {"error": "...", "kind": "bad_input"}.
 //
 // # demo
 //

@@ -23,7 +23,7 @@ const embedHelp = `usage: manifold embed -method NAME [flags]
 
 Fits a method to the rows of -in (the default 2000-point swiss roll without
 it) and writes the embedding: to -out (.csv or .npy), or as CSV to standard
-output. Methods: ` + "pca, mds, isomap, landmark-isomap, lle, isoprojection, oip, soip, tdpm,\nlowrank-isomap, lpp, npe, lda, ltsa, laplacian." + `
+output. Methods: ` + "pca, mds, isomap, landmark-isomap, lle, isoprojection, oip, soip, tdpm,\nlowrank-isomap, lpp, npe, lda, ltsa, laplacian, lsi." + `
 
 flags:
 `
@@ -33,6 +33,7 @@ type embedFlags struct {
 	method, in, labels                 string
 	supervised, quiet                  bool
 	dim, k, landmarks, tangentDim      int
+	maxIter                            int
 	eps, alpha                         float64
 	disconnected, weight               string
 	neighbors, graph                   string
@@ -57,12 +58,13 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&f.in, "in", "", "input `FILE`: .csv, .csv.gz, .npy, .mtx or .mtx.gz, rows = samples (default: the 2000-point swiss roll)")
 	fs.StringVar(&f.labels, "labels", "", "class labels `FILE`, one per line (integers or strings): colours the plot, supervises -supervised and lda")
 	fs.BoolVar(&f.supervised, "supervised", false, "neighbours only within the same class (needs -labels; -k 0: all of the class)")
-	fs.IntVar(&f.dim, "dim", 0, "output dimension `D` (default 2)")
+	fs.IntVar(&f.dim, "dim", 0, "output dimension `D` (default 2; lda: classes − 1)")
 	fs.IntVar(&f.k, "k", 0, "neighbours per point `K` (default: the method's)")
 	fs.Float64Var(&f.eps, "eps", 0, "neighbourhood radius `E`, instead of -k")
 	fs.Float64Var(&f.alpha, "alpha", 0, "regularization `A` of the method (default: the method's)")
 	fs.IntVar(&f.landmarks, "landmarks", 0, "number of landmarks `L` (default: the method's)")
 	fs.IntVar(&f.tangentDim, "tangent-dim", 0, "tangent-space dimension `T` of tdpm (default -dim)")
+	fs.IntVar(&f.maxIter, "max-iter", 0, "bound `N` on the iterations of each regression of isoprojection (LSQR; default: the engine's, 2·features)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
 	fs.StringVar(&f.weight, "weight", "heat", "edge weights of laplacian and lpp: heat (the heat kernel, the default) or binary (1 on every edge, scikit-learn's SpectralEmbedding)")
 	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32")
@@ -70,7 +72,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&f.graph, "graph", "", "a neighbour graph `FILE.mtx` (n×n, weights = distances, e.g. from manifold neighbors) in place of the search")
 	fs.StringVar(&f.supervisedGeodesic, "supervised-geodesic", "constant", "isomap, isoprojection, oip, soip with -supervised: the geodesic between classes, constant (1000 × the largest within-class geodesic, the papers' code) or join (classes joined at their closest pairs)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
-	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; default CSV on standard output)")
+	fs.StringVar(&f.out, "out", "", "write the embedding to `FILE` (.csv or .npy; - or default: CSV on standard output; /dev/null: not at all, when only -plot, -model or -report is wanted)")
 	fs.StringVar(&f.model, "model", "", "save the fitted model to `FILE`, for manifold project")
 	fs.StringVar(&f.plot, "plot", "", "draw the first two coordinates to `FILE.png`")
 	fs.StringVar(&f.plotSize, "plot-size", "800x600", "size of the -plot picture in pixels, `WxH`")
@@ -107,7 +109,7 @@ func (f *embedFlags) check() error {
 		return err
 	}
 	f.resolved = m
-	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "weight", "float32", "supervised-geodesic"} {
+	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "weight", "float32", "supervised-geodesic", "max-iter"} {
 		if f.set[name] && !m.reads(name) {
 			return fmt.Errorf("-%s does not apply to method %s%s", name, m.name, readsList(m))
 		}
@@ -135,6 +137,8 @@ func (f *embedFlags) check() error {
 	switch {
 	case f.set["dim"] && f.dim < 1:
 		return fmt.Errorf("-dim must be at least 1, got %d", f.dim)
+	case f.set["max-iter"] && f.maxIter < 1:
+		return fmt.Errorf("-max-iter must be at least 1, got %d", f.maxIter)
 	case f.set["k"] && f.set["eps"]:
 		return errors.New("-k and -eps exclude each other: a neighbour graph is either k nearest or within a radius")
 	case f.set["k"] && f.k < 0:
@@ -162,10 +166,8 @@ func (f *embedFlags) check() error {
 	case m.needsLabels && f.labels == "":
 		return fmt.Errorf("method %s needs -labels", m.name)
 	}
-	if f.out != "" {
-		if _, err := dataio.OutputFormat(f.out); err != nil {
-			return fmt.Errorf("-out %s: %w", f.out, err)
-		}
+	if err := checkOut(f.out); err != nil {
+		return err
 	}
 	if f.plot != "" {
 		if err := checkPNG(f.plot); err != nil {
@@ -237,7 +239,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	}
 	n, d := x.Dims()
 	p := params{
-		Dim: f.dim, K: f.k, Eps: f.eps, Alpha: f.alpha, Landmarks: f.landmarks, TangentDim: f.tangentDim,
+		Dim: f.dim, K: f.k, Eps: f.eps, Alpha: f.alpha, Landmarks: f.landmarks, TangentDim: f.tangentDim, MaxIter: f.maxIter,
 		Supervised: f.supervised, Seed: f.seed, Float32: f.float32,
 	}
 	if f.weight == "binary" {
@@ -300,7 +302,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	var outs outputs
 	defer outs.abort()
 	pprof.Do(ctx, pprof.Labels("stage", "write-output"), func(context.Context) {
-		if f.out != "" {
+		if toFile(f.out) {
 			err = outs.write(f.out, func(p string) error { return dataio.WriteMatrixFile(p, y) })
 		}
 		if err == nil && f.model != "" {
@@ -315,7 +317,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	if err == nil && f.plot != "" {
 		err = f.drawPlot(ctx, &outs, rep, y, kept, labels, rollT)
 	}
-	if err == nil && f.out == "" {
+	if err == nil && (f.out == "" || f.out == "-") {
 		if err = dataio.WriteCSV(e.stdout, y); err != nil {
 			err = fmt.Errorf("standard output: %w", err)
 		}
@@ -486,4 +488,22 @@ func fileErr(path string, err error) error {
 		err = pe.Err
 	}
 	return fmt.Errorf("%s: %w", path, err)
+}
+
+// checkOut validates an -out value: a .csv or .npy file, "-" (standard
+// output) or os.DevNull (no output).
+func checkOut(out string) error {
+	if out == "" || out == "-" || out == os.DevNull {
+		return nil
+	}
+	if _, err := dataio.OutputFormat(out); err != nil {
+		return fmt.Errorf("-out %s: %w", out, err)
+	}
+	return nil
+}
+
+// toFile says whether -out names a file: "" and "-" mean CSV on standard
+// output, os.DevNull no output at all (the embedding is not formatted).
+func toFile(out string) bool {
+	return out != "" && out != "-" && out != os.DevNull
 }

@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		}
 	}()
 	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, "manifold: no subcommand (want embed, project, neighbors, demo or info; manifold help shows the usage)")
+		fmt.Fprintln(e.stderr, "manifold: no subcommand (want embed, project, neighbors, serve, demo or info; manifold help shows the usage)")
 		return 1
 	}
 	var err error
@@ -57,6 +57,8 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		err = cmdProject(ctx, args[1:], e)
 	case "neighbors":
 		err = cmdNeighbors(ctx, args[1:], e)
+	case "serve":
+		err = cmdServe(ctx, args[1:], e)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], e)
 	case "info":
@@ -65,7 +67,7 @@ func run(ctx context.Context, args []string, e env) (code int) {
 		fmt.Fprint(e.stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(e.stderr, "manifold: unknown subcommand %q (want embed, project, neighbors, demo or info)\n", oneLine(sub))
+		fmt.Fprintf(e.stderr, "manifold: unknown subcommand %q (want embed, project, neighbors, serve, demo or info)\n", oneLine(sub))
 		return 1
 	}
 	switch {
@@ -118,10 +120,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if twice != nil {
 			return twice
 		}
-		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-		}
-		return err
+		return err // for -h, Parse has printed the usage (once)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (flags come as -name value)", fs.Arg(0))
@@ -197,6 +196,7 @@ usage:
                    [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
   manifold project -model FILE -in FILE [-out FILE]
   manifold neighbors -k K [-neighbors auto|exact|approx] -in FILE -out GRAPH.mtx [-report FILE.json]
+  manifold serve   -model [NAME=]FILE ... [-addr 127.0.0.1:8080]
   manifold demo    [-method NAME] [-plot FILE.png]
   manifold info
 

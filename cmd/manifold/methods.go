@@ -24,6 +24,7 @@ type params struct {
 	Labels       []int              // -labels: the class index of every sample; nil without labels
 	Supervised   bool               // -supervised
 	Seed         uint64             // -seed
+	MaxIter      int                // -max-iter: the bound on iterative regressions (isoprojection's LSQR)
 	Weight       engine.GraphWeight // -weight: WeightHeat (the default) or WeightBinary
 	Float32      bool               // -float32: isomap's geodesics in float32
 	// SupervisedGeodesic is -supervised-geodesic: "constant" or "join"; ""
@@ -122,14 +123,14 @@ var methods = []method{
 		},
 	},
 	{
-		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01)", uses: with(geodesicFlags, "alpha"),
+		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01; -max-iter: LSQR iterations per regression)", uses: with(geodesicFlags, "alpha", "max-iter"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
 			policy, between, err := p.geodesicSettings()
 			if err != nil {
 				return nil, err
 			}
 			return asModel(engine.IsoProjection{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
-				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
+				Disconnected: policy, Alpha: p.Alpha, RegressionIter: p.MaxIter, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
 		},
 	},
 	{

@@ -25,7 +25,7 @@ func cmdProject(ctx context.Context, args []string, e env) error {
 	fs := newFlagSet("project", projectHelp, e)
 	fs.StringVar(&modelPath, "model", "", "the model `FILE` written by manifold embed -model")
 	fs.StringVar(&in, "in", "", "new samples `FILE`: .csv, .csv.gz, .npy, .mtx or .mtx.gz")
-	fs.StringVar(&out, "out", "", "write the coordinates to `FILE` (.csv or .npy; default CSV on standard output)")
+	fs.StringVar(&out, "out", "", "write the coordinates to `FILE` (.csv or .npy; - or default: CSV on standard output)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -35,10 +35,8 @@ func cmdProject(ctx context.Context, args []string, e env) error {
 	case in == "":
 		return errors.New("-in is required (the new samples)")
 	}
-	if out != "" {
-		if _, err := dataio.OutputFormat(out); err != nil {
-			return fmt.Errorf("-out %s: %w", out, err)
-		}
+	if err := checkOut(out); err != nil {
+		return err
 	}
 	if _, err := dataio.InputFormat(in); err != nil {
 		return fmt.Errorf("%s: %w", in, err)
@@ -66,13 +64,16 @@ func cmdProject(ctx context.Context, args []string, e env) error {
 	if err := checkOutput("the projection", y); err != nil {
 		return err
 	}
-	if out != "" {
+	if toFile(out) {
 		var outs outputs
 		defer outs.abort()
 		if err := outs.write(out, func(p string) error { return dataio.WriteMatrixFile(p, y) }); err != nil {
 			return err
 		}
 		return outs.commit()
+	}
+	if out == os.DevNull {
+		return nil
 	}
 	if err := dataio.WriteCSV(e.stdout, y); err != nil {
 		return fmt.Errorf("standard output: %w", err)

@@ -1,0 +1,430 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// geoIndex is what the geodesic models (Isomap, Landmark Isomap) need to
+// map one new point, prepared once per model: the exact neighbour search
+// over the training rows and the stored graph ready for Dijkstra. Mapping
+// a point then costs the search (a pruned scan, below), one Dijkstra from
+// the point's neighbours, O((n + e)·log n), and the triangulation, O(n·dim).
+type geoIndex struct {
+	method string
+	search *exactSearch
+	paths  *sparse.PathGraph
+	k      int
+	eps    float64
+	cols   []int // reference (landmark) columns; nil: every training point
+	f32    bool  // round the squared geodesics to float32 as the fit stored them
+	// between > 0 (SupervisedConstant) is the geodesic to the training
+	// points a new point's paths do not reach (those of other classes than
+	// its neighbours'), as the fit set it.
+	between float64
+	// approx, when the fit's neighbour graph was approximate (NN-descent),
+	// answers the neighbour queries in place of search, by a best-first
+	// search of the stored graph.
+	approx *neighbors.Index
+	tri    triangulation
+	pool   sync.Pool // *geoScratch
+}
+
+type geoScratch struct {
+	s   searchScratch
+	sq  []float64 // squared geodesics to every training point
+	ref []float64 // those of the reference columns
+}
+
+// lazyGeo builds a model's geoIndex once, on first use (or Prepare), so
+// that fitting pays nothing for it and every Transform after the first
+// finds it ready.
+type lazyGeo struct {
+	once  sync.Once
+	build func() (*geoIndex, error)
+	gi    *geoIndex
+	err   error
+}
+
+func newLazyGeo(build func() (*geoIndex, error)) *lazyGeo { return &lazyGeo{build: build} }
+
+func (l *lazyGeo) get() (*geoIndex, error) {
+	l.once.Do(func() { l.gi, l.err = l.build() })
+	return l.gi, l.err
+}
+
+// newGeoIndex prepares the index; with approx (the fit's graph came from
+// NN-descent) the neighbour queries go through a neighbors.Index of the
+// training rows and the stored graph. It fails only on a graph the shortest
+// paths cannot use (a corrupt model file).
+func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, between float64, approx bool, tri triangulation) (*geoIndex, error) {
+	pg, err := sparse.NewPathGraph(graph)
+	if err != nil {
+		return nil, modelErr("%s model: graph: %v", method, err)
+	}
+	if k == 0 && eps == 0 {
+		k = min(10, train.Rows) // supervised K = 0: no class for new points
+	}
+	k = min(k, train.Rows)
+	gi := &geoIndex{method: method, search: newExactSearch(train), paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri}
+	if approx && eps == 0 {
+		n, _ := graph.Dims()
+		lists := &neighbors.Result{Ptr: graph.RowPtr()[:n+1], Ind: graph.ColIdx(), Dist: graph.Values()}
+		gi.approx, err = neighbors.IndexFromLists(context.Background(), toDense(train), lists, neighbors.ApproxOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("%s model: neighbour index: %w", method, err)
+		}
+	}
+	return gi, nil
+}
+
+// transformRow maps one finite row: its training neighbours (the k nearest,
+// or those within eps), the squared geodesics through them to the
+// reference points, and the triangulation y = −½·(δ − mean δ)·pinv.
+func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
+	if len(x) != gi.search.train.Cols {
+		return fmt.Errorf("%s transform: %w: %d features, the model has %d", gi.method, ErrShape, len(x), gi.search.train.Cols)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkTransformRange(gi.method, blas64.General{Rows: 1, Cols: len(x), Stride: len(x), Data: x}, gi.search.train.Rows); err != nil {
+		return err
+	}
+	sc, _ := gi.pool.Get().(*geoScratch)
+	if sc == nil {
+		sc = &geoScratch{sq: make([]float64, gi.paths.Len())}
+		if gi.cols != nil {
+			sc.ref = make([]float64, len(gi.cols))
+		}
+	}
+	defer gi.pool.Put(sc)
+	var js []int
+	var ds []float64
+	switch {
+	case gi.eps > 0:
+		js, ds = gi.search.radius(&sc.s, x, gi.eps)
+	case gi.approx != nil:
+		nb, err := gi.approx.Query(ctx, mat.NewDense(1, len(x), x), gi.k, 0)
+		if err != nil {
+			return fmt.Errorf("%s transform: %w", gi.method, err)
+		}
+		js, ds = nb.Row(0)
+	default:
+		js, ds = gi.search.knn(&sc.s, x, gi.k)
+	}
+	if len(js) == 0 {
+		return fmt.Errorf("%s transform: %w: the new point has no training point within the graph's neighbourhood", gi.method, ErrNoTransform)
+	}
+	if _, err := gi.paths.SeededPathsTo(sc.sq, js, ds, true); err != nil {
+		return fmt.Errorf("%s transform: %w", gi.method, err)
+	}
+	if gi.between > 0 {
+		for j, v := range sc.sq {
+			if math.IsInf(v, 1) {
+				sc.sq[j] = gi.between * gi.between
+			}
+		}
+	}
+	ref := sc.sq
+	if gi.cols != nil {
+		for c, j := range gi.cols {
+			sc.ref[c] = sc.sq[j]
+		}
+		ref = sc.ref
+	}
+	if gi.f32 {
+		// A squared geodesic past the float32 range stays in float64:
+		// rounding it would give +Inf and a NaN coordinate.
+		for j, v := range ref {
+			if v <= math.MaxFloat32 {
+				ref[j] = float64(float32(v))
+			}
+		}
+	}
+	t := gi.tri
+	for c := range dst {
+		dst[c] = 0
+	}
+	dim := len(dst)
+	for j, v := range ref {
+		w := -0.5 * (v - t.meanSq[j])
+		row := t.pinv.Data[j*t.pinv.Stride : j*t.pinv.Stride+dim]
+		for c, p := range row {
+			dst[c] += w * p
+		}
+	}
+	return checkTransformOutput(gi.method, blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: dst})
+}
+
+// exactSearch finds the exact nearest training rows of one query with a
+// lower bound that prunes most of the scan. The training rows are
+// projected once on their top principal directions P (p of them, p ≤ 16);
+// for any orthonormal P,
+//
+//	‖q − t‖² = ‖Pᵀ(q − t)‖² + ‖R(q − t)‖² ≥ ‖Pᵀq̄ − Pᵀt̄‖² + (‖Rq̄‖ − ‖Rt̄‖)²
+//
+// (R the projector on the complement, x̄ = x − mean), so a query costs
+// n·p flam for the bounds plus D flam for each row whose bound does not
+// rule it out, instead of n·D. The rows kept are those of a brute-force
+// search, with their distances computed the same way (the difference of
+// the rows, as engine/neighbors finishes its candidates), sorted by
+// (distance, index).
+type exactSearch struct {
+	train blas64.General
+	mean  []float64
+	basis blas64.General // D×p, orthonormal columns
+	proj  []float64      // n×p: Pᵀ(t − mean)
+	res   []float64      // n: ‖R(t − mean)‖
+	slack []float64      // n: bound on the rounding error of res
+}
+
+type searchScratch struct {
+	lb  []float64
+	qp  []float64
+	js  []int
+	ds  []float64
+	cj  []int // candidates by bound
+	cb  []float64
+	out []float64
+}
+
+const searchDirections = 16
+
+func newExactSearch(train blas64.General) *exactSearch {
+	n, d := train.Rows, train.Cols
+	s := &exactSearch{train: train, mean: make([]float64, d)}
+	for i := 0; i < n; i++ {
+		for j, v := range train.Data[i*train.Stride : i*train.Stride+d] {
+			s.mean[j] += v
+		}
+	}
+	for j := range s.mean {
+		s.mean[j] /= float64(n)
+	}
+	p := min(searchDirections, d)
+	if p < d && n > 1 && d <= 2048 {
+		// The directions only make the bound tight (any orthonormal basis
+		// gives a valid bound): a sample of the rows finds them.
+		step := max(1, n/2000)
+		ns := (n + step - 1) / step
+		c := newGeneral(ns, d)
+		for i := 0; i < ns; i++ {
+			for j, v := range train.Data[i*step*train.Stride : i*step*train.Stride+d] {
+				c.Data[i*d+j] = v - s.mean[j]
+			}
+		}
+		cov := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
+		blas64.Syrk(blas.Trans, 1, c, 0, cov)
+		_, vecs, err := backend.EigTop(backend.Active(), cov, p)
+		if err == nil {
+			s.basis = vecs
+		}
+	}
+	if s.basis.Data == nil { // coordinate axes: few features (the bound is then the distance), very many, or a failed eigensolve
+		s.basis = newGeneral(d, p)
+		for j := 0; j < p; j++ {
+			s.basis.Data[j*p+j] = 1
+		}
+	}
+	s.proj = make([]float64, n*p)
+	s.res = make([]float64, n)
+	s.slack = make([]float64, n)
+	backend.ParallelFor(n, 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := train.Data[i*train.Stride : i*train.Stride+d]
+			s.res[i], s.slack[i] = s.project(s.proj[i*p:(i+1)*p], row)
+		}
+	})
+	return s
+}
+
+// project writes Pᵀ(x − mean) into dst and returns ‖R(x − mean)‖ and a
+// bound on its rounding error (‖R x̄‖² is found as ‖x̄‖² − ‖Pᵀx̄‖², whose
+// cancellation costs up to a few ulps of ‖x̄‖²).
+func (s *exactSearch) project(dst, x []float64) (float64, float64) {
+	b := s.basis
+	p := b.Cols
+	for c := range dst[:p] {
+		dst[c] = 0
+	}
+	nx := 0.0
+	for j, v := range x {
+		c := v - s.mean[j]
+		nx += c * c
+		row := b.Data[j*b.Stride : j*b.Stride+p]
+		for t, w := range row {
+			dst[t] += c * w
+		}
+	}
+	np := 0.0
+	for _, v := range dst[:p] {
+		np += v * v
+	}
+	r := math.Sqrt(max(0, nx-np))
+	return r, math.Sqrt(1e-13 * nx)
+}
+
+func (sc *searchScratch) grow(n, p, k int) {
+	if len(sc.lb) < n {
+		sc.lb = make([]float64, n)
+	}
+	if len(sc.qp) < p {
+		sc.qp = make([]float64, p)
+	}
+	if cap(sc.js) < k {
+		sc.js, sc.ds = make([]int, 0, k), make([]float64, 0, k)
+		sc.cj, sc.cb = make([]int, 0, k), make([]float64, 0, k)
+		sc.out = make([]float64, 0, k)
+	}
+}
+
+// bounds fills sc.lb with lower bounds of the squared distances of x to
+// every training row, shaved by a relative 1e-9 against rounding.
+func (s *exactSearch) bounds(sc *searchScratch, x []float64) {
+	n, p := s.train.Rows, s.basis.Cols
+	qp := sc.qp[:p]
+	rq, eq := s.project(qp, x)
+	lb := sc.lb[:n]
+	for i := range lb {
+		tp := s.proj[i*p : i*p+p]
+		sum := 0.0
+		for t, v := range qp {
+			e := v - tp[t]
+			sum += e * e
+		}
+		if r := math.Abs(rq-s.res[i]) - eq - s.slack[i]; r > 0 {
+			sum += r * r
+		}
+		lb[i] = sum * (1 - 1e-9)
+	}
+}
+
+func (s *exactSearch) sqDist(x []float64, j int) float64 {
+	t := s.train.Data[j*s.train.Stride : j*s.train.Stride+len(x)]
+	sum := 0.0
+	for c, v := range x {
+		e := v - t[c]
+		sum += e * e
+	}
+	return sum
+}
+
+// knn returns the k nearest training rows of x (indices, distances), in
+// scratch owned by sc, sorted by (distance, index).
+func (s *exactSearch) knn(sc *searchScratch, x []float64, k int) ([]int, []float64) {
+	n := s.train.Rows
+	sc.grow(n, s.basis.Cols, k)
+	s.bounds(sc, x)
+	lb := sc.lb[:n]
+	// The k rows of least bound, then their exact distances: a first
+	// threshold τ (the k-th least distance so far).
+	cj, cb := sc.cj[:0], sc.cb[:0]
+	worst := math.Inf(1)
+	for i, b := range lb {
+		if len(cb) == k && b >= worst {
+			continue // the indices grow: a tie never displaces
+		}
+		cj, cb = keepLeast(cj, cb, k, i, b)
+		if len(cb) == k {
+			worst = maxOf(cb)
+		}
+	}
+	js, ds := sc.js[:0], sc.ds[:0]
+	for _, j := range cj {
+		js, ds = keepLeast(js, ds, k, j, s.sqDist(x, j))
+	}
+	tau := math.Inf(1)
+	if len(ds) == k {
+		tau = maxOf(ds)
+	}
+	for i, b := range lb {
+		if b > tau || contains(cj, i) {
+			continue
+		}
+		js, ds = keepLeast(js, ds, k, i, s.sqDist(x, i))
+		if len(ds) == k {
+			tau = maxOf(ds)
+		}
+	}
+	sortByDist(ds, js)
+	for c, v := range ds {
+		ds[c] = math.Sqrt(v)
+	}
+	sc.js, sc.ds, sc.cj, sc.cb = js, ds, cj, cb
+	return js, ds
+}
+
+// radius returns the training rows within distance eps of x (inclusive).
+func (s *exactSearch) radius(sc *searchScratch, x []float64, eps float64) ([]int, []float64) {
+	n := s.train.Rows
+	sc.grow(n, s.basis.Cols, 16)
+	s.bounds(sc, x)
+	thr := eps * eps
+	js, ds := sc.js[:0], sc.ds[:0]
+	for i, b := range sc.lb[:n] {
+		if b > thr {
+			continue
+		}
+		if d := s.sqDist(x, i); d <= thr {
+			js, ds = append(js, i), append(ds, math.Sqrt(d))
+		}
+	}
+	sc.js, sc.ds = js, ds
+	return js, ds
+}
+
+// keepLeast keeps in (js, ds) the at most k pairs least by (d, j); k is
+// small (the neighbours of one point), so a linear scan replaces a heap.
+func keepLeast(js []int, ds []float64, k, j int, d float64) ([]int, []float64) {
+	if len(ds) < k {
+		return append(js, j), append(ds, d)
+	}
+	w := 0
+	for c := 1; c < len(ds); c++ {
+		if ds[c] > ds[w] || (ds[c] == ds[w] && js[c] > js[w]) {
+			w = c
+		}
+	}
+	if d < ds[w] || (d == ds[w] && j < js[w]) {
+		js[w], ds[w] = j, d
+	}
+	return js, ds
+}
+
+func maxOf(v []float64) float64 {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = max(m, x)
+	}
+	return m
+}
+
+func contains(js []int, j int) bool {
+	for _, v := range js {
+		if v == j {
+			return true
+		}
+	}
+	return false
+}
+
+// sortByDist sorts the pairs by (d, j): insertion sort, k is small.
+func sortByDist(ds []float64, js []int) {
+	for i := 1; i < len(ds); i++ {
+		for c := i; c > 0 && (ds[c] < ds[c-1] || (ds[c] == ds[c-1] && js[c] < js[c-1])); c-- {
+			ds[c], ds[c-1] = ds[c-1], ds[c]
+			js[c], js[c-1] = js[c-1], js[c]
+		}
+	}
+}

@@ -1,0 +1,375 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// referenceGeodesicTransform is the out-of-sample map of the geodesic
+// models as it was computed before the request path existed, kept as the
+// test oracle: brute-force kNN (engine/neighbors), the graph augmented
+// with the new points as explicit vertices, multi-source Dijkstra on it,
+// and the triangulation by Gemm.
+func referenceGeodesicTransform(t *testing.T, x *mat.Dense, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, tri triangulation) *mat.Dense {
+	t.Helper()
+	ctx := context.Background()
+	var nb *neighbors.Result
+	var err error
+	if eps > 0 {
+		nb, err = neighbors.RadiusQuery(ctx, toDense(train), x, eps, neighbors.Options{})
+	} else {
+		nb, err = neighbors.KNNQuery(ctx, toDense(train), x, k, neighbors.Options{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	sq, err := geodesicsFromNew(ctx, graph, nb, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f32 {
+		for i := range sq.Data {
+			sq.Data[i] = float64(float32(sq.Data[i]))
+		}
+	}
+	return toDense(tri.apply(sq))
+}
+
+// geodesicsFromNew computes, for every new point (row of q), the squared
+// geodesic distances to the training points (columns of the m×n result):
+// the new point is joined to its training neighbours (nb: index lists and
+// distances, as a neighbour search returns them) by directed edges, and one
+// Dijkstra runs from it on the training graph. This is scikit-learn's
+// Isomap.transform, min_j (d(x, x_j) + D_G(j, ·)), without keeping D_G.
+func geodesicsFromNew(ctx context.Context, graph *sparse.CSR, nb *neighbors.Result, cols []int) (blas64.General, error) {
+	n, _ := graph.Dims()
+	m := nb.Len()
+	ptr, ind, val := graph.RowPtr(), graph.ColIdx(), graph.Values()
+	total := n + m
+	indptr := make([]int, total+1)
+	copy(indptr, ptr[:n+1])
+	nnz := ptr[n]
+	ind2 := make([]int, nnz, nnz+len(nb.Ind))
+	val2 := make([]float64, nnz, nnz+len(nb.Ind))
+	copy(ind2, ind[:nnz])
+	copy(val2, val[:nnz])
+	type edge struct {
+		j int
+		d float64
+	}
+	var row []edge
+	for i := 0; i < m; i++ {
+		js, ds := nb.Row(i)
+		if len(js) == 0 {
+			return blas64.General{}, fmt.Errorf("%w: new point %d has no training point within the graph's neighbourhood", ErrNoTransform, i)
+		}
+		row = row[:0]
+		for c, j := range js {
+			row = append(row, edge{j, ds[c]})
+		}
+		sort.Slice(row, func(a, b int) bool { return row[a].j < row[b].j })
+		for c, e := range row {
+			if c > 0 && e.j == row[c-1].j {
+				continue
+			}
+			ind2 = append(ind2, e.j)
+			val2 = append(val2, e.d)
+		}
+		indptr[n+i+1] = len(ind2)
+	}
+	aug, err := sparse.NewCSR(total, total, indptr, ind2, val2)
+	if err != nil {
+		return blas64.General{}, err
+	}
+	sources := make([]int, m)
+	for i := range sources {
+		sources[i] = n + i
+	}
+	full := newGeneral(m, total)
+	if err := sparse.MultiSourceShortestPaths(ctx, aug, sources, full, sparse.PathOptions{Squared: true}); err != nil {
+		return blas64.General{}, err
+	}
+	if cols == nil {
+		return blas64.General{Rows: m, Cols: n, Stride: full.Stride, Data: full.Data}, nil
+	}
+	out := newGeneral(m, len(cols))
+	for i := 0; i < m; i++ {
+		for c, j := range cols {
+			out.Data[i*out.Stride+c] = full.Data[i*full.Stride+j]
+		}
+	}
+	return out, nil
+}
+
+func swissRows(n int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	x := mat.NewDense(n, 3, nil)
+	for i := 0; i < n; i++ {
+		t := 1.5 * math.Pi * (1 + 2*rng.Float64())
+		x.Set(i, 0, t*math.Cos(t))
+		x.Set(i, 1, 21*rng.Float64())
+		x.Set(i, 2, t*math.Sin(t))
+	}
+	return x
+}
+
+// gaussRows: n points in d dimensions near a low-dimensional subspace, so
+// the pruned search has both easy and hard queries.
+func gaussRows(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			s := 0.05
+			if j < 4 {
+				s = 1
+			}
+			x.Set(i, j, s*rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// TestGeodesicTransformMatchesReference checks the request path (exact
+// pruned search, prepared graph, seeded Dijkstra, per-row triangulation)
+// against the reference construction, for Isomap by kNN and by ε, Landmark
+// Isomap, and through TransformRow and TransformRow32.
+func TestGeodesicTransformMatchesReference(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		x, q *mat.Dense
+		fit  func(x *mat.Dense) (Model, error)
+	}{
+		{"isomap-knn-3d", swissRows(400, 1), swissRows(60, 2), func(x *mat.Dense) (Model, error) { return Isomap{K: 8}.Fit(ctx, x) }},
+		{"isomap-knn-40d", gaussRows(300, 40, 3), gaussRows(50, 40, 4), func(x *mat.Dense) (Model, error) { return Isomap{K: 6, Dim: 3}.Fit(ctx, x) }},
+		{"isomap-eps", swissRows(400, 5), swissRows(40, 6), func(x *mat.Dense) (Model, error) { return Isomap{Eps: 6}.Fit(ctx, x) }},
+		{"isomap-float32", swissRows(300, 7), swissRows(30, 8), func(x *mat.Dense) (Model, error) { return Isomap{K: 10, Float32: true}.Fit(ctx, x) }},
+		{"landmark", swissRows(500, 9), swissRows(50, 10), func(x *mat.Dense) (Model, error) {
+			return LandmarkIsomap{K: 8, Landmarks: 40}.Fit(ctx, x)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := tc.fit(tc.x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want *mat.Dense
+			switch mm := m.(type) {
+			case *IsomapModel:
+				want = referenceGeodesicTransform(t, tc.q, mm.train, mm.graph, max(mm.k, 0), mm.eps, nil, mm.f32, mm.tri)
+			case *LandmarkIsomapModel:
+				want = referenceGeodesicTransform(t, tc.q, mm.train, mm.graph, mm.k, mm.eps, mm.landmarks, true, mm.tri)
+			}
+			got, err := m.Transform(ctx, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scale := mat.Norm(want, math.Inf(1))
+			if d := maxAbsDiff(got, want); d > 1e-10*scale {
+				t.Fatalf("Transform differs from the reference by %g (scale %g)", d, scale)
+			}
+			r, c := tc.q.Dims()
+			row := make([]float64, m.Dim())
+			row32 := make([]float32, c)
+			for i := 0; i < r; i++ {
+				if err := TransformRow(ctx, m, row, tc.q.RawRowView(i)); err != nil {
+					t.Fatal(err)
+				}
+				for j, v := range row {
+					if math.Abs(v-want.At(i, j)) > 1e-10*scale {
+						t.Fatalf("TransformRow row %d: %v, reference %v", i, row, mat.Row(nil, i, want))
+					}
+				}
+				for j, v := range tc.q.RawRowView(i) {
+					row32[j] = float32(v)
+				}
+				if err := TransformRow32(ctx, m, row, row32); err != nil {
+					t.Fatal(err)
+				}
+				// float32 features move the point by ~1e-7 relative.
+				for j, v := range row {
+					if math.Abs(v-want.At(i, j)) > 1e-4*scale {
+						t.Fatalf("TransformRow32 row %d: %v, reference %v", i, row, mat.Row(nil, i, want))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestExactSearchMatchesBruteForce checks the pruned search's neighbours
+// (indices and distances) against engine/neighbors' brute force.
+func TestExactSearchMatchesBruteForce(t *testing.T) {
+	for _, d := range []int{2, 17, 64} {
+		x := gaussRows(700, d, uint64(d))
+		q := gaussRows(80, d, uint64(d)+100)
+		s := newExactSearch(x.RawMatrix())
+		var sc searchScratch
+		for _, k := range []int{1, 5, 12} {
+			nb, err := neighbors.KNNQuery(context.Background(), x, q, k, neighbors.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 80; i++ {
+				js, ds := s.knn(&sc, q.RawRowView(i), k)
+				wj, wd := nb.Row(i)
+				if fmt.Sprint(js) != fmt.Sprint(wj) {
+					t.Fatalf("d=%d k=%d query %d: neighbours %v, brute force %v", d, k, i, js, wj)
+				}
+				for c := range ds {
+					if math.Abs(ds[c]-wd[c]) > 1e-12*wd[c] {
+						t.Fatalf("d=%d k=%d query %d: distances %v, brute force %v", d, k, i, ds, wd)
+					}
+				}
+			}
+		}
+		eps := 0.5 * math.Sqrt(float64(4)) // a few neighbours each
+		nb, err := neighbors.RadiusQuery(context.Background(), x, q, eps, neighbors.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 80; i++ {
+			js, _ := s.radius(&sc, q.RawRowView(i), eps)
+			js = append([]int(nil), js...)
+			sort.Ints(js)
+			wj, _ := nb.Row(i)
+			wj = append([]int(nil), wj...)
+			sort.Ints(wj)
+			if fmt.Sprint(js) != fmt.Sprint(wj) {
+				t.Fatalf("d=%d radius query %d: %v, brute force %v", d, i, js, wj)
+			}
+		}
+	}
+}
+
+// TestTransformToLinear checks the per-row path of the linear methods
+// against their Transform, the zero-allocation claim, and the errors.
+func TestTransformToLinear(t *testing.T) {
+	ctx := context.Background()
+	x := gaussRows(200, 12, 1)
+	q := gaussRows(30, 12, 2)
+	pca, err := PCA{Dim: 3}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lpp, err := LPP{Dim: 2, K: 6}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Model{pca, lpp} {
+		want, err := m.Transform(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := mat.NewDense(30, m.Dim(), nil)
+		if err := TransformTo(ctx, m, got, q); err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(got, want); d > 1e-12 {
+			t.Fatalf("%s: TransformTo differs from Transform by %g", m.Method(), d)
+		}
+		row := make([]float64, m.Dim())
+		in := q.RawRowView(3)
+		allocs := testing.AllocsPerRun(100, func() {
+			if err := TransformRow(ctx, m, row, in); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: TransformRow allocates %v times per call", m.Method(), allocs)
+		}
+		bad := append([]float64(nil), in...)
+		bad[5] = math.NaN()
+		if err := TransformRow(ctx, m, row, bad); !errors.Is(err, ErrNotFinite) {
+			t.Errorf("%s: NaN row: %v, want ErrNotFinite", m.Method(), err)
+		}
+		if err := TransformRow(ctx, m, row, in[:4]); !errors.Is(err, ErrShape) {
+			t.Errorf("%s: short row: %v, want ErrShape", m.Method(), err)
+		}
+	}
+}
+
+// TestGeodesicTransformConcurrent maps rows from many goroutines at once
+// (run under -race in CI) and checks every result.
+func TestGeodesicTransformConcurrent(t *testing.T) {
+	ctx := context.Background()
+	x := swissRows(300, 11)
+	q := swissRows(64, 12)
+	m, err := Isomap{K: 8}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			row := make([]float64, 2)
+			for i := 0; i < 64; i++ {
+				if err := TransformRow(ctx, m, row, q.RawRowView(i)); err != nil {
+					errs <- err
+					return
+				}
+				if row[0] != want.At(i, 0) || row[1] != want.At(i, 1) {
+					errs <- fmt.Errorf("row %d: %v, want %v", i, row, mat.Row(nil, i, want))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// TestGeodesicsReportProgress: Isomap's and Landmark Isomap's geodesics
+// stages report Done/Total (sources finished of all), ending at Total, on
+// the goroutine running Fit.
+func TestGeodesicsReportProgress(t *testing.T) {
+	x := swissRows(1500, 3)
+	for _, fit := range []func(o Options) error{
+		func(o Options) error { _, err := Isomap{K: 8, Options: o}.Fit(context.Background(), x); return err },
+		func(o Options) error {
+			_, err := LandmarkIsomap{K: 8, Landmarks: 300, Options: o}.Fit(context.Background(), x)
+			return err
+		},
+	} {
+		var last Progress
+		var seen int
+		err := fit(Options{Progress: func(p Progress) {
+			if p.Stage == "geodesics" && p.Total > 0 {
+				if p.Done < last.Done {
+					t.Errorf("progress went back: %+v after %+v", p, last)
+				}
+				last = p
+				seen++
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen == 0 || last.Done != last.Total || last.Total == 0 {
+			t.Fatalf("geodesics progress: %d reports, last %+v", seen, last)
+		}
+	}
+}
