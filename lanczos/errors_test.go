@@ -178,11 +178,12 @@ func TestCanceled(t *testing.T) {
 		t.Errorf("%d products after cancelling at the 10th (stats %d)", calls, res.Stats.MatVecs)
 	}
 
-	// A deadline.
+	// A deadline. Each product takes 2 ms, longer than the deadline, so the
+	// solve (3 products to converge on this spectrum) cannot end first.
 	ctx, cancel2 := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel2()
 	slowest := lanczos.Func{N: n, Mul: func(dst, x []float64) {
-		time.Sleep(200 * time.Microsecond)
+		time.Sleep(2 * time.Millisecond)
 		copy(dst, x)
 		dst[0] *= 2
 	}}
