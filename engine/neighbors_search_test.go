@@ -10,6 +10,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // stageOf returns the named stage of a report.
@@ -150,6 +151,18 @@ func TestApproxNeighborsOtherMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("Laplacian eigenmaps", lap.Report())
+	// Sparse rows: NN-descent on CSR rows, recall measured against the
+	// sparse brute force.
+	lapS, err := LaplacianEigenmaps{K: 10, Options: opts}.Fit(context.Background(), sparse.FromDense(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Laplacian eigenmaps, sparse rows", lapS.Report())
+	ltsaS, err := LTSA{K: 10, Options: opts}.Fit(context.Background(), sparse.FromDense(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("LTSA, sparse rows", ltsaS.Report())
 }
 
 // Transform of an Isomap model fitted with the approximate search queries

@@ -74,7 +74,7 @@ def main():
     runs = []
     for tool in a.tools.split(","):
         if tool == "manifold":
-            cfgs = [("defaults", [])]
+            cfgs = [("defaults", []), ("rho=2", ["-rho", "2"])]
         elif tool == "hnswlib":
             cfgs = [("M=16 efc=100 ef=50", ["--M", "16", "--efc", "100", "--ef", "50"]),
                     ("M=16 efc=200 ef=100", ["--M", "16", "--efc", "200", "--ef", "100"])]
@@ -83,7 +83,7 @@ def main():
         for name, extra in cfgs:
             out = os.path.join(work, "ind-%s-%s.npy" % (tool, name.replace(" ", "_").replace("=", "")))
             if tool == "manifold":
-                cmd = [gorun, "-in", data, "-k", str(a.k), "-out", out, "-sample", "200"]
+                cmd = [gorun, "-in", data, "-k", str(a.k), "-out", out, "-sample", "200"] + extra
             else:
                 cmd = ["/usr/bin/python3", os.path.join(ROOT, "bench/peers/knn_tools.py"), tool, data, str(a.k), out] + extra
             res = run(cmd, a.timeout)
@@ -101,7 +101,7 @@ def main():
         if "error" in r:
             print("| %s | %s | %s | – | – |" % (r["tool"], r["config"], r["error"]))
         else:
-            print("| %s | %s | %.1f | %.4f | %.0f |" % (r["tool"], r.get("settings", r["config"]), r["seconds"], r["recall"], r["rss_mib"]))
+            print("| %s | %s | %.1f | %.4f | %.0f |" % (r["tool"], r.get("settings", "NN-descent " + r["config"]), r["seconds"], r["recall"], r["rss_mib"]))
 
 
 if __name__ == "__main__":
