@@ -22,7 +22,7 @@ func TestMethodTable(t *testing.T) {
 		names = append(names, m.name)
 		for _, f := range m.uses {
 			switch f {
-			case "k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised":
+			case "k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "max-iter":
 			default:
 				t.Errorf("method %s reads unknown flag -%s", m.name, f)
 			}
