@@ -169,7 +169,7 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 
 // exactSearch finds the exact nearest training rows of one query with a
 // lower bound that prunes most of the scan. The training rows are
-// projected once on their top principal directions P (p of them, p ≤ 16);
+// projected once on their top principal directions P (p of them, p ≤ 32);
 // for any orthonormal P,
 //
 //	‖q − t‖² = ‖Pᵀ(q − t)‖² + ‖R(q − t)‖² ≥ ‖Pᵀq̄ − Pᵀt̄‖² + (‖Rq̄‖ − ‖Rt̄‖)²
@@ -199,7 +199,7 @@ type searchScratch struct {
 	out []float64
 }
 
-const searchDirections = 16
+const searchDirections = 32
 
 func newExactSearch(train blas64.General) *exactSearch {
 	n, d := train.Rows, train.Cols
