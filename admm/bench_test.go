@@ -53,7 +53,7 @@ func readCSVGz(path string) (blas64.General, error) {
 }
 
 // betweenClassFactor returns the D×K matrix B = [√N_k(μ_k − μ)] of class
-// means, so that S_B = B·Bᵀ (low-rank-isomap.txt eq. 4): the factor form
+// means, so that S_B = B·Bᵀ (Mehrbani & Kahaei, Low-Rank Isomap eq. 4): the factor form
 // in which Low-Rank Isomap meets S_B, K landmark columns in D dimensions.
 func betweenClassFactor(x blas64.General, labels []int) blas64.General {
 	n, d := x.Rows, x.Cols

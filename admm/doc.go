@@ -41,7 +41,7 @@
 // # Low-rank representation (Low-Rank Isomap, Alg. 2)
 //
 // LRR solves eq. (9) of Mehrbani & Kahaei, "Low-Rank Isomap Algorithm"
-// (../shared/papers/low-rank-isomap.txt):
+// (Mehrbani & Kahaei, Low-Rank Isomap):
 //
 //	minimize ‖Z‖_* + β‖Z‖₁ + λ‖E‖₁  subject to  S = SZ + E,  Z ≥ 0,
 //

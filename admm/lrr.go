@@ -12,7 +12,7 @@ import (
 	"github.com/manifoldlab/manifold/backend/flam"
 )
 
-// LRRSettings are the constants of low-rank-isomap.txt Alg. 2. The zero
+// LRRSettings are the constants of Mehrbani & Kahaei, Low-Rank Isomap Alg. 2. The zero
 // value means the paper's defaults; LRR never modifies a LRRSettings.
 type LRRSettings struct {
 	// Beta weighs ‖Z‖₁ in eq. (9). Default 1.0 (Alg. 2). Eq. (17)–(18) call
@@ -62,7 +62,7 @@ type LRRSettings struct {
 	Trace bool
 }
 
-// Defaults of LRRSettings (low-rank-isomap.txt Alg. 2, step 1).
+// Defaults of LRRSettings (Mehrbani & Kahaei, Low-Rank Isomap Alg. 2, step 1).
 const (
 	DefaultLRRBeta     = 1.0
 	DefaultLRRLambda   = 0.02
@@ -173,7 +173,7 @@ type LRRResult struct {
 }
 
 // LRR computes the low-rank representation of the columns of the m×n S
-// (low-rank-isomap.txt eq. 9):
+// (Mehrbani & Kahaei, Low-Rank Isomap eq. 9):
 //
 //	minimize ‖Z‖_* + β‖Z‖₁ + λ‖E‖₁  subject to  S = SZ + E,  Z ≥ 0,
 //

@@ -58,7 +58,7 @@ const (
 )
 
 // SVT is singular value thresholding (Cai, Candès & Shen 2010;
-// low-rank-isomap.txt eq. 14–15) of square n×n matrices,
+// Mehrbani & Kahaei, Low-Rank Isomap eq. 14–15) of square n×n matrices,
 //
 //	Θ_τ(A) = U·S_τ(Σ)·Vᵀ,  S_τ(σ) = max(σ − τ, 0),
 //

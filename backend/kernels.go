@@ -174,7 +174,7 @@ func RowMeans(s blas64.General) []float64 {
 
 // DoubleCenter overwrites the symmetric n×n matrix of squared distances s
 // with B = −½·H·S·H, H = I − 11ᵀ/n (classical MDS; the τ operator of
-// isometric-projection.txt eq. 3), in place: b_ij = −½(s_ij − r_i − r_j + g)
+// Cai, He & Han, AAAI 2007 eq. 3), in place: b_ij = −½(s_ij − r_i − r_j + g)
 // with r the row means (which equal the column means of a symmetric S) and
 // g their mean. rowMeans may hold r precomputed (for instance accumulated
 // by the shortest-path pass that wrote S); nil computes it, one more read of

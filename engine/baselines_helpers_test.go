@@ -111,7 +111,7 @@ func loadSharedLabels(t testing.TB, tag string) []int {
 }
 
 // loadReuters reads the Reuters-21578 term frequencies with unit-length rows
-// (isometric-projection.txt Table 1), skipping when absent.
+// (Cai, He & Han, AAAI 2007 Table 1), skipping when absent.
 func loadReuters(t testing.TB) *sparse.CSR {
 	t.Helper()
 	a, err := sparse.ReadMatrixMarketFile(filepath.Join(sharedDataDir(), "reuters21578", "reuters21578_X.mtx.gz"))

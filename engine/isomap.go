@@ -34,10 +34,10 @@ const (
 )
 
 // Isomap is the isometric feature mapping of Tenenbaum, de Silva &
-// Langford (2000; linear-and-nonlinear-dimensionality-reduction.txt §5):
+// Langford (2000; Gering 2002 §5):
 // a neighbour graph (kNN by the OR rule, ε, or supervised), geodesic
 // distances D_G as shortest paths in it, and classical MDS of D_G: the top
-// Dim eigenpairs of τ(D_G) = −½·H·S·H, S = D_G² (isometric-projection.txt
+// Dim eigenpairs of τ(D_G) = −½·H·S·H, S = D_G² (Cai, He & Han, AAAI 2007
 // eq. 3), coordinates √λ·v. On the same inputs it equals scikit-learn's
 // Isomap (same graph rule, shortest paths, kernel centring and sign
 // convention).
@@ -56,7 +56,7 @@ type Isomap struct {
 	K int
 	// Eps > 0 uses the ε-graph instead of kNN.
 	Eps float64
-	// Labels make the supervised graph of isometric-projection.txt Table 2.
+	// Labels make the supervised graph of Cai, He & Han, AAAI 2007 Table 2.
 	Labels []int
 	// Between sets the geodesic between classes of a supervised fit
 	// (default SupervisedConstant, see there).
@@ -223,7 +223,7 @@ func geodesicMDS(r *run, graph *sparse.CSR, dim int, f32, constant bool, solver 
 	return vals, vecs, tau.means, tau.between, err
 }
 
-// tauMatrix is τ(D_G) = −½·H·D_G²·H (isometric-projection.txt eq. 3) of
+// tauMatrix is τ(D_G) = −½·H·D_G²·H (Cai, He & Han, AAAI 2007 eq. 3) of
 // an n-vertex graph, stored in full in s64 (or in s32 when float32), with
 // the row means of D_G² it was centred with.
 type tauMatrix struct {

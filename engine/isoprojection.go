@@ -22,7 +22,7 @@ type IsoProjectionSolver string
 
 const (
 	// IsoProjectionRegression is the spectral-regression path
-	// (isometric-projection.txt §"Efficient Computation with Regression",
+	// (Cai, He & Han, AAAI 2007 §"Efficient Computation with Regression",
 	// Theorem 1, eq. 10–12): the top Dim eigenvectors y of τ(D_G), then the
 	// ridge regressions X·a ≈ y by LSQR, s·l·(2mn + 3m + 5n) + p·l·m² flam
 	// (eq. 12). The default; dense or sparse X.
@@ -35,7 +35,7 @@ const (
 
 // DefaultRegressionIter is IsoProjection's default LSQR iteration cap. The
 // paper prices spectral regression with fewer than 30 LSQR iterations
-// (isometric-projection.txt eq. 12), and early stopping regularizes. On
+// (Cai, He & Han, AAAI 2007 eq. 12), and early stopping regularizes. On
 // OIP Table 1 (Zheng, Tang, Fang & Zhang, ICPR 2012; usps9298, 1-NN at 40
 // dimensions, 3/2/1 splits) LSQR solved to tolerance scored 90.8, 94.6 and
 // 95.9 % at 20, 50 and 80 % training against the paper's IP+SR 93.9, 95.9
@@ -54,7 +54,7 @@ const DefaultRegressionIter = 10
 const RegressionToTolerance = -1
 
 // IsoProjection is Isometric Projection (Cai, He & Han 2007,
-// isometric-projection.txt): the linear map y = Aᵀx whose embedding best
+// Cai, He & Han, AAAI 2007): the linear map y = Aᵀx whose embedding best
 // preserves the geodesic distances, max aᵀXτ(D_G)Xᵀa subject to
 // aᵀXXᵀa = 1 (eq. 5–6). The graph is the kNN (OR rule), ε or supervised
 // graph (Table 2: neighbours only within a class; K = 0 all of the class).

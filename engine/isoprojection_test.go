@@ -45,7 +45,7 @@ func columnsAgree(a, b *mat.Dense) float64 {
 	return worst
 }
 
-// Theorem 2 of isometric-projection.txt: with rank(X) = N (more features
+// Theorem 2 of Cai, He & Han, AAAI 2007: with rank(X) = N (more features
 // than samples) the regression solution tends to the eigenvector of eq. 6
 // as α → 0: both solvers give the same projections.
 func TestIsoProjectionTheorem2(t *testing.T) {

@@ -31,13 +31,13 @@ const (
 	// LandmarksKMeansPP picks them by greedy k-means++ seeding.
 	LandmarksKMeansPP LandmarkChoice = "kmeans++"
 	// LandmarksKMeans runs k-means (k-means++ start) and takes the data
-	// point nearest each centroid (low-rank-isomap.txt §2, eq. 3; Manazhy &
+	// point nearest each centroid (Mehrbani & Kahaei, Low-Rank Isomap §2, eq. 3; Manazhy &
 	// Sankaran 2019): Dijkstra needs graph vertices as sources.
 	LandmarksKMeans LandmarkChoice = "kmeans"
 )
 
 // LandmarkIsomap is Landmark Isomap (de Silva & Tenenbaum 2003;
-// low-rank-isomap.txt §2): geodesics from L landmarks only (Dijkstra from
+// Mehrbani & Kahaei, Low-Rank Isomap §2): geodesics from L landmarks only (Dijkstra from
 // each landmark, an L×N matrix instead of N×N), classical MDS of the L×L
 // landmark geodesics, and landmark-MDS triangulation of every point from
 // its squared geodesic distances to the landmarks:

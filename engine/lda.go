@@ -72,7 +72,7 @@ import (
 // LinearDiscriminantAnalysis.predict (the rule in the full space reduces to
 // the discriminant space); with balanced classes it is the nearest class
 // mean in the LDA space — the papers' "FLDA classification"
-// (low-rank-isomap.txt §4.2, after Mika et al. 1999) is one of the two, and
+// (Mehrbani & Kahaei, Low-Rank Isomap §4.2, after Mika et al. 1999) is one of the two, and
 // on ORL (10 per class) and Yale (11 per class) they coincide.
 // FLDALeaveOneOut runs the leave-one-out protocol of Tables 5–6.
 type LDA struct {
@@ -733,7 +733,7 @@ func (f *fisher) classify(y blas64.General) []int {
 	return out
 }
 
-// FLDALeaveOneOut is the leave-one-out protocol of low-rank-isomap.txt
+// FLDALeaveOneOut is the leave-one-out protocol of Mehrbani & Kahaei, Low-Rank Isomap
 // §4.2 (Tables 5–6): for every sample, LDA (all c − 1 directions; the svd
 // solver when reg = 0, else the Fisherfaces solver with ridge reg) is
 // fitted to the other samples

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The Table 2 protocol of isometric-projection.txt (Cai, He & Han, AAAI
+// The Table 2 protocol of Cai, He & Han, AAAI 2007 (Cai, He & Han, AAAI
 // 2007) with LDA at c − 1 dimensions on orl32 and yale32, every Gp/Pq
 // (p = 2 … 8 training images per person, 3 random splits each): the data
 // scaled to [0, 1], projection vectors scaled to unit length (LDA.m), 1-NN

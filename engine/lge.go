@@ -30,7 +30,7 @@ import (
 // the constraint yᵀ·B·1 = 0 of Laplacian eigenmaps and LLE.
 //
 // The PCA/SVD step of the papers (He & Niyogi 2003; He, Cai, Yan
-// & Zhang 2005 §3 step 1; isometric-projection.txt §"Learning Isometric
+// & Zhang 2005 §3 step 1; Cai, He & Han, AAAI 2007 §"Learning Isometric
 // Projections", eq. (7)) makes the right-hand side well conditioned when
 // D > N or X·B·Xᵀ is singular: with the thin SVD X̂ = B^{1/2}·X_c = U·Σ·Vᵀ
 // (rows = samples here) and a = V·Σ⁻¹·c, the problem becomes the ordinary
@@ -38,7 +38,7 @@ import (
 // order r = rank(X̂), and aᵀ·X·B·Xᵀ·a = cᵀc = 1. The SVD is taken from the
 // eigendecomposition of the smaller Gram matrix (X̂·X̂ᵀ or X̂ᵀ·X̂, formed
 // densely, 4.5·m³ flam for its eigenvectors), keeping singular values
-// σ_i > 10⁻⁵·σ_1. The cost is isometric-projection.txt
+// σ_i > 10⁻⁵·σ_1. The cost is Cai, He & Han, AAAI 2007
 // eq. (8): SVD (3/2·m²n + 9/2·m³ with m = min(N, D)), forming the reduced
 // matrix (2·m³) and its eigenvectors.
 //

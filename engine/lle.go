@@ -17,7 +17,7 @@ import (
 )
 
 // LLE is locally linear embedding (Roweis & Saul 2000;
-// linear-and-nonlinear-dimensionality-reduction.txt §4): every point is
+// Gering 2002 §4): every point is
 // reconstructed from its K nearest neighbours by weights summing to one
 // (eq. 49, 61–64: G·w = 1 with the local Gram matrix G of eq. 62–63,
 // regularised by Reg·trace(G) on the diagonal, as scikit-learn does — G is

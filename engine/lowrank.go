@@ -18,7 +18,7 @@ import (
 )
 
 // LowRankIsomap is the Low-Rank Isomap of Mehrbani & Kahaei
-// (low-rank-isomap.txt), Alg. 1 as printed:
+// (Mehrbani & Kahaei, Low-Rank Isomap), Alg. 1 as printed:
 //
 //  1. Landmarks (steps 1–2, §2 eq. 3, after Manazhy & Sankaran 2019): the
 //     Landmarks = N_C centroids μ_i of k-means (k-means++ seeding, package
@@ -312,7 +312,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 	return m, nil
 }
 
-// LeaveOneOut is the classification protocol of low-rank-isomap.txt §4.2
+// LeaveOneOut is the classification protocol of Mehrbani & Kahaei, Low-Rank Isomap §4.2
 // (Tables 5–6): Low-Rank Isomap of all the samples (unsupervised unless
 // s.Labels is set, in which case the held-out labels leak into the
 // projection), then FLDA leave-one-out in the latent space

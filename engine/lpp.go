@@ -25,18 +25,18 @@ import (
 // for the Dim smallest λ (X features × samples, the paper's notation), normalised by
 // aᵀ·X·D·Xᵀ·a = 1. They are found as the largest eigenvectors of the
 // equivalent X·W·Xᵀ·a = (1 − λ)·X·D·Xᵀ·a after the SVD step of the paper
-// (§3 step 1, "PCA projection"; isometric-projection.txt eq. (7), whose
+// (§3 step 1, "PCA projection"; Cai, He & Han, AAAI 2007 eq. (7), whose
 // cost eq. (8) is exactly LPP's): see the linear graph embedding solver in
 // lge.go. The samples are centred on their degree-weighted mean first
 // (which removes the trivial solution with L·y = 0, y constant, and the
 // dependence on the origin); new points map by y = Aᵀ·(x − mean).
 //
-// X may be dense or a *sparse.CSR (documents, as isometric-projection.txt
+// X may be dense or a *sparse.CSR (documents, as Cai, He & Han, AAAI 2007
 // Table 1 on Reuters-21578; sparse rows are never densified). With D > N
 // and all singular directions kept, LPP's training embedding equals
 // Laplacian eigenmaps' (the constraint y ∈ range(Xᵀ) is void); PCADim
 // keeps fewer. With Labels the graph joins only points of the same class
-// (k = 0: all of the class), the supervised graph of isometric-projection.txt
+// (k = 0: all of the class), the supervised graph of Cai, He & Han, AAAI 2007
 // Table 2. The graph may be disconnected (the eigenproblem stays well
 // posed; a supervised graph always is): the number of components is
 // reported, and no policy applies.

@@ -14,9 +14,9 @@ import (
 	"github.com/manifoldlab/manifold/backend/flam"
 )
 
-// MDS is classical multidimensional scaling (linear-and-nonlinear-
-// dimensionality-reduction.txt §2.2; Torgerson 1952): squared distances S,
-// double centring B = −½·H·S·H (the τ operator of isometric-projection.txt
+// MDS is classical multidimensional scaling (Gering 2002
+// §2.2; Torgerson 1952): squared distances S,
+// double centring B = −½·H·S·H (the τ operator of Cai, He & Han, AAAI 2007
 // eq. 3), the top Dim eigenpairs of B, coordinates y_i = √λ_k·v_ik.
 // Fit works from data (Euclidean distances between rows), FitDistances from
 // a distance matrix. scikit-learn's MDS is SMACOF, a different method; the

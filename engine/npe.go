@@ -19,7 +19,7 @@ import (
 // "Neighborhood preserving embedding", ICCV 2005): the linear
 // approximation of LLE. Every point is reconstructed from its K nearest
 // neighbours (or those within Eps) by the regularized barycentric weights
-// of LLE (linear-and-nonlinear-dimensionality-reduction.txt eq. 61–64,
+// of LLE (Gering 2002 eq. 61–64,
 // Reg·trace on the diagonal of the local Gram matrix, the same function as
 // the engine's LLE), M = (I − W)ᵀ(I − W), and the projections are the
 // generalized eigenvectors of
@@ -35,7 +35,7 @@ import (
 // X may be dense or a *sparse.CSR (documents; the local Gram matrices come
 // from sparse inner products). With Labels the neighbours are sought within
 // the class (K = 0: all of the class), the supervised NPE of
-// isometric-projection.txt Table 2. Every point keeps its own neighbours,
+// Cai, He & Han, AAAI 2007 Table 2. Every point keeps its own neighbours,
 // so no connected graph is needed and no disconnected policy applies.
 type NPE struct {
 	Dim int // output dimension; default 2
@@ -201,7 +201,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 // inner products (sparse rows): the local Gram matrix of point i is
 // G_ab = (x_a − x_i)·(x_b − x_i) = x_a·x_b − x_a·x_i − x_b·x_i + x_i·x_i,
 // regularized by reg·trace(G) (reg alone when the trace is 0), G·w = 1,
-// w /= Σw (linear-and-nonlinear-dimensionality-reduction.txt eq. 63–64).
+// w /= Σw (Gering 2002 eq. 63–64).
 func dotReconstructionWeights(ctx context.Context, in samples, nb *neighbors.Result, reg float64) (*sparse.CSR, error) {
 	n, _ := in.dims()
 	return weightsFrom(ctx, nb, n, n, 64, reg, func() func(i int, js []int, gm []float64) {

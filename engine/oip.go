@@ -26,7 +26,7 @@ const (
 	// Isometric Projection. The default.
 	OIPDistance OIPWeight = ""
 	// OIPHeat weighs an edge by the heat kernel exp(−‖x_i − x_j‖²/t), the
-	// weight orthogonal-isometric-projection.txt §3.2 names. Shortest
+	// weight Zheng, Tang, Fang & Zhang, ICPR 2012 §3.2 names. Shortest
 	// paths over these weights are not geodesic distances (a long edge
 	// weighs less than a short one, so paths prefer long edges); the option
 	// is there to compare with the paper.
@@ -55,7 +55,7 @@ const (
 )
 
 // OIP is Orthogonal Isometric Projection (Zheng, Tang, Fang & Zhang, ICPR
-// 2012; orthogonal-isometric-projection.txt): the orthogonal linear map
+// 2012; Zheng, Tang, Fang & Zhang, ICPR 2012): the orthogonal linear map
 // y = Vᵀx (VᵀV = I) that best preserves the geodesic structure,
 //
 //	min_V ‖τ(D_G) − XᵀVVᵀX‖²  s.t.  VᵀV = I          (eq. 5)
@@ -92,7 +92,7 @@ type OIP struct {
 	// class (0: all of the class).
 	K      int
 	Eps    float64 // > 0: ε-graph
-	Labels []int   // supervised graph (isometric-projection.txt Table 2)
+	Labels []int   // supervised graph (Cai, He & Han, AAAI 2007 Table 2)
 	// Between sets the geodesic between classes of a supervised fit
 	// (default SupervisedConstant, see there).
 	Between      SupervisedGeodesic
@@ -178,7 +178,7 @@ func (s OIP) solver(n, d int) OIPSolver {
 }
 
 // oipOperatorFlam predicts Lanczos on M as an operator: about 20 products
-// per eigenpair (the p of isometric-projection.txt eq. 12).
+// per eigenpair (the p of Cai, He & Han, AAAI 2007 eq. 12).
 func oipOperatorFlam(n, d, dim int) float64 {
 	return float64(20*max(dim, 3)) * (flam.OIPProduct(n, d) + flam.LanczosStep(d, 2*dim+20, 1))
 }

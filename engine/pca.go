@@ -27,8 +27,8 @@ const (
 	PCAGram PCASolver = "gram"
 )
 
-// PCA is principal component analysis (linear-and-nonlinear-dimensionality-
-// reduction.txt §2.1, §3): the Dim leading eigenvectors of the covariance
+// PCA is principal component analysis (Gering 2002
+// §2.1, §3): the Dim leading eigenvectors of the covariance
 // Σ = MMᵀ/(N−1) of the centred data M (eq. 43), found either from the D×D
 // covariance (eq. 25–26) or, when D ≫ N, from the N×N matrix MᵀM (eq. 45)
 // mapped back by u = Mv/‖Mv‖ (eq. 46) — the Eigenfaces method. Only the

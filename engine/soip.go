@@ -16,7 +16,7 @@ import (
 )
 
 // SOIP is Sparse Orthogonal Isometric Projection
-// (orthogonal-isometric-projection.txt §4): each projection vector of OIP
+// (Zheng, Tang, Fang & Zhang, ICPR 2012 §4): each projection vector of OIP
 // replaced by a sparse one found by L1-regularized regression, "in the way
 // of Sparse PCA" (Zou, Hastie & Tibshirani, J. Comput. Graph. Stat. 15(2),
 // 2006, §3.1: a principal component's loadings are the coefficients of the

@@ -134,7 +134,7 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 	}
 }
 
-// The Table 2 protocol of isometric-projection.txt on yale32 (G2…G8, 2
+// The Table 2 protocol of Cai, He & Han, AAAI 2007 on yale32 (G2…G8, 2
 // random splits each, c − 1 = 14 dimensions, unit-length projection
 // vectors, 1-NN): with the default supervised geodesic (IsoP.m's
 // constant) IsoProjection is on average within 2 points of LDA — the

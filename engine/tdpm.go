@@ -16,7 +16,7 @@ import (
 )
 
 // TDPM is the Tangent Distance Preserving Mapping of Zhao & Jiang
-// (tangent-distance-preserving-mapping.txt): classical MDS of the tangent
+// (Zhao & Jiang, TDPM): classical MDS of the tangent
 // distances between the points, which keeps the folds of the manifold
 // where Isomap unfolds it.
 //

@@ -55,7 +55,7 @@
 // eigenproblem (4.5·j³ for j basis vectors, on the active backend) after
 // each step whose work has paid for it; each restart costs n·m·keep flam. Memory is (m + b)·n floats. For the top
 // l eigenvectors of a dense m×m matrix the cost is the p·l·m² of
-// isometric-projection.txt eq. (12) (flam.Lanczos), p·l being the number of
+// Cai, He & Han, AAAI 2007 eq. (12) (flam.Lanczos), p·l being the number of
 // operator applications. Stats reports iterations, restarts, operator
 // applications and flam.
 //

@@ -59,7 +59,7 @@ func readUSPS(t testing.TB, rows int) blas64.General {
 
 // tauOfGeodesics builds τ(D_G) = −½·H·S·H for S the squared shortest-path
 // distances on the k-nearest-neighbour graph (OR rule) of the rows of x,
-// as Isomap and Isometric Projection do (isometric-projection.txt eq. 3):
+// as Isomap and Isometric Projection do (Cai, He & Han, AAAI 2007 eq. 3):
 // brute-force neighbours, Dijkstra from every vertex.
 func tauOfGeodesics(t testing.TB, x blas64.General, k int) blas64.General {
 	n := x.Rows

@@ -2,7 +2,7 @@
 // regression with the lasso modification (Efron, Hastie, Johnstone &
 // Tibshirani, "Least angle regression", Annals of Statistics 32(2), 2004),
 // and stops them at a requested number of non-zero coefficients, as Sparse
-// Orthogonal Isometric Projection (orthogonal-isometric-projection.txt §4:
+// Orthogonal Isometric Projection (Zheng, Tang, Fang & Zhang, ICPR 2012 §4:
 // "the regression can be solved efficiently using LARS") and sparse
 // spectral regression need.
 //

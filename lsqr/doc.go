@@ -7,7 +7,7 @@
 // for any m×n operator A (over- or under-determined, of any rank), starting
 // from x = 0, so that it converges to the minimum-norm solution. With
 // damping it is the ridge regression of spectral regression
-// (isometric-projection.txt eq. 10–11, α = damp²), the second step of
+// (Cai, He & Han, AAAI 2007 eq. 10–11, α = damp²), the second step of
 // Isometric Projection after the Lanczos eigenvectors of τ(D_G).
 //
 // # Method
@@ -43,7 +43,7 @@
 //
 // Per iteration and right-hand side: one product with A and one with Aᵀ
 // (2mn flam dense, 2·nnz sparse) plus 3m + 5n flam of vector updates: the
-// s·(2mn + 3m + 5n) of isometric-projection.txt eq. 12 (flam.LSQR). Memory
+// s·(2mn + 3m + 5n) of Cai, He & Han, AAAI 2007 eq. 12 (flam.LSQR). Memory
 // per right-hand side: u (length m) and v, w, x (length n), and scratch of
 // the same sizes.
 //
@@ -68,5 +68,5 @@
 //   - S.-C. Choi, C. C. Paige and M. A. Saunders, "MINRES-QLP", SIAM J. Sci.
 //     Comput. 33(4):1810–1836, 2011 (the stable plane rotation SymOrtho).
 //   - D. Cai, X. He and J. Han, "Isometric Projection", AAAI 2007
-//     (isometric-projection.txt, eq. 10–12).
+//     (Cai, He & Han, AAAI 2007, eq. 10–12).
 package lsqr

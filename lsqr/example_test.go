@@ -30,7 +30,7 @@ func Example() {
 	// ‖r‖ = 0.3033 after 2 iterations: least-squares solution to the tolerance
 }
 
-// Ridge regression (isometric-projection.txt eq. 10): damping α = Damp²
+// Ridge regression (Cai, He & Han, AAAI 2007 eq. 10): damping α = Damp²
 // shrinks the solution. The operator here is a function: the 1-D
 // difference operator (A·x)_i = x_{i+1} − x_i, never stored.
 func ExampleFunc() {

@@ -24,7 +24,7 @@ const (
 type Settings struct {
 	// Damp is the damping parameter: LSQR then solves
 	// min ‖[A; Damp·I]·x − [b; 0]‖, the ridge regression of
-	// isometric-projection.txt eq. (10) with α = Damp².
+	// Cai, He & Han, AAAI 2007 eq. (10) with α = Damp².
 	Damp float64
 	// ATol and BTol are the relative accuracies of A and b: the iteration
 	// stops when ‖r‖ ≤ BTol·‖b‖ + ATol·‖A‖·‖x‖ (Status Compatible) or

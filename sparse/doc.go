@@ -103,7 +103,7 @@
 // Floyd, "Algorithm 97: Shortest path", CACM 5 (1962), blocked as in
 // Venkataraman et al., "A blocked all-pairs shortest-paths algorithm",
 // JEA 8 (2003); Isomap's use of them: Tenenbaum, de Silva and Langford
-// (2000) and isometric-projection.txt §3 (D_G by Dijkstra, O(kN² log N)).
+// (2000) and Cai, He & Han, AAAI 2007 §3 (D_G by Dijkstra, O(kN² log N)).
 // The MatrixMarket format: Boisvert, Pozo and Remington, "The Matrix
 // Market Exchange Formats" (NIST, 1996).
 package sparse

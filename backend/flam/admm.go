@@ -35,7 +35,7 @@ func LassoIter(m, n int) float64 {
 }
 
 // LRRIter is one iteration of the linearized ADMM for low-rank
-// representation (low-rank-isomap.txt Alg. 2, eq. 12–26) with S m×n and
+// representation (Mehrbani & Kahaei, Low-Rank Isomap Alg. 2, eq. 12–26) with S m×n and
 // Z n×n, without the singular value thresholding: the gradient of eq. 13
 // needs Sᵀ·R (m·n² flam), the E-update of eq. 20 needs S·Z (m·n² flam, or
 // 2·m·n·r when Z has rank r, passed as rank; rank < 0 means dense), and

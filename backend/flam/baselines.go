@@ -3,7 +3,7 @@ package flam
 // Counts of the baseline methods of the engine (LPP, NPE, LSI, LTSA,
 // Laplacian eigenmaps) that the dense kernels above do not cover.
 
-// LinearGraphEmbedding is isometric-projection.txt eq. (8), the cost the
+// LinearGraphEmbedding is Cai, He & Han, AAAI 2007 eq. (8), the cost the
 // paper gives for LPP and NPE ("exactly the cost of LPP and NPE", §"Efficient
 // Computation"): the SVD of the data matrix, m samples × n features with
 // m ≤ n (3/2·m²n + 9/2·m³), the reduced m×m matrix X̃·A·X̃ᵀ (2·m³) and l

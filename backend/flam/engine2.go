@@ -4,8 +4,8 @@ package flam
 // Isometric Projection, TDPM, Low-Rank Isomap and LDA. Each is the sum of
 // the kernel counts of this package for the products the method does.
 
-// OIPForm is forming M = X(XᵀX − 2τ)Xᵀ = G² − 2·XτXᵀ (orthogonal-isometric-
-// projection.txt eq. 6) for n samples of d features, X = Aᵀ with A the n×d
+// OIPForm is forming M = X(XᵀX − 2τ)Xᵀ = G² − 2·XτXᵀ (Zheng, Tang, Fang & Zhang, ICPR 2012
+// eq. 6) for n samples of d features, X = Aᵀ with A the n×d
 // data: G = AᵀA (Syrk, d²n/2), XτXᵀ = P + Pᵀ with P = Aᵀ(LA), L the lower
 // triangle of the symmetric τ (n²d/2 for LA, d²n for P), and G² (d³).
 func OIPForm(n, d int) float64 {
@@ -21,8 +21,8 @@ func OIPProduct(n, d int) float64 {
 	return 4*fn*fd + fn*fn
 }
 
-// TangentSpaces is the local PCA of TDPM (tangent-distance-preserving-
-// mapping.txt §2.1) at n points of d features from k neighbours each,
+// TangentSpaces is the local PCA of TDPM (Zhao & Jiang, TDPM
+// §2.1) at n points of d features from k neighbours each,
 // keeping t directions: per point the k×k Gram matrix of the centred
 // neighbours (d·k²/2), its full eigendecomposition (Syevd(k)) and the map
 // back to t left singular vectors (d·k·t).
@@ -49,7 +49,7 @@ func TangentDistancesGram(n, k, t int) float64 {
 }
 
 // ClassScatter is the within- and between-class scatter matrices of n samples of
-// d features in c classes (LDA; low-rank-isomap.txt eq. 4–5): the class
+// d features in c classes (LDA; Mehrbani & Kahaei, Low-Rank Isomap eq. 4–5): the class
 // means (nd), S_W = AᵀA of the n×d class-centred data (Syrk, d²n/2) and
 // S_B = BBᵀ of the d×c weighted centred means (d²c/2).
 func ClassScatter(n, d, c int) float64 {

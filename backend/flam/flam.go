@@ -53,7 +53,7 @@ func Sygvd(n int) float64 {
 }
 
 // SVD is the thin SVD of an m×n matrix with singular vectors, p = min(m,n),
-// q = max(m,n): 3/2·p²q + 9/2·p³ flam, the count isometric-projection.txt
+// q = max(m,n): 3/2·p²q + 9/2·p³ flam, the count Cai, He & Han, AAAI 2007
 // uses for the SVD of the data matrix (§3.3).
 func SVD(m, n int) float64 {
 	p, q := float64(min(m, n)), float64(max(m, n))

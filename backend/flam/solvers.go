@@ -1,12 +1,12 @@
 package flam
 
 // Counts of the iterative solvers (packages lanczos and lsqr). The paper
-// formulas (isometric-projection.txt eq. 8 and 12) are the predictions a
+// formulas (Cai, He & Han, AAAI 2007 eq. 8 and 12) are the predictions a
 // stage reports before it runs; the step counts let a solver add up what it
 // actually did.
 
 // Lanczos is p·l·n²: the top l eigenvectors of a dense n×n matrix by
-// Lanczos with p iterations per eigenvector (isometric-projection.txt eq. 8
+// Lanczos with p iterations per eigenvector (Cai, He & Han, AAAI 2007 eq. 8
 // and 12, after Stewart, "Matrix Algorithms II", 2001): p·l products with
 // the matrix at n² flam each. The paper's p is "usually less than 20".
 func Lanczos(n, l, p int) float64 {
@@ -16,7 +16,7 @@ func Lanczos(n, l, p int) float64 {
 // LSQR is s·(2mn + 3m + 5n): s iterations of Paige and Saunders' LSQR
 // (ACM TOMS 8(1), 1982, §7.1) on a dense m×n matrix for one right-hand side:
 // a product with A and one with Aᵀ (2mn), 3m for the update of u and 5n for
-// the updates of v, w and x (isometric-projection.txt eq. 12). For a sparse
+// the updates of v, w and x (Cai, He & Han, AAAI 2007 eq. 12). For a sparse
 // A replace 2mn by 2·nnz (LSQRSparse).
 func LSQR(m, n, s int) float64 {
 	fm, fn := float64(m), float64(n)

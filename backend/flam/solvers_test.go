@@ -12,7 +12,7 @@ func TestSolverCounts(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		// isometric-projection.txt eq. 12, second term: p·l·m².
+		// Cai, He & Han, AAAI 2007 eq. 12, second term: p·l·m².
 		{"Lanczos n=10 l=2 p=3", flam.Lanczos(10, 2, 3), 3 * 2 * 100},
 		// First term: s·(2mn + 3m + 5n).
 		{"LSQR 4×3 s=2", flam.LSQR(4, 3, 2), 2 * (24 + 12 + 15)},

@@ -1,6 +1,6 @@
 // Command isoproj times Isometric Projection on the reuters21578 corpus
 // (all 8293 documents, 18933 terms, unit-length rows as
-// isometric-projection.txt §"Clustering on Reuters-21578" prepares them)
+// Cai, He & Han, AAAI 2007 §"Clustering on Reuters-21578" prepares them)
 // and prints the stage report: predicted flam against measured seconds.
 //
 //	go run ./bench/isoproj [-data ../shared/data] [-k 7] [-dim 10]

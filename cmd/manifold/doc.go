@@ -120,7 +120,7 @@
 //
 // # The TDPM pipeline
 //
-// tangent-distance-preserving-mapping.txt §4.3 maps the Isomap faces with
+// Zhao & Jiang, TDPM §4.3 maps the Isomap faces with
 // TDPM to h = 6 dimensions and then with Isomap to 2. Two embed runs do it,
 // the first writing the TDPM coordinates that the second reads:
 //

@@ -112,7 +112,7 @@ func TestEngine2RoundTrips(t *testing.T) {
 	}
 }
 
-// The §4.3 pipeline of tangent-distance-preserving-mapping.txt from the
+// The §4.3 pipeline of Zhao & Jiang, TDPM from the
 // command line, as cmd/manifold/doc.go shows it: TDPM to h = 6 dimensions,
 // then Isomap of those coordinates to 2.
 func TestTDPMPipeline(t *testing.T) {

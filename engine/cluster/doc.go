@@ -1,7 +1,7 @@
 // Package cluster holds k-means (Lloyd's iterations with greedy k-means++
 // seeding and restarts), used to choose landmarks (Landmark Isomap,
-// Low-Rank Isomap, low-rank-isomap.txt §3.1) and by the evaluation
-// protocols (k-means clustering accuracy, isometric-projection.txt Table 1).
+// Low-Rank Isomap, Mehrbani & Kahaei, Low-Rank Isomap §3.1) and by the evaluation
+// protocols (k-means clustering accuracy, Cai, He & Han, AAAI 2007 Table 1).
 //
 // Distances are computed with the backend's distance kernel in chunks of
 // 4096 points, so one Lloyd iteration costs n·K·D flam of Gemm plus O(n·D),

@@ -26,7 +26,7 @@ type Split struct {
 // RatioSplits returns count random splits of n samples, each with
 // round(frac·n) training samples drawn uniformly without replacement (not
 // stratified by class) and the rest for testing: the protocol of
-// orthogonal-isometric-projection.txt Table 1 ("randomly sample 25 times from
+// Zheng, Tang, Fang & Zhang, ICPR 2012 Table 1 ("randomly sample 25 times from
 // the datasets as the training sets with varying rates from 20% to 80%").
 // The same seed gives the same splits.
 func RatioSplits(n int, frac float64, count int, seed uint64) ([]Split, error) {
@@ -47,7 +47,7 @@ func RatioSplits(n int, frac float64, count int, seed uint64) ([]Split, error) {
 	return out, nil
 }
 
-// PerClassSplits returns count random "Gp/Pq" splits (isometric-projection.txt
+// PerClassSplits returns count random "Gp/Pq" splits (Cai, He & Han, AAAI 2007
 // Table 2): p samples of every class drawn at random for training, the
 // remaining q of each class for testing. Every class needs more than p
 // samples.
@@ -315,7 +315,7 @@ func OneNNSplits(ctx context.Context, x mat.Matrix, labels []int, splits []Split
 	return Summarize(acc), nil
 }
 
-// FLDALeaveOneOut is the classification protocol of low-rank-isomap.txt
+// FLDALeaveOneOut is the classification protocol of Mehrbani & Kahaei, Low-Rank Isomap
 // §4.2 (Tables 5–6): every sample in turn is left out, Fisher's LDA (all
 // c − 1 directions, the default svd solver, which needs no nonsingular
 // within-class scatter) is fitted to the others, and the sample is classified by the

@@ -63,7 +63,7 @@ func index(labels []int) ([]int, int) {
 	return out, len(vals)
 }
 
-// ClusteringAccuracy is the clustering accuracy AC of isometric-projection.txt
+// ClusteringAccuracy is the clustering accuracy AC of Cai, He & Han, AAAI 2007
 // (§"Clustering on Reuters-21578"; Cai, He & Han 2005):
 //
 //	AC = Σ_i δ(s_i, map(r_i)) / n
@@ -165,7 +165,7 @@ func NMI(truth, pred []int) (float64, error) {
 // (engine/cluster: Lloyd's iterations from greedy k-means++ seeds) run
 // restarts times from different seeds, keeping the run with the lowest
 // objective (the sum of squared distances to the centres), as the protocol
-// of isometric-projection.txt Table 1 does with 10 restarts. It returns the
+// of Cai, He & Han, AAAI 2007 Table 1 does with 10 restarts. It returns the
 // cluster of every row. A *sparse.CSR stays sparse (cluster.FitSparse:
 // nnz·k flam per iteration); anything else is read densely.
 func KMeans(ctx context.Context, x mat.Matrix, k, restarts int, seed uint64) ([]int, error) {

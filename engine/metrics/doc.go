@@ -4,15 +4,15 @@
 //
 //   - clustering: KMeans (the project's k-means, engine/cluster, with
 //     k-means++ seeds and restarts keeping the lowest objective), the
-//     clustering accuracy ClusteringAccuracy (AC of isometric-projection.txt,
+//     clustering accuracy ClusteringAccuracy (AC of Cai, He & Han, AAAI 2007,
 //     the best one-to-one mapping of clusters to classes by the Kuhn–Munkres
 //     algorithm, Assign) and the normalized mutual information NMI
 //     (arithmetic normalisation, as scikit-learn's default);
 //   - classification: nearest-neighbour accuracy OneNN and OneNNDims,
 //     over seeded random splits (RatioSplits, PerClassSplits: the protocols
-//     of orthogonal-isometric-projection.txt Table 1 and isometric-projection.txt
+//     of Zheng, Tang, Fang & Zhang, ICPR 2012 Table 1 and Cai, He & Han, AAAI 2007
 //     Table 2) by OneNNSplits; Fisher's LDA classifier with leave-one-out
-//     FLDALeaveOneOut (low-rank-isomap.txt Tables 5–6; the engine's LDA);
+//     FLDALeaveOneOut (Mehrbani & Kahaei, Low-Rank Isomap Tables 5–6; the engine's LDA);
 //   - neighbourhood preservation: Trustworthiness and Continuity (Venna &
 //     Kaski), computed without an n×n matrix;
 //   - global geometry: Tenenbaum's ResidualVariance 1 − R²(D_G, D_Y) (with
@@ -41,7 +41,7 @@
 //     assignment and transportation problems", J. SIAM 5 (1957); L. Lovász &
 //     M. D. Plummer, "Matching Theory" (1986).
 //   - D. Cai, X. He & J. Han, "Document clustering using locality preserving
-//     indexing", IEEE TKDE 17 (2005), and isometric-projection.txt (AC).
+//     indexing", IEEE TKDE 17 (2005), and Cai, He & Han, AAAI 2007 (AC).
 //   - A. Strehl & J. Ghosh, "Cluster ensembles — a knowledge reuse framework
 //     for combining multiple partitions", JMLR 3 (2002) (NMI).
 //   - J. Venna & S. Kaski, "Neighborhood preservation in nonlinear projection

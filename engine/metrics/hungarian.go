@@ -15,7 +15,7 @@ import (
 // It is the Hungarian method of Kuhn (1955) with Munkres' (1957) polynomial
 // bound, in its shortest-augmenting-path form with dual potentials (as in
 // Lovász & Plummer, "Matching Theory", 1986, the reference of
-// isometric-projection.txt; and Jonker & Volgenant, Computing 38, 1987):
+// Cai, He & Han, AAAI 2007; and Jonker & Volgenant, Computing 38, 1987):
 // rows are inserted one at a time, and each insertion grows a tree of
 // tight edges (reduced cost u_i + v_j = cost_ij) by Dijkstra-like steps on
 // the reduced costs until it reaches a free column, then augments along the

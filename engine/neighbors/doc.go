@@ -51,7 +51,7 @@
 //     the default) or the AND rule (mutual neighbours);
 //   - the ε-graph (Eps > 0);
 //   - the supervised graph (Labels): neighbours only within a class, k = 0
-//     meaning the whole class (isometric-projection.txt §4, Table 2);
+//     meaning the whole class (Cai, He & Han, AAAI 2007 §4, Table 2);
 //
 // with weights the distance (default; Isomap), the heat kernel
 // exp(−d²/t) (LPP; t defaults to the mean d² over the edges), binary, or
@@ -128,8 +128,8 @@
 // Sources: Friedman, Bentley and Finkel, "An algorithm for finding best
 // matches in logarithmic expected time", ACM TOMS 3 (1977) (the k-d tree);
 // Tenenbaum, de Silva and Langford (2000) and
-// linear-and-nonlinear-dimensionality-reduction.txt §5 (kNN and ε graphs of
+// Gering 2002 §5 (kNN and ε graphs of
 // Isomap); He and Niyogi, "Locality preserving projections" (2003) (heat
-// kernel and binary weights); isometric-projection.txt §4 (the supervised
+// kernel and binary weights); Cai, He & Han, AAAI 2007 §4 (the supervised
 // graph).
 package neighbors

@@ -54,7 +54,7 @@ type GraphOptions struct {
 	// T is the heat kernel's t; 0 uses the mean of d_ij² over the edges.
 	T float64
 	// Labels, if not nil, make a supervised graph: neighbours are sought
-	// only within the class of each point (isometric-projection.txt §4).
+	// only within the class of each point (Cai, He & Han, AAAI 2007 §4).
 	// One label per point.
 	Labels []int
 	// Search configures the neighbour search (metric, method, backend).

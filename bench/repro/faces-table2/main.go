@@ -1,4 +1,4 @@
-// Command faces-table2 runs the protocol of Table 2 of isometric-projection.txt
+// Command faces-table2 runs the protocol of Table 2 of Cai, He & Han, AAAI 2007
 // (Cai, He & Han, AAAI 2007: face recognition, there on the extended Yale-B
 // database, which is not in ../shared/data) on the two face sets that are:
 // orl32 (ORL/AT&T, 40 people × 10) and yale32 (Yale, 15 people × 11), 32×32
@@ -55,7 +55,7 @@ func main() {
 	fmt.Fprintf(&b, "## Isometric Projection Table 2 protocol on ORL and Yale: Gp/Pq face recognition, 1-NN\n\n")
 	fmt.Fprintf(&b, "Command: `flock /tmp/manifold-bench.lock go run ./bench/repro/faces-table2 %s`.  \n", strings.Join(os.Args[1:], " "))
 	fmt.Fprintf(&b, "Machine: %s.\n\n", machine)
-	fmt.Fprintf(&b, "Protocol (isometric-projection.txt, \"Face Recognition on Yale-B\"; the extended Yale-B set is not in ../shared/data, so the "+
+	fmt.Fprintf(&b, "Protocol (Cai, He & Han, AAAI 2007, \"Face Recognition on Yale-B\"; the extended Yale-B set is not in ../shared/data, so the "+
 		"paper has no numbers for these two sets): pixels scaled to [0, 1]; Gp/Pq = p images per person drawn at random for training, the rest "+
 		"for testing, %d splits (seed %d; the paper: 20); PCA, LDA (the engine's default svd solver, Deng Cai's LDA.m construction, c − 1 directions), LPP (binary weights), NPE and "+
 		"IsoProjection (spectral regression, α = %g) fitted to the training images, the graph methods on the supervised graph "+

@@ -1,9 +1,9 @@
 // Command ipsr-iters sweeps the LSQR iteration cap of Isometric Projection's
 // spectral regression (engine.IsoProjection.RegressionIter) on OIP Table 1
-// (orthogonal-isometric-projection.txt: usps9298, 20, 50 and 80 %
+// (Zheng, Tang, Fang & Zhang, ICPR 2012: usps9298, 20, 50 and 80 %
 // training, 1-NN on the test rows), to choose the engine's default from
 // evidence: the spectral-regression code the paper's IP+SR column ran stops
-// LSQR after a few iterations (isometric-projection.txt eq. 12 prices it
+// LSQR after a few iterations (Cai, He & Han, AAAI 2007 eq. 12 prices it
 // with fewer than 30), an implicit regularization, where a regression solved
 // to tolerance is the one the paper writes down. Each fit: k = 10,
 // α = 0.01, 40 projections scaled to unit length, the supervision-free

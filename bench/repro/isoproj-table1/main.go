@@ -1,5 +1,5 @@
 // Command isoproj-table1 reproduces Table 1 and Figure 1 of
-// isometric-projection.txt (Cai, He & Han, AAAI 2007) on Reuters-21578
+// Cai, He & Han, AAAI 2007 (Cai, He & Han, AAAI 2007) on Reuters-21578
 // (../shared/data/reuters21578: Deng Cai's 8293 × 18933 term-frequency
 // matrix):
 //
@@ -66,7 +66,7 @@ func paperKey(m string) string {
 	return m
 }
 
-// Table 1 of isometric-projection.txt: AC (%) per k = 2…10 and their
+// Table 1 of Cai, He & Han, AAAI 2007: AC (%) per k = 2…10 and their
 // average; times (s) for LSI, LPP, NPE, IsoProjection.
 var paperAC = map[string][]float64{
 	"Baseline":      {87.6, 77.8, 72.0, 69.8, 66.6, 64.2, 56.4, 55.6, 53.9, 67.1},

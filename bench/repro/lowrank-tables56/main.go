@@ -1,5 +1,5 @@
 // Command lowrank-tables56 runs the protocol of Tables 5 and 6 of
-// low-rank-isomap.txt (Mehrbani & Kahaei) on orl32 (AT&T) and yale32
+// Mehrbani & Kahaei, Low-Rank Isomap (Mehrbani & Kahaei) on orl32 (AT&T) and yale32
 // (Yale): every method reduces all the images, unsupervised, to an
 // m-dimensional latent space; Fisher's LDA classifier is then scored by
 // leave-one-out cross-validation in that space (FLDA leave-one-out,
@@ -207,7 +207,7 @@ func main() {
 	fmt.Fprintf(&b, "## Low-Rank Isomap Tables 5–6 protocol: FLDA leave-one-out on AT&T (orl32) and Yale (yale32)\n\n")
 	fmt.Fprintf(&b, "Command: `flock /tmp/manifold-bench.lock go run ./bench/repro/lowrank-tables56 %s` (%s in all).  \n", strings.Join(os.Args[1:], " "), elapsed.Round(time.Second))
 	fmt.Fprintf(&b, "Machine: %s.\n\n", machine)
-	fmt.Fprintf(&b, "Protocol (low-rank-isomap.txt §4.2): all images (pixels 0–255) reduced without labels to m dimensions; Fisher's LDA "+
+	fmt.Fprintf(&b, "Protocol (Mehrbani & Kahaei, Low-Rank Isomap §4.2): all images (pixels 0–255) reduced without labels to m dimensions; Fisher's LDA "+
 		"(all c − 1 directions the latent space allows, the Gaussian rule) scored by leave-one-out in that space (engine/metrics.FLDALeaveOneOut: "+
 		"one LDA fit per held-out image). Best accuracy over landmarks / clusters ∈ {%s} and m ∈ {%s} (the paper's Figs. 5–12 sweep the same two "+
 		"settings; Table 5 gives the best). Low-Rank Isomap: engine.LowRankIsomap with Alg. 2's constants (λ = 0.02), k-means landmarks; "+

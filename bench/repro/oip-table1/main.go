@@ -1,5 +1,5 @@
 // Command oip-table1 reproduces Table 1 and Figure 2 of
-// orthogonal-isometric-projection.txt (Zheng, Tang, Fang & Zhang, ICPR 2012)
+// Zheng, Tang, Fang & Zhang, ICPR 2012 (Zheng, Tang, Fang & Zhang, ICPR 2012)
 // on the USPS digits (../shared/data/usps9298, 9298 × 256):
 //
 //   - Table 1: for training ratios 20 %…80 %, random splits of the whole set
@@ -44,7 +44,7 @@ import (
 
 const prog = "oip-table1"
 
-// paper is Table 1 of orthogonal-isometric-projection.txt: mean, std (%).
+// paper is Table 1 of Zheng, Tang, Fang & Zhang, ICPR 2012: mean, std (%).
 var paper = map[string][7][2]float64{
 	"LDA":   {{89.13, 0.34}, {90.39, 0.32}, {91.18, 0.36}, {91.54, 0.32}, {91.97, 0.32}, {92.02, 0.49}, {92.19, 0.58}},
 	"LPP":   {{92.95, 0.36}, {94.47, 0.30}, {95.20, 0.27}, {95.75, 0.29}, {96.14, 0.24}, {96.43, 0.33}, {96.71, 0.42}},

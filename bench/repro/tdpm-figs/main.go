@@ -1,4 +1,4 @@
-// Command tdpm-figs redraws Figures 2–6 of tangent-distance-preserving-mapping.txt
+// Command tdpm-figs redraws Figures 2–6 of Zhao & Jiang, TDPM
 // (Zhao & Jiang, TDPM) as PNG files under bench/figures:
 //
 //   - tdpm-fig2.png: the swiss roll with 1000 and 2000 points (k = 12): the
@@ -185,7 +185,7 @@ func main() {
 	b.WriteString("## TDPM Figures 2–6\n\n")
 	fmt.Fprintf(&b, "Command: `go run ./bench/repro/tdpm-figs %s` (%s).  \n", strings.Join(os.Args[1:], " "), time.Since(start).Round(time.Second))
 	fmt.Fprintf(&b, "Machine: %s.\n\n", machine)
-	b.WriteString("tangent-distance-preserving-mapping.txt §4: TDPM keeps the folds of a manifold (the swiss roll maps to a spiral, the S-curve to an S), " +
+	b.WriteString("Zhao & Jiang, TDPM §4: TDPM keeps the folds of a manifold (the swiss roll maps to a spiral, the S-curve to an S), " +
 		"spread wider than the data (tangent distances are shorter than Euclidean ones, §4.1); the mapping changes little with k (§4.2) once there are enough points; " +
 		"on the faces, Isomap of the 6-D TDPM coordinates orders the images by pose (§4.3). Points coloured by the manifold parameter t (synthetic data) or a face parameter.\n\n")
 	b.WriteString(strings.Join(notes, "\n"))
