@@ -56,7 +56,12 @@ func TestReadCancelFIFO(t *testing.T) {
 		}
 		t.Logf("writer %v: stopped %v after the cancellation", writer, d)
 	}
-	// The pipe still works afterwards: a writer with data is read.
+	// A pipe with a writer that has data is read. A fresh pipe: the opens
+	// the cancelled reads left behind would race for the first one's data.
+	fifo = filepath.Join(dir, "y.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 		if err == nil {
