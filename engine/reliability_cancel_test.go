@@ -184,6 +184,12 @@ func TestCancelEveryStage(t *testing.T) {
 					if lat < 0 {
 						return // finished before the cancel
 					}
+					if err == nil && lat <= cancelBound {
+						// The cancel came after the fit's last check of
+						// ctx, as its work ended: it returned within the
+						// bound all the same.
+						return
+					}
 					if !errors.Is(err, context.Canceled) {
 						t.Errorf("%s (in %s): error %v, want context.Canceled", what, at, err)
 						return
