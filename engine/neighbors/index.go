@@ -168,20 +168,7 @@ func (ix *Index) Query(ctx context.Context, q mat.Matrix, k, width int) (*Result
 // exactQuery is the reported distance of a query row to indexed row j.
 func (ix *Index) exactQuery(row []float64, j int) float64 {
 	o := ix.v.orig
-	b := o.Data[j*o.Stride : j*o.Stride+ix.v.dim]
-	if ix.v.metric == Cosine {
-		var dot, na, nb float64
-		for c, v := range row {
-			dot += v * b[c]
-			na += v * v
-			nb += b[c] * b[c]
-		}
-		if na == 0 || nb == 0 {
-			return 1
-		}
-		return math.Max(0, 1-dot/math.Sqrt(na*nb))
-	}
-	return math.Sqrt(sqDist(row, b))
+	return rowDist(ix.v.metric, row, o.Data[j*o.Stride:j*o.Stride+ix.v.dim])
 }
 
 // searcher is one goroutine's scratch for queries: the visited stamps, the

@@ -155,7 +155,13 @@ func (d *dense32) exactDist(i, j int) float64 {
 	}
 	a := d.orig.Data[i*d.orig.Stride : i*d.orig.Stride+d.dim]
 	b := d.orig.Data[j*d.orig.Stride : j*d.orig.Stride+d.dim]
-	if d.metric == Cosine {
+	return rowDist(d.metric, a, b)
+}
+
+// rowDist is the reported distance of two dense rows in float64: Euclidean,
+// or the cosine distance 1 − cos (1 when either row is zero).
+func rowDist(metric Metric, a, b []float64) float64 {
+	if metric == Cosine {
 		var dot, na, nb float64
 		for c, v := range a {
 			dot += v * b[c]
