@@ -58,18 +58,18 @@ func TestReadCancelFIFO(t *testing.T) {
 	}
 	// A pipe with a writer that has data is read. A fresh pipe: the opens
 	// the cancelled reads left behind would race for the first one's data.
-	fifo = filepath.Join(dir, "y.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	fresh := filepath.Join(dir, "y.csv")
+	if err := syscall.Mkfifo(fresh, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		w, err := os.OpenFile(fresh, os.O_WRONLY, 0)
 		if err == nil {
 			w.WriteString("1,2\n3,4\n")
 			w.Close()
 		}
 	}()
-	x, err := ReadMatrixFileCtx(context.Background(), fifo, Limits{})
+	x, err := ReadMatrixFileCtx(context.Background(), fresh, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
