@@ -87,6 +87,9 @@ func gzipOf(t *testing.T, unit string, n int) []byte {
 // exit 1 and one line, within 2 s (asserted at 10 s: the machine is
 // shared).
 func TestMemoryLimits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a matrix of child processes: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	dir := t.TempDir()
 	small := []string{"GOMEMLIMIT=64MiB"}
 	// A gzip bomb of short rows: 128 MiB of "1,2,3\n" in about 130 KB.
@@ -235,6 +238,9 @@ func TestRepeatedFlag(t *testing.T) {
 // (up to 1e300) project to finite coordinates with exit 0, or fail with
 // exit 1 and one line: never NaN with exit 0.
 func TestProjectFarAway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a matrix of child processes: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	dir := t.TempDir()
 	testData(t, dir)
 	var far strings.Builder
