@@ -316,10 +316,7 @@ func lleM(ctx context.Context, w *sparse.CSR, n int) (*sparse.CSR, error) {
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return coo.ToCSR(), ctx.Err()
+	return coo.ToCSRCtx(ctx)
 }
 
 // Eigenvalues returns the Dim eigenvalues of M belonging to the embedding

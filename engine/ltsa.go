@@ -209,10 +209,10 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 				}
 			}
 		}
-		if err := ctx.Err(); err != nil {
+		var err error
+		if b, err = coo.ToCSRCtx(ctx); err != nil {
 			return err
 		}
-		b = coo.ToCSR()
 		st.detail += fmt.Sprintf(", alignment matrix with %d entries", b.NNZ())
 		return ctx.Err()
 	})

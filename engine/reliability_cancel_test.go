@@ -46,6 +46,9 @@ func cancelVariants() []relMethod {
 	var distOf *mat.Dense // the distances of the last x, made once
 	var dist *mat.Dense
 	add("mds/distances", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+		if r, _ := x.Dims(); c.MaxBytes > 0 && int64(r)*int64(r)*8 > c.MaxBytes {
+			return nil, fmt.Errorf("%w: the test's %d×%d distance matrix", ErrMemoryBudget, r, r)
+		}
 		if distOf == x {
 			return relModel(MDS{Options: c.Options}.FitDistances(ctx, dist))
 		}
@@ -71,11 +74,17 @@ func cancelVariants() []relMethod {
 // cancelCap cuts the uncancelled fit that lists the stages; timerSpan is
 // the part of it the timed cancels fall in. A recorded run at a larger size
 // (MANIFOLD_CANCEL_N set) lets fits run a minute and cancels anywhere.
+// At that size the fits run under the machine's default memory budget
+// (cancelMaxBytes), so that the dense methods that cannot fit are refused
+// and skipped rather than crash the test binary.
 var cancelCap, timerSpan = time.Second, 500 * time.Millisecond
+
+var cancelMaxBytes int64
 
 func init() {
 	if os.Getenv("MANIFOLD_CANCEL_N") != "" {
 		cancelCap, timerSpan = time.Minute, time.Minute
+		cancelMaxBytes = DefaultMaxBytes()
 	}
 }
 
@@ -110,7 +119,7 @@ func cancelledFit(m relMethod, x mat.Matrix, labels []int, trigger func(Progress
 	defer cancel()
 	var t0 time.Time
 	var current string
-	opt := Options{Progress: func(p Progress) {
+	opt := Options{MaxBytes: cancelMaxBytes, Progress: func(p Progress) {
 		if trigger != nil && !t0.IsZero() {
 			if p.Stage != current {
 				after = append(after, p.Stage)
@@ -162,12 +171,15 @@ func TestCancelEveryStage(t *testing.T) {
 			t0 := time.Now()
 			ctx, stop := context.WithTimeout(context.Background(), cancelCap)
 			defer stop()
-			_, err := relFit(ctx, m, x, relCase{Options: Options{Progress: func(p Progress) {
+			_, err := relFit(ctx, m, x, relCase{Options: Options{MaxBytes: cancelMaxBytes, Progress: func(p Progress) {
 				if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
 					stages = append(stages, p.Stage)
 				}
 			}}}, labels)
 			total := time.Since(t0)
+			if errors.Is(err, ErrMemoryBudget) {
+				t.Skipf("refused at %d×%d by the memory budget: %v", n, d, err)
+			}
 			if err != nil {
 				// The stages that ran can still be cancelled (LLE's Lanczos
 				// path does not converge on these data, see doc.go; a fit

@@ -403,7 +403,7 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	if norm == 0 {
 		return nil, "", 0, 0, fmt.Errorf("%w: the matrix is zero", ErrNumerical)
 	}
-	an, err := sparse.AnalyzeLDL(b, sparse.OrderAuto)
+	an, err := sparse.AnalyzeLDL(ctx, b, sparse.OrderAuto)
 	if err != nil {
 		return nil, "", 0, 0, wrapNumerical(err)
 	}

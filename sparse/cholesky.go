@@ -37,7 +37,7 @@ type Cholesky struct {
 // factorization, Σᵢ wᵢ²/2, without factoring: NewCholesky's memory is 8
 // bytes per entry.
 func EnvelopeSize(a *CSR) (entries int, factorFlam float64) {
-	perm, inv := rcm(a)
+	perm, inv := rcm(&stopper{}, a)
 	first := envelope(a, perm, inv)
 	for i, f := range first {
 		w := i - f + 1
@@ -51,7 +51,7 @@ func EnvelopeSize(a *CSR) (entries int, factorFlam float64) {
 // breadth-first from a pseudo-peripheral vertex of every component (the
 // last vertex reached by two sweeps), each vertex's unvisited neighbours in
 // increasing degree, then reversed (George & Liu 1981, §4.3).
-func rcm(a *CSR) ([]int32, []int32) {
+func rcm(stop *stopper, a *CSR) ([]int32, []int32) {
 	n := a.r
 	perm := make([]int32, 0, n)
 	placed := make([]bool, n)
@@ -65,6 +65,9 @@ func rcm(a *CSR) ([]int32, []int32) {
 		mark[s] = stamp
 		for h := 0; h < len(queue); h++ {
 			u := queue[h]
+			if stop.tick(a.indptr[u+1] - a.indptr[u] + 1) {
+				return queue[:h+1] // abandoned: the caller sees stop.err
+			}
 			begin := len(queue)
 			for _, v := range a.ind[a.indptr[u]:a.indptr[u+1]] {
 				if !placed[v] && mark[v] != stamp {
@@ -91,7 +94,11 @@ func rcm(a *CSR) ([]int32, []int32) {
 			order := bfs(start)
 			start = order[len(order)-1]
 		}
-		for _, v := range bfs(start) {
+		order := bfs(start)
+		if stop.err != nil {
+			return nil, nil
+		}
+		for _, v := range order {
 			placed[v] = true
 			perm = append(perm, v)
 		}
@@ -138,7 +145,7 @@ func NewCholesky(ctx context.Context, a *CSR, shift float64) (*Cholesky, error) 
 		return nil, err
 	}
 	n := a.r
-	perm, inv := rcm(a)
+	perm, inv := rcm(&stopper{}, a)
 	first := envelope(a, perm, inv)
 	c := &Cholesky{n: n, perm: perm, first: first, start: make([]int, n+1)}
 	for i := 0; i < n; i++ {

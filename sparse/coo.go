@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"context"
 	"fmt"
 	"slices"
 )
@@ -46,16 +47,29 @@ func (t *COO) Triplets() (rows, cols []int, vals []float64) { return t.rows, t.c
 // ToCSR returns the CSR with the triplets' values, duplicates summed (a sum
 // that is zero stays stored). O(nnz + r) plus a sort of each row.
 func (t *COO) ToCSR() *CSR {
-	return buildCSR(t.r, t.c, t.rows, t.cols, t.vals, func(a, b float64) float64 { return a + b })
+	a, _ := t.ToCSRCtx(context.Background())
+	return a
+}
+
+// ToCSRCtx is ToCSR checking ctx as it goes (every ~10⁵ triplets: millions
+// of triplets take hundreds of milliseconds); it returns ctx's error if ctx
+// is done before the matrix is.
+func (t *COO) ToCSRCtx(ctx context.Context) (*CSR, error) {
+	stop := &stopper{ctx: ctx}
+	a := buildCSR(stop, t.r, t.c, t.rows, t.cols, t.vals, func(a, b float64) float64 { return a + b })
+	return a, stop.err
 }
 
 // buildCSR bucket-sorts triplets by row, sorts each row by column and merges
-// duplicates with merge.
-func buildCSR(r, c int, rows, cols []int, vals []float64, merge func(a, b float64) float64) *CSR {
+// duplicates with merge. It returns nil once stop says so.
+func buildCSR(stop *stopper, r, c int, rows, cols []int, vals []float64, merge func(a, b float64) float64) *CSR {
 	n := len(vals)
 	indptr := make([]int, r+1)
-	for _, i := range rows {
+	for k, i := range rows {
 		indptr[i+1]++
+		if k%stopEvery == 0 && stop.tick(stopEvery) {
+			return nil
+		}
 	}
 	for i := 0; i < r; i++ {
 		indptr[i+1] += indptr[i]
@@ -70,12 +84,18 @@ func buildCSR(r, c int, rows, cols []int, vals []float64, merge func(a, b float6
 	for k, i := range rows {
 		es[next[i]] = entry{cols[k], vals[k]}
 		next[i]++
+		if k%(stopEvery/8) == 0 && stop.tick(stopEvery) { // scattered writes: ~8× a sequential step
+			return nil
+		}
 	}
 	ind := make([]int, 0, n)
 	data := make([]float64, 0, n)
 	out := make([]int, r+1)
 	for i := 0; i < r; i++ {
 		row := es[indptr[i]:indptr[i+1]]
+		if stop.tick(4 * len(row)) {
+			return nil
+		}
 		slices.SortStableFunc(row, func(a, b entry) int { return a.j - b.j })
 		for k, e := range row {
 			if k > 0 && e.j == row[k-1].j {

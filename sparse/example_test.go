@@ -83,7 +83,7 @@ func ExampleAnalyzeLDL() {
 		t.Add(e[1], e[1], 1)
 	}
 	a := t.ToCSR()
-	an, err := sparse.AnalyzeLDL(a, sparse.OrderAuto)
+	an, err := sparse.AnalyzeLDL(context.Background(), a, sparse.OrderAuto)
 	if err != nil {
 		fmt.Println(err)
 		return

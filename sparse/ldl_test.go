@@ -65,7 +65,7 @@ func TestLDLSolveAndInertia(t *testing.T) {
 		}
 		eig := es.Values(nil)
 		for _, ord := range orderings {
-			an, err := sparse.AnalyzeLDL(a, ord)
+			an, err := sparse.AnalyzeLDL(context.Background(), a, ord)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestLDLInertiaKnownSpectrum(t *testing.T) {
 		if maxMult < 3 {
 			t.Fatalf("%s: largest multiplicity %d; the test needs repeated eigenvalues", c.name, maxMult)
 		}
-		an, err := sparse.AnalyzeLDL(c.a, sparse.OrderAuto)
+		an, err := sparse.AnalyzeLDL(context.Background(), c.a, sparse.OrderAuto)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +202,7 @@ func TestLDLOrderingFill(t *testing.T) {
 	a, _ := gridUnweighted(60, 60)
 	fill := map[sparse.Ordering]int{}
 	for _, ord := range orderings {
-		an, err := sparse.AnalyzeLDL(a, ord)
+		an, err := sparse.AnalyzeLDL(context.Background(), a, ord)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,12 +222,12 @@ func TestLDLOrderingFill(t *testing.T) {
 
 func TestLDLErrors(t *testing.T) {
 	ctx := context.Background()
-	if _, err := sparse.AnalyzeLDL(sparse.Zero(2, 3), sparse.OrderAuto); !errors.Is(err, sparse.ErrInvalid) {
+	if _, err := sparse.AnalyzeLDL(context.Background(), sparse.Zero(2, 3), sparse.OrderAuto); !errors.Is(err, sparse.ErrInvalid) {
 		t.Errorf("non-square: %v, want ErrInvalid", err)
 	}
 	// [[0 1] [1 0]] in its natural order: the first pivot is 0.
 	swap := sparse.FromDense(mat.NewDense(2, 2, []float64{0, 1, 1, 0}))
-	an, err := sparse.AnalyzeLDL(swap, sparse.OrderNatural)
+	an, err := sparse.AnalyzeLDL(context.Background(), swap, sparse.OrderNatural)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestLDLErrors(t *testing.T) {
 	}
 	// A matrix with another pattern than the analysed one.
 	a, _ := gridUnweighted(5, 5)
-	an, err = sparse.AnalyzeLDL(a, sparse.OrderAuto)
+	an, err = sparse.AnalyzeLDL(context.Background(), a, sparse.OrderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestLDLCancelLatency(t *testing.T) {
 		r = 150 // -race: the factorization still takes seconds
 	}
 	a, _ := gridUnweighted(r, r)
-	an, err := sparse.AnalyzeLDL(a, sparse.OrderNatural) // band 300: ~4e9 flam
+	an, err := sparse.AnalyzeLDL(context.Background(), a, sparse.OrderNatural) // band 300: ~4e9 flam
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,5 +289,101 @@ func TestLDLCancelLatency(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("not cancelled after 5 s")
+	}
+}
+
+// The ordering and symbolic analysis of a large pattern stop within
+// 100 ms of a cancel, wherever the cancel lands (delays spread over an
+// uncancelled run cover both orderings and the symbolic passes), and never
+// return a half-built analysis.
+func TestAnalyzeLDLCancel(t *testing.T) {
+	r := 400 // 160,000 vertices: the analysis takes about half a second
+	if testing.Short() {
+		r = 200
+	}
+	a, _ := gridUnweighted(r, r)
+	t0 := time.Now()
+	full, err := sparse.AnalyzeLDL(context.Background(), a, sparse.OrderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(t0)
+	for _, frac := range []float64{0.05, 0.2, 0.4, 0.6, 0.8, 0.95} {
+		delay := time.Duration(frac * float64(whole))
+		best := time.Duration(-1)
+		for try := 0; try < 3 && (best < 0 || best > 100*time.Millisecond); try++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			fired := make(chan time.Time, 1)
+			tm := time.AfterFunc(delay, func() { fired <- time.Now(); cancel() })
+			an, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAuto)
+			end := time.Now()
+			tm.Stop()
+			cancel()
+			if err == nil {
+				if an.NNZ() != full.NNZ() {
+					t.Fatalf("delay %v: uncancelled analysis has %d entries, want %d", delay, an.NNZ(), full.NNZ())
+				}
+				best = 0 // finished before the cancel took effect
+				continue
+			}
+			if !errors.Is(err, context.Canceled) || an != nil {
+				t.Fatalf("delay %v: %v, %v; want nil, context.Canceled", delay, an, err)
+			}
+			if lat := end.Sub(<-fired); best < 0 || lat < best {
+				best = lat
+			}
+		}
+		if !raceEnabled && best > 100*time.Millisecond {
+			t.Errorf("cancelled after %v of %v: returned %v later, bound 100 ms", delay, whole, best)
+		}
+		t.Logf("cancel after %6.1f ms of %6.1f: returned %5.2f ms later", delay.Seconds()*1e3, whole.Seconds()*1e3, best.Seconds()*1e3)
+	}
+}
+
+// Turning millions of triplets into a CSR stops within 100 ms of a cancel;
+// uncancelled, ToCSRCtx and ToCSR agree.
+func TestToCSRCtxCancel(t *testing.T) {
+	n, per := 60000, 121 // LLE's M at N = 60,000, k = 10: 7.3 million triplets
+	if testing.Short() {
+		n = 10000
+	}
+	coo := sparse.NewCOO(n, n, n*per)
+	for i := 0; i < n; i++ {
+		for j := 0; j < per; j++ {
+			coo.Add((i*7919+j*104729)%n, (i+j*31)%n, float64(j))
+		}
+	}
+	t0 := time.Now()
+	want := coo.ToCSR()
+	whole := time.Since(t0)
+	got, err := coo.ToCSRCtx(context.Background())
+	if err != nil || got.NNZ() != want.NNZ() {
+		t.Fatalf("ToCSRCtx: %v, %d entries, want %d", err, got.NNZ(), want.NNZ())
+	}
+	for _, frac := range []float64{0.1, 0.5, 0.9} {
+		delay := time.Duration(frac * float64(whole))
+		best := time.Duration(-1)
+		for try := 0; try < 3 && (best < 0 || best > 100*time.Millisecond); try++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			fired := make(chan time.Time, 1)
+			tm := time.AfterFunc(delay, func() { fired <- time.Now(); cancel() })
+			c, err := coo.ToCSRCtx(ctx)
+			end := time.Now()
+			tm.Stop()
+			cancel()
+			if err == nil {
+				best = 0
+				continue
+			}
+			if !errors.Is(err, context.Canceled) || c != nil {
+				t.Fatalf("delay %v: %v, %v; want nil, context.Canceled", delay, c, err)
+			}
+			if lat := end.Sub(<-fired); best < 0 || lat < best {
+				best = lat
+			}
+		}
+		if !raceEnabled && best > 100*time.Millisecond {
+			t.Errorf("cancelled after %v of %v: returned %v later, bound 100 ms", delay, whole, best)
+		}
 	}
 }

@@ -49,8 +49,8 @@ func (o Ordering) String() string {
 const ndLeaf = 48
 
 // nestedDissection returns the nested-dissection order (new → old) of the
-// symmetric a's graph and its inverse.
-func nestedDissection(a *CSR) ([]int32, []int32) {
+// symmetric a's graph and its inverse, or nils once stop says so.
+func nestedDissection(stop *stopper, a *CSR) ([]int32, []int32) {
 	n := a.r
 	lab := make([]int32, n) // subproblem of each vertex; −1 once numbered
 	level := make([]int32, n)
@@ -66,6 +66,7 @@ func nestedDissection(a *CSR) ([]int32, []int32) {
 		lab[s] = -seen
 		for h := 0; h < len(queue); h++ {
 			u := queue[h]
+			stop.tick(a.indptr[u+1] - a.indptr[u] + 1) // checked by order
 			for _, w := range a.ind[a.indptr[u]:a.indptr[u+1]] {
 				if lab[w] == id {
 					lab[w] = -seen
@@ -82,6 +83,9 @@ func nestedDissection(a *CSR) ([]int32, []int32) {
 	var order func(vs []int32)
 	order = func(vs []int32) {
 		for len(vs) > ndLeaf {
+			if stop.err != nil {
+				return
+			}
 			id := next
 			next += 2
 			for _, v := range vs {
@@ -108,6 +112,9 @@ func nestedDissection(a *CSR) ([]int32, []int32) {
 			// Pseudo-peripheral root: two sweeps from the farthest vertex.
 			for sweep := 0; sweep < 2; sweep++ {
 				nl = bfs(queue[len(queue)-1], id)
+			}
+			if stop.tick(len(vs)) {
+				return
 			}
 			if nl < 3 {
 				break // a clique-like piece: no useful separator
@@ -194,6 +201,9 @@ func nestedDissection(a *CSR) ([]int32, []int32) {
 		all[i] = int32(i)
 	}
 	order(all)
+	if stop.err != nil {
+		return nil, nil
+	}
 	inv := make([]int32, n)
 	for k, v := range perm {
 		inv[v] = int32(k)
