@@ -46,6 +46,35 @@ type Limits struct {
 	// decompression); zero means 16·MaxBytes when MaxBytes is set, no bound
 	// otherwise.
 	MaxInput int64
+	// MaxRatio bounds the ratio of decompressed to compressed bytes of a
+	// gzip input once more than RatioGrace bytes are decompressed; zero
+	// means DefaultMaxRatio, a negative value no bound. It stops a
+	// decompression bomb (deflate reaches about 1030:1) within a fraction
+	// of a second, long before the memory budget would.
+	MaxRatio float64
+}
+
+// DefaultMaxRatio is the decompression ratio past which a gzip input is
+// refused when Limits.MaxRatio is zero. Numbers written as text compress
+// 3–10:1 and sparse 0/1 tables 20–100:1; 200:1 is past both, while the
+// bombs of the reliability tests (15 MB expanding to 10 GB, 680:1; one
+// line of 10 GB, about 1000:1) are well above it. A file refused by it can
+// be read after decompressing it (gunzip), or with a larger MaxRatio.
+const DefaultMaxRatio = 200
+
+// RatioGrace is the decompressed size under which the ratio is not
+// checked: small, highly repetitive files (a constant column, a table of
+// zeros) may exceed any ratio and cost nothing to read.
+const RatioGrace = 16 << 20
+
+func (l Limits) maxRatio() float64 {
+	switch {
+	case l.MaxRatio > 0:
+		return l.MaxRatio
+	case l.MaxRatio < 0:
+		return 0
+	}
+	return DefaultMaxRatio
 }
 
 func (l Limits) maxLine() int {
@@ -99,6 +128,10 @@ type guard struct {
 	r   io.Reader
 	n   int64
 	max int64
+	// in counts the compressed bytes under a decompressor; when set, the
+	// ratio n/in may not exceed ratio once n passes RatioGrace.
+	in    *int64
+	ratio float64
 }
 
 func (g *guard) Read(p []byte) (int, error) {
@@ -112,6 +145,9 @@ func (g *guard) Read(p []byte) (int, error) {
 	g.n += int64(n)
 	if g.max > 0 && g.n > g.max {
 		return n, &Error{Kind: ErrLimit, Msg: fmt.Sprintf("the input goes on past %s (the limit; a decompression bomb or an endless stream?)", fmtBytes(g.max))}
+	}
+	if g.in != nil && g.ratio > 0 && g.n > RatioGrace && float64(g.n) > g.ratio*float64(max(*g.in, 1)) {
+		return n, &Error{Kind: ErrLimit, Msg: fmt.Sprintf("the gzip input expands %.0f:1 (%s from %s), past the limit of %.0f:1: a decompression bomb? Decompress it first to read it", float64(g.n)/float64(max(*g.in, 1)), fmtBytes(g.n), fmtBytes(*g.in), g.ratio)}
 	}
 	if err != nil && err != io.EOF {
 		if cerr := g.ctx.Err(); cerr != nil {

@@ -126,13 +126,14 @@ func TestLimitsMemoryBudget(t *testing.T) {
 
 func TestLimitsDecompressionBomb(t *testing.T) {
 	// 20 MiB of comment lines in about 20 KiB of gzip: no row is held, the
-	// input limit stops it. Without it the whole stream is read.
+	// input limit stops it. Without it (and without the ratio bound) the
+	// whole stream is read.
 	z := gzipBomb(t, "# nothing to see here\n", 20<<20)
 	_, err := ReadCSVCtx(context.Background(), bytes.NewReader(z), Limits{MaxInput: 8 << 20})
 	wantLimit(t, err, "the input goes on past 8.0 MiB (the limit")
 	_, err = ReadCSVCtx(context.Background(), bytes.NewReader(z), Limits{MaxBytes: 1 << 20}) // 16 × budget
 	wantLimit(t, err, "the input goes on past 16.0 MiB")
-	if _, err = ReadCSV(bytes.NewReader(z)); !errors.Is(err, ErrEmpty) {
+	if _, err = ReadCSVCtx(context.Background(), bytes.NewReader(z), Limits{MaxRatio: -1}); !errors.Is(err, ErrEmpty) {
 		t.Fatalf("without limits: %v, want ErrEmpty", err)
 	}
 	// Rows: the memory budget stops it first.
@@ -143,6 +144,40 @@ func TestLimitsDecompressionBomb(t *testing.T) {
 	z = gzipBomb(t, "%%MatrixMarket matrix coordinate real general\n"+strings.Repeat("% c\n", 1<<12), 8<<20)
 	_, err = ReadMatrixMarketCtx(context.Background(), bytes.NewReader(z), Limits{MaxInput: 4 << 20})
 	wantLimit(t, err, "the input goes on past 4.0 MiB")
+}
+
+// A gzip stream that expands past DefaultMaxRatio is refused once
+// RatioGrace bytes are out, with no Limits set at all (the command's
+// default budget is the machine's memory, far too large to stop a bomb
+// soon); MaxRatio < 0 lifts the bound, a larger one moves it.
+func TestLimitsDecompressionRatio(t *testing.T) {
+	z := gzipBomb(t, "# a comment line that repeats\n", RatioGrace+(16<<20)) // about 1000:1
+	t0 := time.Now()
+	_, err := ReadCSVCtx(context.Background(), bytes.NewReader(z), Limits{})
+	wantLimit(t, err, "past the limit of 200:1: a decompression bomb?")
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("the bomb took %v to refuse", d)
+	}
+	if _, err = ReadCSVCtx(context.Background(), bytes.NewReader(z), Limits{MaxRatio: -1}); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("MaxRatio -1: %v, want ErrEmpty (the whole stream read)", err)
+	}
+	if _, err = ReadCSVCtx(context.Background(), bytes.NewReader(z), Limits{MaxRatio: 5000}); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("MaxRatio 5000: %v, want ErrEmpty", err)
+	}
+	// The same stream stopped short of RatioGrace is read: small
+	// repetitive files pass whatever their ratio.
+	z = gzipBomb(t, "# a comment line that repeats\n", RatioGrace/2)
+	z2 := gzipBomb(t, "1,2,3,4\n", 1<<20)
+	if _, err = ReadCSVCtx(context.Background(), bytes.NewReader(z), Limits{}); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("below the grace: %v, want ErrEmpty", err)
+	}
+	m, err := ReadCSVCtx(context.Background(), bytes.NewReader(z2), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := m.Dims(); r != 1<<17 || c != 4 {
+		t.Fatalf("read %d×%d, want %d×4", r, c, 1<<17)
+	}
 }
 
 func TestReadCancel(t *testing.T) {

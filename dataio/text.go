@@ -15,7 +15,8 @@ var gzipMagic = []byte{0x1f, 0x8b}
 
 // source returns a buffered reader of r's content, decompressed when r
 // starts with the gzip magic bytes, that stops with ctx and after
-// lim.maxInput() bytes of content. Errors of the decompressor are format
+// lim.maxInput() bytes of content or past lim.maxRatio() of expansion.
+// Errors of the decompressor are format
 // errors; close releases the decompressor.
 func source(ctx context.Context, r io.Reader, lim Limits) (br *bufio.Reader, close func(), err error) {
 	raw := &guard{ctx: ctx, r: r}
@@ -35,7 +36,8 @@ func source(ctx context.Context, r io.Reader, lim Limits) (br *bufio.Reader, clo
 		}
 		return nil, nil, formatErr(0, 0, "gzip: %v", err)
 	}
-	return bufio.NewReaderSize(&guard{ctx: ctx, r: gzipErrs{zr}, max: lim.maxInput()}, 1<<16), func() { zr.Close() }, nil
+	out := &guard{ctx: ctx, r: gzipErrs{zr}, max: lim.maxInput(), in: &raw.n, ratio: lim.maxRatio()}
+	return bufio.NewReaderSize(out, 1<<16), func() { zr.Close() }, nil
 }
 
 // gzipErrs turns the decompressor's errors (corrupt or truncated stream)
