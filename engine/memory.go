@@ -27,12 +27,15 @@ type Memory struct {
 	// Available is the bytes a new allocation can take: the least of
 	// MemAvailable in /proc/meminfo (MemFree plus reclaimable caches),
 	// the control group's memory.max less its use (cgroup v2, this
-	// process's group and every parent), and the Go runtime's soft limit
+	// process's group and every parent), the resource limits RLIMIT_DATA
+	// and RLIMIT_AS less what the process uses of them (Linux), and the Go
+	// runtime's soft limit
 	// (GOMEMLIMIT or debug.SetMemoryLimit) when one is set. 0 when none of
 	// them could be read.
 	Available int64
 	// Source names the bound that gave Available: "meminfo", "cgroup
-	// /path", "GOMEMLIMIT" or "" when none was found.
+	// /path", "rlimit data", "rlimit address space", "GOMEMLIMIT" or ""
+	// when none was found.
 	Source string
 }
 
@@ -49,6 +52,9 @@ func AvailableMemory() Memory {
 	take(memAvailable("/proc/meminfo"), "meminfo")
 	if v, path := cgroupAvailable("/proc/self/cgroup", "/sys/fs/cgroup"); v > 0 {
 		take(v, "cgroup "+path)
+	}
+	if v, src := rlimitAvailable("/proc/self/status"); v > 0 {
+		take(v, src)
 	}
 	if lim := debug.SetMemoryLimit(-1); lim > 0 && lim < math.MaxInt64 {
 		take(lim, "GOMEMLIMIT")
@@ -162,6 +168,28 @@ func statField(path, name string) int64 {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err == nil && n >= 0 {
 				return n
+			}
+		}
+	}
+	return 0
+}
+
+// statusKB reads a "Name:   123 kB" field of a /proc/PID/status file, in
+// bytes; 0 when absent.
+func statusKB(path, name string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || k != name {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) >= 1 {
+			if n, err := strconv.ParseInt(f[0], 10, 64); err == nil && n >= 0 && n < math.MaxInt64/1024 {
+				return n * 1024
 			}
 		}
 	}

@@ -28,9 +28,20 @@ import (
 // returning its result and how long it ran.
 func runEnv(t *testing.T, dir string, env []string, args ...string) (result, time.Duration) {
 	t.Helper()
+	return runLimited(t, dir, env, "", args...)
+}
+
+// runLimited is runEnv under a shell's `ulimit` (ulimit "-d 250000": a hard
+// limit of the data segment in KiB, which holds the Go heap), when ulimit
+// is not empty.
+func runLimited(t *testing.T, dir string, env []string, ulimit string, args ...string) (result, time.Duration) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, args...)
+	if ulimit != "" {
+		cmd = exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", "ulimit " + ulimit + ` && exec "$0" "$@"`, binPath}, args...)...)
+	}
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
@@ -117,7 +128,7 @@ func TestMemoryLimits(t *testing.T) {
 	}{
 		{[]string{"embed", "-method", "pca", "-in", "rows.csv.gz"}, []string{"rows.csv.gz: ", "memory budget"}},
 		{[]string{"embed", "-method", "pca", "-in", "rows.csv.gz", "-max-memory", "16MiB"}, []string{"rows.csv.gz: line ", "the rows so far, with the copy made as they grow, need", "more than the memory budget of 16.0 MiB"}},
-		{[]string{"embed", "-method", "pca", "-in", "line.csv.gz"}, []string{"line.csv.gz: line 1: "}},
+		{[]string{"embed", "-method", "pca", "-in", "line.csv.gz"}, []string{"line.csv.gz: ", "the gzip input expands", "a decompression bomb?"}},
 		{[]string{"embed", "-method", "pca", "-in", "zero.csv"}, []string{"zero.csv: line 1: line longer than 64.0 MiB"}},
 		{[]string{"project", "-model", "zero.model", "-in", "big.npy"}, []string{"zero.model: engine: bad model file: not a manifold model file"}},
 		{[]string{"embed", "-method", "isomap", "-in", "big.npy", "-quiet"}, []string{"big.npy: ", "memory budget exceeded", "needs about", "cheaper", "(the default budget: the memory available less 15 %; -max-memory sets another)"}},
@@ -129,6 +140,30 @@ func TestMemoryLimits(t *testing.T) {
 		}
 		r, d := runEnv(t, dir, small, c.args...)
 		oneLineExit1(t, r, d, 10*time.Second, strings.Join(c.args, " "), c.want...)
+	}
+
+	// Under the default budget of the machine (no GOMEMLIMIT), a bomb
+	// stops at the decompression ratio, within 2 s.
+	putFile(t, filepath.Join(dir, "rows96.csv.gz"), string(gzipOf(t, "1,2,3\n", 96<<20)))
+	r, d := runEnv(t, dir, nil, "embed", "-method", "pca", "-in", "rows96.csv.gz")
+	oneLineExit1(t, r, d, 2*time.Second, "embed -method pca -in rows96.csv.gz", "rows96.csv.gz: ", "past the limit of 200:1: a decompression bomb?")
+
+	// A hard limit of the data segment (ulimit -d, RLIMIT_DATA), no
+	// GOMEMLIMIT: the default budget reads it, and the fits that would pass
+	// it refuse instead of dying in the runtime.
+	if out, err := exec.Command("/bin/sh", "-c", "ulimit -d 250000 && echo ok").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Logf("ulimit -d unavailable (%v %q): the rlimit cases are not run", err, out)
+		return
+	}
+	for _, method := range []string{"isomap", "mds", "tdpm"} {
+		args := []string{"embed", "-method", method, "-in", "big.npy", "-quiet"}
+		r, d := runLimited(t, dir, nil, "-d 250000", args...) // 244 MiB; N×N is 288 MB, a fit holds several
+		oneLineExit1(t, r, d, 10*time.Second, "(ulimit -d 250000) "+strings.Join(args, " "), "big.npy: ", "memory budget exceeded")
+	}
+	// And a fit within the limit still runs.
+	r, d = runLimited(t, dir, nil, "-d 250000", "embed", "-method", "pca", "-in", "big.npy", "-out", "pca.csv")
+	if r.code != 0 {
+		t.Errorf("(ulimit -d 250000) embed -method pca: exit %d, %q", r.code, r.stderr)
 	}
 }
 
