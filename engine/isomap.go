@@ -466,10 +466,7 @@ func decodeIsomap(d *modelData) (Model, error) {
 	if m.graph, err = loadGraph(d, n); err != nil {
 		return nil, err
 	}
-	if m.kept, err = d.intArr("kept", n); err != nil {
-		return nil, err
-	}
-	if m.dropped, err = d.intArr("dropped", -1); err != nil {
+	if m.kept, m.dropped, err = d.keptDropped(n, true); err != nil {
 		return nil, err
 	}
 	if d.report != nil {

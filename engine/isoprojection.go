@@ -409,7 +409,7 @@ func decodeIsoProjection(d *modelData) (Model, error) {
 		return nil, err
 	}
 	m.eig = eig.Data
-	if m.kept, err = d.intArr("kept", emb.Rows); err != nil {
+	if m.kept, _, err = d.keptDropped(emb.Rows, false); err != nil {
 		return nil, err
 	}
 	if d.report != nil {

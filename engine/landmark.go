@@ -478,7 +478,7 @@ func decodeLandmarkIsomap(d *modelData) (Model, error) {
 	if m.graph, err = loadGraph(d, n); err != nil {
 		return nil, err
 	}
-	if m.kept, err = d.intArr("kept", n); err != nil {
+	if m.kept, _, err = d.keptDropped(n, false); err != nil {
 		return nil, err
 	}
 	if d.report != nil {

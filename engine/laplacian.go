@@ -423,10 +423,7 @@ func decodeLaplacian(d *modelData) (Model, error) {
 	if m.train, err = loadInput(d, "train", n); err != nil {
 		return nil, err
 	}
-	if m.kept, err = d.intArr("kept", n); err != nil {
-		return nil, err
-	}
-	if m.dropped, err = d.intArr("dropped", -1); err != nil {
+	if m.kept, m.dropped, err = d.keptDropped(n, true); err != nil {
 		return nil, err
 	}
 	if d.report != nil {

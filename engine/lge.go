@@ -571,10 +571,7 @@ func decodeLinear(d *modelData) (*linearModel, error) {
 		return nil, err
 	}
 	m := &linearModel{base: base{method: d.method, embedding: emb}, mean: mean.Data, proj: proj, eig: eig.Data, params: d.params}
-	if m.kept, err = d.intArr("kept", emb.Rows); err != nil {
-		return nil, err
-	}
-	if m.dropped, err = d.intArr("dropped", -1); err != nil {
+	if m.kept, m.dropped, err = d.keptDropped(emb.Rows, true); err != nil {
 		return nil, err
 	}
 	delete(m.params, "dim")

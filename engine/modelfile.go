@@ -374,6 +374,68 @@ func (d *modelData) intArr(name string, n int) ([]int, error) {
 	return v, nil
 }
 
+// indexArr is intArr for an array whose every value lies in [lo, hi).
+func (d *modelData) indexArr(name string, n, lo, hi int) ([]int, error) {
+	v, err := d.intArr(name, n)
+	if err != nil {
+		return nil, err
+	}
+	for i, x := range v {
+		if x < lo || x >= hi {
+			return nil, modelErr("%s model: %s[%d] = %d is outside [%d, %d), which no fit produces", d.method, name, i, x, lo, hi)
+		}
+	}
+	return v, nil
+}
+
+// keptDropped returns the "kept" array (the n training points embedded,
+// as indices of the fit's input) and, when withDropped, the "dropped"
+// one, checked as a fit writes them: each strictly increasing, and kept
+// with dropped a partition of the input's rows 0…n+len(dropped)−1 (the
+// input's size from the report when no dropped array is stored).
+func (d *modelData) keptDropped(n int, withDropped bool) (kept, dropped []int, err error) {
+	if kept, err = d.intArr("kept", n); err != nil {
+		return nil, nil, err
+	}
+	if withDropped {
+		if dropped, err = d.intArr("dropped", -1); err != nil {
+			return nil, nil, err
+		}
+	}
+	total := len(kept) + len(dropped)
+	if !withDropped {
+		total = math.MaxInt
+		if d.report != nil && d.report.N >= len(kept) {
+			total = d.report.N
+		}
+	}
+	for _, a := range []struct {
+		name string
+		v    []int
+	}{{"kept", kept}, {"dropped", dropped}} {
+		for i, x := range a.v {
+			if x < 0 || x >= total || (i > 0 && x <= a.v[i-1]) {
+				return nil, nil, modelErr("%s model: %s[%d] = %d is not a strictly increasing index below %d, which no fit produces", d.method, a.name, i, x, total)
+			}
+		}
+	}
+	// Two strictly increasing lists within [0, total) of total entries in
+	// all partition it exactly when they share no index.
+	if withDropped {
+		for i, j := 0, 0; i < len(kept) && j < len(dropped); {
+			switch {
+			case kept[i] == dropped[j]:
+				return nil, nil, modelErr("%s model: index %d is both kept and dropped", d.method, kept[i])
+			case kept[i] < dropped[j]:
+				i++
+			default:
+				j++
+			}
+		}
+	}
+	return kept, dropped, nil
+}
+
 // intParam returns a required integer parameter within [lo, hi].
 func (d *modelData) intParam(name string, lo, hi int) (int, error) {
 	v, ok := d.params[name].(float64)

@@ -570,6 +570,6 @@ func decodeProjectionModel(d *modelData) (proj, emb blas64.General, eig []float6
 		return
 	}
 	eig = e.Data
-	kept, err = d.intArr("kept", emb.Rows)
+	kept, _, err = d.keptDropped(emb.Rows, false)
 	return
 }

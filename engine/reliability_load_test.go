@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
@@ -216,4 +217,83 @@ func TestAvailableMemory(t *testing.T) {
 	if _, err := os.Stat("/proc/meminfo"); err == nil && (m.Available <= 0 || DefaultMaxBytes() >= m.Available) {
 		t.Errorf("available %d, default budget %d", m.Available, DefaultMaxBytes())
 	}
+}
+
+// Index arrays (graph columns and row pointers, kept and dropped points,
+// landmarks, nonzero coefficients) holding an index no fit produces —
+// negative, or past the arrays they index — are refused by Load with
+// ErrModelFile, for every method: never a panic or a NaN in Transform.
+// LDA's class values are labels, any integer: a changed one must still
+// load and map finitely.
+func TestLoadBadIndices(t *testing.T) {
+	ctx := context.Background()
+	x, labels := relData(30, 3, 3)
+	cases := 0
+	for _, m := range relMethods {
+		mod, err := relFit(ctx, m, x, relCase{}, labels)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		var buf bytes.Buffer
+		if err := mod.Save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		good := buf.Bytes()
+		hl := int(binary.LittleEndian.Uint32(good[12:16]))
+		var h modelHeader
+		if err := json.Unmarshal(good[16:16+hl], &h); err != nil {
+			t.Fatal(err)
+		}
+		off := 16 + hl
+		for _, a := range h.Floats {
+			off += 8 * a.Rows * a.Cols
+		}
+		for _, a := range h.Ints {
+			n := a.Rows * a.Cols
+			for _, at := range []int{0, n - 1} {
+				if n == 0 {
+					break
+				}
+				for _, v := range []int64{-1, -1 << 40, 1 << 40, 1000} {
+					b := append([]byte(nil), good...)
+					binary.LittleEndian.PutUint64(b[off+8*at:], uint64(v))
+					binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
+					cases++
+					what := fmt.Sprintf("%s, %q[%d] = %d", m.name, a.Name, at, v)
+					l, y, err := loadAndMap(ctx, b, x)
+					switch {
+					case a.Name == "classes":
+						if err != nil && !errors.Is(err, ErrModelFile) {
+							t.Errorf("%s: %v", what, err)
+						}
+						if err == nil && y != nil && !allFinite(y) {
+							t.Errorf("%s: Transform is not finite", what)
+						}
+					case l != nil || !errors.Is(err, ErrModelFile):
+						t.Errorf("%s: loaded %v, error %v; want ErrModelFile", what, l != nil, err)
+					}
+				}
+			}
+			off += 8 * n
+		}
+	}
+	t.Logf("%d crafted index arrays", cases)
+}
+
+// loadAndMap loads b and, if it loads, maps x; a panic is an error.
+func loadAndMap(ctx context.Context, b []byte, x mat.Matrix) (l Model, y *mat.Dense, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	l, err = Load(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err = l.Transform(ctx, x)
+	if errors.Is(err, ErrNoTransform) {
+		err = nil
+	}
+	return l, y, err
 }

@@ -250,7 +250,7 @@ func decodeSOIP(d *modelData) (Model, error) {
 		return nil, err
 	}
 	m := &SOIPModel{base: base{method: d.method, embedding: emb}, proj: proj, eig: eig, kept: kept}
-	if m.nonzeros, err = d.intArr("nonzeros", proj.Cols); err != nil {
+	if m.nonzeros, err = d.indexArr("nonzeros", proj.Cols, 0, proj.Rows+1); err != nil {
 		return nil, err
 	}
 	if m.maxCos, err = d.floatParam("max_cosine"); err != nil {
