@@ -181,7 +181,13 @@ func (m *IsomapModel) prepareGeo() {
 	})
 }
 
-func (m *IsomapModel) prepare() error { _, err := m.geo.get(); return err }
+func (m *IsomapModel) prepare() error {
+	gi, err := m.geo.get()
+	if err == nil {
+		gi.prepareTable()
+	}
+	return err
+}
 
 func (m *IsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
 	gi, err := m.geo.get()

@@ -284,7 +284,13 @@ func (m *LandmarkIsomapModel) prepareGeo() {
 	})
 }
 
-func (m *LandmarkIsomapModel) prepare() error { _, err := m.geo.get(); return err }
+func (m *LandmarkIsomapModel) prepare() error {
+	gi, err := m.geo.get()
+	if err == nil {
+		gi.prepareTable()
+	}
+	return err
+}
 
 func (m *LandmarkIsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
 	gi, err := m.geo.get()

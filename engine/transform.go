@@ -121,8 +121,14 @@ type preparer interface{ prepare() error }
 
 // Prepare builds now what the model's Transform would build on its first
 // call (Isomap's and Landmark Isomap's prepared graph and neighbour index),
-// so that a service's first request is as fast as the others. It is a
-// no-op for the other models.
+// so that a service's first request is as fast as the others, and, for
+// those two, what only Prepare builds: the table of training geodesics
+// (N×N for Isomap, N×L for Landmark Isomap, when it takes at most 1 GiB)
+// that maps a new point with k·N additions instead of a Dijkstra search of
+// the whole graph — an Isomap model of the 7291 USPS training digits then
+// holds 425 MB more and maps a row in about a tenth of the time. Building
+// it costs about what the fit's geodesic stage cost. It is a no-op for the
+// other models.
 func Prepare(m Model) error {
 	if p, ok := m.(preparer); ok {
 		return p.prepare()

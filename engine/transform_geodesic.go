@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -32,12 +33,96 @@ type geoIndex struct {
 	// points a new point's paths do not reach (those of other classes than
 	// its neighbours'), as the fit set it.
 	between float64
+	// symmetric: the graph's edges go both ways with one length.
+	symmetric bool
 	// approx, when the fit's neighbour graph was approximate (NN-descent),
 	// answers the neighbour queries in place of search, by a best-first
 	// search of the stored graph.
 	approx *neighbors.Index
 	tri    triangulation
 	pool   sync.Pool // *geoScratch
+	// table, once ready (Prepare builds it when it fits geoTableMax), holds
+	// the training geodesics d(j → c) for every training point j (rows) and
+	// reference column c (tableCols of them): a new point's geodesics are
+	// then min over its neighbours j of |x − j| + d(j → c), k·R additions in
+	// place of a Dijkstra over the whole graph.
+	tableOnce  sync.Once
+	tableReady atomic.Bool
+	table      []float64
+}
+
+// geoTableMax bounds the memory of a geodesic model's table (see
+// geoIndex.table): 1 GiB, an Isomap model of up to 11,585 training points
+// or a Landmark Isomap model of N·L ≤ 134 million. Larger models map new
+// points by Dijkstra.
+const geoTableMax = 1 << 30
+
+// prepareTable builds the table once if it fits geoTableMax: one
+// shortest-path search from each training point (from each landmark when
+// the graph is symmetric and only landmark columns are needed), in
+// parallel. It costs about what the fit's geodesic stage cost; after it a
+// row's geodesics cost k·R flam.
+func (gi *geoIndex) prepareTable() {
+	gi.tableOnce.Do(func() {
+		n := gi.paths.Len()
+		r := n
+		if gi.cols != nil {
+			r = len(gi.cols)
+		}
+		if n == 0 || r == 0 || int64(n)*int64(r)*8 > geoTableMax {
+			return
+		}
+		if gi.cols != nil && !gi.symmetric {
+			return // d(j → landmark) would need a search from every j
+		}
+		t := make([]float64, n*r)
+		if gi.cols == nil {
+			backend.ParallelFor(n, 16, func(lo, hi int) {
+				src, zero := []int{0}, []float64{0}
+				for j := lo; j < hi; j++ {
+					src[0] = j
+					gi.paths.SeededPathsTo(t[j*r:(j+1)*r], src, zero, false)
+				}
+			})
+		} else {
+			backend.ParallelFor(r, 4, func(lo, hi int) {
+				src, zero := []int{0}, []float64{0}
+				col := make([]float64, n)
+				for c := lo; c < hi; c++ {
+					src[0] = gi.cols[c]
+					gi.paths.SeededPathsTo(col, src, zero, false) // d(landmark → j) = d(j → landmark)
+					for j, v := range col {
+						t[j*r+c] = v
+					}
+				}
+			})
+		}
+		gi.table = t
+		gi.tableReady.Store(true)
+	})
+}
+
+// tablePaths writes into ref the squared geodesics from a new point with
+// neighbours js at distances ds to the reference columns, by the table:
+// the same minimum over the neighbours that the seeded Dijkstra computes.
+func (gi *geoIndex) tablePaths(ref []float64, js []int, ds []float64) {
+	r := len(ref)
+	for c, j := range js {
+		row := gi.table[j*r : (j+1)*r]
+		d := ds[c]
+		if c == 0 {
+			for i, v := range row {
+				ref[i] = d + v
+			}
+			continue
+		}
+		for i, v := range row {
+			ref[i] = min(ref[i], d+v)
+		}
+	}
+	for i, v := range ref {
+		ref[i] = v * v
+	}
 }
 
 type geoScratch struct {
@@ -76,7 +161,7 @@ func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, 
 		k = min(10, train.Rows) // supervised K = 0: no class for new points
 	}
 	k = min(k, train.Rows)
-	gi := &geoIndex{method: method, search: newExactSearch(train), paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri}
+	gi := &geoIndex{method: method, search: newExactSearch(train), paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri, symmetric: graph.IsSymmetric(0)}
 	if approx && eps == 0 {
 		n, _ := graph.Dims()
 		lists := &neighbors.Result{Ptr: graph.RowPtr()[:n+1], Ind: graph.ColIdx(), Dist: graph.Values()}
@@ -126,22 +211,33 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 	if len(js) == 0 {
 		return fmt.Errorf("%s transform: %w: the new point has no training point within the graph's neighbourhood", gi.method, ErrNoTransform)
 	}
-	if _, err := gi.paths.SeededPathsTo(sc.sq, js, ds, true); err != nil {
-		return fmt.Errorf("%s transform: %w", gi.method, err)
+	ref := sc.sq
+	if gi.cols != nil {
+		ref = sc.ref
 	}
-	if gi.between > 0 {
-		for j, v := range sc.sq {
-			if math.IsInf(v, 1) {
-				sc.sq[j] = gi.between * gi.between
+	if gi.tableReady.Load() {
+		for _, d := range ds {
+			if !(d >= 0) || math.IsInf(d, 1) {
+				return fmt.Errorf("%s transform: %w: a neighbour at distance %v", gi.method, ErrNumerical, d)
+			}
+		}
+		gi.tablePaths(ref, js, ds)
+	} else {
+		if _, err := gi.paths.SeededPathsTo(sc.sq, js, ds, true); err != nil {
+			return fmt.Errorf("%s transform: %w", gi.method, err)
+		}
+		if gi.cols != nil {
+			for c, j := range gi.cols {
+				sc.ref[c] = sc.sq[j]
 			}
 		}
 	}
-	ref := sc.sq
-	if gi.cols != nil {
-		for c, j := range gi.cols {
-			sc.ref[c] = sc.sq[j]
+	if gi.between > 0 {
+		for j, v := range ref {
+			if math.IsInf(v, 1) {
+				ref[j] = gi.between * gi.between
+			}
 		}
-		ref = sc.ref
 	}
 	if gi.f32 {
 		// A squared geodesic past the float32 range stays in float64:

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -206,7 +207,104 @@ func TestGeodesicTransformMatchesReference(t *testing.T) {
 					}
 				}
 			}
+			// Prepared: the geodesic table replaces the Dijkstra search,
+			// with the same result.
+			if err := Prepare(m); err != nil {
+				t.Fatal(err)
+			}
+			if gi := geoOf(t, m); !gi.tableReady.Load() {
+				t.Fatal("Prepare built no geodesic table")
+			}
+			got, err = m.Transform(ctx, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxAbsDiff(got, want); d > 1e-10*scale {
+				t.Fatalf("prepared Transform differs from the reference by %g (scale %g)", d, scale)
+			}
 		})
+	}
+}
+
+// geoOf returns a geodesic model's index.
+func geoOf(t *testing.T, m Model) *geoIndex {
+	t.Helper()
+	var gi *geoIndex
+	var err error
+	switch mm := m.(type) {
+	case *IsomapModel:
+		gi, err = mm.geo.get()
+	case *LandmarkIsomapModel:
+		gi, err = mm.geo.get()
+	default:
+		t.Fatalf("%T is not a geodesic model", m)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gi
+}
+
+// A supervised Isomap model (classes joined by the constant between-class
+// geodesic) and a model loaded from a file map new points alike with and
+// without the prepared table; the table is bounded by geoTableMax.
+func TestGeodesicTablePaths(t *testing.T) {
+	ctx := context.Background()
+	x, q := swissRows(400, 21), swissRows(40, 22)
+	labels := make([]int, 400)
+	for i := range labels {
+		labels[i] = i * 3 / 400
+	}
+	for _, fit := range []func() (Model, error){
+		func() (Model, error) { return Isomap{Labels: labels}.Fit(ctx, x) },
+		func() (Model, error) { return Isomap{K: 7}.Fit(ctx, x) },
+		func() (Model, error) { return LandmarkIsomap{K: 7, Landmarks: 30}.Fit(ctx, x) },
+	} {
+		m, err := fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := m.Save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := loaded.Transform(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if geoOf(t, loaded).tableReady.Load() {
+			t.Fatal("a table without Prepare")
+		}
+		if err := Prepare(loaded); err != nil {
+			t.Fatal(err)
+		}
+		tabled, err := loaded.Transform(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale := mat.Norm(plain, math.Inf(1))
+		if d := maxAbsDiff(plain, tabled); d > 1e-12*scale || !geoOf(t, loaded).tableReady.Load() {
+			t.Fatalf("%s: table and Dijkstra differ by %g (scale %g)", m.Method(), d, scale)
+		}
+	}
+	// Past geoTableMax no table is built, and Transform still works.
+	m, err := Isomap{K: 7}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gi := geoOf(t, m)
+	gi.tableOnce.Do(func() {}) // as if the table had not fitted
+	want, _ := m.Transform(ctx, q)
+	if err := Prepare(m); err != nil || gi.tableReady.Load() {
+		t.Fatalf("Prepare: %v, table %v", err, gi.tableReady.Load())
+	}
+	got, err := m.Transform(ctx, q)
+	if err != nil || maxAbsDiff(got, want) != 0 {
+		t.Fatalf("without a table: %v", err)
 	}
 }
 
