@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -335,11 +337,21 @@ func (f *embedFlags) drawPlot(ctx context.Context, outs *outputs, rep engine.Rep
 	}
 	var err error
 	pprof.Do(ctx, pprof.Labels("stage", "plot"), func(context.Context) {
+		name := f.inputName
+		if f.in != "" {
+			name = filepath.Base(f.in)
+		}
 		pic := scatterPlot{
-			Title: fmt.Sprintf("%s of %s", describe(rep), f.inputName),
+			Title: fmt.Sprintf("%s of %s", describe(rep), name),
 			Y:     y,
 		}
 		switch {
+		case labels != nil && numericLabels(labels.Names):
+			vals := make([]float64, len(labels.Class))
+			for i, c := range labels.Class {
+				vals[i], _ = strconv.ParseFloat(labels.Names[c], 64)
+			}
+			pic.Value, pic.ColourTitle = pick(vals, kept), "label"
 		case labels != nil:
 			pic.Class, pic.ClassNames, pic.ColourTitle = pick(labels.Class, kept), labels.Names, "label"
 		case rollT != nil:
@@ -402,7 +414,25 @@ func pick[T any](v []T, kept []int) []T {
 	return out
 }
 
-// describe names a method and its settings in effect: "isomap (dim=2, k=10)".
+// numericLabels reports whether labels are values of a continuous
+// quantity rather than classes: more than a dozen distinct labels, every
+// one a finite number (digits 0–9 stay classes; a roll parameter or a
+// regression target does not).
+func numericLabels(names []string) bool {
+	if len(names) <= 12 {
+		return false
+	}
+	for _, n := range names {
+		v, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// describe names a method and its settings in effect, numbers to four
+// significant digits: "isomap (dim=2, k=10)", "lpp (dim=2, t=0.3183)".
 func describe(rep engine.Report) string {
 	keys := make([]string, 0, len(rep.Params))
 	for k := range rep.Params {
@@ -419,6 +449,10 @@ func describe(rep engine.Report) string {
 	for _, k := range keys {
 		v := rep.Params[k]
 		if s, ok := v.(string); ok && s == "" {
+			continue
+		}
+		if x, ok := v.(float64); ok {
+			parts = append(parts, fmt.Sprintf("%s=%.4g", k, x))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s=%v", k, v))

@@ -355,7 +355,10 @@ func TestPlot(t *testing.T) {
 	img := decodePNG(t, filepath.Join(dir, "y.png"), 640, 480)
 	// The plot area (left of the legend, inside the axes): every class
 	// colour must be there, one dot being about 20 pixels.
-	colours := classColours(3)
+	var colours []color.Color
+	for _, st := range classStyles(3) {
+		colours = append(colours, st.Colour)
+	}
 	sat, near := pixels(img, image.Rect(60, 30, 520, 430), colours)
 	if sat < 120*10 {
 		t.Errorf("only %d coloured pixels in the plot area; points not drawn?", sat)

@@ -54,13 +54,20 @@ type scatterPlot struct {
 
 func (s scatterPlot) draw(c draw.Canvas) {
 	xys, xlabel, ylabel := embeddingXYs(s.Y)
-	colour, side := s.colouring()
+	colour, side := s.colouring(c.Max.Y - c.Min.Y)
 	area := c
 	if side != nil {
-		area = draw.Crop(c, 0, -side.width, 0, 0)
-		side.draw(draw.Crop(c, c.Max.X-c.Min.X-side.width, 0, 0, 0))
+		// The legend never takes more than half the picture.
+		w := min(side.width, (c.Max.X-c.Min.X)/2)
+		area = draw.Crop(c, 0, -w, 0, 0)
+		side.draw(draw.Crop(c, c.Max.X-c.Min.X-w, 0, 0, 0))
 	}
-	newScatter(fitTitle(s.Title, area), xlabel, ylabel, xys, nil, colour).Draw(area)
+	var shape func(i int) draw.GlyphDrawer
+	if s.Class != nil && len(s.ClassNames) > len(kelly20) && len(s.Class) == len(xys) {
+		styles := classStyles(len(s.ClassNames))
+		shape = func(i int) draw.GlyphDrawer { return styles[s.Class[i]].Shape }
+	}
+	newScatter(fitTitle(s.Title, area), xlabel, ylabel, xys, nil, colour, shape).Draw(area)
 }
 
 // embeddingXYs returns the points to draw for an embedding and the axis
@@ -90,21 +97,23 @@ type sidePanel struct {
 
 // colouring returns each point's colour and the legend or colour bar that
 // explains them (nil for one colour).
-func (s scatterPlot) colouring() (func(i int) color.Color, *sidePanel) {
+// height is the canvas's, for the legend's columns.
+func (s scatterPlot) colouring(height vg.Length) (func(i int) color.Color, *sidePanel) {
 	switch {
 	case s.Class != nil && len(s.Class) == s.Y.RawMatrix().Rows:
-		colours := classColours(len(s.ClassNames))
-		return func(i int) color.Color { return colours[s.Class[i]] }, classLegend(s.ColourTitle, s.ClassNames, colours)
+		styles := classStyles(len(s.ClassNames))
+		return func(i int) color.Color { return styles[s.Class[i]].Colour }, classLegend(s.ColourTitle, s.ClassNames, styles, height)
 	case s.Value != nil && len(s.Value) == s.Y.RawMatrix().Rows:
 		cmap := valueMap(s.Value)
 		return func(i int) color.Color { return mapColour(cmap, s.Value[i]) }, colourBar(s.ColourTitle, cmap)
 	}
-	return func(int) color.Color { return classColours(1)[0] }, nil
+	return func(int) color.Color { return tab10[0] }, nil
 }
 
 // newScatter makes a plot of points drawn in the given order (all of them
 // when order is nil), coloured by colour(i).
-func newScatter(title, xlabel, ylabel string, xys plotter.XYs, order []int, colour func(i int) color.Color) *plot.Plot {
+// shape(i), when not nil, gives the glyph (else circles).
+func newScatter(title, xlabel, ylabel string, xys plotter.XYs, order []int, colour func(i int) color.Color, shape func(i int) draw.GlyphDrawer) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
@@ -124,7 +133,11 @@ func newScatter(title, xlabel, ylabel string, xys plotter.XYs, order []int, colo
 	// GlyphStyleFunc colours them.
 	sc := &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Radius: radius, Shape: draw.CircleGlyph{}}}
 	sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
-		return draw.GlyphStyle{Color: colour(i), Radius: radius, Shape: draw.CircleGlyph{}}
+		var sh draw.GlyphDrawer = draw.CircleGlyph{}
+		if shape != nil {
+			sh = shape(i)
+		}
+		return draw.GlyphStyle{Color: colour(i), Radius: radius, Shape: sh}
 	}
 	p.Add(sc)
 	// A margin of 3% around the points, so none touches the frame.
@@ -165,49 +178,102 @@ func glyphRadius(n int) vg.Length {
 	return px(1.3)
 }
 
-// classColours returns k distinguishable colours: a fixed list of ten
-// saturated colours, or hues around the circle for more classes.
-func classColours(k int) []color.Color {
-	base := []color.Color{
-		color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff}, color.RGBA{0x2c, 0xa0, 0x2c, 0xff},
-		color.RGBA{0xff, 0x7f, 0x0e, 0xff}, color.RGBA{0x94, 0x67, 0xbd, 0xff}, color.RGBA{0x8c, 0x56, 0x4b, 0xff},
-		color.RGBA{0xe3, 0x77, 0xc2, 0xff}, color.RGBA{0x17, 0xbe, 0xcf, 0xff}, color.RGBA{0xbc, 0xbd, 0x22, 0xff},
-		color.RGBA{0x7f, 0x7f, 0x7f, 0xff},
-	}
-	if k <= len(base) {
-		return base[:max(k, 1)]
-	}
-	return palette.Rainbow(k, palette.Red, palette.Magenta, 0.85, 0.85, 1).Colors()
+// tab10 is the ten-colour categorical palette of matplotlib and d3
+// (Vega's "category10"): up to ten classes.
+var tab10 = []color.Color{
+	color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff}, color.RGBA{0x2c, 0xa0, 0x2c, 0xff},
+	color.RGBA{0xff, 0x7f, 0x0e, 0xff}, color.RGBA{0x94, 0x67, 0xbd, 0xff}, color.RGBA{0x8c, 0x56, 0x4b, 0xff},
+	color.RGBA{0xe3, 0x77, 0xc2, 0xff}, color.RGBA{0x17, 0xbe, 0xcf, 0xff}, color.RGBA{0xbc, 0xbd, 0x22, 0xff},
+	color.RGBA{0x7f, 0x7f, 0x7f, 0xff},
 }
 
-// classLegend lists the classes and their colours, at most maxLegend
-// entries.
-func classLegend(title string, names []string, colours []color.Color) *sidePanel {
-	const maxLegend = 40
-	longest := len(title)
-	for _, n := range names[:min(len(names), maxLegend)] {
+// kelly20 is Kenneth Kelly's sequence of colours of maximum contrast
+// (K. L. Kelly, "Twenty-two colors of maximum contrast", Color
+// Engineering 3(6), 1965), without white and black: any two differ by
+// at least 15 in CIELAB ΔE*76 (TestClassStyles), where twenty hues around
+// the circle at one saturation come within 6.
+var kelly20 = []color.Color{
+	color.RGBA{0xf3, 0xc3, 0x00, 0xff}, color.RGBA{0x87, 0x56, 0x92, 0xff}, color.RGBA{0xf3, 0x84, 0x00, 0xff},
+	color.RGBA{0xa1, 0xca, 0xf1, 0xff}, color.RGBA{0xbe, 0x00, 0x32, 0xff}, color.RGBA{0xc2, 0xb2, 0x80, 0xff},
+	color.RGBA{0x84, 0x84, 0x82, 0xff}, color.RGBA{0x00, 0x88, 0x56, 0xff}, color.RGBA{0xe6, 0x8f, 0xac, 0xff},
+	color.RGBA{0x00, 0x67, 0xa5, 0xff}, color.RGBA{0xf9, 0x93, 0x79, 0xff}, color.RGBA{0x60, 0x4e, 0x97, 0xff},
+	color.RGBA{0xf6, 0xa6, 0x00, 0xff}, color.RGBA{0xb3, 0x44, 0x6c, 0xff}, color.RGBA{0xdc, 0xd3, 0x00, 0xff},
+	color.RGBA{0x88, 0x2d, 0x17, 0xff}, color.RGBA{0x8d, 0xb6, 0x00, 0xff}, color.RGBA{0x65, 0x45, 0x22, 0xff},
+	color.RGBA{0xe2, 0x58, 0x22, 0xff}, color.RGBA{0x2b, 0x3d, 0x26, 0xff},
+}
+
+// classStyle is how one class's points are drawn.
+type classStyle struct {
+	Colour color.Color
+	Shape  draw.GlyphDrawer
+}
+
+// markerCycle gives the classes past the twentieth another shape: class c
+// is drawn in colour c mod 20 with shape ⌊c/20⌋ of the cycle.
+var markerCycle = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{}}
+
+// classStyles returns k styles that tell the classes apart: tab10 up to
+// ten classes, Kelly's twenty up to twenty, then the twenty colours again
+// with the next shape of markerCycle (160 distinct styles, repeating past
+// them).
+func classStyles(k int) []classStyle {
+	k = max(k, 1)
+	out := make([]classStyle, k)
+	for c := range out {
+		switch {
+		case k <= len(tab10):
+			out[c] = classStyle{tab10[c], draw.CircleGlyph{}}
+		default:
+			out[c] = classStyle{kelly20[c%len(kelly20)], markerCycle[(c/len(kelly20))%len(markerCycle)]}
+		}
+	}
+	return out
+}
+
+// legendRow is the height of one legend entry, legendMax the most entries
+// a legend shows (the rest are counted in its last line).
+const (
+	legendRow = 16.0 // pixels
+	legendMax = 120
+)
+
+// classLegend lists the classes and their styles right of the plot, in as
+// many columns as the height needs (one column holds (height − 60 px) /
+// 16 px entries, so a dozen-odd classes take one column and a hundred take
+// several), at most legendMax entries.
+func classLegend(title string, names []string, styles []classStyle, height vg.Length) *sidePanel {
+	shown := min(len(names), legendMax)
+	perCol := max(4, int((float64(height)*plotDPI/72-60)/legendRow)-1)
+	cols := (shown + perCol - 1) / perCol
+	longest := len([]rune(title))
+	for _, n := range names[:shown] {
 		longest = max(longest, len([]rune(n)))
 	}
-	width := px(float64(min(longest, 24))*8 + 50)
-	return &sidePanel{width: width, draw: func(c draw.Canvas) {
-		l := plot.NewLegend()
-		l.Top = true
-		l.Left = true
-		l.YOffs = -px(40)
-		if title != "" {
-			l.Add(title)
-		}
-		for k, name := range names {
-			if k == maxLegend-1 && len(names) > maxLegend {
-				l.Add(fmt.Sprintf("… %d more", len(names)-k))
-				break
+	colWidth := px(float64(min(longest, 24))*8 + 40)
+	return &sidePanel{width: colWidth*vg.Length(cols) + px(10), draw: func(c draw.Canvas) {
+		for col := 0; col < cols; col++ {
+			l := plot.NewLegend()
+			l.Top = true
+			l.Left = true
+			l.YOffs = -px(40)
+			if col == 0 && title != "" {
+				l.Add(title)
 			}
-			if r := []rune(name); len(r) > 24 {
-				name = string(r[:23]) + "…"
+			for k := col * perCol; k < min((col+1)*perCol, shown); k++ {
+				name := names[k]
+				if k == shown-1 && len(names) > shown {
+					l.Add(fmt.Sprintf("… %d more", len(names)-k))
+					break
+				}
+				if r := []rune(name); len(r) > 24 {
+					name = string(r[:23]) + "…"
+				}
+				st := styles[k]
+				l.Add(name, &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: st.Colour, Radius: px(4), Shape: st.Shape}})
 			}
-			l.Add(name, &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: colours[k], Radius: px(4), Shape: draw.CircleGlyph{}}})
+			left := colWidth * vg.Length(col)
+			l.Draw(draw.Crop(c, left, -(c.Max.X - c.Min.X - left - colWidth), 0, 0))
 		}
-		l.Draw(c)
 	}}
 }
 
@@ -274,7 +340,7 @@ func (r rollView) draw(c draw.Canvas, cmap palette.ColorMap) {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return r.X.At(order[a], 1) > r.X.At(order[b], 1) })
 	p := newScatter(r.Title, "x + 0.43·y (oblique view)", "z + 0.25·y", xys, order,
-		func(i int) color.Color { return mapColour(cmap, r.Value[i]) })
+		func(i int) color.Color { return mapColour(cmap, r.Value[i]) }, nil)
 	p.Draw(c)
 }
 
@@ -289,7 +355,7 @@ func demoPicture(c draw.Canvas, x *mat.Dense, t []float64, y *mat.Dense, title s
 		draw(draw.Crop(c, 0, -(w-half), 0, 0), cmap)
 	xys, xl, yl := embeddingXYs(y)
 	area := draw.Crop(c, half, -bar.width, 0, 0)
-	newScatter(fitTitle(title, area), xl, yl, xys, nil, func(i int) color.Color { return mapColour(cmap, t[i]) }).Draw(area)
+	newScatter(fitTitle(title, area), xl, yl, xys, nil, func(i int) color.Color { return mapColour(cmap, t[i]) }, nil).Draw(area)
 	bar.draw(draw.Crop(c, w-bar.width, 0, 0, 0))
 }
 
