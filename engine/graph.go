@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -478,11 +479,15 @@ func selfKNN(ctx context.Context, st *stageCtx, in samples, k int) (*neighbors.R
 		return nil, err
 	}
 	var res *neighbors.Result
-	if in.isSparse() {
-		res, err = neighbors.KNNSparse(ctx, in.csr, k, opt)
-	} else {
-		res, err = neighbors.KNN(ctx, toDense(in.dense), k, opt)
-	}
+	err = st.watchSearch(ctx, opt, n, func(ctx context.Context) error {
+		var err error
+		if in.isSparse() {
+			res, err = neighbors.KNNSparse(ctx, in.csr, k, opt)
+		} else {
+			res, err = neighbors.KNN(ctx, toDense(in.dense), k, opt)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -521,11 +526,15 @@ func graphStage(r *run, x samples, spec graphSpec, predicted float64) (*sparse.C
 		}
 		opt := neighbors.GraphOptions{K: spec.k, Eps: spec.eps, Labels: spec.labels, Weight: spec.weight, T: spec.t, Search: search}
 		var lists *neighbors.Result
-		if x.csr != nil {
-			g, lists, err = neighbors.GraphSparseAndLists(ctx, x.csr, opt)
-		} else {
-			g, lists, err = neighbors.GraphAndLists(ctx, toDense(x.dense), opt)
-		}
+		err = st.watchSearch(ctx, search, n, func(ctx context.Context) error {
+			var err error
+			if x.csr != nil {
+				g, lists, err = neighbors.GraphSparseAndLists(ctx, x.csr, opt)
+			} else {
+				g, lists, err = neighbors.GraphAndLists(ctx, toDense(x.dense), opt)
+			}
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -595,4 +604,12 @@ func approxSearched(rep *Report) bool {
 		}
 	}
 	return false
+}
+
+// watchSearch runs a neighbour search of n query rows with opt under
+// st.watch, so that the stage reports the rows finished against
+// neighbors.ProgressTotal.
+func (st *stageCtx) watchSearch(ctx context.Context, opt neighbors.Options, n int, search func(ctx context.Context) error) error {
+	var done atomic.Int64
+	return st.watch(&done, neighbors.ProgressTotal(opt, n), func() error { return search(neighbors.WithProgress(ctx, &done)) })
 }

@@ -363,7 +363,12 @@ func topEigen(r *run, s64 blas64.General, s32 []float32, n, dim int, solver Eige
 	}
 	err = r.stage("eigensolve", flam.Lanczos(n, dim, 20), func(ctx context.Context, st *stageCtx) error {
 		op := tauMatrix{n: n, s64: s64, s32: s32}.operator()
-		res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Seed: seed})
+		var res *lanczos.Result
+		err := st.watchCount(lanczosBudget(dim), func(done *atomic.Int64) error {
+			var err error
+			res, err = lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Seed: seed, Progress: done})
+			return err
+		})
 		if err != nil {
 			return wrapNumerical(err)
 		}

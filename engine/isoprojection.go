@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -265,8 +266,13 @@ func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, 
 		} else {
 			op = backend.GeneralOp{A: x.dense}
 		}
-		res, err := lsqr.SolveMany(ctx, op, y, lsqr.Settings{
-			Damp: math.Sqrt(s.Alpha), ATol: s.RegressionTol, BTol: s.RegressionTol, IterLim: iterLim,
+		var res []lsqr.Result
+		err := st.watchCount(int64(iterLim)*int64(y.Cols), func(done *atomic.Int64) error {
+			var err error
+			res, err = lsqr.SolveMany(ctx, op, y, lsqr.Settings{
+				Damp: math.Sqrt(s.Alpha), ATol: s.RegressionTol, BTol: s.RegressionTol, IterLim: iterLim, Progress: done,
+			})
+			return err
 		})
 		if err != nil {
 			return wrapNumerical(err)

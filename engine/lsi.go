@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -134,7 +135,12 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 			op := lanczos.Func{N: m, MulBlock: gram.mulBlock, Mul: func(dst, x []float64) {
 				gram.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
 			}}
-			res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: s.Dim, Seed: s.Seed, Tol: 1e-10})
+			var res *lanczos.Result
+			err := st.watchCount(lanczosBudget(s.Dim), func(done *atomic.Int64) error {
+				var err error
+				res, err = lanczos.Solve(ctx, op, lanczos.Settings{K: s.Dim, Seed: s.Seed, Tol: 1e-10, Progress: done})
+				return err
+			})
 			if err != nil {
 				return wrapNumerical(err)
 			}

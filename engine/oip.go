@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -341,7 +342,12 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 	err := r.stage("eigensolve", oipOperatorFlam(n, d, dim), func(ctx context.Context, st *stageCtx) error {
 		// One pair more than asked: its Ritz value bounds the gap.
 		k := min(dim+1, d-1)
-		res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: k, Which: lanczos.Smallest, Seed: seed})
+		var res *lanczos.Result
+		err := st.watchCount(lanczosBudget(k), func(done *atomic.Int64) error {
+			var err error
+			res, err = lanczos.Solve(ctx, op, lanczos.Settings{K: k, Which: lanczos.Smallest, Seed: seed, Progress: done})
+			return err
+		})
 		if err != nil {
 			return wrapNumerical(err)
 		}

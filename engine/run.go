@@ -252,6 +252,18 @@ func (s *stageCtx) watch(done *atomic.Int64, total int64, work func() error) err
 	}
 }
 
+// watchCount is watch with a counter of its own, handed to work (a
+// solver's Progress setting).
+func (s *stageCtx) watchCount(total int64, work func(done *atomic.Int64) error) error {
+	var done atomic.Int64
+	return s.watch(&done, total, func() error { return work(&done) })
+}
+
+// lanczosBudget is the products a Lanczos stage reports progress against:
+// the 20 per eigenvector of the flam prediction (flam.Lanczos), which a hard
+// problem may pass (the bar then waits at its end).
+func lanczosBudget(k int) int64 { return 20 * int64(max(k, 1)) }
+
 // stage runs body as the named stage: under the pprof label stage=name,
 // timed, with the bytes it allocated, and with ctx checked before it
 // starts. predicted is the stage's flam from the papers' formulas; the body

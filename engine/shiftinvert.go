@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -236,16 +237,17 @@ func column(g blas64.General, j int) []float64 {
 
 // certifier is the state of one certifiedBottom.
 type certifier struct {
-	b     *sparse.CSR
-	n     int
-	norm  float64
-	an    *sparse.LDLAnalysis
-	fac   *sparse.LDL // of B + ε·I
-	x     []float64   // locked vectors, n×cap row-major, u first
-	xcap  int
-	vals  []float64 // their eigenvalues (Rayleigh quotients)
-	solve int       // vectors solved with
-	flam  float64
+	b        *sparse.CSR
+	progress *atomic.Int64 // solves done, for the stage's progress (may be nil)
+	n        int
+	norm     float64
+	an       *sparse.LDLAnalysis
+	fac      *sparse.LDL // of B + ε·I
+	x        []float64   // locked vectors, n×cap row-major, u first
+	xcap     int
+	vals     []float64 // their eigenvalues (Rayleigh quotients)
+	solve    int       // vectors solved with
+	flam     float64
 }
 
 func (c *certifier) locked() blas64.General {
@@ -324,7 +326,7 @@ func (c *certifier) round(ctx context.Context, want, bs int, seed uint64) (int, 
 	// A small basis: the spectrum of S decays fast, and every basis vector
 	// costs a solve.
 	basis := min(kk+max(kk, 8, 4*bs), free-bs)
-	res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Which: lanczos.Largest, Seed: seed + uint64(len(c.vals)), Tol: 1e-10, BlockSize: bs, BasisSize: basis, Start: start.Data})
+	res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Which: lanczos.Largest, Seed: seed + uint64(len(c.vals)), Tol: 1e-10, BlockSize: bs, BasisSize: basis, Start: start.Data, Progress: c.progress})
 	if err != nil && !errors.Is(err, lanczos.ErrNotConverged) {
 		return 0, wrapNumerical(err)
 	}
@@ -397,7 +399,9 @@ func (c *certifier) lockPairs(w []float64, v blas64.General, res2 []float64) (in
 
 // certifiedBottom returns the dim smallest eigenpairs of b on the
 // complement of the unit null vector u, certified by inertia.
-func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim int, seed uint64) (*bottomResult, string, int, float64, error) {
+// done, when not nil, counts the solves with the factor (the Lanczos
+// products), for the stage's progress.
+func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim int, seed uint64, done *atomic.Int64) (*bottomResult, string, int, float64, error) {
 	n, _ := b.Dims()
 	norm := gershgorin(b)
 	if norm == 0 {
@@ -414,7 +418,7 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	if an.Flam() > maxFactorFlam {
 		return nil, "", 0, 0, fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would cost %.3g flam (%d entries); the graph is too dense for a certified sparse eigensolve", ErrNumerical, an.Flam(), an.NNZ())
 	}
-	c := &certifier{b: b, n: n, norm: norm, an: an, xcap: dim + 1 + certExtra}
+	c := &certifier{b: b, n: n, norm: norm, an: an, xcap: dim + 1 + certExtra, progress: done}
 	c.x = make([]float64, n*c.xcap)
 	for eps := shiftRel * norm; ; eps *= 100 {
 		c.fac, err = an.Factor(ctx, b, -eps)
@@ -684,7 +688,11 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 	err = r.stage("eigensolve", flam.Lanczos(n, dim+1, 20)*float64(b.NNZ())/float64(n*n), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		var detail string
-		out, detail, st.iterations, st.predicted, err = certifiedBottom(ctx, r, b, u, dim, seed)
+		err = st.watchCount(lanczosBudget(dim+1), func(done *atomic.Int64) error {
+			var err error
+			out, detail, st.iterations, st.predicted, err = certifiedBottom(ctx, r, b, u, dim, seed, done)
+			return err
+		})
 		if err != nil {
 			return err
 		}

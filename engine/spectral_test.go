@@ -277,7 +277,7 @@ func TestCertifiedBottomKnownSpectrum(t *testing.T) {
 		b, eig := gridSpectrum(tc.r, tc.copies)
 		n, _ := b.Dims()
 		r := &run{opts: Options{}}
-		res, _, _, _, err := certifiedBottom(context.Background(), r, b, unitConstant(n), tc.dim, 1)
+		res, _, _, _, err := certifiedBottom(context.Background(), r, b, unitConstant(n), tc.dim, 1, nil)
 		if err != nil {
 			t.Fatalf("%d×%d grid ×%d: %v", tc.r, tc.r, tc.copies, err)
 		}
@@ -351,7 +351,7 @@ func TestCertifiedBottomTiny(t *testing.T) {
 		b, eig := gridSpectrum(r, 1)
 		n, _ := b.Dims()
 		for dim := 1; dim+3 <= n && dim <= 6; dim++ {
-			res, _, _, _, err := certifiedBottom(context.Background(), &run{opts: Options{}}, b, unitConstant(n), dim, 1)
+			res, _, _, _, err := certifiedBottom(context.Background(), &run{opts: Options{}}, b, unitConstant(n), dim, 1, nil)
 			if err != nil {
 				t.Fatalf("%d×%d grid, dim %d: %v", r, r, dim, err)
 			}

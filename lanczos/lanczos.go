@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -83,6 +84,10 @@ type Settings struct {
 	// Start, if not nil, is the first start vector (length n, not zero);
 	// the remaining BlockSize − 1 start vectors are random.
 	Start []float64
+	// Progress, if not nil, counts the operator's applications to single
+	// vectors as they are made (Stats.MatVecs so far), for a caller that
+	// shows progress from another goroutine.
+	Progress *atomic.Int64
 }
 
 // Status says how Solve ended.
@@ -216,10 +221,11 @@ type params struct {
 	block       bool    // use the operator's block product
 	opFlam      float64 // cost of one application to one vector
 	dense       bool    // n too small for a Krylov basis: solve densely
+	progress    *atomic.Int64
 }
 
 func plan(a Operator, n int, s Settings) (params, error) {
-	p := params{n: n, k: s.K, which: s.Which, seed: s.Seed, start: s.Start, maxRestarts: s.MaxRestarts}
+	p := params{n: n, k: s.K, which: s.Which, seed: s.Seed, start: s.Start, maxRestarts: s.MaxRestarts, progress: s.Progress}
 	if p.k == 0 {
 		p.k = DefaultK
 	}

@@ -200,6 +200,9 @@ func (s *solver) step(j int) error {
 	}
 	s.stats.Iterations++
 	s.stats.MatVecs += b
+	if s.progress != nil {
+		s.progress.Add(int64(b))
+	}
 	s.stats.Flam += float64(b)*s.opFlam + flam.LanczosStep(n, p, b)
 	for c := 0; c < b; c++ {
 		wr := w[c*n : (c+1)*n]

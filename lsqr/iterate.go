@@ -214,6 +214,9 @@ func (s *solver) bidiag() error {
 func (s *solver) update(j int) bool {
 	c := &s.cols[j]
 	c.itn++
+	if s.progress != nil {
+		s.progress.Add(1)
+	}
 	dampsq := s.damp * s.damp
 	// Eliminate the damping parameter by a plane rotation.
 	rhobar1, psi := c.rhobar, 0.0

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -37,6 +38,10 @@ type Settings struct {
 	ConLim float64
 	// IterLim bounds the iterations; 0 means 2n.
 	IterLim int
+	// Progress, if not nil, counts the iterations as they are done (over
+	// every right-hand side of SolveMany), for a caller that shows progress
+	// from another goroutine.
+	Progress *atomic.Int64
 }
 
 // Status is Paige and Saunders' istop: why the iteration stopped. The
@@ -201,6 +206,7 @@ func SolveMany(ctx context.Context, a Operator, bm blas64.General, s Settings) (
 type params struct {
 	damp, atol, btol, ctol float64
 	iterLim                int
+	progress               *atomic.Int64
 }
 
 func plan(n int, s Settings) (params, error) {
@@ -219,7 +225,7 @@ func plan(n int, s Settings) (params, error) {
 	case s.IterLim < 0:
 		return params{}, fmt.Errorf("%w: IterLim = %d is negative", ErrSettings, s.IterLim)
 	}
-	p := params{damp: s.Damp, atol: s.ATol, btol: s.BTol, iterLim: s.IterLim}
+	p := params{damp: s.Damp, atol: s.ATol, btol: s.BTol, iterLim: s.IterLim, progress: s.Progress}
 	if p.atol == 0 {
 		p.atol = DefaultATol
 	}

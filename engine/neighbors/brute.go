@@ -347,6 +347,7 @@ func tiles(ctx context.Context, s space, begin func(q0, q1 int), visit func(q, c
 			})
 		}
 		end(q0, q1)
+		addProgress(ctx, q1-q0)
 	}
 	return nil
 }
@@ -377,9 +378,13 @@ func bruteKNNSym(ctx context.Context, s space, k int, res *Result) error {
 	}
 	edge := symEdge(s.keyCost())
 	buf := make([]float64, edge*edge)
+	nb := (n + edge - 1) / edge
+	tilesAll, tile := nb*(nb+1)/2, 0 // progress: n rows spread over the tiles
 	for i0 := 0; i0 < n; i0 += edge {
 		i1 := min(n, i0+edge)
 		for j0 := i0; j0 < n; j0 += edge {
+			addProgress(ctx, (tile+1)*n/tilesAll-tile*n/tilesAll)
+			tile++
 			if err := ctx.Err(); err != nil {
 				return err
 			}

@@ -259,6 +259,7 @@ func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Resul
 		}
 		nc.build(h, opt.Seed, uint64(it))
 		upd, dist, err := localJoin(ctx, v, h, nc)
+		addProgress(ctx, n)
 		if err != nil {
 			return nil, info, err
 		}

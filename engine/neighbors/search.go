@@ -253,6 +253,7 @@ func treeKNN(ctx context.Context, t *kdTree, q blas64.General, k int, self bool)
 				ds[c] = math.Sqrt(ds[c])
 			}
 		}
+		addProgress(ctx, hi-lo)
 	})
 	if err != nil {
 		return nil, err
@@ -277,6 +278,7 @@ func treeRadius(ctx context.Context, t *kdTree, q blas64.General, r2 float64, se
 			}
 			lists[qi] = list{d, j}
 		}
+		addProgress(ctx, hi-lo)
 	})
 	if err != nil {
 		return nil, err
