@@ -180,6 +180,9 @@ func TestCancelEveryStage(t *testing.T) {
 			if errors.Is(err, ErrMemoryBudget) {
 				t.Skipf("refused at %d×%d by the memory budget: %v", n, d, err)
 			}
+			if errors.Is(err, ErrDimension) && d < 10 {
+				t.Skipf("not applicable to %d features: %v", d, err) // a MANIFOLD_CANCEL_D run
+			}
 			if err != nil {
 				// The stages that ran can still be cancelled (LLE's Lanczos
 				// path does not converge on these data, see doc.go; a fit
