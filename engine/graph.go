@@ -609,7 +609,7 @@ func approxSearched(rep *Report) bool {
 // watchSearch runs a neighbour search of n query rows with opt under
 // st.watch, so that the stage reports the rows finished against
 // neighbors.ProgressTotal.
-func (st *stageCtx) watchSearch(ctx context.Context, opt neighbors.Options, n int, search func(ctx context.Context) error) error {
+func (s *stageCtx) watchSearch(ctx context.Context, opt neighbors.Options, n int, search func(ctx context.Context) error) error {
 	var done atomic.Int64
-	return st.watch(&done, neighbors.ProgressTotal(opt, n), func() error { return search(neighbors.WithProgress(ctx, &done)) })
+	return s.watch(&done, neighbors.ProgressTotal(opt, n), func() error { return search(neighbors.WithProgress(ctx, &done)) })
 }

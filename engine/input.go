@@ -21,37 +21,37 @@ type samples struct {
 }
 
 // rows and cols return the shape.
-func (s samples) rows() int {
-	if s.csr != nil {
-		r, _ := s.csr.Dims()
+func (in samples) rows() int {
+	if in.csr != nil {
+		r, _ := in.csr.Dims()
 		return r
 	}
-	return s.dense.Rows
+	return in.dense.Rows
 }
 
-func (s samples) cols() int {
-	if s.csr != nil {
-		_, c := s.csr.Dims()
+func (in samples) cols() int {
+	if in.csr != nil {
+		_, c := in.csr.Dims()
 		return c
 	}
-	return s.dense.Cols
+	return in.dense.Cols
 }
 
 // nnz is the number of stored entries (rows·cols when dense).
-func (s samples) nnz() int {
-	if s.csr != nil {
-		return s.csr.NNZ()
+func (in samples) nnz() int {
+	if in.csr != nil {
+		return in.csr.NNZ()
 	}
-	return s.dense.Rows * s.dense.Cols
+	return in.dense.Rows * in.dense.Cols
 }
 
 // mulBlock sets dst = X·b (rows×b.Cols).
-func (s samples) mulBlock(dst, b blas64.General) {
-	if s.csr != nil {
-		s.csr.MulBlockTo(dst, b)
+func (in samples) mulBlock(dst, b blas64.General) {
+	if in.csr != nil {
+		in.csr.MulBlockTo(dst, b)
 		return
 	}
-	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, s.dense, b, 0, dst)
+	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, in.dense, b, 0, dst)
 }
 
 // samplesInput accepts a *sparse.CSR as it is (checking it is not empty and
