@@ -15,7 +15,7 @@ import (
 )
 
 // ldaFixture is one scikit-learn LinearDiscriminantAnalysis(solver='eigen')
-// reference made by testdata/make_fixtures_engine2.py.
+// reference made by testdata/make_fixtures_lda.py.
 type ldaFixture struct {
 	Sklearn    string      `json:"sklearn"`
 	X          [][]float64 `json:"X"`

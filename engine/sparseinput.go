@@ -20,7 +20,7 @@ func (in samples) dims() (n, d int) {
 	return in.dense.Rows, in.dense.Cols
 }
 
-// The methods below extend samples (input.go) for the baselines: LPP, NPE,
+// The methods below extend samples (input.go) for the graph methods: LPP, NPE,
 // LSI, LTSA and Laplacian eigenmaps take dense or sparse rows.
 
 // isSparse reports whether the rows are sparse.

@@ -18,7 +18,7 @@ import (
 func TestLaplacianBinaryAgainstSklearn(t *testing.T) {
 	for _, name := range []string{"spectral_binary_swiss400", "spectral_binary_swiss1500", "spectral_binary_usps1000"} {
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join("testdata", "baselines_"+name+".json"))
+			raw, err := os.ReadFile(filepath.Join("testdata", "graphmethods_"+name+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,7 @@ weights (engine/spectral_fixture_test.go).
 
 Run with Debian's python3-sklearn (scikit-learn 1.2.1, numpy 1.24, scipy 1.10):
     /usr/bin/python3 engine/testdata/make_fixtures_spectral.py
-It writes engine/testdata/baselines_spectral_binary_*.json.
+It writes engine/testdata/graphmethods_spectral_binary_*.json.
 
 The reference is scikit-learn's SpectralEmbedding(affinity='precomputed',
 eigen_solver='arpack') of the binary kNN graph: k neighbours other than the
@@ -25,7 +25,7 @@ from sklearn.manifold import SpectralEmbedding
 from sklearn.neighbors import kneighbors_graph
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_fixtures_baselines import DATA, dump, load  # noqa: E402
+from make_fixtures_graphmethods import DATA, dump, load  # noqa: E402
 
 
 def binary_graph(X, k):

@@ -1,6 +1,6 @@
 package flam
 
-// Counts of the baseline methods of the engine (LPP, NPE, LSI, LTSA,
+// Counts of the graph methods of the engine (LPP, NPE, LSI, LTSA,
 // Laplacian eigenmaps) that the dense kernels above do not cover.
 
 // LinearGraphEmbedding is Cai, He & Han, AAAI 2007 eq. (8), the cost the

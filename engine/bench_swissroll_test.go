@@ -8,13 +8,14 @@ import (
 	"github.com/manifoldlab/manifold/engine/datasets"
 )
 
-// Fits of the Engine I methods on swiss rolls (noise 0), reporting the
+// Fits of PCA, MDS, Isomap (float64 and float32), Landmark Isomap, LLE and
+// Isometric Projection on swiss rolls (noise 0), reporting the
 // predicted flam per second and the peak heap of the fit (peakMiB: the heap
 // sampled during the fit minus the heap before it). Exact Isomap holds one
 // N×N matrix: 763 MiB at N = 10,000 (float64), 381 MiB with Float32.
 //
-//	flock /tmp/manifold-bench.lock go test -run '^$' -bench 'Engine1' -benchtime 1x -count 3 ./engine/
-func BenchmarkEngine1(b *testing.B) {
+//	flock /tmp/manifold-bench.lock go test -run '^$' -bench 'SwissRollFits' -benchtime 1x -count 3 ./engine/
+func BenchmarkSwissRollFits(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{2000, 5000, 10000} {
 		x, _ := datasets.SwissRoll(n, 0, 0)

@@ -7,14 +7,14 @@ import (
 	"github.com/manifoldlab/manifold/engine/datasets"
 )
 
-// Fits of the baselines on the 2000-point swiss roll (noise 0.05) and on the
+// Fits of LPP, NPE, LSI, LTSA and Laplacian eigenmaps on the 2000-point swiss roll (noise 0.05) and on the
 // Reuters-21578 documents (unit length, sparse, 8293 × 18933; skipped when
 // ../shared/data is absent), with the default settings but Dim. Each
 // reports the fit's predicted flam per second (GFLAM/s) beside ns/op.
 //
 //	flock /tmp/manifold-bench.lock go test -run '^$' -bench Baselines -count 3 ./engine/
 //	flock /tmp/manifold-bench.lock go test -tags openblas -run '^$' -bench Baselines -count 3 ./engine/
-func BenchmarkBaselinesSwiss(b *testing.B) {
+func BenchmarkGraphMethodsSwiss(b *testing.B) {
 	x, _ := datasets.SwissRoll(2000, 0.05, 1)
 	ctx := context.Background()
 	fits := []struct {
@@ -33,7 +33,7 @@ func BenchmarkBaselinesSwiss(b *testing.B) {
 	}
 }
 
-func BenchmarkBaselinesReuters(b *testing.B) {
+func BenchmarkGraphMethodsReuters(b *testing.B) {
 	a := loadReuters(b)
 	ctx := context.Background()
 	fits := []struct {

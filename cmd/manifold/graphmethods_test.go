@@ -13,7 +13,7 @@ import (
 // The baseline methods end to end: embed writes what the engine computes
 // with the same settings, the saved model maps the training rows onto the
 // embedding (project), and the method-specific flags reach the engine.
-func TestBaselinesEmbedAndProject(t *testing.T) {
+func TestGraphMethodsEmbedAndProject(t *testing.T) {
 	dir := t.TempDir()
 	x := testData(t, dir)
 	labels, err := dataio.ReadLabelsFile(filepath.Join(dir, "roll.labels"))
@@ -72,7 +72,7 @@ func TestBaselinesEmbedAndProject(t *testing.T) {
 
 // Sparse MatrixMarket input stays sparse through lsi, lpp and npe, and a
 // model fitted on it maps dense CSV rows too.
-func TestBaselinesSparseInput(t *testing.T) {
+func TestGraphMethodsSparseInput(t *testing.T) {
 	dir := t.TempDir()
 	x := testData(t, dir)
 	a := sparse.FromDense(x)
@@ -92,7 +92,7 @@ func TestBaselinesSparseInput(t *testing.T) {
 	}
 }
 
-func TestBaselinesFlagErrors(t *testing.T) {
+func TestGraphMethodsFlagErrors(t *testing.T) {
 	dir := t.TempDir()
 	testData(t, dir)
 	mustFail(t, dir, []string{"-disconnected does not apply to method lpp"},

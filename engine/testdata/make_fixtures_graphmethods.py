@@ -3,8 +3,8 @@
 LTSA, Laplacian eigenmaps).
 
 Run with Debian's python3-sklearn (scikit-learn 1.2.1, numpy 1.24, scipy 1.10):
-    /usr/bin/python3 engine/testdata/make_fixtures_baselines.py
-It writes engine/testdata/baselines_*.json.
+    /usr/bin/python3 engine/testdata/make_fixtures_graphmethods.py
+It writes engine/testdata/graphmethods_*.json.
 
 LTSA, Laplacian eigenmaps and LSI are scikit-learn's own estimators
 (LocallyLinearEmbedding(method='ltsa'), SpectralEmbedding, TruncatedSVD with
@@ -37,7 +37,7 @@ def dump(name, **kw):
     out = {"sklearn": sklearn.__version__}
     for k, v in kw.items():
         out[k] = v.tolist() if isinstance(v, np.ndarray) else v
-    with open(os.path.join(HERE, "baselines_%s.json" % name), "w") as f:
+    with open(os.path.join(HERE, "graphmethods_%s.json" % name), "w") as f:
         json.dump(out, f)
     print("wrote", name)
 

@@ -12,7 +12,7 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-// baseFixture is one reference made by testdata/make_fixtures_baselines.py.
+// baseFixture is one reference made by testdata/make_fixtures_graphmethods.py.
 type baseFixture struct {
 	Sklearn        string      `json:"sklearn"`
 	Tag            string      `json:"tag"`
@@ -53,7 +53,7 @@ func (c *cooFixture) csr() *sparse.CSR {
 
 func loadBaseFixture(t *testing.T, name string) baseFixture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "baselines_"+name+".json"))
+	b, err := os.ReadFile(filepath.Join("testdata", "graphmethods_"+name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// Cancelling from the progress callback at the start of each stage of each
-// issue-6 method stops the fit in that stage with an error wrapping
+// Cancelling from the progress callback at the start of each stage of OIP,
+// TDPM, Low-Rank Isomap and LDA stops the fit in that stage with an error wrapping
 // context.Canceled, and no later stage starts. (The last stage is short
 // and has no boundary after it: a fit cancelled there may complete.)
-func TestEngine2Cancellation(t *testing.T) {
+func TestSupervisedMethodsCancellation(t *testing.T) {
 	x := curvedData(300, 20, 9)
 	labels := make([]int, 300)
 	for i := range labels {

@@ -50,10 +50,10 @@ func readMatrix(t *testing.T, path string) mat.Matrix {
 	return m
 }
 
-// embed + project round trips of the issue-6 methods: embed writes the
+// embed + project round trips of OIP, TDPM, Low-Rank Isomap and LDA: embed writes the
 // engine's embedding, the saved model maps the training rows onto it and
 // maps new rows as the engine's model does.
-func TestEngine2RoundTrips(t *testing.T) {
+func TestSupervisedMethodsRoundTrips(t *testing.T) {
 	dir := t.TempDir()
 	x, labels := curved10(t, dir)
 	ctx := context.Background()

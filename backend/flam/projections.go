@@ -1,6 +1,6 @@
 package flam
 
-// Counts of the methods of issue 6 built on dense kernels: Orthogonal
+// Counts of the projection methods built on dense kernels: Orthogonal
 // Isometric Projection, TDPM, Low-Rank Isomap and LDA. Each is the sum of
 // the kernel counts of this package for the products the method does.
 

@@ -6,8 +6,8 @@ import (
 	"github.com/manifoldlab/manifold/backend/flam"
 )
 
-// The counts of issue 6's methods against hand counts for small sizes.
-func TestEngine2Counts(t *testing.T) {
+// The counts of the projection methods (OIP, TDPM, Low-Rank Isomap, LDA) against hand counts for small sizes.
+func TestProjectionCounts(t *testing.T) {
 	cases := []struct {
 		name      string
 		got, want float64

@@ -13,7 +13,7 @@ import (
 // Every baseline stops with an error wrapping context.Canceled when the
 // context is cancelled as one of its long stages starts, and returns soon
 // after; its report names the stages with their predicted flam.
-func TestBaselinesCancelAndStages(t *testing.T) {
+func TestGraphMethodsCancelAndStages(t *testing.T) {
 	n := 1500
 	if testing.Short() {
 		n = 600 // -race; still above LTSA's dense limit
@@ -79,7 +79,7 @@ func TestBaselinesCancelAndStages(t *testing.T) {
 
 // A memory budget below the estimate stops every baseline before it
 // allocates, with ErrMemoryBudget.
-func TestBaselinesMemoryBudget(t *testing.T) {
+func TestGraphMethodsMemoryBudget(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(300, 0.05, 2)
 	o := Options{MaxBytes: 1 << 10}

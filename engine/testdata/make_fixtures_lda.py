@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Makes the scikit-learn reference fixtures of the issue-6 engine tests (LDA).
+"""Makes the scikit-learn reference fixtures of the LDA tests.
 
 Run with Debian's python3-sklearn (scikit-learn 1.2.1, numpy 1.24, scipy 1.10):
-    /usr/bin/python3 engine/testdata/make_fixtures_engine2.py
+    /usr/bin/python3 engine/testdata/make_fixtures_lda.py
 It writes engine/testdata/sklearn_lda_*.json. The inputs are synthetic and
 stored in the fixtures.
 """
