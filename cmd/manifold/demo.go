@@ -27,7 +27,7 @@ func cmdDemo(ctx context.Context, args []string, e env) error {
 	var name, plotPath, plotSize string
 	var quiet bool
 	fs := newFlagSet("demo", demoHelp, e)
-	fs.StringVar(&name, "method", "", "the method (default "+demoMethod+"): "+methodNames(false))
+	fs.StringVar(&name, "method", "", "the method (default "+demoMethod+"): "+methodNames())
 	fs.StringVar(&plotPath, "plot", "manifold-demo.png", "write the picture to `FILE.png`")
 	fs.StringVar(&plotSize, "plot-size", "1400x600", "size of the picture in pixels, `WxH`")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")

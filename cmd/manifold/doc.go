@@ -39,9 +39,7 @@
 //
 // Methods (NAME): pca, mds, isomap, landmark-isomap, lle, isoprojection,
 // oip, soip, tdpm, lowrank-isomap, lpp, npe, lda, ltsa, laplacian (and lsi,
-// for sparse text corpora). A method the engine of this build does not have
-// yet stops embed with "method NAME is not available in this build"; manifold
-// info lists what this build has.
+// for sparse text corpora); manifold info lists them.
 //
 // Flags:
 //

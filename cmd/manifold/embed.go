@@ -56,7 +56,7 @@ type embedFlags struct {
 func cmdEmbed(ctx context.Context, args []string, e env) error {
 	var f embedFlags
 	fs := newFlagSet("embed", embedHelp, e)
-	fs.StringVar(&f.method, "method", "", "the method: "+methodNames(false))
+	fs.StringVar(&f.method, "method", "", "the method: "+methodNames())
 	fs.StringVar(&f.in, "in", "", "input `FILE`: .csv, .csv.gz, .npy, .mtx or .mtx.gz, rows = samples (default: the 2000-point swiss roll)")
 	fs.StringVar(&f.labels, "labels", "", "class labels `FILE`, one per line (integers or strings): colours the plot, supervises -supervised and lda")
 	fs.BoolVar(&f.supervised, "supervised", false, "neighbours only within the same class (needs -labels; -k 0: all of the class)")

@@ -41,15 +41,6 @@ func cmdInfo(args []string, e env) error {
 	row("concurrent blas calls", d.MaxConcurrentCalls)
 	row("GOMAXPROCS", d.GOMAXPROCS)
 	row("CPUs", d.NumCPU)
-	row("methods", methodNames(true))
-	var missing []string
-	for _, m := range methods {
-		if m.fit == nil {
-			missing = append(missing, m.name)
-		}
-	}
-	if len(missing) > 0 {
-		row("not in this build", fmt.Sprint(missing))
-	}
+	row("methods", methodNames())
 	return tw.Flush()
 }

@@ -464,13 +464,6 @@ func TestErrors(t *testing.T) {
 	putFile(t, filepath.Join(dir, "data.txt"), "1,2\n3,4\n")
 	putFile(t, filepath.Join(dir, "one.csv"), "1,2,3\n")
 	putFile(t, filepath.Join(dir, "m.mtx"), "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.5\n")
-	unavailable := ""
-	for _, m := range methods {
-		if m.fit == nil {
-			unavailable = m.name
-			break
-		}
-	}
 	tests := []struct {
 		want []string
 		args []string
@@ -507,14 +500,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"nodir/y.csv: no such file or directory"}, []string{"embed", "-method", "pca", "-out", "nodir/y.csv"}},
 		{[]string{"nodir/cpu.prof: no such file or directory"}, []string{"embed", "-method", "pca", "-cpuprofile", "nodir/cpu.prof"}},
 	}
-	if unavailable != "" {
-		tests = append(tests, []struct {
-			want []string
-			args []string
-		}{
-			{[]string{"method " + unavailable + " is not available in this build"}, []string{"embed", "-method", unavailable, "-in", "roll.csv"}},
-		}...)
-	}
+
 	// Graph-method flag checks, on a method of the table that reads them
 	// (whether or not the engine has it yet, the flags are checked first
 	// only once it exists).

@@ -35,10 +35,7 @@ type params struct {
 
 // method is one row of the method table: the command-line name, what the
 // usage text says about it, the method-specific flags it reads, and how it
-// is fitted. fit is nil for a method the engine does not have yet: embed
-// then stops with "method X is not available in this build". When a
-// method lands in engine, its row gets a fit function and nothing else
-// changes.
+// is fitted. A new method is one row here.
 type method struct {
 	name  string
 	about string
@@ -243,27 +240,22 @@ func (p params) geodesicSettings() (engine.Disconnected, engine.SupervisedGeodes
 // lookupMethod finds a method by its command-line name.
 func lookupMethod(name string) (*method, error) {
 	if name == "" {
-		return nil, fmt.Errorf("-method is required (one of %s)", methodNames(false))
+		return nil, fmt.Errorf("-method is required (one of %s)", methodNames())
 	}
 	for i := range methods {
 		if methods[i].name == name {
-			if methods[i].fit == nil {
-				return nil, fmt.Errorf("method %s is not available in this build (available: %s)", name, methodNames(true))
-			}
 			return &methods[i], nil
 		}
 	}
-	return nil, fmt.Errorf("unknown method %q (want one of %s)", name, methodNames(false))
+	return nil, fmt.Errorf("unknown method %q (want one of %s)", name, methodNames())
 }
 
 // methodNames lists the method names, only those fitted by this build when
 // available is true.
-func methodNames(available bool) string {
+func methodNames() string {
 	var names []string
 	for _, m := range methods {
-		if !available || m.fit != nil {
-			names = append(names, m.name)
-		}
+		names = append(names, m.name)
 	}
 	return strings.Join(names, ", ")
 }

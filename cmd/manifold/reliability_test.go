@@ -103,9 +103,6 @@ func TestBadInputEveryMethod(t *testing.T) {
 		{[]string{"-in", "roll.csv", "-max-memory", "-1GB"}, []string{"cannot be negative"}},
 	}
 	for _, m := range methods {
-		if m.fit == nil {
-			continue
-		}
 		t.Run(m.name, func(t *testing.T) {
 			for _, c := range cases {
 				args := append([]string{"embed", "-method", m.name}, c.args...)
@@ -141,9 +138,6 @@ func TestBadModelFilesEveryMethod(t *testing.T) {
 	dir := t.TempDir()
 	testData(t, dir)
 	for _, m := range methods {
-		if m.fit == nil {
-			continue
-		}
 		model := m.name + ".model"
 		mustSucceed(t, dir, append([]string{"embed", "-method", m.name, "-in", "roll.csv", "-model", model, "-out", "y.csv"}, methodArgs(m.name)...)...)
 		good, err := os.ReadFile(filepath.Join(dir, model))
@@ -186,7 +180,7 @@ func TestDisconnectedEveryMethod(t *testing.T) {
 	b.WriteString("50,50,50\n")
 	putFile(t, filepath.Join(dir, "outlier.csv"), b.String())
 	for _, m := range methods {
-		if m.fit == nil || !m.reads("disconnected") {
+		if !m.reads("disconnected") {
 			continue
 		}
 		mustFail(t, dir, []string{"two.csv", "2 connected components", "connect", "largest"}, "embed", "-method", m.name, "-k", "4", "-in", "two.csv")

@@ -285,9 +285,6 @@ func TestProjectFarAway(t *testing.T) {
 	}
 	putFile(t, filepath.Join(dir, "far.csv"), far.String())
 	for _, m := range methods {
-		if m.fit == nil {
-			continue
-		}
 		model := m.name + ".model"
 		mustSucceed(t, dir, append([]string{"embed", "-method", m.name, "-in", "roll.csv", "-model", model, "-out", m.name + ".csv"}, methodArgs(m.name)...)...)
 		// All the rows at once, then the moderate ones alone (which every
