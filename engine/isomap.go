@@ -121,7 +121,7 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	if err := checkDim(methodIsomap, s.Dim, n-1, "samples−1"); err != nil {
 		return nil, err
 	}
-	solver, err := chooseEigensolver(methodIsomap, s.Eigensolver, s.Float32, n, s.Dim)
+	solver, err := chooseEigensolver(methodIsomap, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, f32: s.Float32})
 	if err != nil {
 		return nil, err
 	}
@@ -197,22 +197,58 @@ func (m *IsomapModel) transformRow(ctx context.Context, dst, x []float64) error 
 	return gi.transformRow(ctx, dst, x)
 }
 
-// chooseEigensolver resolves EigenAuto: Lanczos beats the dense reduction
-// (2/3·N³ flam) once N is a few hundred and only a few eigenpairs are
-// wanted; float32 storage needs Lanczos.
-func chooseEigensolver(method string, e Eigensolver, f32 bool, n, dim int) (Eigensolver, error) {
+// eigenproblem is what chooseEigensolver needs to know of a method's
+// eigenproblem.
+type eigenproblem struct {
+	n, dim int
+	// f32: the matrix is held in float32, which only Lanczos reads.
+	f32 bool
+	// sparse: the bottom of a sparse matrix's spectrum (LLE, LTSA,
+	// Laplacian eigenmaps), by the certified shift-invert Lanczos.
+	sparse bool
+	// gram: LSI's Gram operator, whose dense path stays cheap up to
+	// 1000 and whose Lanczos path needs dim < n − 1.
+	gram bool
+}
+
+// denseEigenMax is the order up to which the dense solvers are the default:
+// below it the dense reduction costs less than Lanczos' restarts (measured
+// on swiss rolls and USPS for Isomap, LLE, LTSA and Laplacian eigenmaps).
+const denseEigenMax = 500
+
+// chooseEigensolver is the one place the engine chooses an eigensolver:
+// it resolves EigenAuto for the problem and checks an explicit choice.
+// Dense top eigenpairs (Isomap, MDS, TDPM, Isometric Projection's τ):
+// Lanczos beats the dense reduction when few eigenpairs of a large matrix
+// are wanted (n > denseEigenMax, dim ≤ n/10), and is the only solver of a
+// float32 matrix. Sparse bottom eigenpairs: the certified shift-invert
+// Lanczos above denseEigenMax. LSI's Gram operator: Lanczos above 1000
+// when dim < n − 1.
+func chooseEigensolver(method string, e Eigensolver, p eigenproblem) (Eigensolver, error) {
 	switch e {
 	case EigenAuto:
-		if f32 || (n > 500 && dim <= n/10) {
+		switch {
+		case p.gram:
+			if p.n > 1000 && p.dim < p.n-1 {
+				return EigenLanczos, nil
+			}
+		case p.sparse:
+			if p.n > denseEigenMax {
+				return EigenLanczos, nil
+			}
+		case p.f32 || (p.n > denseEigenMax && p.dim <= p.n/10):
 			return EigenLanczos, nil
 		}
 		return EigenDense, nil
 	case EigenDense:
-		if f32 {
+		if p.f32 {
 			return e, fmt.Errorf("%s: %w: the dense eigensolver needs float64 geodesics", method, ErrBadSetting)
 		}
 		return e, nil
 	case EigenLanczos:
+		if p.gram && p.dim >= p.n-1 {
+			return e, fmt.Errorf("%s: %w: the Lanczos solver needs dim < min(documents, terms) − 1 (dim = %d)", method, ErrDimension, p.dim)
+		}
 		return e, nil
 	}
 	return e, fmt.Errorf("%s: %w: eigensolver %q (want dense or lanczos)", method, ErrBadSetting, e)

@@ -150,7 +150,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 	if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
 		return nil, err
 	}
-	solver, err := chooseEigensolver(method, s.Eigensolver, s.Float32, n, s.Dim)
+	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, f32: s.Float32})
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +339,7 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 	if err != nil {
 		return blas64.General{}, nil, err
 	}
-	small, err := chooseEigensolver(r.method, EigenAuto, false, rank, dim)
+	small, err := chooseEigensolver(r.method, EigenAuto, eigenproblem{n: rank, dim: dim})
 	if err != nil {
 		return blas64.General{}, nil, err
 	}

@@ -124,16 +124,9 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 	if err := checkDim(method, s.Dim, n-2, "samples−2"); err != nil {
 		return nil, err
 	}
-	solver := s.Eigensolver
-	switch solver {
-	case EigenAuto:
-		solver = EigenLanczos
-		if n <= 500 {
-			solver = EigenDense
-		}
-	case EigenDense, EigenLanczos:
-	default:
-		return nil, fmt.Errorf("%s: %w: eigensolver %q (want dense or lanczos)", method, ErrBadSetting, solver)
+	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, sparse: true})
+	if err != nil {
+		return nil, err
 	}
 	params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "eigensolver": string(solver), "input": in.kind()}
 	s.spec().params(params)

@@ -84,16 +84,9 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	if err := checkDim(methodLLE, s.Dim, n-2, "samples−2"); err != nil {
 		return nil, err
 	}
-	solver := s.Eigensolver
-	switch solver {
-	case EigenAuto:
-		solver = EigenLanczos
-		if n <= 500 {
-			solver = EigenDense
-		}
-	case EigenDense, EigenLanczos:
-	default:
-		return nil, fmt.Errorf("%s: %w: eigensolver %q", methodLLE, ErrBadSetting, solver)
+	solver, err := chooseEigensolver(methodLLE, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, sparse: true})
+	if err != nil {
+		return nil, err
 	}
 	params := map[string]any{"dim": s.Dim, "k": s.K, "reg": s.Reg, "eigensolver": string(solver)}
 	r, err := startRun(ctx, methodLLE, s.Options, n, d, s.Dim, params)

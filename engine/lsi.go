@@ -67,20 +67,9 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if err := checkDim(method, s.Dim, m, "min(documents, terms)"); err != nil {
 		return nil, err
 	}
-	solver := s.Eigensolver
-	switch solver {
-	case EigenAuto:
-		solver = EigenLanczos
-		if m <= 1000 || s.Dim >= m-1 {
-			solver = EigenDense
-		}
-	case EigenDense:
-	case EigenLanczos:
-		if s.Dim >= m-1 {
-			return nil, fmt.Errorf("%s: %w: the Lanczos solver needs dim < min(documents, terms) − 1 (dim = %d)", method, ErrDimension, s.Dim)
-		}
-	default:
-		return nil, fmt.Errorf("%s: %w: eigensolver %q (want dense or lanczos)", method, ErrBadSetting, solver)
+	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: m, dim: s.Dim, gram: true})
+	if err != nil {
+		return nil, err
 	}
 	params := map[string]any{"dim": s.Dim, "eigensolver": string(solver), "input": in.kind()}
 	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)

@@ -114,16 +114,9 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 		// dim > D the alignment matrix is indefinite.
 		return nil, fmt.Errorf("%s: %w: dim = %d exceeds the %d input features (the tangent spaces have at most %d dimensions)", method, ErrDimension, s.Dim, d, d)
 	}
-	solver := s.Eigensolver
-	switch solver {
-	case EigenAuto:
-		solver = EigenLanczos
-		if n <= 500 {
-			solver = EigenDense
-		}
-	case EigenDense, EigenLanczos:
-	default:
-		return nil, fmt.Errorf("%s: %w: eigensolver %q (want dense or lanczos)", method, ErrBadSetting, solver)
+	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, sparse: true})
+	if err != nil {
+		return nil, err
 	}
 	params := map[string]any{"dim": s.Dim, "k": s.K, "eigensolver": string(solver), "input": in.kind()}
 	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)

@@ -157,7 +157,7 @@ func (s MDS) check(n int) error {
 	if n < 2 {
 		return fmt.Errorf("mds: %w: %d sample(s), need at least 2", ErrTooFewSamples, n)
 	}
-	if _, err := chooseEigensolver(methodMDS, s.Eigensolver, false, n, s.dim()); err != nil {
+	if _, err := chooseEigensolver(methodMDS, s.Eigensolver, eigenproblem{n: n, dim: s.dim()}); err != nil {
 		return err
 	}
 	return checkDim(methodMDS, s.dim(), n-1, "samples−1")
@@ -194,7 +194,7 @@ func centreAndEig(r *run, sq blas64.General, dim int, solver Eigensolver, seed u
 	if err != nil {
 		return nil, blas64.General{}, nil, err
 	}
-	solver, err = chooseEigensolver(r.method, solver, false, n, dim)
+	solver, err = chooseEigensolver(r.method, solver, eigenproblem{n: n, dim: dim})
 	if err != nil {
 		return nil, blas64.General{}, nil, err
 	}

@@ -137,7 +137,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 	case s.TangentDim > s.K-1:
 		return nil, fmt.Errorf("%s: %w: tangent dimension %d exceeds k−1 = %d (k centred neighbours span at most k−1 directions)", method, ErrBadSetting, s.TangentDim, s.K-1)
 	}
-	solver, err := chooseEigensolver(method, s.Eigensolver, false, n, s.Dim)
+	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim})
 	if err != nil {
 		return nil, err
 	}
