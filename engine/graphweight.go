@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -66,14 +67,7 @@ func reweight(g *sparse.CSR, in samples, w GraphWeight, t float64, k int) (*spar
 	switch w {
 	case WeightHeat:
 		if t == 0 {
-			s := 0.0
-			for _, d := range g.Values() {
-				s += d * d
-			}
-			t = s / float64(max(1, g.NNZ()))
-			if t == 0 {
-				t = 1
-			}
+			t = neighbors.HeatWidth(g)
 		}
 		return g.Map(func(_, _ int, d float64) float64 { return math.Exp(-d * d / t) }), t
 	case WeightBinary:

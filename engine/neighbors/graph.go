@@ -226,14 +226,7 @@ func finishGraph(a *sparse.CSR, opt GraphOptions, x points) (*sparse.CSR, error)
 	case Heat:
 		t := opt.T
 		if t == 0 {
-			s := 0.0
-			for _, d := range a.Values() {
-				s += d * d
-			}
-			t = s / float64(max(1, a.NNZ()))
-			if t == 0 {
-				t = 1
-			}
+			t = HeatWidth(a)
 		}
 		a = a.Map(func(_, _ int, d float64) float64 { return math.Exp(-d * d / t) })
 	case Binary:
@@ -330,4 +323,20 @@ func ValidateGraph(g *sparse.CSR, n int, symmetric bool) error {
 		return fmt.Errorf("%w: graph is not symmetric (every edge i–j must be stored as (i, j) and (j, i) with the same weight)", ErrInput)
 	}
 	return nil
+}
+
+// HeatWidth is the heat kernel's default width t, the one place it is
+// decided: the mean squared length of g's edges (stored values), so that
+// exp(−d²/t) is e⁻¹ at a typical edge (He & Niyogi, NIPS 2003 leave t to the
+// user; the mean is what the engine's LPP and Laplacian eigenmaps have
+// always used). A graph with no edge length gives 1.
+func HeatWidth(g *sparse.CSR) float64 {
+	s := 0.0
+	for _, d := range g.Values() {
+		s += d * d
+	}
+	if t := s / float64(max(1, g.NNZ())); t > 0 {
+		return t
+	}
+	return 1
 }
