@@ -62,7 +62,8 @@ const (
 	autoPCADim = 100
 )
 
-// rankTol: singular values σ_i ≤ rankTol·σ_1 count as zero.
+// rankTol: the SVD step keeps σ_i > rankTol·σ_1 (numericalRank; see
+// nullTol in pca.go for the rank rule and why this tolerance is larger).
 const rankTol = 1e-5
 
 // lgeProblem is one linear graph embedding to solve.
@@ -318,10 +319,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 			}
 		}
 		// Keep σ_i > rankTol·σ_1 (vals are σ², descending).
-		rk := 0
-		for rk < len(vals) && vals[0] > 0 && vals[rk] > rankTol*rankTol*vals[0] {
-			rk++
-		}
+		rk := numericalRank(vals, rankTol)
 		res.rank = rk
 		// The paper's count for the whole exact method (eq. 8), beside
 		// the stages' own predictions.

@@ -146,10 +146,8 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	for j, v := range vals {
-		if v <= 1e-12*max(vals[0], 0) || vals[0] <= 0 { // σ_j ≤ 1e-6·σ_1: zero to the accuracy of the Gram eigenvalues
-			return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
-		}
+	if j := numericalRank(vals, nullTol); j < len(vals) {
+		return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
 	}
 	mod := &LSIModel{base: base{method: method}, sigma: make([]float64, s.Dim)}
 	for j, v := range vals {

@@ -199,18 +199,35 @@ func wrapNumerical(err error) error {
 	return fmt.Errorf("%w: %w", ErrNumerical, err)
 }
 
-// checkRank rejects components whose variance is zero to working accuracy:
-// their directions would be arbitrary.
-func checkRank(method string, vals []float64, dim int) error {
-	if len(vals) == 0 {
-		return nil
+// The engine's one rank rule: a singular value σᵢ ≤ tol·σ₁ is zero
+// (numericalRank). Two tolerances serve it. nullTol decides that a
+// requested component (PCA, LSI) has no variance: the eigenvalues σ² of a
+// covariance or Gram matrix are accurate to about ε·σ₁², so σ below
+// √ε·σ₁ ≈ 1e-8·σ₁ is noise, and 1e-6 leaves a margin. rankTol (lge.go)
+// is the truncation of the linear graph embeddings' SVD step: their
+// reduced problem divides by σ, so directions below 1e-5·σ₁ (which
+// constant pixels and duplicates produce) are dropped before they amplify
+// rounding (the scikit-learn fixtures of LPP and NPE on Yale and USPS pass
+// with it).
+const nullTol = 1e-6
+
+// numericalRank returns the number of leading values of sq (squared
+// singular values or variances, descending) with σᵢ > tol·σ₁; 0 when σ₁ is
+// not positive.
+func numericalRank(sq []float64, tol float64) int {
+	rk := 0
+	for rk < len(sq) && sq[0] > 0 && sq[rk] > tol*tol*sq[0] {
+		rk++
 	}
-	tol := 1e-12 * max(vals[0], 0)
-	for j, v := range vals {
-		if v <= tol || vals[0] <= 0 {
-			return fmt.Errorf("%s: %w: only %d of the %d requested components have non-zero variance (the data's rank is %d)",
-				method, ErrDimension, j, dim, j)
-		}
+	return rk
+}
+
+// checkRank rejects components whose variance is zero to working accuracy
+// (numericalRank with nullTol): their directions would be arbitrary.
+func checkRank(method string, vals []float64, dim int) error {
+	if j := numericalRank(vals, nullTol); j < len(vals) {
+		return fmt.Errorf("%s: %w: only %d of the %d requested components have non-zero variance (the data's rank is %d)",
+			method, ErrDimension, j, dim, j)
 	}
 	return nil
 }
