@@ -74,7 +74,7 @@ import (
 // mean in the LDA space — the papers' "FLDA classification"
 // (Mehrbani & Kahaei, Low-Rank Isomap §4.2, after Mika et al. 1999) is one of the two, and
 // on ORL (10 per class) and Yale (11 per class) they coincide.
-// FLDALeaveOneOut runs the leave-one-out protocol of Tables 5–6.
+// engine/metrics.FLDALeaveOneOut runs the leave-one-out protocol of Tables 5–6.
 type LDA struct {
 	// Dim is the number of discriminant directions, 1 ≤ Dim ≤ c − 1;
 	// default c − 1.
@@ -731,80 +731,6 @@ func (f *fisher) classify(y blas64.General) []int {
 		out[i] = f.classes[arg]
 	}
 	return out
-}
-
-// FLDALeaveOneOut is the leave-one-out protocol of Mehrbani & Kahaei, Low-Rank Isomap
-// §4.2 (Tables 5–6): for every sample, LDA (all c − 1 directions; the svd
-// solver when reg = 0, else the Fisherfaces solver with ridge reg) is
-// fitted to the other samples
-// and the sample is classified by the FLDA rule (LDAModel.Predict). It
-// returns the fraction classified correctly and the predicted labels. A
-// sample that is the only one of its class is counted as wrong (its class
-// is absent from its fold). Folds run in parallel; each costs a full LDA
-// fit, O(N·D² + D³) — meant for latent spaces of modest dimension (the
-// outputs of Low-Rank Isomap, Isomap or PCA), where it takes milliseconds.
-func FLDALeaveOneOut(ctx context.Context, x mat.Matrix, labels []int, reg float64) (float64, []int, error) {
-	const method = "flda leave-one-out"
-	g, err := denseInput(method, x)
-	if err != nil {
-		return 0, nil, err
-	}
-	n, d := g.Rows, g.Cols
-	if _, _, _, err := checkLabels(method, labels, n); err != nil {
-		return 0, nil, err
-	}
-	if reg < 0 || math.IsNaN(reg) || math.IsInf(reg, 0) {
-		return 0, nil, fmt.Errorf("%s: %w: reg = %v", method, ErrBadSetting, reg)
-	}
-	pred := make([]int, n)
-	errs := make([]error, n)
-	err = backend.ParallelForCtx(ctx, n, 1, func(lo, hi int) {
-		rest := newGeneral(n-1, d)
-		ry := make([]int, n-1)
-		for i := lo; i < hi; i++ {
-			r := 0
-			for j := 0; j < n; j++ {
-				if j == i {
-					continue
-				}
-				copy(rest.Data[r*d:(r+1)*d], g.Data[j*g.Stride:j*g.Stride+d])
-				ry[r] = labels[j]
-				r++
-			}
-			y, classes, _ := classIndex(ry)
-			c := len(classes)
-			if c < 2 || n-1 <= c {
-				errs[i] = fmt.Errorf("%s: %w: fold %d has %d classes for %d samples", method, ErrTooFewSamples, i, c, n-1)
-				continue
-			}
-			solver := LDASVD
-			if reg > 0 {
-				solver = LDAFisherfaces
-			}
-			f, _, err := fitFisher(nil, rest, y, classes, c-1, reg, solver, solver == LDAFisherfaces && d > n-1-c)
-			if err != nil {
-				errs[i] = fmt.Errorf("%s: fold %d: %w", method, i, err)
-				continue
-			}
-			yi, _ := f.transform(context.Background(), method, toDense(blas64.General{Rows: 1, Cols: d, Stride: g.Stride, Data: g.Data[i*g.Stride : i*g.Stride+d]}))
-			pred[i] = f.classify(yi.RawMatrix())[0]
-		}
-	})
-	if err != nil {
-		return 0, nil, err
-	}
-	for _, e := range errs {
-		if e != nil {
-			return 0, nil, e
-		}
-	}
-	right := 0
-	for i, p := range pred {
-		if p == labels[i] {
-			right++
-		}
-	}
-	return float64(right) / float64(n), pred, nil
 }
 
 // Save writes the model (see Load for the format).

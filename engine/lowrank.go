@@ -312,20 +312,6 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 	return m, nil
 }
 
-// LeaveOneOut is the classification protocol of Mehrbani & Kahaei, Low-Rank Isomap §4.2
-// (Tables 5–6): Low-Rank Isomap of all the samples (unsupervised unless
-// s.Labels is set, in which case the held-out labels leak into the
-// projection), then FLDA leave-one-out in the latent space
-// (FLDALeaveOneOut, no ridge). It returns the accuracy and the model.
-func (s LowRankIsomap) LeaveOneOut(ctx context.Context, x mat.Matrix, labels []int) (float64, *LowRankIsomapModel, error) {
-	m, err := s.Fit(ctx, x)
-	if err != nil {
-		return 0, nil, err
-	}
-	acc, _, err := FLDALeaveOneOut(ctx, toDense(m.embedding), labels, 0)
-	return acc, m, err
-}
-
 // Projection returns W (D×Dim).
 func (m *LowRankIsomapModel) Projection() *mat.Dense { return copyDense(m.proj) }
 

@@ -315,14 +315,91 @@ func OneNNSplits(ctx context.Context, x mat.Matrix, labels []int, splits []Split
 	return Summarize(acc), nil
 }
 
-// FLDALeaveOneOut is the classification protocol of Mehrbani & Kahaei, Low-Rank Isomap
-// §4.2 (Tables 5–6): every sample in turn is left out, Fisher's LDA (all
-// c − 1 directions, the default svd solver, which needs no nonsingular
-// within-class scatter) is fitted to the others, and the sample is classified by the
-// FLDA Gaussian rule; the result is the fraction classified correctly. It is
-// the engine's FLDALeaveOneOut without ridge (engine.LDA documents the
-// classifier).
+// FLDALeaveOneOut is the classification protocol of Mehrbani & Kahaei,
+// Low-Rank Isomap §4.2 (Tables 5–6): every sample in turn is left out,
+// Fisher's LDA (all c − 1 directions, the default svd solver, which needs
+// no nonsingular within-class scatter) is fitted to the others, and the
+// sample is classified by the FLDA Gaussian rule (engine.LDAModel.Predict);
+// the result is the fraction classified correctly. FLDALeaveOneOutRidge
+// has the predictions and a ridge.
 func FLDALeaveOneOut(ctx context.Context, x mat.Matrix, labels []int) (float64, error) {
-	acc, _, err := engine.FLDALeaveOneOut(ctx, x, labels, 0)
+	acc, _, err := FLDALeaveOneOutRidge(ctx, x, labels, 0)
 	return acc, err
+}
+
+// FLDALeaveOneOutRidge is FLDALeaveOneOut with the predicted labels and,
+// when reg > 0, the Fisherfaces solver with ridge reg. A sample that is
+// the only one of its class is counted as wrong (its class is absent from
+// its fold). Folds run in parallel; each is a full engine.LDA fit,
+// O(N·D² + D³) — meant for latent spaces of modest dimension (the outputs
+// of Low-Rank Isomap, Isomap or PCA), where it takes milliseconds.
+func FLDALeaveOneOutRidge(ctx context.Context, x mat.Matrix, labels []int, reg float64) (float64, []int, error) {
+	const what = "flda leave-one-out"
+	n, d := x.Dims()
+	if len(labels) != n {
+		return 0, nil, fmt.Errorf("%s: %w: %d labels for %d samples", what, engine.ErrShape, len(labels), n)
+	}
+	if reg < 0 || math.IsNaN(reg) || math.IsInf(reg, 0) {
+		return 0, nil, fmt.Errorf("%s: %w: reg = %v", what, engine.ErrBadSetting, reg)
+	}
+	solver := engine.LDASVD
+	if reg > 0 {
+		solver = engine.LDAFisherfaces
+	}
+	pred := make([]int, n)
+	errs := make([]error, n)
+	err := backend.ParallelForCtx(ctx, n, 1, func(lo, hi int) {
+		rest := mat.NewDense(max(n-1, 1), d, nil)
+		ry := make([]int, n-1)
+		for i := lo; i < hi; i++ {
+			r := 0
+			for j := 0; j < n; j++ {
+				if j != i {
+					rest.SetRow(r, mat.Row(nil, j, x))
+					ry[r] = labels[j]
+					r++
+				}
+			}
+			m, err := engine.LDA{Labels: ry, Reg: reg, Solver: solver}.Fit(ctx, rest)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: fold %d: %w", what, i, err)
+				continue
+			}
+			p, err := m.Predict(ctx, mat.NewDense(1, d, mat.Row(nil, i, x)))
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: fold %d: %w", what, i, err)
+				continue
+			}
+			pred[i] = p[0]
+		}
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return 0, nil, e
+		}
+	}
+	right := 0
+	for i, p := range pred {
+		if p == labels[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(n), pred, nil
+}
+
+// LowRankIsomapLeaveOneOut is the classification protocol of Mehrbani &
+// Kahaei, Low-Rank Isomap §4.2 (Tables 5–6): Low-Rank Isomap of all the
+// samples with s (unsupervised unless s.Labels is set, in which case the
+// held-out labels leak into the projection), then FLDALeaveOneOut in the
+// latent space. It returns the accuracy and the model.
+func LowRankIsomapLeaveOneOut(ctx context.Context, s engine.LowRankIsomap, x mat.Matrix, labels []int) (float64, *engine.LowRankIsomapModel, error) {
+	m, err := s.Fit(ctx, x)
+	if err != nil {
+		return 0, nil, err
+	}
+	acc, err := FLDALeaveOneOut(ctx, m.Embedding(), labels)
+	return acc, m, err
 }

@@ -12,7 +12,7 @@
 //     over seeded random splits (RatioSplits, PerClassSplits: the protocols
 //     of Zheng, Tang, Fang & Zhang, ICPR 2012 Table 1 and Cai, He & Han, AAAI 2007
 //     Table 2) by OneNNSplits; Fisher's LDA classifier with leave-one-out
-//     FLDALeaveOneOut (Mehrbani & Kahaei, Low-Rank Isomap Tables 5–6; the engine's LDA);
+//     FLDALeaveOneOut, FLDALeaveOneOutRidge and LowRankIsomapLeaveOneOut (Mehrbani & Kahaei, Low-Rank Isomap Tables 5–6, on engine.LDA's public API);
 //   - neighbourhood preservation: Trustworthiness and Continuity (Venna &
 //     Kaski), computed without an n×n matrix;
 //   - global geometry: Tenenbaum's ResidualVariance 1 − R²(D_G, D_Y) (with
