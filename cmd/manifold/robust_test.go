@@ -31,7 +31,7 @@ func runEnv(t *testing.T, dir string, env []string, args ...string) (result, tim
 	return runLimited(t, dir, env, "", args...)
 }
 
-// runLimited is runEnv under a shell's `ulimit` (ulimit "-d 400000": a hard
+// runLimited is runEnv under a shell's `ulimit` (ulimit "-d 1000000": a hard
 // limit of the data segment in KiB, which holds the Go heap), when ulimit
 // is not empty.
 func runLimited(t *testing.T, dir string, env []string, ulimit string, args ...string) (result, time.Duration) {
@@ -112,9 +112,9 @@ func TestMemoryLimits(t *testing.T) {
 		os.Symlink("/dev/zero", filepath.Join(dir, "zero.csv"))
 		os.Symlink("/dev/zero", filepath.Join(dir, "zero.model"))
 	}
-	// 9000 points: Isomap's N×N geodesics need 648 MB.
-	x := mat.NewDense(9000, 3, nil)
-	for i := 0; i < 9000; i++ {
+	// 16,000 points: Isomap's N×N geodesics need 2 GB (1 GB in float32, which the command tries next).
+	x := mat.NewDense(16000, 3, nil)
+	for i := 0; i < 16000; i++ {
 		x.Set(i, 0, float64(i%97))
 		x.Set(i, 1, float64(i%89))
 		x.Set(i, 2, float64(i))
@@ -151,19 +151,23 @@ func TestMemoryLimits(t *testing.T) {
 	// A hard limit of the data segment (ulimit -d, RLIMIT_DATA), no
 	// GOMEMLIMIT: the default budget reads it, and the fits that would pass
 	// it refuse instead of dying in the runtime.
-	if out, err := exec.Command("/bin/sh", "-c", "ulimit -d 400000 && echo ok").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+	if out, err := exec.Command("/bin/sh", "-c", "ulimit -d 1000000 && echo ok").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Logf("ulimit -d unavailable (%v %q): the rlimit cases are not run", err, out)
 		return
 	}
+	// One BLAS thread and two Go threads: OpenBLAS reserves a buffer and a
+	// stack per thread in the data segment, so on a many-core machine its
+	// threads alone would pass the limit before main runs.
+	few := []string{"OPENBLAS_NUM_THREADS=1", "GOMAXPROCS=2"}
 	for _, method := range []string{"isomap", "mds", "tdpm"} {
 		args := []string{"embed", "-method", method, "-in", "big.npy", "-quiet"}
-		r, d := runLimited(t, dir, nil, "-d 400000", args...) // 390 MiB (an OpenBLAS build cannot start its threads under 244 MiB); N×N is 648 MB, a fit holds several
-		oneLineExit1(t, r, d, 10*time.Second, "(ulimit -d 400000) "+strings.Join(args, " "), "big.npy: ", "memory budget exceeded")
+		r, d := runLimited(t, dir, few, "-d 1000000", args...) // 977 MiB (an OpenBLAS build needs a few hundred MiB for its threads and their stacks); N×N is 2 GB
+		oneLineExit1(t, r, d, 10*time.Second, "(ulimit -d 1000000) "+strings.Join(args, " "), "big.npy: ", "memory budget exceeded")
 	}
 	// And a fit within the limit still runs.
-	r, d = runLimited(t, dir, nil, "-d 400000", "embed", "-method", "pca", "-in", "big.npy", "-out", "pca.csv")
+	r, d = runLimited(t, dir, few, "-d 1000000", "embed", "-method", "pca", "-in", "big.npy", "-out", "pca.csv")
 	if r.code != 0 {
-		t.Errorf("(ulimit -d 400000) embed -method pca: exit %d, %q", r.code, r.stderr)
+		t.Errorf("(ulimit -d 1000000) embed -method pca: exit %d, %q", r.code, r.stderr)
 	}
 }
 
