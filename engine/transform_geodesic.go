@@ -288,6 +288,9 @@ type exactSearch struct {
 	// for a cheap screen of the rows the bound leaves (screen).
 	t32 []float32
 	tn  []float64
+	// maxAbs is the largest |value| of the rows: the screen runs only when
+	// the float32 products cannot overflow (screenable).
+	maxAbs float64
 }
 
 type searchScratch struct {
@@ -354,6 +357,11 @@ func newExactSearch(train blas64.General) *exactSearch {
 			}
 		}
 	})
+	for i := 0; i < n; i++ {
+		for _, v := range train.Data[i*train.Stride : i*train.Stride+d] {
+			s.maxAbs = max(s.maxAbs, math.Abs(v))
+		}
+	}
 	return s
 }
 
@@ -466,10 +474,22 @@ func (s *exactSearch) knn(sc *searchScratch, x []float64, k int) ([]int, []float
 	// ‖x‖² + ‖tᵢ‖² − 2·x·tᵢ less a bound on its error, (D + 4)·2⁻²³ of
 	// 2‖x‖‖tᵢ‖ (Higham, "Accuracy and Stability of Numerical Algorithms",
 	// 2002, §3.1: the float32 sum and the roundings of x and tᵢ), doubled.
+	// Values whose float32 products could overflow skip the screen; those
+	// that underflow are covered by an absolute term, D·2⁻¹⁴⁹ for every
+	// product and rounded value, quadrupled.
+	mx := 0.0
+	for _, v := range x {
+		mx = max(mx, math.Abs(v))
+	}
+	screenable := mx <= 1e36 && s.maxAbs <= 1e36 && mx*s.maxAbs*float64(d) <= 1e36
 	screenErr := 4 * float64(d+4) * 0x1p-23
+	screenAbs := 4 * float64(d) * 0x1p-149 * (mx + s.maxAbs + 1)
 	screen := func(i int) float64 {
+		if !screenable {
+			return math.Inf(-1)
+		}
 		dot := float64(blas32.Dot(blas32.Vector{N: d, Inc: 1, Data: x32}, blas32.Vector{N: d, Inc: 1, Data: s.t32[i*d : i*d+d]}))
-		return xn + s.tn[i] - 2*dot - screenErr*math.Sqrt(xn*s.tn[i])
+		return xn + s.tn[i] - 2*dot - screenErr*math.Sqrt(xn*s.tn[i]) - screenAbs
 	}
 	lb := sc.lb[:n]
 	if q == 8 {

@@ -311,9 +311,22 @@ func TestGeodesicTablePaths(t *testing.T) {
 // TestExactSearchMatchesBruteForce checks the pruned search's neighbours
 // (indices and distances) against engine/neighbors' brute force.
 func TestExactSearchMatchesBruteForce(t *testing.T) {
-	for _, d := range []int{2, 17, 64} {
+	type scaled struct {
+		d     int
+		scale float64
+	}
+	// Unit data in 2, 17 and 64 dimensions, and 64 dimensions scaled to
+	// 1e-30 (float32 products underflow), 1e20 (they overflow: no screen)
+	// and 1e-200 (the rows themselves underflow in float32).
+	for _, c := range []scaled{{2, 1}, {17, 1}, {64, 1}, {64, 1e-30}, {64, 1e20}, {64, 1e-200}} {
+		d := c.d
 		x := gaussRows(700, d, uint64(d))
 		q := gaussRows(80, d, uint64(d)+100)
+		x.Scale(c.scale, x)
+		q.Scale(c.scale, q)
+		for j := 0; j < d; j++ { // a query far from everything
+			q.Set(79, j, 50*c.scale)
+		}
 		s := newExactSearch(x.RawMatrix())
 		var sc searchScratch
 		for _, k := range []int{1, 5, 12} {
@@ -325,7 +338,7 @@ func TestExactSearchMatchesBruteForce(t *testing.T) {
 				js, ds := s.knn(&sc, q.RawRowView(i), k)
 				wj, wd := nb.Row(i)
 				if fmt.Sprint(js) != fmt.Sprint(wj) {
-					t.Fatalf("d=%d k=%d query %d: neighbours %v, brute force %v", d, k, i, js, wj)
+					t.Fatalf("d=%d scale %g k=%d query %d: neighbours %v, brute force %v", d, c.scale, k, i, js, wj)
 				}
 				for c := range ds {
 					if math.Abs(ds[c]-wd[c]) > 1e-12*wd[c] {
@@ -334,7 +347,7 @@ func TestExactSearchMatchesBruteForce(t *testing.T) {
 				}
 			}
 		}
-		eps := 0.5 * math.Sqrt(float64(4)) // a few neighbours each
+		eps := 0.5 * math.Sqrt(float64(4)) * c.scale // a few neighbours each
 		nb, err := neighbors.RadiusQuery(context.Background(), x, q, eps, neighbors.Options{})
 		if err != nil {
 			t.Fatal(err)
