@@ -37,7 +37,7 @@
 //     transformation (n²·k flam). This is LAPACK's DSTEBZ + DSTEIN path
 //     (DSYEVX). For k ≪ n it costs the tridiagonal reduction alone: 1.75 s
 //     for the top 10 of n = 2000 on a 2-core machine, against 23.8 s for
-//     gonum's full mat.EigenSym (go run ./bench/kernels -reference,
+//     gonum's full mat.EigenSym (go run ./bench/tables/kernels -reference,
 //     bench/RESULTS.md).
 //   - Syevd: gonum's Dsyev (implicit QL/QR, rotations accumulated into Q,
 //     ≈ 9n³ flops, badly cached in row-major); prefer Syevr when you need

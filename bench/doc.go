@@ -2,10 +2,10 @@
 // backend kernels (this package's _test files, named like
 // BenchmarkGemm/impl=openblas/n=2000 and reporting GFLAM/s), the dispatch
 // benchmark that fixed the OpenBLAS backend's small-size thresholds, the
-// kernel table printed by `go run ./bench/kernels`, and, in subfolders,
-// side-by-side runs against peers and paper reproductions. Figures, the
-// commands that produced them and the machine they ran on are kept in
-// bench/RESULTS.md.
+// kernel table printed by `go run ./bench/tables/kernels`, and, in subfolders
+// sorted by kind (README.md lists them): tables/, scale/ runs, peers/
+// comparisons and repro/ of the papers. Figures, the commands that produced
+// them and the machine they ran on are kept in bench/RESULTS.md.
 //
 // Run the benchmarks of both backends with
 //

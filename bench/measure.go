@@ -22,7 +22,7 @@ func Best(reps int, f func()) float64 {
 
 // GemmRate returns the best rate, in flam per second, of an n×n×n Gemm
 // on impl over reps runs: the machine's measured compute peak for that
-// backend (bench/kernels prints it; the flam audit divides by it).
+// backend (bench/tables/kernels prints it; the flam audit divides by it).
 func GemmRate(impl backend.Impl, n, reps int) float64 {
 	a, b, c := RandGeneral(1, n, n), RandGeneral(2, n, n), RandGeneral(3, n, n)
 	t := Best(reps, func() { impl.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c) })

@@ -16,7 +16,7 @@ import (
 
 // benchProblem is a dense m×n Gaussian matrix with column scales from 1 to
 // 10^-1.5 (cond(A) ≈ 40, about 400 iterations to 1e-8, like
-// bench/solvers/make_matrices.py) and k right-hand sides A·x + 1e-3·e.
+// bench/scale/solvers/make_matrices.py) and k right-hand sides A·x + 1e-3·e.
 func benchProblem(m, n, k int) (blas64.General, blas64.General) {
 	rnd := rand.New(rand.NewPCG(7, 7))
 	a := blas64.General{Rows: m, Cols: n, Stride: n, Data: make([]float64, m*n)}

@@ -26,7 +26,7 @@ func rollGraph(b *testing.B, n int) *sparse.CSR {
 
 // All-pairs geodesics into one reused n×n buffer. The target, against
 // scipy.sparse.csgraph.shortest_path(method='D') on the same graph, is
-// measured side by side by bench/geodesic/run.sh.
+// measured side by side by bench/scale/geodesic/run.sh.
 func BenchmarkAllPairs(b *testing.B) {
 	for _, n := range []int{2000, 10000} {
 		g := rollGraph(b, n)
@@ -46,7 +46,7 @@ func BenchmarkAllPairs(b *testing.B) {
 }
 
 // Landmark geodesics, float32 output: L = 30 sources on a 200,000-point
-// roll (the 10⁶-point, L = 300 target runs in bench/geodesic).
+// roll (the 10⁶-point, L = 300 target runs in bench/scale/geodesic).
 func BenchmarkLandmarks(b *testing.B) {
 	const n, l = 200_000, 30
 	g := rollGraph(b, n)

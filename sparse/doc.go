@@ -85,7 +85,7 @@
 // the reference machine: 3.3–3.5 s for all pairs against 32.4 s for
 // scipy 1.10's shortest_path(method='D') and 58.1 s with directed=False, as
 // scikit-learn's Isomap calls it, on the same graph; landmarks, L = 300 of
-// n = 10⁶: 28.3 s; bench/geodesic/run.sh): the vertices are renumbered in
+// n = 10⁶: 28.3 s; bench/scale/geodesic/run.sh): the vertices are renumbered in
 // breadth-first order, so the vertices one search touches together lie
 // together in memory (3.5× over a random order at n = 10⁶); the heap is an
 // indexed 4-ary heap of integer keys (the bit patterns of the

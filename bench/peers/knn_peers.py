@@ -12,7 +12,7 @@ neighbours by brute force (a neighbour at the k-th exact distance counts).
     /usr/bin/python3 bench/peers/knn_peers.py --kind digits --n 100000
     /usr/bin/python3 bench/peers/knn_peers.py --kind roll --dim 784 --n 100000
 
-The data come from go run ./bench/gendata (deformed USPS digits, or a swiss
+The data come from go run ./bench/scale/gendata (deformed USPS digits, or a swiss
 roll embedded in --dim dimensions); run from the repository root.
 """
 import argparse
@@ -63,7 +63,7 @@ def main():
     work = a.workdir or tempfile.mkdtemp(prefix="knn-peers-")
     data = os.path.join(work, "%s-%d-%d.npy" % (a.kind, a.n, a.dim))
     if not os.path.exists(data):
-        subprocess.run(["go", "run", "./bench/gendata", "-kind", a.kind, "-n", str(a.n), "-dim", str(a.dim), "-out", data],
+        subprocess.run(["go", "run", "./bench/scale/gendata", "-kind", a.kind, "-n", str(a.n), "-dim", str(a.dim), "-out", data],
                        check=True, cwd=ROOT)
     gorun = os.path.join(work, "knnrun")
     subprocess.run(["go", "build", "-o", gorun, "./bench/peers/knnrun"], check=True, cwd=ROOT)

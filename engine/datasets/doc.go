@@ -13,6 +13,6 @@
 // digit images from a base set (the USPS digits of ../shared/data) by
 // small random affine maps and elastic distortions (Simard, Steinkraus and
 // Platt, ICDAR 2003), keeping the labels, as the infinite-MNIST sets are
-// made (Loosli, Canu and Bottou, 2007). go run ./bench/gendata writes them
+// made (Loosli, Canu and Bottou, 2007). go run ./bench/scale/gendata writes them
 // as .npy files.
 package datasets

@@ -2,8 +2,8 @@
 // NumPy .npy files (float64, rows = samples), for benchmarks at scale and
 // for the side-by-side runs of bench/peers:
 //
-//	go run ./bench/gendata -kind digits -n 100000 -out digits100k.npy -labels digits100k.txt
-//	go run ./bench/gendata -kind roll -n 100000 -dim 784 -out roll784.npy
+//	go run ./bench/scale/gendata -kind digits -n 100000 -out digits100k.npy -labels digits100k.txt
+//	go run ./bench/scale/gendata -kind roll -n 100000 -dim 784 -out roll784.npy
 //
 // Kinds: digits (DeformDigits of ../shared/data/usps9298, 256 features),
 // roll and scurve (SwissRoll or SCurve with noise -noise, embedded in -dim

@@ -5,7 +5,7 @@ of the per-round ratios (the peers of one round ran minutes apart, so
 their ratio suffers less from the load of a shared machine than the ratio
 of bests).
 
-    /usr/bin/python3 bench/solvers/summarize.py run-output.txt
+    /usr/bin/python3 bench/scale/solvers/summarize.py run-output.txt
 """
 import re
 import statistics

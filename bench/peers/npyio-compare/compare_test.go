@@ -21,7 +21,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-var usps = "../../../shared/data/usps9298/usps9298_X.npy"
+var usps = "../../../../shared/data/usps9298/usps9298_X.npy"
 
 func BenchmarkDataio(b *testing.B) {
 	raw, err := os.ReadFile(usps)
@@ -52,7 +52,7 @@ func BenchmarkNpyio(b *testing.B) {
 
 // The bad files of dataio's tests, and forged headers: what each reader does.
 func TestBadFiles(t *testing.T) {
-	files, _ := filepath.Glob("../../dataio/testdata/*.npy")
+	files, _ := filepath.Glob("../../../dataio/testdata/*.npy")
 	good, err := os.ReadFile(usps)
 	if err != nil {
 		t.Skipf("USPS not available (../shared/data): %v", err)

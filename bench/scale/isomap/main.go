@@ -1,9 +1,9 @@
 // Command isomap times exact Isomap and Landmark Isomap on a swiss roll and
 // prints the stage reports and the process's peak heap.
 //
-//	go run ./bench/isomap -n 10000                       # exact, float64
-//	go run ./bench/isomap -n 40000 -float32              # exact, float32 geodesics
-//	go run ./bench/isomap -n 1000000 -landmarks 300      # Landmark Isomap
+//	go run ./bench/scale/isomap -n 10000                       # exact, float64
+//	go run ./bench/scale/isomap -n 40000 -float32              # exact, float32 geodesics
+//	go run ./bench/scale/isomap -n 1000000 -landmarks 300      # Landmark Isomap
 package main
 
 import (

@@ -5,8 +5,8 @@
 // allocated (runtime.MemStats), to show that nothing n×n is allocated
 // besides the caller's output.
 //
-//	go run ./bench/geodesic -n 10000 -k 10 -reps 3 -mtx /tmp/roll.mtx
-//	go run ./bench/geodesic -n 1000000 -k 10 -landmarks 300
+//	go run ./bench/scale/geodesic -n 10000 -k 10 -reps 3 -mtx /tmp/roll.mtx
+//	go run ./bench/scale/geodesic -n 1000000 -k 10 -landmarks 300
 //
 // With -mtx the graph is also written as MatrixMarket, for the scipy run
 // of scipy_shortest_path.py on the very same graph (run.sh does both under

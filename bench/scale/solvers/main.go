@@ -2,8 +2,8 @@
 // matrices that make_matrices.py writes, for the side-by-side runs with
 // scipy in run.sh (see README.md in this folder).
 //
-//	go run ./bench/solvers -mode eigs -case tau5000 -k 10
-//	go run ./bench/solvers -mode lsqr -rhs 1
+//	go run ./bench/scale/solvers -mode eigs -case tau5000 -k 10
+//	go run ./bench/scale/solvers -mode lsqr -rhs 1
 package main
 
 import (

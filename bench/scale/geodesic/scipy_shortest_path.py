@@ -3,7 +3,7 @@
 
 Usage: /usr/bin/python3 scipy_shortest_path.py GRAPH.mtx [--undirected]
 
-The peer of bench/geodesic (run.sh runs both on the same graph under the
+The peer of bench/scale/geodesic (run.sh runs both on the same graph under the
 timing lock). scipy's Dijkstra runs on one core; --undirected is what
 scikit-learn's Isomap calls (directed=False).
 """

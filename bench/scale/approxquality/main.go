@@ -4,7 +4,7 @@
 // disparity, for Laplacian eigenmaps, LLE, LTSA and Isomap on a swiss roll
 // embedded in -dim dimensions (or, with -dim 3, the roll itself).
 //
-//	go run ./bench/approxquality -n 20000 -dim 50 -methods laplacian,lle
+//	go run ./bench/scale/approxquality -n 20000 -dim 50 -methods laplacian,lle
 package main
 
 import (

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Times scipy.sparse.linalg.eigsh (ARPACK) on the dense benchmark matrices.
 
-    /usr/bin/python3 bench/solvers/eigs_peer.py MATDIR [reps]
+    /usr/bin/python3 bench/scale/solvers/eigs_peer.py MATDIR [reps]
 
 For each case prints one line: case, k, tol, best seconds over reps, matrix
 products, and the largest relative residual max ||A y - theta y|| / ||A||_2

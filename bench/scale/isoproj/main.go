@@ -3,7 +3,7 @@
 // Cai, He & Han, AAAI 2007 §"Clustering on Reuters-21578" prepares them)
 // and prints the stage report: predicted flam against measured seconds.
 //
-//	go run ./bench/isoproj [-data ../shared/data] [-k 7] [-dim 10]
+//	go run ./bench/scale/isoproj [-data ../shared/data] [-k 7] [-dim 10]
 package main
 
 import (

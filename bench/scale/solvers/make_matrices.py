@@ -3,7 +3,7 @@
 
 Run with Debian's /usr/bin/python3 (numpy 1.24, scipy 1.10.1, sklearn 1.2.1):
 
-    /usr/bin/python3 bench/solvers/make_matrices.py OUTDIR [N]
+    /usr/bin/python3 bench/scale/solvers/make_matrices.py OUTDIR [N]
 
 OUTDIR/tau{N}.npy     tau(D_G) = -1/2 H S H, S the squared geodesic distances
                       of the first N USPS digits (../shared/data/usps9298) on
@@ -23,7 +23,7 @@ from scipy.sparse.csgraph import shortest_path, connected_components
 from sklearn.neighbors import kneighbors_graph
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "..", "..", "shared", "data", "usps9298")
+DATA = os.path.join(HERE, "..", "..", "..", "..", "shared", "data", "usps9298")
 if not os.path.isdir(DATA):
     DATA = "/work/shared/data/usps9298"
 

@@ -1,7 +1,7 @@
 // Command flamaudit sets every method's predicted flam per stage (the
 // papers' operation counts, backend/flam, recorded in each fit's report)
 // against the measured time at the machine's measured peak: the best Gemm
-// rate of the active backend (bench.GemmRate, as bench/kernels measures it)
+// rate of the active backend (bench.GemmRate, as bench/tables/kernels measures it)
 // for compute-bound stages, and the stream bandwidth (bench.StreamBandwidth)
 // for the memory-bound ones. For every stage it prints the achieved
 // GFLAM/s, the percentage of the Gemm peak, and — assuming each flam reads
@@ -17,8 +17,8 @@
 // It writes the section "flam-audit-<backend>" of bench/RESULTS.md. Run from
 // the repository root, under the timing lock, for both backends:
 //
-//	flock /tmp/manifold-bench.lock go run ./bench/flamaudit
-//	flock /tmp/manifold-bench.lock go run -tags openblas ./bench/flamaudit
+//	flock /tmp/manifold-bench.lock go run ./bench/tables/flamaudit
+//	flock /tmp/manifold-bench.lock go run -tags openblas ./bench/tables/flamaudit
 package main
 
 import (
@@ -204,7 +204,7 @@ func main() {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Flam audit, %s backend\n\n", impl.Name())
-	fmt.Fprintf(&b, "Command: `flock /tmp/manifold-bench.lock go run %s./bench/flamaudit %s`.  \n", tagFlag(impl.Name()), strings.Join(os.Args[1:], " "))
+	fmt.Fprintf(&b, "Command: `flock /tmp/manifold-bench.lock go run %s./bench/tables/flamaudit %s`.  \n", tagFlag(impl.Name()), strings.Join(os.Args[1:], " "))
 	fmt.Fprintf(&b, "Machine: %s.  \n", machine)
 	fmt.Fprintf(&b, "Measured peaks in this run: Gemm %.2f GFLAM/s (bench.GemmRate, best n×n×n Gemm of the backend), stream %.1f GB/s (bench.StreamBandwidth, parallel copy, read + write).\n\n",
 		peak/1e9, stream/1e9)

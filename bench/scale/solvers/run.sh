@@ -4,7 +4,7 @@
 # for ROUNDS rounds under the shared benchmark lock (compare the best of
 # each). Run from the repository root:
 #
-#   sh bench/solvers/run.sh [MATDIR] [ROUNDS]
+#   sh bench/scale/solvers/run.sh [MATDIR] [ROUNDS]
 #
 # Needs Debian's /usr/bin/python3 (numpy, scipy, sklearn) and, for the
 # OpenBLAS build, libopenblas-dev and liblapacke-dev (build/install-openblas.sh).
@@ -13,7 +13,7 @@ DIR=${1:-/tmp/manifold-solvers-bench}
 ROUNDS=${2:-3}
 LOCK=/tmp/manifold-bench.lock
 PY=/usr/bin/python3
-HERE=bench/solvers
+HERE=bench/scale/solvers
 
 $PY $HERE/make_matrices.py "$DIR"
 go build -o "$DIR/solvers-purego" ./$HERE

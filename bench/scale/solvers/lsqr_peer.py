@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Times scipy.sparse.linalg.lsqr on the dense LSQR benchmark problem.
 
-    /usr/bin/python3 bench/solvers/lsqr_peer.py MATDIR [reps] [many]
+    /usr/bin/python3 bench/scale/solvers/lsqr_peer.py MATDIR [reps] [many]
 
 Prints, per case: damping, tolerances, best seconds over reps, iterations,
 istop, and the seconds per iteration. Cases: one right-hand side without

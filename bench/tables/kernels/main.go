@@ -4,10 +4,10 @@
 // memory-bound kernels, GB/s and the percentage of the measured stream
 // bandwidth), followed by the target ratios.
 //
-//	go run ./bench/kernels                      # pure-Go backend
-//	go run -tags openblas ./bench/kernels       # both backends
-//	go run ./bench/kernels -quick               # small sizes, seconds
-//	go run ./bench/kernels -reference           # also gonum's full mat.EigenSym at n=2000 (~1 min)
+//	go run ./bench/tables/kernels                      # pure-Go backend
+//	go run -tags openblas ./bench/tables/kernels       # both backends
+//	go run ./bench/tables/kernels -quick               # small sizes, seconds
+//	go run ./bench/tables/kernels -reference           # also gonum's full mat.EigenSym at n=2000 (~1 min)
 package main
 
 import (
