@@ -3,7 +3,10 @@ package sparse_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -334,7 +337,11 @@ func TestAnalyzeLDLCancel(t *testing.T) {
 			}
 		}
 		if !raceEnabled && best > 100*time.Millisecond {
-			t.Errorf("cancelled after %v of %v: returned %v later, bound 100 ms", delay, whole, best)
+			if load, busy := machineBusy(); busy {
+				t.Logf("cancelled after %v of %v: returned %v later — not asserted, load average %.1f", delay, whole, best, load)
+			} else {
+				t.Errorf("cancelled after %v of %v: returned %v later, bound 100 ms", delay, whole, best)
+			}
 		}
 		t.Logf("cancel after %6.1f ms of %6.1f: returned %5.2f ms later", delay.Seconds()*1e3, whole.Seconds()*1e3, best.Seconds()*1e3)
 	}
@@ -383,7 +390,26 @@ func TestToCSRCtxCancel(t *testing.T) {
 			}
 		}
 		if !raceEnabled && best > 100*time.Millisecond {
-			t.Errorf("cancelled after %v of %v: returned %v later, bound 100 ms", delay, whole, best)
+			if load, busy := machineBusy(); busy {
+				t.Logf("cancelled after %v of %v: returned %v later — not asserted, load average %.1f", delay, whole, best, load)
+			} else {
+				t.Errorf("cancelled after %v of %v: returned %v later, bound 100 ms", delay, whole, best)
+			}
 		}
 	}
+}
+
+// machineBusy reports the one-minute load average (/proc/loadavg) and
+// whether it is at least the number of CPUs less one half: a wall-clock
+// latency is asserted only on a machine with a core to spare.
+func machineBusy() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	var load float64
+	if _, err := fmt.Sscan(string(b), &load); err != nil {
+		return 0, false
+	}
+	return load, load >= float64(runtime.NumCPU())-0.5
 }
