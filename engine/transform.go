@@ -123,7 +123,8 @@ type preparer interface{ prepare() error }
 // call (Isomap's and Landmark Isomap's prepared graph and neighbour index),
 // so that a service's first request is as fast as the others, and, for
 // those two, what only Prepare builds: the table of training geodesics
-// (N×N for Isomap, N×L for Landmark Isomap, when it takes at most 1 GiB)
+// (N×N for Isomap, N×L for Landmark Isomap, when it takes at most 1 GiB and
+// a quarter of the available memory)
 // that maps a new point with k·N additions instead of a Dijkstra search of
 // the whole graph — an Isomap model of the 7291 USPS training digits then
 // holds 425 MB more and maps a row in about a tenth of the time. Building

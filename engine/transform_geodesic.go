@@ -54,7 +54,8 @@ type geoIndex struct {
 
 // geoTableMax bounds the memory of a geodesic model's table (see
 // geoIndex.table): 1 GiB, an Isomap model of up to 11,585 training points
-// or a Landmark Isomap model of N·L ≤ 134 million. Larger models map new
+// or a Landmark Isomap model of N·L ≤ 134 million, and never more than a
+// quarter of the memory available (AvailableMemory). Larger models map new
 // points by Dijkstra.
 const geoTableMax = 1 << 30
 
@@ -70,8 +71,12 @@ func (gi *geoIndex) prepareTable() {
 		if gi.cols != nil {
 			r = len(gi.cols)
 		}
-		if n == 0 || r == 0 || int64(n)*int64(r)*8 > geoTableMax {
+		bytes := int64(n) * int64(r) * 8
+		if n == 0 || r == 0 || bytes > geoTableMax {
 			return
+		}
+		if avail := AvailableMemory().Available; avail > 0 && bytes > avail/4 {
+			return // never more than a quarter of what the machine has left
 		}
 		if gi.cols != nil && !gi.symmetric {
 			return // d(j → landmark) would need a search from every j
