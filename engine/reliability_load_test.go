@@ -105,21 +105,7 @@ func TestLoadHugeValues(t *testing.T) {
 	ctx := context.Background()
 	x, labels := relData(30, 3, 3)
 	for _, m := range relMethods {
-		mod, err := relFit(ctx, m, x, relCase{}, labels)
-		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-		var buf bytes.Buffer
-		if err := mod.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		good := buf.Bytes()
-		hl := int(binary.LittleEndian.Uint32(good[12:16]))
-		var h modelHeader
-		if err := json.Unmarshal(good[16:16+hl], &h); err != nil {
-			t.Fatal(err)
-		}
-		off := 16 + hl
+		good, h, off := savedFile(t, ctx, m, x, labels)
 		for _, a := range h.Floats {
 			n := a.Rows * a.Cols
 			if n == 0 {
@@ -230,21 +216,7 @@ func TestLoadBadIndices(t *testing.T) {
 	x, labels := relData(30, 3, 3)
 	cases := 0
 	for _, m := range relMethods {
-		mod, err := relFit(ctx, m, x, relCase{}, labels)
-		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-		var buf bytes.Buffer
-		if err := mod.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		good := buf.Bytes()
-		hl := int(binary.LittleEndian.Uint32(good[12:16]))
-		var h modelHeader
-		if err := json.Unmarshal(good[16:16+hl], &h); err != nil {
-			t.Fatal(err)
-		}
-		off := 16 + hl
+		good, h, off := savedFile(t, ctx, m, x, labels)
 		for _, a := range h.Floats {
 			off += 8 * a.Rows * a.Cols
 		}
@@ -296,4 +268,25 @@ func loadAndMap(ctx context.Context, b []byte, x mat.Matrix) (l Model, y *mat.De
 		err = nil
 	}
 	return l, y, err
+}
+
+// savedFile fits m, saves the model and returns the file, its header and
+// the offset of its first array, for tests that forge model files.
+func savedFile(t *testing.T, ctx context.Context, m relMethod, x mat.Matrix, labels []int) ([]byte, modelHeader, int) {
+	t.Helper()
+	mod, err := relFit(ctx, m, x, relCase{}, labels)
+	if err != nil {
+		t.Fatalf("%s: %v", m.name, err)
+	}
+	var buf bytes.Buffer
+	if err := mod.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	hl := int(binary.LittleEndian.Uint32(good[12:16]))
+	var h modelHeader
+	if err := json.Unmarshal(good[16:16+hl], &h); err != nil {
+		t.Fatal(err)
+	}
+	return good, h, 16 + hl
 }

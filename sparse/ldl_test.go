@@ -295,6 +295,42 @@ func TestLDLCancelLatency(t *testing.T) {
 	}
 }
 
+// checkCancelLatency cancels run (which returns whether it was cancelled,
+// failing the test on a wrong result itself) at each fraction of the
+// uncancelled time whole, best of three, and asserts it returns within
+// 100 ms on a machine with a core to spare.
+func checkCancelLatency(t *testing.T, whole time.Duration, fracs []float64, run func(ctx context.Context, delay time.Duration) (cancelled bool)) {
+	t.Helper()
+	for _, frac := range fracs {
+		delay := time.Duration(frac * float64(whole))
+		best := time.Duration(-1)
+		for try := 0; try < 3 && (best < 0 || best > 100*time.Millisecond); try++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			fired := make(chan time.Time, 1)
+			tm := time.AfterFunc(delay, func() { fired <- time.Now(); cancel() })
+			cancelled := run(ctx, delay)
+			end := time.Now()
+			tm.Stop()
+			cancel()
+			if !cancelled {
+				best = 0 // finished before the cancel took effect
+				continue
+			}
+			if lat := end.Sub(<-fired); best < 0 || lat < best {
+				best = lat
+			}
+		}
+		if !raceEnabled && best > 100*time.Millisecond {
+			if load, busy := machineBusy(); busy {
+				t.Logf("cancelled after %v of %v: returned %v later — not asserted, load average %.1f", delay, whole, best, load)
+			} else {
+				t.Errorf("cancelled after %v of %v: returned %v later, bound 100 ms", delay, whole, best)
+			}
+		}
+		t.Logf("cancel after %6.1f ms of %6.1f: returned %5.2f ms later", delay.Seconds()*1e3, whole.Seconds()*1e3, best.Seconds()*1e3)
+	}
+}
+
 // The ordering and symbolic analysis of a large pattern stop within
 // 100 ms of a cancel, wherever the cancel lands (delays spread over an
 // uncancelled run cover both orderings and the symbolic passes), and never
@@ -310,41 +346,16 @@ func TestAnalyzeLDLCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := time.Since(t0)
-	for _, frac := range []float64{0.05, 0.2, 0.4, 0.6, 0.8, 0.95} {
-		delay := time.Duration(frac * float64(whole))
-		best := time.Duration(-1)
-		for try := 0; try < 3 && (best < 0 || best > 100*time.Millisecond); try++ {
-			ctx, cancel := context.WithCancel(context.Background())
-			fired := make(chan time.Time, 1)
-			tm := time.AfterFunc(delay, func() { fired <- time.Now(); cancel() })
-			an, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAuto)
-			end := time.Now()
-			tm.Stop()
-			cancel()
-			if err == nil {
-				if an.NNZ() != full.NNZ() {
-					t.Fatalf("delay %v: uncancelled analysis has %d entries, want %d", delay, an.NNZ(), full.NNZ())
-				}
-				best = 0 // finished before the cancel took effect
-				continue
-			}
-			if !errors.Is(err, context.Canceled) || an != nil {
-				t.Fatalf("delay %v: %v, %v; want nil, context.Canceled", delay, an, err)
-			}
-			if lat := end.Sub(<-fired); best < 0 || lat < best {
-				best = lat
-			}
+	checkCancelLatency(t, time.Since(t0), []float64{0.05, 0.2, 0.4, 0.6, 0.8, 0.95}, func(ctx context.Context, delay time.Duration) bool {
+		an, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAuto)
+		switch {
+		case err == nil && an.NNZ() != full.NNZ():
+			t.Fatalf("delay %v: uncancelled analysis has %d entries, want %d", delay, an.NNZ(), full.NNZ())
+		case err != nil && (!errors.Is(err, context.Canceled) || an != nil):
+			t.Fatalf("delay %v: %v, %v; want nil, context.Canceled", delay, an, err)
 		}
-		if !raceEnabled && best > 100*time.Millisecond {
-			if load, busy := machineBusy(); busy {
-				t.Logf("cancelled after %v of %v: returned %v later — not asserted, load average %.1f", delay, whole, best, load)
-			} else {
-				t.Errorf("cancelled after %v of %v: returned %v later, bound 100 ms", delay, whole, best)
-			}
-		}
-		t.Logf("cancel after %6.1f ms of %6.1f: returned %5.2f ms later", delay.Seconds()*1e3, whole.Seconds()*1e3, best.Seconds()*1e3)
-	}
+		return err != nil
+	})
 }
 
 // Turning millions of triplets into a CSR stops within 100 ms of a cancel;
@@ -367,36 +378,13 @@ func TestToCSRCtxCancel(t *testing.T) {
 	if err != nil || got.NNZ() != want.NNZ() {
 		t.Fatalf("ToCSRCtx: %v, %d entries, want %d", err, got.NNZ(), want.NNZ())
 	}
-	for _, frac := range []float64{0.1, 0.5, 0.9} {
-		delay := time.Duration(frac * float64(whole))
-		best := time.Duration(-1)
-		for try := 0; try < 3 && (best < 0 || best > 100*time.Millisecond); try++ {
-			ctx, cancel := context.WithCancel(context.Background())
-			fired := make(chan time.Time, 1)
-			tm := time.AfterFunc(delay, func() { fired <- time.Now(); cancel() })
-			c, err := coo.ToCSRCtx(ctx)
-			end := time.Now()
-			tm.Stop()
-			cancel()
-			if err == nil {
-				best = 0
-				continue
-			}
-			if !errors.Is(err, context.Canceled) || c != nil {
-				t.Fatalf("delay %v: %v, %v; want nil, context.Canceled", delay, c, err)
-			}
-			if lat := end.Sub(<-fired); best < 0 || lat < best {
-				best = lat
-			}
+	checkCancelLatency(t, whole, []float64{0.1, 0.5, 0.9}, func(ctx context.Context, delay time.Duration) bool {
+		c, err := coo.ToCSRCtx(ctx)
+		if err != nil && (!errors.Is(err, context.Canceled) || c != nil) {
+			t.Fatalf("delay %v: %v, %v; want nil, context.Canceled", delay, c, err)
 		}
-		if !raceEnabled && best > 100*time.Millisecond {
-			if load, busy := machineBusy(); busy {
-				t.Logf("cancelled after %v of %v: returned %v later — not asserted, load average %.1f", delay, whole, best, load)
-			} else {
-				t.Errorf("cancelled after %v of %v: returned %v later, bound 100 ms", delay, whole, best)
-			}
-		}
-	}
+		return err != nil
+	})
 }
 
 // machineBusy reports the one-minute load average (/proc/loadavg) and
