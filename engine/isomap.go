@@ -91,8 +91,6 @@ type IsomapModel struct {
 
 const methodIsomap = "isomap"
 
-func init() { decoders[methodIsomap] = decodeIsomap }
-
 func (s Isomap) resolved() Isomap {
 	if s.Dim == 0 {
 		s.Dim = 2

@@ -100,8 +100,6 @@ type IsoProjectionModel struct {
 
 const methodIsoProjection = "isoprojection"
 
-func init() { decoders[methodIsoProjection] = decodeIsoProjection }
-
 func (s IsoProjection) resolved() IsoProjection {
 	if s.Dim == 0 {
 		s.Dim = 2

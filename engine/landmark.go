@@ -71,8 +71,6 @@ type LandmarkIsomapModel struct {
 
 const methodLandmarkIsomap = "landmark-isomap"
 
-func init() { decoders[methodLandmarkIsomap] = decodeLandmarkIsomap }
-
 func (s LandmarkIsomap) resolved(n int) LandmarkIsomap {
 	if s.Dim == 0 {
 		s.Dim = 2

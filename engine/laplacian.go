@@ -87,8 +87,6 @@ type LaplacianModel struct {
 
 const methodLaplacian = "laplacian"
 
-func init() { decoders[methodLaplacian] = decodeLaplacian }
-
 func (s LaplacianEigenmaps) resolved() LaplacianEigenmaps {
 	if s.Dim == 0 {
 		s.Dim = 2

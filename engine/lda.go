@@ -141,8 +141,6 @@ type fisher struct {
 
 const methodLDA = "lda"
 
-func init() { decoders[methodLDA] = decodeLDA }
-
 // classIndex maps labels onto 0…c−1 (classes in ascending label order) and
 // returns the class of every sample, the labels of the classes and the
 // class sizes.

@@ -52,8 +52,6 @@ type LLEModel struct {
 
 const methodLLE = "lle"
 
-func init() { decoders[methodLLE] = decodeLLE }
-
 func (s LLE) resolved() LLE {
 	if s.Dim == 0 {
 		s.Dim = 2

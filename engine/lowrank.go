@@ -111,8 +111,6 @@ type LowRankIsomapModel struct {
 
 const methodLowRankIsomap = "lowrank-isomap"
 
-func init() { decoders[methodLowRankIsomap] = decodeLowRankIsomap }
-
 func (s LowRankIsomap) resolved() LowRankIsomap {
 	if s.Dim == 0 {
 		s.Dim = 2

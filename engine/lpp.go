@@ -66,14 +66,12 @@ type LPPModel struct{ linearModel }
 
 const methodLPP = "lpp"
 
-func init() {
-	decoders[methodLPP] = func(d *modelData) (Model, error) {
-		m, err := decodeLinear(d)
-		if err != nil {
-			return nil, err
-		}
-		return &LPPModel{*m}, nil
+func decodeLPP(d *modelData) (Model, error) {
+	m, err := decodeLinear(d)
+	if err != nil {
+		return nil, err
 	}
+	return &LPPModel{*m}, nil
 }
 
 func (s LPP) resolved() LPP {

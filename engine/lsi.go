@@ -50,8 +50,6 @@ type LSIModel struct {
 
 const methodLSI = "lsi"
 
-func init() { decoders[methodLSI] = decodeLSI }
-
 // Fit computes the truncated SVD of the rows of x (a *sparse.CSR, or dense).
 func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	const method = methodLSI

@@ -76,8 +76,6 @@ type LTSAModel struct {
 
 const methodLTSA = "ltsa"
 
-func init() { decoders[methodLTSA] = decodeLTSA }
-
 func (s LTSA) resolved() LTSA {
 	if s.Dim == 0 {
 		s.Dim = 2

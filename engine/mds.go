@@ -41,8 +41,6 @@ type MDSModel struct {
 
 const methodMDS = "mds"
 
-func init() { decoders[methodMDS] = decodeMDS }
-
 func (s MDS) dim() int {
 	if s.Dim == 0 {
 		return 2

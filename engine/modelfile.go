@@ -463,8 +463,26 @@ func (d *modelData) stringParam(name string) (string, error) {
 	return v, nil
 }
 
-// decoders maps a method name to the function that rebuilds its model.
-var decoders = map[string]func(*modelData) (Model, error){}
+// decoders maps a method name to the function that rebuilds its model:
+// the one registry of the model file, a line per method.
+var decoders = map[string]func(*modelData) (Model, error){
+	methodPCA:            decodePCA,
+	methodMDS:            decodeMDS,
+	methodIsomap:         decodeIsomap,
+	methodLandmarkIsomap: decodeLandmarkIsomap,
+	methodLLE:            decodeLLE,
+	methodIsoProjection:  decodeIsoProjection,
+	methodOIP:            decodeOIP,
+	methodSOIP:           decodeSOIP,
+	methodTDPM:           decodeTDPM,
+	methodLowRankIsomap:  decodeLowRankIsomap,
+	methodLPP:            decodeLPP,
+	methodNPE:            decodeNPE,
+	methodLDA:            decodeLDA,
+	methodLTSA:           decodeLTSA,
+	methodLaplacian:      decodeLaplacian,
+	methodLSI:            decodeLSI,
+}
 
 // Load reads a model written by a Model's Save. The error wraps
 // ErrModelFile when the file is not a valid model of a known method. It is

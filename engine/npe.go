@@ -61,14 +61,12 @@ type NPEModel struct{ linearModel }
 
 const methodNPE = "npe"
 
-func init() {
-	decoders[methodNPE] = func(d *modelData) (Model, error) {
-		m, err := decodeLinear(d)
-		if err != nil {
-			return nil, err
-		}
-		return &NPEModel{*m}, nil
+func decodeNPE(d *modelData) (Model, error) {
+	m, err := decodeLinear(d)
+	if err != nil {
+		return nil, err
 	}
+	return &NPEModel{*m}, nil
 }
 
 func (s NPE) resolved() NPE {

@@ -117,8 +117,6 @@ type OIPModel struct {
 
 const methodOIP = "oip"
 
-func init() { decoders[methodOIP] = decodeOIP }
-
 func (s OIP) resolved() OIP {
 	if s.Dim == 0 {
 		s.Dim = 2

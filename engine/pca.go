@@ -51,8 +51,6 @@ type PCAModel struct {
 
 const methodPCA = "pca"
 
-func init() { decoders[methodPCA] = decodePCA }
-
 func (s PCA) dim() int {
 	if s.Dim == 0 {
 		return 2

@@ -79,8 +79,6 @@ type SOIPModel struct {
 
 const methodSOIP = "soip"
 
-func init() { decoders[methodSOIP] = decodeSOIP }
-
 func (s SOIP) oip() OIP {
 	return OIP{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Between: s.Between, Disconnected: s.Disconnected,
 		Weight: s.Weight, T: s.T, Solver: s.Solver, Seed: s.Seed, Options: s.Options}.resolved()

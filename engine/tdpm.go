@@ -100,8 +100,6 @@ type TDPMModel struct {
 
 const methodTDPM = "tdpm"
 
-func init() { decoders[methodTDPM] = decodeTDPM }
-
 func (s TDPM) resolved() TDPM {
 	if s.Dim == 0 {
 		s.Dim = 2
