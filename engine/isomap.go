@@ -164,13 +164,8 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 		return nil, err
 	}
 	m.eig = vals
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
 	m.prepareGeo()
-	return m, nil
+	return fitted(r, m)
 }
 
 func (m *IsomapModel) prepareGeo() {

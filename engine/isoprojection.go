@@ -226,12 +226,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 	if err != nil {
 		return nil, err
 	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // isoProjectionRegression is spectral regression: the top dim eigenvectors

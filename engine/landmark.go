@@ -228,13 +228,8 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 			m.eig[i] = math.Ldexp(m.eig[i], 2*e)
 		}
 	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
 	m.prepareGeo()
-	return m, nil
+	return fitted(r, m)
 }
 
 // float32Scaled returns the graph whose squared geodesics fit float32:

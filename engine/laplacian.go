@@ -206,12 +206,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 	}
 	backend.FixSigns(m.embedding)
 	m.eig = eig.vals
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // copyInput returns a copy of the rows (a CSR is immutable and shared).

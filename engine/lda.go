@@ -222,12 +222,7 @@ func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 	if usePCA || solver == LDASVD {
 		r.rep.Params["pca_dim"] = m.pcaDim
 	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // checkLabels validates labels for n samples: at least two classes and

@@ -138,12 +138,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 		m.embedding.Data[i] *= scale
 	}
 	m.eig = eig.vals
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // reconstructionWeights returns the CSR of barycentric weights (nq×n) that

@@ -175,12 +175,7 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // symmetrize replaces a square matrix by (A + Aᵀ)/2.

@@ -172,12 +172,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	mod.report = *rep
-	return mod, nil
+	return fitted(r, mod)
 }
 
 // Components returns the right singular vectors V as the columns of a

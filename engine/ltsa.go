@@ -217,12 +217,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k, nullity: eig.nullity}
 	m.embedding = eig.vecs
 	m.eig = eig.vals
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // localPCA is the workspace of one local tangent space: the centred Gram

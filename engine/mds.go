@@ -78,12 +78,7 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 		return nil, err
 	}
 	m.train = copyGeneral(g)
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // FitDistances embeds N points given their N×N matrix of Euclidean (not
@@ -143,12 +138,7 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 	if err != nil {
 		return nil, err
 	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 func (s MDS) check(n int) error {

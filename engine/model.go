@@ -38,6 +38,9 @@ func (b *base) Method() string        { return b.method }
 func (b *base) Dim() int              { return b.embedding.Cols }
 func (b *base) Embedding() *mat.Dense { return copyDense(b.embedding) }
 
+// setReport keeps the fit's report (fitted).
+func (b *base) setReport(r Report) { b.report = r }
+
 // Report returns a copy of the fit's report.
 func (b *base) Report() Report {
 	r := b.report

@@ -232,12 +232,7 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 	if err := checkSpan(method, m.embedding); err != nil {
 		return nil, err
 	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // checkSpan rejects projections that map every training point to 0: with

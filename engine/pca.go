@@ -181,12 +181,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // wrapNumerical marks backend failures (not cancellations) as ErrNumerical.

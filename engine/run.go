@@ -200,6 +200,19 @@ func (r *run) done() (*Report, error) {
 	return rep, nil
 }
 
+// fitted ends every Fit: the run's report into the model, or, when ctx
+// was cancelled during a last stage that does not check it, the error
+// (done) and no model.
+func fitted[M interface{ setReport(Report) }](r *run, m M) (M, error) {
+	rep, err := r.done()
+	if err != nil {
+		var none M
+		return none, err
+	}
+	m.setReport(*rep)
+	return m, nil
+}
+
 // stageCtx is handed to a stage's body.
 type stageCtx struct {
 	r          *run

@@ -187,12 +187,7 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // soipLARSFlam predicts SOIP's LARS stage before it runs: the design

@@ -226,12 +226,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 		return nil, err
 	}
 	m.eig = vals
-	rep, err := r.done()
-	if err != nil {
-		return nil, err
-	}
-	m.report = *rep
-	return m, nil
+	return fitted(r, m)
 }
 
 // tdpmBlock is the number of tangent spaces whose projections are formed
