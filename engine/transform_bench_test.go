@@ -104,6 +104,23 @@ func BenchmarkTransformRowIsomapUSPS(b *testing.B) {
 	}
 }
 
+// BenchmarkTransformSearchUSPS times the request path's exact neighbour
+// search alone (exactSearch.knn, k = 10) on the Isomap model's training
+// rows, one test row at a time.
+func BenchmarkTransformSearchUSPS(b *testing.B) {
+	m, test := uspsIsomap(b)
+	gi, err := m.(*IsomapModel).geo.get()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sc searchScratch
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		gi.search.knn(&sc, test.RawRowView(i%2007), 10)
+	}
+}
+
 func BenchmarkTransformRowPCAUSPS(b *testing.B) {
 	train, test := uspsTrain(b)
 	ctx := context.Background()

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -41,6 +39,7 @@ type geoIndex struct {
 	// search of the stored graph.
 	approx *neighbors.Index
 	tri    triangulation
+	pinvT  []float64 // tri.pinv transposed (dim×R): a row's triangulation reads it by columns
 	pool   sync.Pool // *geoScratch
 	// table, once ready (Prepare builds it when it fits geoTableMax), holds
 	// the training geodesics d(j → c) for every training point j (rows) and
@@ -179,6 +178,14 @@ func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, 
 	}
 	k = min(k, train.Rows)
 	gi := &geoIndex{method: method, search: newExactSearch(train), paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri, symmetric: graph.IsSymmetric(0)}
+	gi.search.seedWith(graph)
+	r, dim := tri.pinv.Rows, tri.pinv.Cols
+	gi.pinvT = make([]float64, dim*r)
+	for j := 0; j < r; j++ {
+		for c, v := range tri.pinv.Data[j*tri.pinv.Stride : j*tri.pinv.Stride+dim] {
+			gi.pinvT[c*r+j] = v
+		}
+	}
 	if approx && eps == 0 {
 		n, _ := graph.Dims()
 		lists := &neighbors.Result{Ptr: graph.RowPtr()[:n+1], Ind: graph.ColIdx(), Dist: graph.Values()}
@@ -265,327 +272,17 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 			}
 		}
 	}
-	t := gi.tri
-	for c := range dst {
-		dst[c] = 0
+	// y = −½·(δ − mean δ)·pinv: the weights in place of δ, then one dot
+	// product with each column of pinv (stored as rows of pinvT).
+	for j, v := range ref {
+		ref[j] = -0.5 * (v - gi.tri.meanSq[j])
 	}
 	dim := len(dst)
-	for j, v := range ref {
-		w := -0.5 * (v - t.meanSq[j])
-		row := t.pinv.Data[j*t.pinv.Stride : j*t.pinv.Stride+dim]
-		for c, p := range row {
-			dst[c] += w * p
-		}
+	r := len(ref)
+	for c := range dst {
+		dst[c] = blas64.Dot(blas64.Vector{N: r, Inc: 1, Data: ref}, blas64.Vector{N: r, Inc: 1, Data: gi.pinvT[c*r : c*r+r]})
 	}
 	return checkTransformOutput(gi.method, blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: dst})
-}
-
-// exactSearch finds the exact nearest training rows of one query with a
-// lower bound that prunes most of the scan. The training rows are
-// projected once on their top principal directions P (p of them, p ≤ 32);
-// for any orthonormal P,
-//
-//	‖q − t‖² = ‖Pᵀ(q − t)‖² + ‖R(q − t)‖² ≥ ‖Pᵀq̄ − Pᵀt̄‖² + (‖Rq̄‖ − ‖Rt̄‖)²
-//
-// (R the projector on the complement, x̄ = x − mean), so a query costs
-// n·p flam for the bounds plus D flam for each row whose bound does not
-// rule it out, instead of n·D. The rows kept are those of a brute-force
-// search, with their distances computed the same way (the difference of
-// the rows, as engine/neighbors finishes its candidates), sorted by
-// (distance, index).
-type exactSearch struct {
-	train blas64.General
-	mean  []float64
-	basis blas64.General // D×p, orthonormal columns
-	proj  []float64      // n×p: Pᵀ(t − mean)
-	res   []float64      // n: ‖R(t − mean)‖
-	slack []float64      // n: bound on the rounding error of res
-	// t32 and tn: the rows in float32 and their squared norms (float64),
-	// for a cheap screen of the rows the bound leaves (screen).
-	t32 []float32
-	tn  []float64
-	// maxAbs is the largest |value| of the rows: the screen runs only when
-	// the float32 products cannot overflow (screenable).
-	maxAbs float64
-}
-
-type searchScratch struct {
-	lb  []float64
-	qp  []float64
-	js  []int
-	ds  []float64
-	cj  []int // candidates by bound
-	cb  []float64
-	out []float64
-	x32 []float32
-}
-
-const searchDirections = 32
-
-func newExactSearch(train blas64.General) *exactSearch {
-	n, d := train.Rows, train.Cols
-	s := &exactSearch{train: train, mean: make([]float64, d)}
-	for i := 0; i < n; i++ {
-		for j, v := range train.Data[i*train.Stride : i*train.Stride+d] {
-			s.mean[j] += v
-		}
-	}
-	for j := range s.mean {
-		s.mean[j] /= float64(n)
-	}
-	p := min(searchDirections, d)
-	if p < d && n > 1 && d <= 2048 {
-		// The directions only make the bound tight (any orthonormal basis
-		// gives a valid bound): a sample of the rows finds them.
-		step := max(1, n/2000)
-		ns := (n + step - 1) / step
-		c := newGeneral(ns, d)
-		for i := 0; i < ns; i++ {
-			for j, v := range train.Data[i*step*train.Stride : i*step*train.Stride+d] {
-				c.Data[i*d+j] = v - s.mean[j]
-			}
-		}
-		cov := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
-		blas64.Syrk(blas.Trans, 1, c, 0, cov)
-		_, vecs, err := backend.EigTop(backend.Active(), cov, p)
-		if err == nil {
-			s.basis = vecs
-		}
-	}
-	if s.basis.Data == nil { // coordinate axes: few features (the bound is then the distance), very many, or a failed eigensolve
-		s.basis = newGeneral(d, p)
-		for j := 0; j < p; j++ {
-			s.basis.Data[j*p+j] = 1
-		}
-	}
-	s.proj = make([]float64, n*p)
-	s.res = make([]float64, n)
-	s.slack = make([]float64, n)
-	s.t32 = make([]float32, n*d)
-	s.tn = make([]float64, n)
-	backend.ParallelFor(n, 256, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := train.Data[i*train.Stride : i*train.Stride+d]
-			s.res[i], s.slack[i] = s.project(s.proj[i*p:(i+1)*p], row)
-			for j, v := range row {
-				s.t32[i*d+j] = float32(v)
-				s.tn[i] += v * v
-			}
-		}
-	})
-	for i := 0; i < n; i++ {
-		for _, v := range train.Data[i*train.Stride : i*train.Stride+d] {
-			s.maxAbs = max(s.maxAbs, math.Abs(v))
-		}
-	}
-	return s
-}
-
-// project writes Pᵀ(x − mean) into dst and returns ‖R(x − mean)‖ and a
-// bound on its rounding error (‖R x̄‖² is found as ‖x̄‖² − ‖Pᵀx̄‖², whose
-// cancellation costs up to a few ulps of ‖x̄‖²).
-func (s *exactSearch) project(dst, x []float64) (float64, float64) {
-	b := s.basis
-	p := b.Cols
-	for c := range dst[:p] {
-		dst[c] = 0
-	}
-	nx := 0.0
-	for j, v := range x {
-		c := v - s.mean[j]
-		nx += c * c
-		row := b.Data[j*b.Stride : j*b.Stride+p]
-		for t, w := range row {
-			dst[t] += c * w
-		}
-	}
-	np := 0.0
-	for _, v := range dst[:p] {
-		np += v * v
-	}
-	r := math.Sqrt(max(0, nx-np))
-	return r, math.Sqrt(1e-13 * nx)
-}
-
-func (sc *searchScratch) grow(n, p, k, d int) {
-	if len(sc.lb) < n {
-		sc.lb = make([]float64, n)
-	}
-	if len(sc.qp) < p {
-		sc.qp = make([]float64, p)
-	}
-	if cap(sc.x32) < d {
-		sc.x32 = make([]float32, d)
-	}
-	if cap(sc.js) < k {
-		sc.js, sc.ds = make([]int, 0, k), make([]float64, 0, k)
-		sc.cj, sc.cb = make([]int, 0, k), make([]float64, 0, k)
-		sc.out = make([]float64, 0, k)
-	}
-}
-
-// bounds fills sc.lb with lower bounds of the squared distances of x to
-// every training row, shaved by a relative 1e-9 against rounding.
-func (s *exactSearch) bounds(sc *searchScratch, x []float64) {
-	n, p := s.train.Rows, s.basis.Cols
-	qp := sc.qp[:p]
-	rq, eq := s.project(qp, x)
-	lb := sc.lb[:n]
-	for i := range lb {
-		sum := sqDiff(qp, s.proj[i*p:i*p+p])
-		if r := math.Abs(rq-s.res[i]) - eq - s.slack[i]; r > 0 {
-			sum += r * r
-		}
-		lb[i] = sum * (1 - 1e-9)
-	}
-}
-
-func (s *exactSearch) sqDist(x []float64, j int) float64 {
-	return sqDiff(x, s.train.Data[j*s.train.Stride:j*s.train.Stride+len(x)])
-}
-
-// sqDiff returns ‖a − b‖² (len(b) ≥ len(a)), summed in four interleaved
-// partial sums: four independent chains of additions run about three
-// times as fast as one on a superscalar core, and the result differs from
-// the sequential sum only by rounding (a few ulps), which the bounds'
-// margin (1 − 1e-9) and the exact distances' comparisons absorb alike.
-func sqDiff(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		e0, e1, e2, e3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
-		s0 += e0 * e0
-		s1 += e1 * e1
-		s2 += e2 * e2
-		s3 += e3 * e3
-	}
-	for ; i < len(a); i++ {
-		e := a[i] - b[i]
-		s0 += e * e
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// knn returns the k nearest training rows of x (indices, distances), in
-// scratch owned by sc, sorted by (distance, index).
-func (s *exactSearch) knn(sc *searchScratch, x []float64, k int) ([]int, []float64) {
-	n, p := s.train.Rows, s.basis.Cols
-	sc.grow(n, p, k, s.train.Cols)
-	// First the bound on the leading q directions alone (a lower bound
-	// too: it drops terms of a sum of squares), which rules out most rows
-	// at a quarter of the full bound's cost; the rest of the bound only
-	// for the rows it does not rule out.
-	q := min(p, 8)
-	qp := sc.qp[:p]
-	rq, eq := s.project(qp, x)
-	d := len(x)
-	x32 := sc.x32[:d]
-	xn := 0.0
-	for j, v := range x {
-		x32[j] = float32(v)
-		xn += v * v
-	}
-	// screen(i) is a lower bound of ‖x − tᵢ‖² from a float32 dot product:
-	// ‖x‖² + ‖tᵢ‖² − 2·x·tᵢ less a bound on its error, (D + 4)·2⁻²³ of
-	// 2‖x‖‖tᵢ‖ (Higham, "Accuracy and Stability of Numerical Algorithms",
-	// 2002, §3.1: the float32 sum and the roundings of x and tᵢ), doubled.
-	// Values whose float32 products could overflow skip the screen; those
-	// that underflow are covered by an absolute term, D·2⁻¹⁴⁹ for every
-	// product and rounded value, quadrupled.
-	mx := 0.0
-	for _, v := range x {
-		mx = max(mx, math.Abs(v))
-	}
-	screenable := mx <= 1e36 && s.maxAbs <= 1e36 && mx*s.maxAbs*float64(d) <= 1e36
-	screenErr := 4 * float64(d+4) * 0x1p-23
-	screenAbs := 4 * float64(d) * 0x1p-149 * (mx + s.maxAbs + 1)
-	screen := func(i int) float64 {
-		if !screenable {
-			return math.Inf(-1)
-		}
-		dot := float64(blas32.Dot(blas32.Vector{N: d, Inc: 1, Data: x32}, blas32.Vector{N: d, Inc: 1, Data: s.t32[i*d : i*d+d]}))
-		return xn + s.tn[i] - 2*dot - screenErr*math.Sqrt(xn*s.tn[i]) - screenAbs
-	}
-	lb := sc.lb[:n]
-	if q == 8 {
-		q0, q1, q2, q3, q4, q5, q6, q7 := qp[0], qp[1], qp[2], qp[3], qp[4], qp[5], qp[6], qp[7]
-		for i := range lb {
-			t := s.proj[i*p : i*p+8 : i*p+8]
-			e0, e1, e2, e3 := q0-t[0], q1-t[1], q2-t[2], q3-t[3]
-			e4, e5, e6, e7 := q4-t[4], q5-t[5], q6-t[6], q7-t[7]
-			lb[i] = (e0*e0 + e1*e1) + (e2*e2 + e3*e3) + ((e4*e4 + e5*e5) + (e6*e6 + e7*e7))
-		}
-	} else {
-		for i := range lb {
-			lb[i] = sqDiff(qp[:q], s.proj[i*p:i*p+q])
-		}
-	}
-	// full(i, b) completes the partial sum b of row i: the remaining
-	// directions and the residual term. Every bound is shaved by a relative
-	// 1e-9 against rounding before it is compared.
-	full := func(i int, b float64) float64 {
-		sum := b + sqDiff(qp[q:], s.proj[i*p+q:i*p+p])
-		if r := math.Abs(rq-s.res[i]) - eq - s.slack[i]; r > 0 {
-			sum += r * r
-		}
-		return sum * (1 - 1e-9)
-	}
-	// The k rows of least bound, then their exact distances: a first
-	// threshold τ (the k-th least distance so far).
-	cj, cb := sc.cj[:0], sc.cb[:0]
-	worst := math.Inf(1)
-	for i, b := range lb {
-		if len(cb) == k && b >= worst {
-			continue // the indices grow: a tie never displaces
-		}
-		cj, cb = keepLeast(cj, cb, k, i, b)
-		if len(cb) == k {
-			worst = maxOf(cb)
-		}
-	}
-	js, ds := sc.js[:0], sc.ds[:0]
-	for _, j := range cj {
-		js, ds = keepLeast(js, ds, k, j, s.sqDist(x, j))
-	}
-	tau := math.Inf(1)
-	if len(ds) == k {
-		tau = maxOf(ds)
-	}
-	for i, b := range lb {
-		if b*(1-1e-9) > tau || contains(cj, i) || (p > q && full(i, b) > tau) || screen(i) > tau {
-			continue
-		}
-		js, ds = keepLeast(js, ds, k, i, s.sqDist(x, i))
-		if len(ds) == k {
-			tau = maxOf(ds)
-		}
-	}
-	sortByDist(ds, js)
-	for c, v := range ds {
-		ds[c] = math.Sqrt(v)
-	}
-	sc.js, sc.ds, sc.cj, sc.cb = js, ds, cj, cb
-	return js, ds
-}
-
-// radius returns the training rows within distance eps of x (inclusive).
-func (s *exactSearch) radius(sc *searchScratch, x []float64, eps float64) ([]int, []float64) {
-	n := s.train.Rows
-	sc.grow(n, s.basis.Cols, 16, s.train.Cols)
-	s.bounds(sc, x)
-	thr := eps * eps
-	js, ds := sc.js[:0], sc.ds[:0]
-	for i, b := range sc.lb[:n] {
-		if b > thr {
-			continue
-		}
-		if d := s.sqDist(x, i); d <= thr {
-			js, ds = append(js, i), append(ds, math.Sqrt(d))
-		}
-	}
-	sc.js, sc.ds = js, ds
-	return js, ds
 }
 
 // keepLeast keeps in (js, ds) the at most k pairs least by (d, j); k is
