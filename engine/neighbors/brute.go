@@ -286,7 +286,7 @@ func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
 	}
 	heaps := make([]*topK, queryBlock(min(n, s.colBlock()), s.keyCost()))
 	for i := range heaps {
-		heaps[i] = newTopK(k)
+		heaps[i] = newTopK(k + tieSlack(k))
 	}
 	err := tiles(ctx, s, func(q0, q1 int) {
 		for i := q0; i < q1; i++ {
@@ -308,7 +308,7 @@ func bruteKNN(ctx context.Context, s space, k int, self bool) (*Result, error) {
 	}, func(q0, q1 int) {
 		backend.ParallelFor(q1-q0, 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				finish(s, q0+i, heaps[i], res)
+				finish(s, q0+i, k, heaps[i], res)
 			}
 		})
 	})
@@ -372,9 +372,10 @@ func symEdge(keyCost float64) int {
 func bruteKNNSym(ctx context.Context, s space, k int, res *Result) error {
 	n := s.numPoints()
 	heaps := make([]topK, n)
-	pd, pj := make([]float64, n*k), make([]int, n*k)
+	kk := k + tieSlack(k)
+	pd, pj := make([]float64, n*kk), make([]int, n*kk)
 	for i := range heaps {
-		heaps[i] = topK{d: pd[i*k : i*k : (i+1)*k], j: pj[i*k : i*k : (i+1)*k], k: k}
+		heaps[i] = topK{d: pd[i*kk : i*kk : (i+1)*kk], j: pj[i*kk : i*kk : (i+1)*kk], k: kk}
 	}
 	edge := symEdge(s.keyCost())
 	buf := make([]float64, edge*edge)
@@ -435,25 +436,33 @@ func bruteKNNSym(ctx context.Context, s space, k int, res *Result) error {
 	}
 	backend.ParallelFor(n, 64, func(lo, hi int) {
 		for q := lo; q < hi; q++ {
-			finish(s, q, &heaps[q], res)
+			finish(s, q, k, &heaps[q], res)
 		}
 	})
 	return nil
 }
 
-// finish writes the pairs kept in h as the neighbours of query q: their
-// keys recomputed exactly, sorted by (key, index), mapped to distances.
-func finish(s space, q int, h *topK, res *Result) {
-	k := h.k
+// tieSlack is how many pairs the fast keys keep beyond the k asked for.
+// The fast keys (a Gemm's ‖x‖² + ‖q‖² − 2x·q) carry rounding errors that
+// differ between equal pairs — identical rows at different places of a
+// tile, under an optimised BLAS — so the k least fast keys need not be
+// the k least exact keys, (key, index) order, among near-ties: the slack
+// lets the exact keys decide between up to tieSlack(k) of them.
+func tieSlack(k int) int { return 2 + k/4 }
+
+// finish writes the k pairs least by exact key (then index) of those kept
+// in h as the neighbours of query q: their keys recomputed exactly, sorted
+// by (key, index), mapped to distances.
+func finish(s space, q, k int, h *topK, res *Result) {
+	for c, j := range h.j {
+		h.d[c] = s.exact(q, j)
+	}
+	sortPairs(h.d, h.j)
 	ds := res.Dist[q*k : (q+1)*k]
 	js := res.Ind[q*k : (q+1)*k]
 	copy(js, h.j)
-	for c, j := range js {
-		ds[c] = s.exact(q, j)
-	}
-	sortPairs(ds, js)
 	for c := range ds {
-		ds[c] = s.report(ds[c])
+		ds[c] = s.report(h.d[c])
 	}
 }
 

@@ -302,3 +302,78 @@ func TestOptionsFlam(t *testing.T) {
 		t.Errorf("forced brute force: Flam %g, want %g", got, want)
 	}
 }
+
+// TestKNNDuplicateTies: rows repeated three times (as duplicated images in
+// a face set) are ties, which must be broken by the smaller index whatever
+// the rounding of the fast Gemm keys (which an optimised BLAS gives
+// differently to identical rows at different places of a tile). Checked
+// against a direct reference, for the self search (both the blocked and
+// the symmetric tiling) and for queries.
+func TestKNNDuplicateTies(t *testing.T) {
+	for _, distinct := range []int{300, 400} { // 900 rows: blocked tiles; 1200: symmetric tiles
+		base := gaussian(distinct, 40, 5)
+		n := 3 * distinct
+		x := mat.NewDense(n, 40, nil)
+		for i := 0; i < n; i++ {
+			x.SetRow(i, base.RawRowView((i*7)%distinct))
+		}
+		q := gaussian(50, 40, 6)
+		for i := 0; i < 25; i++ {
+			q.SetRow(i, base.RawRowView(i))
+		}
+		const k = 7
+		ref := func(p []float64, skip int) []int {
+			type pair struct {
+				d float64
+				j int
+			}
+			var ps []pair
+			for j := 0; j < n; j++ {
+				if j == skip {
+					continue
+				}
+				s := 0.0
+				for c, v := range x.RawRowView(j) {
+					s += (p[c] - v) * (p[c] - v)
+				}
+				ps = append(ps, pair{s, j})
+			}
+			sort.Slice(ps, func(a, b int) bool { return ps[a].d < ps[b].d || (ps[a].d == ps[b].d && ps[a].j < ps[b].j) })
+			js := make([]int, k)
+			for c := range js {
+				js[c] = ps[c].j
+			}
+			return js
+		}
+		self, err := neighbors.KNN(context.Background(), x, k, neighbors.Options{Algorithm: neighbors.Brute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			if got, want := self.Ind[i*k:(i+1)*k], ref(x.RawRowView(i), i); !equalInts(got, want) {
+				t.Fatalf("n=%d self row %d: %v, want %v", n, i, got, want)
+			}
+		}
+		nq, err := neighbors.KNNQuery(context.Background(), x, q, k, neighbors.Options{Algorithm: neighbors.Brute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 50; i++ {
+			if got, want := nq.Ind[i*k:(i+1)*k], ref(q.RawRowView(i), -1); !equalInts(got, want) {
+				t.Fatalf("n=%d query %d: %v, want %v", n, i, got, want)
+			}
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
