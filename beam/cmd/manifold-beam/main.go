@@ -6,6 +6,13 @@
 //
 //	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [--runner …]
 //	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+//	manifold-beam fit -method METHOD -sample N -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
+//
+// fit -method pca folds every row into distributed statistics; any other
+// method (isomap, landmark-isomap, lle, ltsa, laplacian, mds, tdpm, lpp,
+// npe, isoprojection, oip; pca too with -sample) is fitted by one worker
+// on a uniform sample of -sample rows (default 5000), and project then
+// maps every row with the model.
 //
 // Inputs ending in .npy are NumPy shards; anything else is CSV (gzip by
 // the .gz suffix). Errors: exit status 1 and one line on standard error.
@@ -33,6 +40,7 @@ import (
 const usage = `usage:
   manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-block B] [--runner prism|flink|spark|dataflow …]
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+  manifold-beam fit -method METHOD [-sample N] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
 `
 
 // errUsage marks command-line mistakes.
@@ -62,9 +70,13 @@ func run(args []string, stderr io.Writer) error {
 		id     = fs.String("id", "", "CSV: the header's ID column (without it: FILE:LINE)")
 		output = fs.String("output", "", "project: output directory (part-*.csv, dead-letters-*.csv, _SUCCESS)")
 		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
-		method = fs.String("method", "", "fit: method (pca)")
+		method = fs.String("method", "", "fit: method (pca distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
 		dim    = fs.Int("dim", 2, "fit: output dimension")
 		dead   = fs.String("dead", "", "fit: directory for the dead letters (rows left out)")
+		sample = fs.Int("sample", 0, "fit: rows in the sample a method other than pca is fitted on (0: 5000); with pca, fit on a sample too")
+		k      = fs.Int("k", 0, "fit on a sample: neighbours (0: the method's default)")
+		lms    = fs.Int("landmarks", 0, "fit on a sample: landmark-isomap's landmarks (0: its default)")
+		seed   = fs.Uint64("seed", 1, "fit on a sample: the sample's and the method's seed")
 	)
 	own, beamArgs := splitArgs(fs, rest)
 	if err := fs.Parse(own); err != nil {
@@ -103,14 +115,18 @@ func run(args []string, stderr io.Writer) error {
 		emb, dl := manifoldbeam.Project(s, *model, rows, manifoldbeam.ProjectOptions{Block: *block})
 		manifoldbeam.WriteCSV(s, *output, emb, dl)
 	case "fit":
-		switch *method {
-		case "pca":
-			dl := manifoldbeam.FitPCA(s, rows, *dim, *model)
-			if *dead != "" {
-				manifoldbeam.WriteCSV(s, *dead, beam.PCollection{}, dl)
+		var dl beam.PCollection
+		if *method == "pca" && *sample == 0 {
+			dl = manifoldbeam.FitPCA(s, rows, *dim, *model)
+		} else {
+			fit := manifoldbeam.SampleFit{Method: *method, Dim: *dim, K: *k, Landmarks: *lms, Size: *sample, Seed: *seed}
+			if err := manifoldbeam.CheckSampleFit(fit); err != nil {
+				return fmt.Errorf("%w: fit: %v", errUsage, err)
 			}
-		default:
-			return fmt.Errorf("%w: fit -method %q: this version fits pca distributed (lda, lsi and sample-then-fit are not implemented yet)", errUsage, *method)
+			dl = manifoldbeam.FitSample(s, rows, fit, *model)
+		}
+		if *dead != "" {
+			manifoldbeam.WriteCSV(s, *dead, beam.PCollection{}, dl)
 		}
 	default:
 		return fmt.Errorf("%w: unknown subcommand %q\n%s", errUsage, cmd, usage)

@@ -96,7 +96,55 @@ func TestFitThenProject(t *testing.T) {
 			t.Errorf("%s: dead letters %q lack the broken row", dd, b)
 		}
 	}
-	if err := run([]string{"fit", "-method", "isomap", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
-		t.Errorf("fit -method isomap: %v, want a usage error", err)
+	if err := run([]string{"fit", "-method", "lda", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("fit -method lda: %v, want a usage error", err)
+	}
+
+	// Landmark Isomap on a sample of 90 of the 120 rows, then every row
+	// projected: the output equals the written model's in-process
+	// Transform.
+	lm := filepath.Join(dir, "lm.bin")
+	if err := run([]string{"fit", "-method", "landmark-isomap", "-sample", "90", "-k", "8", "-landmarks", "30", "-seed", "3",
+		"-input", glob, "-id", "id", "-model", lm}, &stderr); err != nil {
+		t.Fatalf("fit landmark-isomap: %v\n%s", err, stderr.String())
+	}
+	lout := filepath.Join(dir, "lout")
+	if err := run([]string{"project", "-model", lm, "-input", glob, "-id", "id", "-output", lout}, &stderr); err != nil {
+		t.Fatalf("project: %v\n%s", err, stderr.String())
+	}
+	f, err := os.Open(lm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lmodel, err := engine.Load(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lmodel.Method() != "landmark-isomap" || lmodel.Report().N != 90 {
+		t.Fatalf("model %s fitted on %d rows", lmodel.Method(), lmodel.Report().N)
+	}
+	ly, err := lmodel.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ = filepath.Glob(filepath.Join(lout, "part-*.csv"))
+	seen = 0
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		recs, _ := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		for _, r := range recs[1:] {
+			i, _ := strconv.Atoi(strings.TrimPrefix(r[0], "row"))
+			for j := range 2 {
+				v, _ := strconv.ParseFloat(r[j+1], 64)
+				if math.Abs(v-ly.At(i, j)) > 1e-9*(1+math.Abs(ly.At(i, j))) {
+					t.Errorf("%s y%d = %v, want %v", r[0], j+1, v, ly.At(i, j))
+				}
+			}
+			seen++
+		}
+	}
+	if seen != n {
+		t.Errorf("landmark-isomap: %d output rows, want %d", seen, n)
 	}
 }

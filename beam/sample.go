@@ -1,0 +1,264 @@
+package manifoldbeam
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"reflect"
+	"slices"
+	"sort"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
+)
+
+// SampleFit says what FitSample fits: the method (one of SampleMethods),
+// its settings (zero: the engine's defaults) and the sample.
+type SampleFit struct {
+	Method    string
+	Dim       int    // output dimension (0: 2)
+	K         int    // neighbours of the graph methods (0: the method's default)
+	Landmarks int    // landmark-isomap's landmarks (0: its default)
+	Size      int    // rows in the sample (0: DefaultSampleSize)
+	Seed      uint64 // the sample's and the method's seed
+}
+
+// DefaultSampleSize is the sample FitSample fits on when SampleFit.Size is
+// zero: 5000 rows, which every method fits on one worker in seconds to a
+// minute (the dense methods hold a few 5000² matrices, 200 MB each).
+const DefaultSampleSize = 5000
+
+// sampleFitters are the methods FitSample fits, by their command-line
+// names: the unsupervised methods on dense rows.
+var sampleFitters = map[string]func(context.Context, SampleFit, *mat.Dense) (engine.Model, error){
+	"pca": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.PCA{Dim: f.Dim}.Fit(ctx, x))
+	},
+	"mds": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.MDS{Dim: f.Dim, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"isomap": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.Isomap{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"landmark-isomap": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.LandmarkIsomap{Dim: f.Dim, K: f.K, Landmarks: f.Landmarks, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"lle": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.LLE{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"ltsa": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.LTSA{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"laplacian": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.LaplacianEigenmaps{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"tdpm": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.TDPM{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"lpp": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.LPP{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"npe": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.NPE{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"isoprojection": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.IsoProjection{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	},
+	"oip": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+		return model(engine.OIP{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	},
+}
+
+func model[M engine.Model](m M, err error) (engine.Model, error) {
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// SampleMethods returns the names of the methods FitSample fits, sorted.
+func SampleMethods() []string {
+	names := make([]string, 0, len(sampleFitters))
+	for n := range sampleFitters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Sample is a uniform sample without replacement of at most Size rows:
+// the rows of least key, a hash of the seed and the row's values (a
+// bottom-k sketch: Cohen & Kaplan, "Summarizing data using bottom-k
+// sketches", PODC 2007, doi:10.1145/1281100.1281133), so the sample is
+// the same however the input is sharded, bundled or merged. Rows are kept
+// flat (D values each) with their keys; Err records rows of differing
+// widths.
+type Sample struct {
+	Size int
+	D    int
+	Keys []uint64
+	Flat []float64
+	Err  string
+}
+
+func init() {
+	beam.RegisterType(reflect.TypeOf((*Sample)(nil)).Elem())
+	register.Combiner3[Sample, []float64, Sample](&sampleCombineFn{})
+	register.DoFn2x1[context.Context, Sample, error](&fitSampleFn{})
+}
+
+// FitSample fits a nonlinear (or any unsupervised) method on a sample of
+// rows too many for one machine: the rows are reduced to a sample of
+// fit.Size rows by a bottom-k sketch (Sample; one pass, Size rows a
+// worker), one worker fits the method with the engine and writes the model
+// file to modelPath (any registered filesystem; under a temporary name,
+// renamed when complete). Project then maps every row with that model:
+// for Landmark Isomap the landmark geodesics stay with the fit while the
+// triangulation of all rows runs distributed. Rows with an Err or a
+// NaN/Inf value are returned as dead letters and left out of the sample.
+func FitSample(s beam.Scope, rows beam.PCollection, fit SampleFit, modelPath string) (dead beam.PCollection) {
+	s = s.Scope("manifold.FitSample")
+	if fit.Size <= 0 {
+		fit.Size = DefaultSampleSize
+	}
+	good, dead := beam.ParDo2(s, &finiteRowsFn{}, rows)
+	sample := beam.Combine(s, &sampleCombineFn{Size: fit.Size, Seed: fit.Seed}, good)
+	beam.ParDo0(s, &fitSampleFn{Path: modelPath, Fit: fit}, sample)
+	return dead
+}
+
+// CheckSampleFit reports a SampleFit that FitSample cannot run (an unknown
+// method, negative settings) before a pipeline is built.
+func CheckSampleFit(f SampleFit) error {
+	if _, ok := sampleFitters[f.Method]; !ok {
+		return fmt.Errorf("%w: method %q cannot be fitted on a sample (methods: %v)", ErrFit, f.Method, SampleMethods())
+	}
+	if f.Dim < 0 || f.K < 0 || f.Landmarks < 0 || f.Size < 0 {
+		return fmt.Errorf("%w: negative setting in %+v", ErrFit, f)
+	}
+	return nil
+}
+
+// sampleKey is the row's key in the bottom-k sketch: FNV-1a of the seed and
+// the row's values (bits), so equal rows have equal keys.
+func sampleKey(seed uint64, x []float64) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], seed)
+	h.Write(b[:])
+	for _, v := range x {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}
+
+type sampleCombineFn struct {
+	Size int
+	Seed uint64
+}
+
+func (f *sampleCombineFn) CreateAccumulator() Sample { return Sample{Size: f.Size} }
+
+func (f *sampleCombineFn) AddInput(a Sample, x []float64) Sample {
+	if a.Err != "" {
+		return a
+	}
+	if a.D == 0 {
+		a.D = len(x)
+	}
+	if len(x) != a.D {
+		a.Err = fmt.Sprintf("a row has %d features, others %d", len(x), a.D)
+		return a
+	}
+	a.Keys = append(a.Keys, sampleKey(f.Seed, x))
+	a.Flat = append(a.Flat, x...)
+	if len(a.Keys) >= 2*max(a.Size, 1) {
+		a = a.least()
+	}
+	return a
+}
+
+func (f *sampleCombineFn) MergeAccumulators(a, b Sample) Sample {
+	switch {
+	case a.Err != "":
+		return a
+	case b.Err != "":
+		return b
+	case len(b.Keys) == 0:
+		return a
+	case len(a.Keys) == 0:
+		return b
+	case a.D != b.D:
+		a.Err = fmt.Sprintf("rows have %d and %d features", a.D, b.D)
+		return a
+	}
+	a.Keys = append(a.Keys, b.Keys...)
+	a.Flat = append(a.Flat, b.Flat...)
+	return a.least()
+}
+
+func (f *sampleCombineFn) ExtractOutput(a Sample) Sample { return a.least() }
+
+// least keeps the Size rows of least (key, values), in that order.
+func (a Sample) least() Sample {
+	n, d := len(a.Keys), a.D
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		if c := cmp.Compare(a.Keys[i], a.Keys[j]); c != 0 {
+			return c
+		}
+		return slices.Compare(a.Flat[i*d:(i+1)*d], a.Flat[j*d:(j+1)*d])
+	})
+	m := min(n, a.Size)
+	keys := make([]uint64, m)
+	flat := make([]float64, m*d)
+	for c, i := range order[:m] {
+		keys[c] = a.Keys[i]
+		copy(flat[c*d:(c+1)*d], a.Flat[i*d:(i+1)*d])
+	}
+	a.Keys, a.Flat = keys, flat
+	return a
+}
+
+// Matrix returns the sampled rows, in key order.
+func (a Sample) Matrix() (*mat.Dense, error) {
+	a = a.least()
+	if a.Err != "" {
+		return nil, fmt.Errorf("%w: %s", ErrFit, a.Err)
+	}
+	if len(a.Keys) == 0 {
+		return nil, fmt.Errorf("%w: %w: no rows to sample", ErrFit, engine.ErrTooFewSamples)
+	}
+	return mat.NewDense(len(a.Keys), a.D, a.Flat), nil
+}
+
+// fitSampleFn fits the method on the sample and writes the model.
+type fitSampleFn struct {
+	Path string
+	Fit  SampleFit
+}
+
+func (f *fitSampleFn) ProcessElement(ctx context.Context, a Sample) error {
+	if err := CheckSampleFit(f.Fit); err != nil {
+		return err
+	}
+	x, err := a.Matrix()
+	if err != nil {
+		return err
+	}
+	m, err := sampleFitters[f.Fit.Method](ctx, f.Fit, x)
+	if err != nil {
+		return fmt.Errorf("%w: %s on a sample of %d rows: %w", ErrFit, f.Fit.Method, x.RawMatrix().Rows, err)
+	}
+	return SaveModel(ctx, m, f.Path)
+}
