@@ -75,3 +75,30 @@ func identityForExample(n int) *mat.Dense {
 	}
 	return m
 }
+
+// LDA from statistics a distributed pipeline merged (the manifold-beam
+// module's FitLDA): the total mean and scatter and the class counts and
+// means are all it needs.
+func ExampleLDAFromStats() {
+	// Two classes on a line, and a constant feature.
+	rows := [][]float64{{0, 1}, {1, 1}, {2, 1}, {5, 1}, {6, 1}, {7, 1}}
+	st := engine.LDAStats{
+		Mean:       []float64{3.5, 1},
+		Classes:    []int{0, 1},
+		Counts:     []int{3, 3},
+		ClassMeans: [][]float64{{1, 1}, {6, 1}},
+	}
+	scatter := mat.NewSymDense(2, nil)
+	for _, r := range rows {
+		scatter.SetSym(0, 0, scatter.At(0, 0)+(r[0]-3.5)*(r[0]-3.5))
+	}
+	st.Scatter = scatter
+	m, err := engine.LDAFromStats(context.Background(), st, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	classes, _ := m.Predict(context.Background(), mat.NewDense(2, 2, []float64{0.5, 1, 6.5, 1}))
+	fmt.Println(m.Dim(), classes)
+	// Output: 1 [0 1]
+}

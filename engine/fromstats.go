@@ -65,3 +65,108 @@ func PCAFromCovariance(ctx context.Context, mean []float64, cov mat.Symmetric, n
 		Params: map[string]any{"dim": dim, "solver": "covariance statistics"}}
 	return m, nil
 }
+
+// LDAStats are the statistics LDAFromStats builds a discriminant from, as
+// a distributed pipeline merges them: the mean of all samples, the total
+// scatter S_T = Σ (x − m)(x − m)ᵀ (D×D, not divided by anything), and for
+// every class its label, its number of samples and its mean.
+type LDAStats struct {
+	Mean       []float64
+	Scatter    mat.Symmetric
+	Classes    []int // ascending
+	Counts     []int
+	ClassMeans [][]float64
+}
+
+// LDAFromStats builds an LDA model (the LDASVD solver, see LDA) from
+// statistics of data it never sees: the whitening map M = VΛ^−½ from the
+// eigendecomposition of S_T (rank by Deng Cai's 10⁻¹⁰ rule), the
+// between-class matrix H_bᵀ = [√N_c·Mᵀ(m_c − m)], whose thin SVD gives the
+// directions, scaled and signed as LDA.Fit's covariance path (D ≤ N) does,
+// so the model equals LDA{Solver: LDASVD}.Fit of the same data up to the
+// statistics' rounding. The class centres in the LDA space are Wᵀ(m_c − m)
+// and the priors N_c/N. The training rows were never seen: the model's
+// Embedding is one row of zeros (the mean's coordinates). Transform,
+// Predict, Save and Load work as for a fitted LDA.
+func LDAFromStats(ctx context.Context, st LDAStats, dim int) (*LDAModel, error) {
+	const method = "lda from statistics"
+	d, c := len(st.Mean), len(st.Classes)
+	if d == 0 || st.Scatter == nil {
+		return nil, fmt.Errorf("%s: %w", method, ErrEmpty)
+	}
+	if st.Scatter.SymmetricDim() != d || len(st.Counts) != c || len(st.ClassMeans) != c {
+		return nil, fmt.Errorf("%s: %w: mean of %d features, scatter %d×%d, %d classes with %d counts and %d means",
+			method, ErrShape, d, st.Scatter.SymmetricDim(), st.Scatter.SymmetricDim(), c, len(st.Counts), len(st.ClassMeans))
+	}
+	if c < 2 {
+		return nil, fmt.Errorf("%s: %w: %d class(es), need at least 2", method, ErrLabels, c)
+	}
+	n := 0
+	for k, nk := range st.Counts {
+		if nk < 1 || (k > 0 && st.Classes[k] <= st.Classes[k-1]) {
+			return nil, fmt.Errorf("%s: %w: class %d (label %d) has %d samples; labels must ascend", method, ErrLabels, k, st.Classes[k], nk)
+		}
+		if len(st.ClassMeans[k]) != d {
+			return nil, fmt.Errorf("%s: %w: class %d's mean has %d features, not %d", method, ErrShape, k, len(st.ClassMeans[k]), d)
+		}
+		n += nk
+	}
+	if n <= c {
+		return nil, fmt.Errorf("%s: %w: %d samples in %d classes leave no within-class scatter", method, ErrTooFewSamples, n, c)
+	}
+	if dim == 0 {
+		dim = c - 1
+	}
+	if err := checkDim(methodLDA, dim, c-1, "classes−1"); err != nil {
+		return nil, err
+	}
+	sym := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			sym.Data[i*d+j] = st.Scatter.At(i, j)
+		}
+	}
+	diffs := newGeneral(c, d) // m_c − m
+	for k := 0; k < c; k++ {
+		for i := 0; i < d; i++ {
+			diffs.Data[k*d+i] = st.ClassMeans[k][i] - st.Mean[i]
+		}
+	}
+	for _, v := range append(append([]float64(nil), sym.Data...), diffs.Data...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: %w: a statistic is %v", method, ErrNotFinite, v)
+		}
+	}
+	mp, err := covarianceWhiten(ctx, sym)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	rk := mp.Cols
+	hb := newGeneral(rk, c) // H_bᵀ = Mᵀ·[√N_c(m_c − m)]
+	scaled := newGeneral(d, c)
+	for k := 0; k < c; k++ {
+		sc := math.Sqrt(float64(st.Counts[k]))
+		for i := 0; i < d; i++ {
+			scaled.Data[i*c+k] = sc * diffs.Data[k*d+i]
+		}
+	}
+	impl := backend.Active()
+	impl.Gemm(blas.Trans, blas.NoTrans, 1, mp, scaled, 0, hb)
+	vals, w, err := betweenDirections(ctx, hb, mp, n, dim)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	backend.FixSigns(w)
+	dim = w.Cols
+	f := fisher{mean: append([]float64(nil), st.Mean...), proj: w, vals: vals, classes: append([]int(nil), st.Classes...),
+		centers: newGeneral(c, dim), logPri: make([]float64, c), pcaDim: rk}
+	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, diffs, w, 0, f.centers)
+	for k := range f.logPri {
+		f.logPri[k] = math.Log(float64(st.Counts[k]) / float64(n))
+	}
+	m := &LDAModel{base: base{method: methodLDA, embedding: blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: make([]float64, dim)}}, fisher: f}
+	info := backend.Info()
+	m.report = Report{Method: methodLDA, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim,
+		Params: map[string]any{"dim": dim, "classes": c, "solver": "svd statistics", "pca_dim": rk}}
+	return m, nil
+}

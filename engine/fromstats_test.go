@@ -77,3 +77,112 @@ func fromStatsMaxDiff(a, b *mat.Dense) float64 {
 	d.Sub(a, b)
 	return mat.Norm(&d, math.Inf(1))
 }
+
+// ldaTestStats computes the statistics of x by classes directly: the mean,
+// the total scatter by a two-pass sum, the class counts and means.
+func ldaTestStats(x *mat.Dense, labels []int) LDAStats {
+	n, d := x.Dims()
+	y, classes, size := classIndex(labels)
+	st := LDAStats{Mean: make([]float64, d), Classes: classes, Counts: size, ClassMeans: make([][]float64, len(classes))}
+	for k := range st.ClassMeans {
+		st.ClassMeans[k] = make([]float64, d)
+	}
+	for i := 0; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			st.Mean[j] += v / float64(n)
+			st.ClassMeans[y[i]][j] += v / float64(size[y[i]])
+		}
+	}
+	s := mat.NewSymDense(d, nil)
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			sum := 0.0
+			for i := 0; i < n; i++ {
+				sum += (x.At(i, a) - st.Mean[a]) * (x.At(i, b) - st.Mean[b])
+			}
+			s.SetSym(a, b, sum)
+		}
+	}
+	st.Scatter = s
+	return st
+}
+
+// TestLDAFromStats checks the model built from statistics against
+// LDA{Solver: LDASVD}.Fit on the same data — digits-like rows with two
+// constant pixels and a pixel that is the sum of two others (a singular
+// total scatter), and four classes — projections, eigenvalues, Transform
+// and Predict, its Save/Load round trip, and its errors.
+func TestLDAFromStats(t *testing.T) {
+	ctx := context.Background()
+	x, _ := relData(300, 9, 5)
+	labels := make([]int, 300)
+	for i := range labels {
+		labels[i] = 10 * (i % 4) // labels 0, 10, 20, 30
+		x.Set(i, 0, x.At(i, 0)+float64(i%4)*3)
+		x.Set(i, 5, 2.5) // constant pixels
+		x.Set(i, 6, -1)
+		x.Set(i, 7, x.At(i, 1)+x.At(i, 2)) // dependent pixel
+	}
+	fit, err := LDA{Labels: labels, Solver: LDASVD}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ldaTestStats(x, labels)
+	m, err := LDAFromStats(ctx, st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := l.(*LDAModel)
+	if !mat.EqualApprox(loaded.Projection(), fit.Projection(), 1e-8*mat.Norm(fit.Projection(), math.Inf(1))) {
+		t.Errorf("projection differs from LDA.Fit's:\n%v\n%v", mat.Formatted(loaded.Projection()), mat.Formatted(fit.Projection()))
+	}
+	for j, v := range fit.Eigenvalues() {
+		if g := loaded.Eigenvalues()[j]; math.Abs(g-v) > 1e-9*v {
+			t.Errorf("eigenvalue %d: %g, want %g", j, g, v)
+		}
+	}
+	yw, _ := fit.Transform(ctx, x)
+	yg, err := loaded.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := fromStatsMaxDiff(yw, yg); d > 1e-8*mat.Norm(yw, math.Inf(1)) {
+		t.Errorf("Transform differs from LDA.Fit's by %g", d)
+	}
+	pw, _ := fit.Predict(ctx, x)
+	pg, err := loaded.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pw {
+		if pw[i] != pg[i] {
+			t.Fatalf("prediction %d: %d, LDA.Fit's %d", i, pg[i], pw[i])
+		}
+	}
+	bad := st
+	bad.Counts = []int{75, 75, 75}
+	if _, err := LDAFromStats(ctx, bad, 0); !errors.Is(err, ErrShape) {
+		t.Errorf("three counts for four classes: %v", err)
+	}
+	bad = st
+	bad.Classes = []int{0, 20, 10, 30}
+	if _, err := LDAFromStats(ctx, bad, 0); !errors.Is(err, ErrLabels) {
+		t.Errorf("labels not ascending: %v", err)
+	}
+	bad = st
+	bad.Mean = append([]float64{math.NaN()}, st.Mean[1:]...)
+	if _, err := LDAFromStats(ctx, bad, 0); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("NaN mean: %v", err)
+	}
+	if _, err := LDAFromStats(ctx, st, 4); !errors.Is(err, ErrDimension) {
+		t.Errorf("dim 4 of 4 classes: %v", err)
+	}
+}

@@ -326,7 +326,6 @@ const lambdaNoWithin = 1e8
 func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float64, blas64.General, int, error) {
 	n, d := a.Rows, a.Cols
 	c := len(size)
-	impl := backend.Active()
 	p := min(n, d)
 	var uw, mp blas64.General
 	predicted := flam.Syrk(p, max(n, d)) + flam.Syevr(p, p) + flam.Gemm(max(n, d), p, p)
@@ -357,33 +356,10 @@ func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float6
 				hb.Data[j*c+k] *= sc // √N_c·ū_c = (Σ u)/√N_c
 			}
 		}
-		k := min(rk, c)
-		sv := make([]float64, k)
-		q := newGeneral(rk, k)
-		vt := newGeneral(k, c)
-		if err := impl.Gesdd(hb, sv, q, vt); err != nil {
-			return wrapNumerical(err)
-		}
-		m := min(dim, k)
-		qm := blas64.General{Rows: rk, Cols: m, Stride: q.Stride, Data: q.Data}
-		w = newGeneral(d, m)
-		if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, mp, qm, 0, w); err != nil {
+		var err error
+		vals, w, err = betweenDirections(ctx, hb, mp, n, dim)
+		if err != nil {
 			return err
-		}
-		// wᵀS_Tw = 1 now; wᵀS_Ww = 1 − σ².
-		vals = make([]float64, m)
-		for j := 0; j < m; j++ {
-			s2 := min(sv[j]*sv[j], 1)
-			sc := math.Sqrt(float64(n))
-			if within := 1 - s2; within > 1/lambdaNoWithin {
-				vals[j] = s2 / within
-				sc /= math.Sqrt(within)
-			} else {
-				vals[j] = lambdaNoWithin
-			}
-			for i := 0; i < d; i++ {
-				w.Data[i*m+j] *= sc
-			}
 		}
 		if st != nil {
 			st.detail = fmt.Sprintf("SVD of the %d×%d whitened class means", c, rk)
@@ -394,6 +370,44 @@ func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float6
 		return nil, blas64.General{}, 0, err
 	}
 	return vals, w, rk, nil
+}
+
+// betweenDirections finishes the LDASVD solver from H_bᵀ = [√N_c·ū_c]
+// (r×c, in the whitened space) and the map back M (D×r) of n samples: the
+// thin SVD H_bᵀ = QΣPᵀ, W = M·Q (m = min(dim, r, c) columns), scaled as
+// LDA says, and the eigenvalues λ = σ²/(1 − σ²).
+func betweenDirections(ctx context.Context, hb, mp blas64.General, n, dim int) ([]float64, blas64.General, error) {
+	impl := backend.Active()
+	rk, c, d := hb.Rows, hb.Cols, mp.Rows
+	k := min(rk, c)
+	sv := make([]float64, k)
+	q := newGeneral(rk, k)
+	vt := newGeneral(k, c)
+	if err := impl.Gesdd(hb, sv, q, vt); err != nil {
+		return nil, blas64.General{}, wrapNumerical(err)
+	}
+	m := min(dim, k)
+	qm := blas64.General{Rows: rk, Cols: m, Stride: q.Stride, Data: q.Data}
+	w := newGeneral(d, m)
+	if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, mp, qm, 0, w); err != nil {
+		return nil, blas64.General{}, err
+	}
+	// wᵀS_Tw = 1 now; wᵀS_Ww = 1 − σ².
+	vals := make([]float64, m)
+	for j := 0; j < m; j++ {
+		s2 := min(sv[j]*sv[j], 1)
+		sc := math.Sqrt(float64(n))
+		if within := 1 - s2; within > 1/lambdaNoWithin {
+			vals[j] = s2 / within
+			sc /= math.Sqrt(within)
+		} else {
+			vals[j] = lambdaNoWithin
+		}
+		for i := 0; i < d; i++ {
+			w.Data[i*m+j] *= sc
+		}
+	}
+	return vals, w, nil
 }
 
 // principalWhiten returns the whitened principal scores U (n×r, UᵀU = I)
@@ -413,32 +427,27 @@ func principalWhiten(ctx context.Context, a blas64.General) (blas64.General, bla
 	if err := backend.SyrkCtx(ctx, impl, tr, 1, a, 0, sym); err != nil {
 		return blas64.General{}, blas64.General{}, err
 	}
-	vals, vecs, err := backend.EigTopCtx(ctx, impl, sym, p)
-	if err != nil {
-		return blas64.General{}, blas64.General{}, wrapNumerical(err)
-	}
-	rk := 0
-	for _, v := range vals {
-		if vals[0] > 0 && v > 1e-10*vals[0] {
-			rk++
-		}
-	}
-	if rk == 0 {
-		return blas64.General{}, blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
-	}
-	uw := newGeneral(n, rk)
-	mp := newGeneral(d, rk)
 	if d <= n {
-		for i := 0; i < d; i++ {
-			for j := 0; j < rk; j++ {
-				mp.Data[i*rk+j] = vecs.Data[i*vecs.Stride+j] / math.Sqrt(vals[j])
-			}
+		mp, err := covarianceWhiten(ctx, sym)
+		if err != nil {
+			return blas64.General{}, blas64.General{}, err
 		}
+		uw := newGeneral(n, mp.Cols)
 		if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, a, mp, 0, uw); err != nil {
 			return blas64.General{}, blas64.General{}, err
 		}
 		return uw, mp, nil
 	}
+	vals, vecs, err := backend.EigTopCtx(ctx, impl, sym, p)
+	if err != nil {
+		return blas64.General{}, blas64.General{}, wrapNumerical(err)
+	}
+	rk := whitenRank(vals)
+	if rk == 0 {
+		return blas64.General{}, blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
+	}
+	uw := newGeneral(n, rk)
+	mp := newGeneral(d, rk)
 	sc := newGeneral(n, rk) // UΛ⁻¹
 	for i := 0; i < n; i++ {
 		for j := 0; j < rk; j++ {
@@ -451,6 +460,40 @@ func principalWhiten(ctx context.Context, a blas64.General) (blas64.General, bla
 		return blas64.General{}, blas64.General{}, err
 	}
 	return uw, mp, nil
+}
+
+// covarianceWhiten returns the map M = VΛ^−½ (D×r) of the D×D scatter
+// aᵀa = VΛVᵀ (its upper triangle in sym), r its rank
+// by whitenRank: a·M are the whitened principal scores.
+func covarianceWhiten(ctx context.Context, sym blas64.Symmetric) (blas64.General, error) {
+	d := sym.N
+	vals, vecs, err := backend.EigTopCtx(ctx, backend.Active(), sym, d)
+	if err != nil {
+		return blas64.General{}, wrapNumerical(err)
+	}
+	rk := whitenRank(vals)
+	if rk == 0 {
+		return blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
+	}
+	mp := newGeneral(d, rk)
+	for i := 0; i < d; i++ {
+		for j := 0; j < rk; j++ {
+			mp.Data[i*rk+j] = vecs.Data[i*vecs.Stride+j] / math.Sqrt(vals[j])
+		}
+	}
+	return mp, nil
+}
+
+// whitenRank is the number of eigenvalues (descending) above 10⁻¹⁰ of the
+// largest: Deng Cai's mySVD rule.
+func whitenRank(vals []float64) int {
+	rk := 0
+	for _, v := range vals {
+		if vals[0] > 0 && v > 1e-10*vals[0] {
+			rk++
+		}
+	}
+	return rk
 }
 
 // fisherfacesDiscriminant is the LDAFisherfaces solver (see LDA) on the
