@@ -77,25 +77,30 @@ type finiteRowsFn struct{}
 
 func (f *finiteRowsFn) ProcessElement(ctx context.Context, r Row, emit func([]float64), dead func(DeadLetter)) {
 	rowsIn.Inc(ctx, 1)
-	msg := r.Err
-	if msg == "" && len(r.X) == 0 {
-		msg = errWidth.Error()
-	}
-	for j, v := range r.X {
-		if msg != "" {
-			break
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			msg = fmt.Sprintf("%v: feature %d is %v", engine.ErrNotFinite, j+1, v)
-		}
-	}
-	if msg != "" {
+	if msg := rowProblem(r); msg != "" {
 		deadLetters.Inc(ctx, 1)
 		dead(DeadLetter{ID: r.ID, Error: msg})
 		return
 	}
 	rowsOut.Inc(ctx, 1)
 	emit(r.X)
+}
+
+// rowProblem says why r cannot enter a fit (its read error, no features,
+// a NaN or Inf value), or "" when it can.
+func rowProblem(r Row) string {
+	if r.Err != "" {
+		return r.Err
+	}
+	if len(r.X) == 0 {
+		return errWidth.Error()
+	}
+	for j, v := range r.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Sprintf("%v: feature %d is %v", engine.ErrNotFinite, j+1, v)
+		}
+	}
+	return ""
 }
 
 type pcaCombineFn struct{}

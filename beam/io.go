@@ -57,13 +57,21 @@ func init() {
 // stream); textio is not used because it carries neither line numbers nor
 // the header into split reads.
 func ReadCSV(s beam.Scope, glob, idColumn string) beam.PCollection {
+	return ReadLabeledCSV(s, glob, idColumn, "")
+}
+
+// ReadLabeledCSV is ReadCSV with the class label of every row in the
+// header's column labelColumn (Row.Label; not a feature): the shards then
+// start with a header row even without idColumn.
+func ReadLabeledCSV(s beam.Scope, glob, idColumn, labelColumn string) beam.PCollection {
 	s = s.Scope("manifold.ReadCSV")
 	files := fileio.ReadMatches(s, fileio.MatchFiles(s, glob))
-	return beam.ParDo(s, &readCSVFn{IDColumn: idColumn}, files)
+	return beam.ParDo(s, &readCSVFn{IDColumn: idColumn, LabelColumn: labelColumn}, files)
 }
 
 type readCSVFn struct {
-	IDColumn string
+	IDColumn    string
+	LabelColumn string
 }
 
 func (f *readCSVFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(Row)) error {
@@ -75,7 +83,8 @@ func (f *readCSVFn) ProcessElement(ctx context.Context, file fileio.ReadableFile
 	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 256<<20)
-	idCol := -1
+	idCol, labCol := -1, -1
+	header := f.IDColumn != "" || f.LabelColumn != ""
 	line := 0
 	for sc.Scan() {
 		line++
@@ -87,19 +96,25 @@ func (f *readCSVFn) ProcessElement(ctx context.Context, file fileio.ReadableFile
 			continue
 		}
 		fields := strings.Split(text, ",")
-		if f.IDColumn != "" && idCol < 0 {
-			for j, h := range fields {
-				if strings.TrimSpace(h) == f.IDColumn {
-					idCol = j
-					break
+		if header {
+			header = false
+			for want, col := range map[string]*int{f.IDColumn: &idCol, f.LabelColumn: &labCol} {
+				if want == "" {
+					continue
 				}
-			}
-			if idCol < 0 {
-				return fmt.Errorf("%w %s: header (line %d) has no column %q", ErrInput, name, line, f.IDColumn)
+				for j, h := range fields {
+					if strings.TrimSpace(h) == want {
+						*col = j
+						break
+					}
+				}
+				if *col < 0 {
+					return fmt.Errorf("%w %s: header (line %d) has no column %q", ErrInput, name, line, want)
+				}
 			}
 			continue
 		}
-		emit(parseRow(name, line, fields, idCol))
+		emit(parseRow(name, line, fields, idCol, labCol))
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%w %s after line %d: %v", ErrInput, name, line, err)
@@ -108,8 +123,8 @@ func (f *readCSVFn) ProcessElement(ctx context.Context, file fileio.ReadableFile
 }
 
 // parseRow turns one CSV line into a Row; idCol < 0 means the ID is the
-// file and line.
-func parseRow(name string, line int, fields []string, idCol int) Row {
+// file and line, labCol ≥ 0 the column of the label.
+func parseRow(name string, line int, fields []string, idCol, labCol int) Row {
 	r := Row{ID: name + ":" + strconv.Itoa(line)}
 	if idCol >= 0 {
 		if idCol >= len(fields) {
@@ -118,14 +133,21 @@ func parseRow(name string, line int, fields []string, idCol int) Row {
 		}
 		r.ID = strings.TrimSpace(fields[idCol])
 	}
+	if labCol >= 0 {
+		if labCol >= len(fields) {
+			r.Err = fmt.Sprintf("%s line %d: %d field(s), no label column (column %d)", name, line, len(fields), labCol+1)
+			return r
+		}
+		r.Label = strings.TrimSpace(fields[labCol])
+	}
 	r.X = make([]float64, 0, len(fields))
 	for j, fld := range fields {
-		if j == idCol {
+		if j == idCol || j == labCol {
 			continue
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(fld), 64)
 		if err != nil {
-			return Row{ID: r.ID, Err: fmt.Sprintf("%s line %d field %d: %v", name, line, j+1, err)}
+			return Row{ID: r.ID, Label: r.Label, Err: fmt.Sprintf("%s line %d field %d: %v", name, line, j+1, err)}
 		}
 		r.X = append(r.X, v)
 	}

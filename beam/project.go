@@ -20,9 +20,10 @@ import (
 // says why the row could not be read (an unparsable field); Project sends
 // such a row to the dead letters with that text.
 type Row struct {
-	ID  string
-	X   []float64
-	Err string
+	ID    string
+	X     []float64
+	Err   string
+	Label string // the class label (ReadLabeledCSV), "" without one
 }
 
 // Embedded is one mapped row: the input row's ID and its coordinates.

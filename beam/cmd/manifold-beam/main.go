@@ -6,9 +6,11 @@
 //
 //	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [--runner …]
 //	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+//	manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method METHOD -sample N -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
 //
-// fit -method pca folds every row into distributed statistics; any other
+// fit -method pca and -method lda fold every row into distributed
+// statistics (lda: the class is the CSV header's column -label); any other
 // method (isomap, landmark-isomap, lle, ltsa, laplacian, mds, tdpm, lpp,
 // npe, isoprojection, oip; pca too with -sample) is fitted by one worker
 // on a uniform sample of -sample rows (default 5000), and project then
@@ -40,6 +42,7 @@ import (
 const usage = `usage:
   manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-block B] [--runner prism|flink|spark|dataflow …]
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+  manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method METHOD [-sample N] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
 `
 
@@ -70,8 +73,9 @@ func run(args []string, stderr io.Writer) error {
 		id     = fs.String("id", "", "CSV: the header's ID column (without it: FILE:LINE)")
 		output = fs.String("output", "", "project: output directory (part-*.csv, dead-letters-*.csv, _SUCCESS)")
 		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
-		method = fs.String("method", "", "fit: method (pca distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
-		dim    = fs.Int("dim", 2, "fit: output dimension")
+		method = fs.String("method", "", "fit: method (pca, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
+		label  = fs.String("label", "", "fit -method lda: the CSV header's column of the integer class labels")
+		dim    = fs.Int("dim", 0, "fit: output dimension (0: 2; lda: classes − 1)")
 		dead   = fs.String("dead", "", "fit: directory for the dead letters (rows left out)")
 		sample = fs.Int("sample", 0, "fit: rows in the sample a method other than pca is fitted on (0: 5000); with pca, fit on a sample too")
 		k      = fs.Int("k", 0, "fit on a sample: neighbours (0: the method's default)")
@@ -98,14 +102,20 @@ func run(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%w: -input and -model are required\n%s", errUsage, usage)
 	}
 	p, s := beam.NewPipelineWithRoot()
+	if (*label != "") != (cmd == "fit" && *method == "lda") {
+		return fmt.Errorf("%w: -label NAME goes with fit -method lda, and only there", errUsage)
+	}
+	if *label != "" && *label == *id {
+		return fmt.Errorf("%w: -label and -id name the same column %q", errUsage, *id)
+	}
 	var rows beam.PCollection
 	if strings.HasSuffix(*input, ".npy") {
-		if *id != "" {
-			return fmt.Errorf("%w: -id applies to CSV input, not .npy", errUsage)
+		if *id != "" || *label != "" {
+			return fmt.Errorf("%w: -id and -label apply to CSV input, not .npy", errUsage)
 		}
 		rows = manifoldbeam.ReadNPY(s, *input)
 	} else {
-		rows = manifoldbeam.ReadCSV(s, *input, *id)
+		rows = manifoldbeam.ReadLabeledCSV(s, *input, *id, *label)
 	}
 	switch cmd {
 	case "project":
@@ -116,9 +126,16 @@ func run(args []string, stderr io.Writer) error {
 		manifoldbeam.WriteCSV(s, *output, emb, dl)
 	case "fit":
 		var dl beam.PCollection
-		if *method == "pca" && *sample == 0 {
-			dl = manifoldbeam.FitPCA(s, rows, *dim, *model)
-		} else {
+		switch {
+		case *method == "lda":
+			dl = manifoldbeam.FitLDA(s, rows, *dim, *model)
+		case *method == "pca" && *sample == 0:
+			pcaDim := *dim
+			if pcaDim == 0 {
+				pcaDim = 2
+			}
+			dl = manifoldbeam.FitPCA(s, rows, pcaDim, *model)
+		default:
 			fit := manifoldbeam.SampleFit{Method: *method, Dim: *dim, K: *k, Landmarks: *lms, Size: *sample, Seed: *seed}
 			if err := manifoldbeam.CheckSampleFit(fit); err != nil {
 				return fmt.Errorf("%w: fit: %v", errUsage, err)

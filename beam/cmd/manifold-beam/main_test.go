@@ -97,7 +97,10 @@ func TestFitThenProject(t *testing.T) {
 		}
 	}
 	if err := run([]string{"fit", "-method", "lda", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
-		t.Errorf("fit -method lda: %v, want a usage error", err)
+		t.Errorf("fit -method lda without -label: %v, want a usage error", err)
+	}
+	if err := run([]string{"fit", "-method", "soip", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("fit -method soip: %v, want a usage error", err)
 	}
 
 	// Landmark Isomap on a sample of 90 of the 120 rows, then every row
@@ -146,5 +149,73 @@ func TestFitThenProject(t *testing.T) {
 	}
 	if seen != n {
 		t.Errorf("landmark-isomap: %d output rows, want %d", seen, n)
+	}
+}
+
+// TestFitLDACommand fits LDA from CSV shards whose header names an ID and
+// a label column (the label between the features), and checks the model's
+// predictions against the engine's in-process LDA.
+func TestFitLDACommand(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n, d = 90, 4
+	x := mat.NewDense(n, d, nil)
+	labels := make([]int, n)
+	var shard [3]strings.Builder
+	for k := range shard {
+		shard[k].WriteString("key,f1,f2,class,f3,f4\n")
+	}
+	for i := range n {
+		labels[i] = i % 3
+		for j := range d {
+			x.Set(i, j, rng.NormFloat64()+float64(labels[i]*(j+1)))
+		}
+		fmt.Fprintf(&shard[i%3], "k%d,%v,%v,%d,%v,%v\n", i, x.At(i, 0), x.At(i, 1), labels[i], x.At(i, 2), x.At(i, 3))
+	}
+	shard[2].WriteString("odd,1,2,three,3,4\n")
+	for k := range shard {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%d.csv", k)), []byte(shard[k].String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := filepath.Join(dir, "lda.bin")
+	var stderr bytes.Buffer
+	if err := run([]string{"fit", "-method", "lda", "-label", "class", "-id", "key", "-input", filepath.Join(dir, "*.csv"),
+		"-model", model, "-dead", filepath.Join(dir, "dead")}, &stderr); err != nil {
+		t.Fatalf("fit: %v\n%s", err, stderr.String())
+	}
+	f, err := os.Open(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := engine.Load(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	want, err := engine.LDA{Labels: labels, Solver: engine.LDASVD}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := want.Predict(ctx, x)
+	pg, err := m.(*engine.LDAModel).Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pw {
+		if pw[i] != pg[i] {
+			t.Fatalf("row %d: predicted %d, in-process %d", i, pg[i], pw[i])
+		}
+	}
+	if m.Report().N != n || m.Dim() != 2 {
+		t.Errorf("model of %d rows, %d dimensions", m.Report().N, m.Dim())
+	}
+	dl, _ := filepath.Glob(filepath.Join(dir, "dead", "dead-letters-*.csv"))
+	if len(dl) != 1 {
+		t.Fatalf("dead-letter files %v", dl)
+	}
+	if b, _ := os.ReadFile(dl[0]); !strings.Contains(string(b), "odd,") {
+		t.Errorf("dead letters %q lack the row labelled three", b)
 	}
 }

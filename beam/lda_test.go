@@ -1,0 +1,139 @@
+package manifoldbeam
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
+)
+
+// TestFitLDA fits LDA over uneven shards (one empty) of four classes far
+// from the origin (mean 1e4), with a constant feature (a singular total
+// scatter) and a NaN row, an unparsable row and a row without an integer
+// label mixed in, and compares the model file with engine.LDA's in-process
+// fit (the SVD solver) of the good rows: principal angles ≤ 1e-8°,
+// eigenvalues to 1e-9, the same predictions.
+func TestFitLDA(t *testing.T) {
+	ctx := context.Background()
+	const n, d = 1200, 6
+	rng := rand.New(rand.NewPCG(8, 8))
+	x := mat.NewDense(n, d, nil)
+	labels := make([]int, n)
+	var rows []Row
+	for i := range n {
+		labels[i] = 7 * (i % 4)
+		for j := range d - 1 {
+			x.Set(i, j, 1e4+float64(j+1)*rng.NormFloat64()+float64((i%4)*(j%3)))
+		}
+		x.Set(i, d-1, 3) // constant
+		rows = append(rows, Row{ID: "r", X: x.RawRowView(i), Label: strconv.Itoa(labels[i])})
+	}
+	bad := []Row{{ID: "nan", X: []float64{1, math.NaN(), 1, 1, 1, 1}, Label: "0"}, {ID: "text", Err: "unparsable"},
+		{ID: "nolabel", X: []float64{1, 2, 3, 4, 5, 6}, Label: "cat"}}
+	shards := [][]Row{rows[:3], {}, append(append([]Row{}, rows[3:500]...), bad...), rows[500:]}
+	path := filepath.Join(t.TempDir(), "lda.bin")
+
+	p, s := beam.NewPipelineWithRoot()
+	var cols []beam.PCollection
+	for _, sh := range shards {
+		cols = append(cols, beam.CreateList(s, sh))
+	}
+	dead := FitLDA(s, beam.Flatten(s, cols...), 0, path)
+	beam.ParDo0(s, &collectDeadFn{Key: t.Name()}, dead)
+	res, err := ptest.RunWithMetrics(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := counters(t, res); c[MetricRowsIn] != n+3 || c[MetricRowsOut] != n || c[MetricDeadLetter] != 3 {
+		t.Errorf("counters %v", c)
+	}
+	if _, dl := takeCollected(t.Name()); len(dl) != 3 {
+		t.Errorf("dead letters %v, want 3", dl)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	loaded, err := engine.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := loaded.(*engine.LDAModel)
+	want, err := engine.LDA{Labels: labels, Solver: engine.LDASVD}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qg, qw mat.QR
+	qg.Factorize(got.Projection())
+	qw.Factorize(want.Projection())
+	var og, ow mat.Dense
+	qg.QTo(&og)
+	qw.QTo(&ow)
+	k := want.Projection().RawMatrix().Cols
+	if a := maxPrincipalAngle(og.Slice(0, d, 0, k), ow.Slice(0, d, 0, k)); a > 1e-8 {
+		t.Errorf("largest principal angle %.3g° > 1e-8°", a)
+	}
+	for j, v := range want.Eigenvalues() {
+		if g := got.Eigenvalues()[j]; math.Abs(g-v) > 1e-9*v {
+			t.Errorf("eigenvalue %d: %.17g, want %.17g", j, g, v)
+		}
+	}
+	pw, _ := want.Predict(ctx, x)
+	pg, err := got.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pw {
+		if pw[i] != pg[i] {
+			t.Fatalf("prediction %d: %d, in-process %d", i, pg[i], pw[i])
+		}
+	}
+}
+
+// TestLDAStatsMerge: the class statistics do not depend on how the rows
+// are split between accumulators.
+func TestLDAStatsMerge(t *testing.T) {
+	x, _ := rollData(60, 3, 2)
+	var fn ldaCombineFn
+	whole := fn.CreateAccumulator()
+	for i := range 60 {
+		whole = fn.AddInput(whole, Labeled{Label: i % 3, X: append([]float64(nil), x.RawRowView(i)...)})
+	}
+	ref, err := fn.ExtractOutput(whole).Engine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for split := 1; split < 60; split += 11 {
+		a, b := fn.CreateAccumulator(), fn.CreateAccumulator()
+		for i := range 60 {
+			l := Labeled{Label: i % 3, X: append([]float64(nil), x.RawRowView(i)...)}
+			if i < split {
+				a = fn.AddInput(a, l)
+			} else {
+				b = fn.AddInput(b, l)
+			}
+		}
+		st, err := fn.ExtractOutput(fn.MergeAccumulators(b, a)).Engine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range ref.Classes {
+			if st.Classes[k] != ref.Classes[k] || st.Counts[k] != ref.Counts[k] || !floatsClose(st.ClassMeans[k], ref.ClassMeans[k], 1e-13) {
+				t.Errorf("split %d: class %d differs", split, k)
+			}
+		}
+		if !mat.EqualApprox(st.Scatter, ref.Scatter, 1e-10) {
+			t.Errorf("split %d: total scatter differs", split)
+		}
+	}
+}
