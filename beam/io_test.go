@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -252,6 +254,73 @@ func TestFailedPipelineLeavesNoCompleteOutput(t *testing.T) {
 	for _, pat := range []string{"part-*", "dead-letters-*", SuccessFile} {
 		if m, _ := filepath.Glob(filepath.Join(out, pat)); len(m) != 0 {
 			t.Errorf("a failed pipeline left %v", m)
+		}
+	}
+}
+
+// stallFn passes rows on and, at the row with ID Stall, tells the test
+// (stalled) and waits until the pipeline's context ends.
+type stallFn struct{ Stall string }
+
+var stalled = make(chan struct{}, 1)
+
+func (f *stallFn) ProcessElement(ctx context.Context, r Row, emit func(Row)) error {
+	if r.ID == f.Stall {
+		stalled <- struct{}{}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Minute):
+			return errors.New("not cancelled within a minute")
+		}
+	}
+	emit(r)
+	return nil
+}
+
+func init() { register.DoFn3x1[context.Context, Row, func(Row), error](&stallFn{}) }
+
+// TestCancelledPipelineLeavesNoCompleteOutput cancels a projection
+// pipeline while a bundle is in flight (a row of one shard holds it; the
+// other shard's rows may be written to temporary files by then) and checks
+// that Run returns an error soon, that no output file carries a final
+// name and that there is no success marker.
+func TestCancelledPipelineLeavesNoCompleteOutput(t *testing.T) {
+	dir := t.TempDir()
+	_, modelPath := fitPCA(t, dir)
+	var b strings.Builder
+	b.WriteString("a,b,c,d,id\n")
+	for i := range 400 {
+		fmt.Fprintf(&b, "%d,1,2,3,r%d\n", i, i)
+	}
+	writeFile(t, filepath.Join(dir, "a.csv"), b.String())
+	writeFile(t, filepath.Join(dir, "b.csv"), "a,b,c,d,id\n1,2,3,4,stall\n")
+	out := filepath.Join(dir, "out")
+	p, s := beam.NewPipelineWithRoot()
+	rows := beam.ParDo(s, &stallFn{Stall: "stall"}, ReadCSV(s, filepath.Join(dir, "*.csv"), "id"))
+	emb, dead := Project(s, modelPath, rows, ProjectOptions{Block: 16})
+	WriteCSV(s, out, emb, dead)
+	ctx, cancel := context.WithCancel(context.Background())
+	var cancelled atomic.Bool
+	go func() {
+		<-stalled
+		cancelled.Store(true)
+		cancel()
+	}()
+	start := time.Now()
+	_, err := beam.Run(ctx, "prism", p)
+	if err == nil {
+		t.Fatal("the cancelled pipeline succeeded")
+	}
+	if !cancelled.Load() {
+		t.Fatalf("the pipeline failed before it was cancelled: %v", err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("Run returned %v after the start", d)
+	}
+	for _, pat := range []string{"part-*", "dead-letters-*", SuccessFile} {
+		if m, _ := filepath.Glob(filepath.Join(out, pat)); len(m) != 0 {
+			t.Errorf("a cancelled pipeline left %v", m)
 		}
 	}
 }
