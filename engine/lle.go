@@ -48,6 +48,9 @@ type LLEModel struct {
 	eig   []float64 // the Dim eigenvalues of M used, ascending
 	// nullity is the dimension of M's null space at the fit.
 	nullity int
+	// near, when the fit's neighbours were approximate, answers
+	// Transform's neighbour queries (see trainingLists); nil: exact.
+	near *trainingLists
 }
 
 const methodLLE = "lle"
@@ -122,6 +125,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 		return nil, err
 	}
 	m := &LLEModel{base: base{method: methodLLE}, train: copyGeneral(g), k: s.K, reg: s.Reg}
+	m.near = keepLists(r.rep, samples{dense: g}, nb)
 	mm, err := lleM(ctx, w, n)
 	if err != nil {
 		return nil, err
@@ -318,7 +322,9 @@ func (m *LLEModel) Nullity() int { return nullityOf(m.nullity, &m.report) }
 // nearest training points: y = Σ w_j·y_j (scikit-learn's LLE.transform). A
 // new point equal to training points (distance 0) gets their embedding
 // (the mean, for duplicates), so transforming the training data reproduces
-// the training embedding.
+// the training embedding. When the fit's neighbours were approximate
+// (NN-descent), so are the new points': a best-first search of the
+// training rows' neighbour lists, which the model (and its file) keeps.
 func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	g, err := denseInput("lle transform", x)
 	if err != nil {
@@ -327,7 +333,12 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if g.Cols != m.train.Cols {
 		return nil, fmt.Errorf("lle transform: %w: %d features, the model has %d", ErrShape, g.Cols, m.train.Cols)
 	}
-	nb, err := neighbors.KNNQuery(ctx, toDense(m.train), toDense(g), m.k, neighbors.Options{})
+	var nb *neighbors.Result
+	if m.near != nil {
+		nb, err = m.near.query(ctx, m.train, g, m.k)
+	} else {
+		nb, err = neighbors.KNNQuery(ctx, toDense(m.train), toDense(g), m.k, neighbors.Options{})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lle transform: %w", err)
 	}
@@ -367,6 +378,7 @@ func (m *LLEModel) Save(w io.Writer) error {
 	d.floats["embedding"] = m.embedding
 	d.floats["train"] = m.train
 	d.floats["eigenvalues"] = rowVec(m.eig)
+	m.near.save(d)
 	return d.write(w)
 }
 
@@ -400,6 +412,9 @@ func decodeLLE(d *modelData) (Model, error) {
 		return nil, err
 	}
 	m.eig = eig.Data
+	if m.near, err = loadLists(d, n); err != nil {
+		return nil, err
+	}
 	if d.report != nil {
 		m.report = *d.report
 	}

@@ -72,6 +72,9 @@ type LTSAModel struct {
 	// nullity is the dimension of B's null space at the fit (0 for a
 	// loaded model whose report does not say).
 	nullity int
+	// near, when the fit's neighbours were approximate, answers
+	// Transform's neighbour queries (see trainingLists); nil: exact.
+	near *trainingLists
 }
 
 const methodLTSA = "ltsa"
@@ -215,6 +218,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 		return nil, err
 	}
 	m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k, nullity: eig.nullity}
+	m.near = keepLists(r.rep, in, nb)
 	m.embedding = eig.vecs
 	m.eig = eig.vals
 	return fitted(r, m)
@@ -380,7 +384,10 @@ func (m *LTSAModel) Nullity() int { return nullityOf(m.nullity, &m.report) }
 // leading eigenpairs of the neighbours' centred Gram matrix, g their
 // centred inner products with the new point and T_c their centred
 // embedding: the least-squares affine map from local tangent coordinates
-// Θ = Σ·Vᵀ to the embedding, applied to θ = Σ⁻¹·Vᵀ·g.
+// Θ = Σ·Vᵀ to the embedding, applied to θ = Σ⁻¹·Vᵀ·g. When the fit's
+// neighbours were approximate (NN-descent) on dense rows, so are the new
+// points': a best-first search of the training rows' neighbour lists,
+// which the model (and its file) keeps.
 func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	const what = "ltsa transform"
 	_, d := m.train.dims()
@@ -392,7 +399,12 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 		q = convertInput(q, m.train.isSparse())
 	}
 	nq, _ := q.dims()
-	nb, err := queryNeighbours(ctx, m.train, q, m.k, 0)
+	var nb *neighbors.Result
+	if m.near != nil && !q.isSparse() {
+		nb, err = m.near.query(ctx, m.train.dense, q.dense, m.k)
+	} else {
+		nb, err = queryNeighbours(ctx, m.train, q, m.k, 0)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -468,6 +480,7 @@ func (m *LTSAModel) Save(w io.Writer) error {
 	d.floats["embedding"] = m.embedding
 	d.floats["eigenvalues"] = rowVec(m.eig)
 	saveInput(d, "train", m.train)
+	m.near.save(d)
 	return d.write(w)
 }
 
@@ -496,6 +509,11 @@ func decodeLTSA(d *modelData) (Model, error) {
 	m.eig = eig.Data
 	if m.train, err = loadInput(d, "train", n); err != nil {
 		return nil, err
+	}
+	if !m.train.isSparse() {
+		if m.near, err = loadLists(d, n); err != nil {
+			return nil, err
+		}
 	}
 	if d.report != nil {
 		m.report = *d.report

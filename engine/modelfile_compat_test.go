@@ -16,7 +16,7 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-var updateModels = flag.Bool("update-models", false, "rewrite testdata/models from the current code (only when the file format changes on purpose)")
+var updateModels = flag.Bool("update-models", false, "write the testdata/models files that are missing, from the current code (delete one first to rewrite it, only when its format changes on purpose)")
 
 // modelFileCase is what testdata/models/<method>.json keeps beside the
 // model file: the model's embedding and its Transform of new points, as
@@ -29,8 +29,10 @@ type modelFileCase struct {
 }
 
 // TestModelFilesLoad loads the model files committed in testdata/models —
-// one per method, written by the code of 2026-11-24 (go test ./engine -run
-// TestModelFilesLoad -update-models rewrites them) — and checks that they
+// one per method and variant, each written by the code of the day it was
+// added (go test ./engine -run TestModelFilesLoad -update-models writes the
+// missing ones; lle-approx.model predates the neighbour lists that
+// lle-approx-lists.model keeps) — and checks that they
 // still load, and give the embedding and Transform they gave then (to
 // 1e-12 of the largest value: the same arithmetic, up to reordered sums).
 // A change of the codec or of a model's fields that old files cannot
@@ -42,7 +44,7 @@ func TestModelFilesLoad(t *testing.T) {
 	ctx := context.Background()
 	for _, m := range append(relMethods, modelFileVariants(x, labels)...) {
 		path := filepath.Join(dir, m.name+".model")
-		if *updateModels {
+		if _, err := os.Stat(path); *updateModels && err != nil {
 			model, err := relFit(ctx, m, x, relCase{Dim: 2, Seed: 3}, labels)
 			if err != nil {
 				t.Fatalf("%s: %v", m.name, err)
@@ -96,6 +98,12 @@ func modelFileVariants(x *mat.Dense, labels []int) []relMethod {
 		}},
 		{name: "lle-approx", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
 			return relModel(LLE{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
+		}},
+		{name: "lle-approx-lists", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+			return relModel(LLE{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
+		}},
+		{name: "ltsa-approx-lists", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+			return relModel(LTSA{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
 		}},
 		{name: "isomap-float32-supervised", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
 			return relModel(Isomap{Dim: 2, Seed: 3, Float32: true, K: 6, Labels: labels}.Fit(ctx, x))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
@@ -219,5 +220,85 @@ func TestIsomapApproxTransform(t *testing.T) {
 	}
 	if gi, err := back.(*IsomapModel).geo.get(); err != nil || gi.approx == nil {
 		t.Error("the loaded model's Transform did not use the index")
+	}
+}
+
+// TestApproxListsTransform: LLE and LTSA fitted with approximate
+// neighbours keep their training neighbour lists (model file included)
+// and look up new points' neighbours by a best-first search of them; on
+// new points of an embedded swiss roll they map as the same model with
+// exact queries does (the neighbours found are the exact ones for at
+// least 98 % of the points), training points map onto their embedding,
+// and the loaded model maps as the fitted one.
+func TestApproxListsTransform(t *testing.T) {
+	ctx := context.Background()
+	roll, _ := datasets.SwissRoll(2300, 0.05, 22)
+	all, err := datasets.Embed(roll, 30, 0.01, 22)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := mat.DenseCopyOf(all.Slice(0, 2000, 0, 30))
+	q := mat.DenseCopyOf(all.Slice(2000, 2300, 0, 30))
+	approx := Options{Neighbors: Neighbors{Search: NeighborsApprox}}
+	lle, err := LLE{K: 10, Options: approx}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ltsa, err := LTSA{K: 10, Options: approx}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exactLLE, exactLTSA := *lle, *ltsa
+	exactLLE.near, exactLTSA.near = nil, nil
+	for _, c := range []struct {
+		name          string
+		approx, exact Model
+		near          *trainingLists
+	}{{"lle", lle, &exactLLE, lle.near}, {"ltsa", ltsa, &exactLTSA, ltsa.near}} {
+		if c.near == nil {
+			t.Fatalf("%s: no neighbour lists kept after an approximate fit", c.name)
+		}
+		za, err := c.approx.Transform(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.near.ix == nil {
+			t.Fatalf("%s: Transform did not use the lists", c.name)
+		}
+		ze, err := c.exact.Transform(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := 0
+		for i := 0; i < 300; i++ {
+			if floats.EqualApprox(za.RawRowView(i), ze.RawRowView(i), 1e-9) {
+				same++
+			}
+		}
+		if same < 294 {
+			t.Errorf("%s: %d of 300 new points map as with exact neighbours", c.name, same)
+		}
+		zt, err := c.approx.Transform(ctx, x.Slice(0, 100, 0, 30))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(zt, c.approx.Embedding().Slice(0, 100, 0, 2), 1e-9) {
+			t.Errorf("%s: training points do not map onto their embedding", c.name)
+		}
+		var buf bytes.Buffer
+		if err := c.approx.Save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zl, err := loaded.Transform(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(zl, za) {
+			t.Errorf("%s: the loaded model maps differently", c.name)
+		}
 	}
 }
