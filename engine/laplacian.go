@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -83,6 +85,10 @@ type LaplacianModel struct {
 	t       float64
 	eig     []float64 // the Dim generalized eigenvalues λ of L·y = λ·D·y, ascending
 	nullity int       // dimension of the Laplacian's null space at the fit
+	// near, when the fit's k-nearest neighbours were approximate, answers
+	// Transform's neighbour queries from the graph's lists (see
+	// trainingLists); nil: exact.
+	near *trainingLists
 }
 
 const methodLaplacian = "laplacian"
@@ -151,6 +157,11 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 		r.rep.Params["dropped"] = len(fixed.Dropped)
 	} else {
 		m.train = copyInput(in)
+	}
+	if s.K > 0 && s.Eps == 0 {
+		g := fixed.Graph
+		lists := &neighbors.Result{Ptr: slices.Clone(g.RowPtr()), Ind: slices.Clone(g.ColIdx()), Dist: slices.Clone(g.Values())}
+		m.near = keepLists(r.rep, m.train, lists)
 	}
 	nk := len(fixed.Kept)
 	if s.Dim > nk-2 {
@@ -234,6 +245,9 @@ func (m *LaplacianModel) Nullity() int { return nullityOf(m.nullity, &m.report) 
 func (m *LaplacianModel) Dropped() []int { return append([]int(nil), m.dropped...) }
 
 // Transform maps new points by the Nyström formula (see LaplacianEigenmaps).
+// When the fit's k nearest neighbours were approximate (NN-descent) on
+// dense rows, so are the new points': a best-first search of the graph's
+// neighbour lists, which the model (and its file) keeps.
 func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	const what = "laplacian transform"
 	_, d := m.train.dims()
@@ -249,7 +263,12 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 	if q.isSparse() != m.train.isSparse() {
 		q = convertInput(q, m.train.isSparse())
 	}
-	nb, err := queryNeighbours(ctx, m.train, q, k, m.eps)
+	var nb *neighbors.Result
+	if m.near != nil && !q.isSparse() {
+		nb, err = m.near.query(ctx, m.train.dense, q.dense, k)
+	} else {
+		nb, err = queryNeighbours(ctx, m.train, q, k, m.eps)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -364,6 +383,7 @@ func (m *LaplacianModel) Save(w io.Writer) error {
 	saveInput(d, "train", m.train)
 	d.ints["kept"] = m.kept
 	d.ints["dropped"] = m.dropped
+	m.near.save(d)
 	return d.write(w)
 }
 
@@ -411,6 +431,11 @@ func decodeLaplacian(d *modelData) (Model, error) {
 	}
 	if m.kept, m.dropped, err = d.keptDropped(n, true); err != nil {
 		return nil, err
+	}
+	if !m.train.isSparse() {
+		if m.near, err = loadLists(d, n); err != nil {
+			return nil, err
+		}
 	}
 	if d.report != nil {
 		m.report = *d.report

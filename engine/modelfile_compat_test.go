@@ -105,6 +105,9 @@ func modelFileVariants(x *mat.Dense, labels []int) []relMethod {
 		{name: "ltsa-approx-lists", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
 			return relModel(LTSA{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
 		}},
+		{name: "laplacian-approx-lists", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+			return relModel(LaplacianEigenmaps{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
+		}},
 		{name: "isomap-float32-supervised", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
 			return relModel(Isomap{Dim: 2, Seed: 3, Float32: true, K: 6, Labels: labels}.Fit(ctx, x))
 		}},

@@ -223,13 +223,13 @@ func TestIsomapApproxTransform(t *testing.T) {
 	}
 }
 
-// TestApproxListsTransform: LLE and LTSA fitted with approximate
-// neighbours keep their training neighbour lists (model file included)
-// and look up new points' neighbours by a best-first search of them; on
-// new points of an embedded swiss roll they map as the same model with
-// exact queries does (the neighbours found are the exact ones for at
-// least 98 % of the points), training points map onto their embedding,
-// and the loaded model maps as the fitted one.
+// TestApproxListsTransform: LLE, LTSA and Laplacian eigenmaps fitted with
+// approximate neighbours keep their training neighbour lists (model file
+// included) and look up new points' neighbours by a best-first search of
+// them; on new points of an embedded swiss roll they map as the same model
+// with exact queries does (the neighbours found are the exact ones for at
+// least 98 % of the points), training points map onto their embedding
+// (LLE, LTSA), and the loaded model maps as the fitted one.
 func TestApproxListsTransform(t *testing.T) {
 	ctx := context.Background()
 	roll, _ := datasets.SwissRoll(2300, 0.05, 22)
@@ -248,13 +248,18 @@ func TestApproxListsTransform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exactLLE, exactLTSA := *lle, *ltsa
-	exactLLE.near, exactLTSA.near = nil, nil
+	lap, err := LaplacianEigenmaps{K: 10, Options: approx}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exactLLE, exactLTSA, exactLap := *lle, *ltsa, *lap
+	exactLLE.near, exactLTSA.near, exactLap.near = nil, nil, nil
 	for _, c := range []struct {
 		name          string
 		approx, exact Model
 		near          *trainingLists
-	}{{"lle", lle, &exactLLE, lle.near}, {"ltsa", ltsa, &exactLTSA, ltsa.near}} {
+		onTraining    bool
+	}{{"lle", lle, &exactLLE, lle.near, true}, {"ltsa", ltsa, &exactLTSA, ltsa.near, true}, {"laplacian", lap, &exactLap, lap.near, false}} {
 		if c.near == nil {
 			t.Fatalf("%s: no neighbour lists kept after an approximate fit", c.name)
 		}
@@ -278,12 +283,14 @@ func TestApproxListsTransform(t *testing.T) {
 		if same < 294 {
 			t.Errorf("%s: %d of 300 new points map as with exact neighbours", c.name, same)
 		}
-		zt, err := c.approx.Transform(ctx, x.Slice(0, 100, 0, 30))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !mat.EqualApprox(zt, c.approx.Embedding().Slice(0, 100, 0, 2), 1e-9) {
-			t.Errorf("%s: training points do not map onto their embedding", c.name)
+		if c.onTraining {
+			zt, err := c.approx.Transform(ctx, x.Slice(0, 100, 0, 30))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(zt, c.approx.Embedding().Slice(0, 100, 0, 2), 1e-9) {
+				t.Errorf("%s: training points do not map onto their embedding", c.name)
+			}
 		}
 		var buf bytes.Buffer
 		if err := c.approx.Save(&buf); err != nil {
