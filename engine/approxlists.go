@@ -18,19 +18,20 @@ import (
 // afford them per new point.
 type trainingLists struct {
 	lists *neighbors.Result
+	width int // the queries' search width (0: the default; see Neighbors.Width)
 	once  sync.Once
 	ix    *neighbors.Index
 	err   error
 }
 
-// keepLists returns the lists to keep with a model fitted on train: nb
-// when the fit's neighbour stage was approximate and the rows are dense,
-// else nil (exact queries).
-func keepLists(rep *Report, train samples, nb *neighbors.Result) *trainingLists {
-	if !approxSearched(rep) || train.isSparse() {
+// keepLists returns the lists to keep with a model fitted by r on train:
+// nb when the fit's neighbour stage was approximate and the rows are
+// dense, else nil (exact queries).
+func keepLists(r *run, train samples, nb *neighbors.Result) *trainingLists {
+	if !approxSearched(r.rep) || train.isSparse() {
 		return nil
 	}
-	return &trainingLists{lists: nb}
+	return &trainingLists{lists: nb, width: r.opts.Neighbors.Width}
 }
 
 // query returns the k approximate nearest training rows of every row of q.
@@ -41,7 +42,7 @@ func (t *trainingLists) query(ctx context.Context, train, q blas64.General, k in
 	if t.err != nil {
 		return nil, t.err
 	}
-	return t.ix.Query(ctx, toDense(q), k, 0)
+	return t.ix.Query(ctx, toDense(q), k, t.width)
 }
 
 // save writes the lists (nil: nothing) as "neighbor_ptr", "neighbor_ind"
@@ -87,5 +88,5 @@ func loadLists(d *modelData, n int) (*trainingLists, error) {
 			return nil, modelErr("%s model: neighbour lists: distance %v", d.method, v)
 		}
 	}
-	return &trainingLists{lists: &neighbors.Result{Ptr: ptr, Ind: ind, Dist: dist.Data}}, nil
+	return &trainingLists{lists: &neighbors.Result{Ptr: ptr, Ind: ind, Dist: dist.Data}, width: searchWidth(d.report)}, nil
 }

@@ -363,6 +363,13 @@ type Neighbors struct {
 	// found, by brute force, to measure the recall of an approximate
 	// search (0: 200; negative: not measured).
 	RecallSample int
+	// Width is the search width of Transform's approximate neighbour
+	// queries in a model whose fit searched approximately: the candidates
+	// the best-first search of the training graph keeps (at least the
+	// neighbours asked for; 0: max(2k, 30)). Larger is slower and closer
+	// to exact. The model (and its file: the report's "search_width")
+	// keeps it.
+	Width int
 	// Graph, when not nil, replaces the neighbour search: an n×n graph of
 	// the n training rows whose stored weights are distances (directed,
 	// as manifold neighbors writes a kNN graph, or symmetric: an ε-graph,
@@ -391,6 +398,9 @@ const AutoApproxFlam = 3e10
 func (o Neighbors) check() error {
 	if o.Search < NeighborsAuto || o.Search > NeighborsApprox {
 		return fmt.Errorf("%w: neighbour search %d", ErrBadSetting, o.Search)
+	}
+	if o.Width < 0 {
+		return fmt.Errorf("%w: search width %d, need ≥ 0", ErrBadSetting, o.Width)
 	}
 	a := o.Approx
 	a.Metric = neighbors.Euclidean
@@ -594,6 +604,23 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 		return nil, nil, err
 	}
 	return res, rep, nil
+}
+
+// searchWidth is the search width of a model's approximate Transform
+// queries, as its report keeps it ("search_width"; 0: the default).
+func searchWidth(rep *Report) int {
+	if rep == nil {
+		return 0
+	}
+	switch w := rep.Params["search_width"].(type) {
+	case int:
+		return max(w, 0)
+	case float64: // a report read back from a model file
+		if w >= 1 && w <= math.MaxInt32 {
+			return int(w)
+		}
+	}
+	return 0
 }
 
 // approxSearched reports whether a fit's neighbour stage was NN-descent.

@@ -170,7 +170,7 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 
 func (m *IsomapModel) prepareGeo() {
 	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodIsomap, m.train, m.graph, m.k, m.eps, nil, m.f32, m.between, approxSearched(&m.report), m.tri)
+		return newGeoIndex(methodIsomap, m.train, m.graph, m.k, m.eps, nil, m.f32, m.between, &m.report, m.tri)
 	})
 }
 

@@ -273,7 +273,7 @@ func scaleGeneral(a blas64.General, e int) {
 
 func (m *LandmarkIsomapModel) prepareGeo() {
 	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, approxSearched(&m.report), m.tri)
+		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, &m.report, m.tri)
 	})
 }
 

@@ -161,7 +161,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 	if s.K > 0 && s.Eps == 0 {
 		g := fixed.Graph
 		lists := &neighbors.Result{Ptr: slices.Clone(g.RowPtr()), Ind: slices.Clone(g.ColIdx()), Dist: slices.Clone(g.Values())}
-		m.near = keepLists(r.rep, m.train, lists)
+		m.near = keepLists(r, m.train, lists)
 	}
 	nk := len(fixed.Kept)
 	if s.Dim > nk-2 {

@@ -125,7 +125,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 		return nil, err
 	}
 	m := &LLEModel{base: base{method: methodLLE}, train: copyGeneral(g), k: s.K, reg: s.Reg}
-	m.near = keepLists(r.rep, samples{dense: g}, nb)
+	m.near = keepLists(r, samples{dense: g}, nb)
 	mm, err := lleM(ctx, w, n)
 	if err != nil {
 		return nil, err

@@ -218,7 +218,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 		return nil, err
 	}
 	m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k, nullity: eig.nullity}
-	m.near = keepLists(r.rep, in, nb)
+	m.near = keepLists(r, in, nb)
 	m.embedding = eig.vecs
 	m.eig = eig.vals
 	return fitted(r, m)

@@ -309,3 +309,50 @@ func TestApproxListsTransform(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchWidthKept: Neighbors.Width reaches the approximate Transform
+// queries of the fitted and of the loaded model (LLE's lists, Isomap's
+// graph index), and a negative width is refused.
+func TestSearchWidthKept(t *testing.T) {
+	ctx := context.Background()
+	x, _ := relData(300, 5, 9)
+	opt := Options{Neighbors: Neighbors{Search: NeighborsApprox, Width: 12}}
+	lle, err := LLE{K: 8, Options: opt}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iso, err := Isomap{K: 8, Options: opt}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Model{lle, iso} {
+		var buf bytes.Buffer
+		if err := m.Save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mm := range []Model{m, loaded} {
+			width := -1
+			switch v := mm.(type) {
+			case *LLEModel:
+				width = v.near.width
+			case *IsomapModel:
+				gi, err := v.geo.get()
+				if err != nil {
+					t.Fatal(err)
+				}
+				width = gi.width
+			}
+			if width != 12 {
+				t.Errorf("%s: search width %d, want 12", mm.Method(), width)
+			}
+		}
+	}
+	opt.Neighbors.Width = -1
+	if _, err := (LLE{K: 8, Options: opt}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("width −1: %v", err)
+	}
+}

@@ -209,6 +209,12 @@ func fitted[M interface{ setReport(Report) }](r *run, m M) (M, error) {
 		var none M
 		return none, err
 	}
+	if w := r.opts.Neighbors.Width; w > 0 && approxSearched(rep) {
+		if rep.Params == nil {
+			rep.Params = map[string]any{}
+		}
+		rep.Params["search_width"] = w
+	}
 	m.setReport(*rep)
 	return m, nil
 }

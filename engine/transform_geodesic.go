@@ -38,6 +38,7 @@ type geoIndex struct {
 	// answers the neighbour queries in place of search, by a best-first
 	// search of the stored graph.
 	approx *neighbors.Index
+	width  int // approx's search width (0: the default; see Neighbors.Width)
 	tri    triangulation
 	pinvT  []float64 // tri.pinv transposed (dim×R): a row's triangulation reads it by columns
 	pool   sync.Pool // *geoScratch
@@ -168,7 +169,8 @@ func (l *lazyGeo) get() (*geoIndex, error) {
 // NN-descent) the neighbour queries go through a neighbors.Index of the
 // training rows and the stored graph. It fails only on a graph the shortest
 // paths cannot use (a corrupt model file).
-func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, between float64, approx bool, tri triangulation) (*geoIndex, error) {
+func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, between float64, rep *Report, tri triangulation) (*geoIndex, error) {
+	approx := approxSearched(rep)
 	pg, err := sparse.NewPathGraph(graph)
 	if err != nil {
 		return nil, modelErr("%s model: graph: %v", method, err)
@@ -187,6 +189,7 @@ func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, 
 		}
 	}
 	if approx && eps == 0 {
+		gi.width = searchWidth(rep)
 		n, _ := graph.Dims()
 		lists := &neighbors.Result{Ptr: graph.RowPtr()[:n+1], Ind: graph.ColIdx(), Dist: graph.Values()}
 		gi.approx, err = neighbors.IndexFromLists(context.Background(), toDense(train), lists, neighbors.ApproxOptions{})
@@ -224,7 +227,7 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 	case gi.eps > 0:
 		js, ds = gi.search.radius(&sc.s, x, gi.eps)
 	case gi.approx != nil:
-		nb, err := gi.approx.Query(ctx, mat.NewDense(1, len(x), x), gi.k, 0)
+		nb, err := gi.approx.Query(ctx, mat.NewDense(1, len(x), x), gi.k, gi.width)
 		if err != nil {
 			return fmt.Errorf("%s transform: %w", gi.method, err)
 		}

@@ -7,7 +7,7 @@
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
 //	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
 //	                 [-weight heat|binary] [-float32]
-//	                 [-neighbors auto|exact|approx | -graph FILE.mtx]
+//	                 [-neighbors auto|exact|approx [-search-width W] | -graph FILE.mtx]
 //	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
@@ -77,6 +77,9 @@
 //	                   engine.AutoApproxFlam, NN-descent beyond), exact, or
 //	                   approx (NN-descent; the report's neighbours stage
 //	                   gives its recall measured on 200 sampled points)
+//	-search-width W    with approximate neighbours: the search width of the
+//	                   model's Transform queries (candidates kept; 0, the
+//	                   default: max(2k, 30)); kept in the model file
 //	-graph FILE.mtx    a neighbour graph in place of the search (n×n, weights =
 //	                   distances, directed or symmetric; e.g. written by
 //	                   manifold neighbors); not with -eps, -supervised or

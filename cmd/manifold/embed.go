@@ -35,7 +35,7 @@ type embedFlags struct {
 	method, in, labels                 string
 	supervised, quiet                  bool
 	dim, k, landmarks, tangentDim      int
-	maxIter                            int
+	maxIter, searchWidth               int
 	eps, alpha                         float64
 	disconnected, weight               string
 	neighbors, graph                   string
@@ -71,6 +71,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&f.weight, "weight", "heat", "edge weights of laplacian and lpp: heat (the heat kernel, the default) or binary (1 on every edge, scikit-learn's SpectralEmbedding)")
 	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32")
 	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
+	fs.IntVar(&f.searchWidth, "search-width", 0, "with approximate neighbours: the search width `W` of the model's Transform queries (candidates kept; 0: max(2k, 30); larger: slower, closer to exact)")
 	fs.StringVar(&f.graph, "graph", "", "a neighbour graph `FILE.mtx` (n×n, weights = distances, e.g. from manifold neighbors) in place of the search")
 	fs.StringVar(&f.supervisedGeodesic, "supervised-geodesic", "constant", "isomap, isoprojection, oip, soip with -supervised: the geodesic between classes, constant (1000 × the largest within-class geodesic, the papers' code) or join (classes joined at their closest pairs)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
@@ -125,6 +126,14 @@ func (f *embedFlags) check() error {
 			return fmt.Errorf("-neighbors %q: want auto, exact or approx", f.neighbors)
 		}
 		f.neighborMode = mode
+	}
+	if f.set["search-width"] {
+		switch {
+		case !m.reads("k"):
+			return fmt.Errorf("-search-width does not apply to method %s%s", m.name, readsList(m))
+		case f.searchWidth < 0:
+			return fmt.Errorf("-search-width must be at least 0, got %d", f.searchWidth)
+		}
 	}
 	if f.graph != "" {
 		switch {
@@ -262,7 +271,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	bar := newProgress(e.stderr, e.terminal && !f.quiet)
 	p.Options.Progress = bar.update
 	p.Options.MaxBytes = f.budget
-	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed}, Graph: graph}
+	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed}, Graph: graph, Width: f.searchWidth}
 	model, err := m.fit(ctx, p, x)
 	if errors.Is(err, engine.ErrMemoryBudget) && m.reads("float32") && !f.set["float32"] && !p.Float32 {
 		// auto: float32 geodesics halve the N×N matrix. A note on

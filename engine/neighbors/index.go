@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -25,6 +26,10 @@ type Index struct {
 	adj   []int32
 	nodes []rpNode
 	perm  []int32
+	// searchers keeps the query scratch (*searcher) between Query calls:
+	// its visited stamps are n words, which one-row queries (a request
+	// path's Transform) must not allocate and clear every time.
+	searchers sync.Pool
 }
 
 // NewIndex builds the index of the rows of x: their k-nearest-neighbour
@@ -142,8 +147,9 @@ func (ix *Index) Query(ctx context.Context, q mat.Matrix, k, width int) (*Result
 		res.Ptr[i] = i * k
 	}
 	err = backend.ParallelForCtx(ctx, m, 64, func(lo, hi int) {
-		s := newSearcher(ix, width)
-		qv := make([]float32, dim)
+		s := ix.searcher(width)
+		defer ix.searchers.Put(s)
+		qv := s.query(dim)
 		for i := lo; i < hi; i++ {
 			row := g.Data[i*g.Stride : i*g.Stride+dim]
 			s.search(ix, row, qv)
@@ -175,6 +181,7 @@ func (ix *Index) exactQuery(row []float64, j int) float64 {
 // kept candidates (a max-heap on (key, index) of at most width) and the
 // frontier (a min-heap).
 type searcher struct {
+	qv         []float32
 	stamp      []uint32
 	gen        uint32
 	keyD       []float32
@@ -186,8 +193,23 @@ type searcher struct {
 	normalized bool
 }
 
-func newSearcher(ix *Index, width int) *searcher {
-	return &searcher{stamp: make([]uint32, ix.v.n()), width: width}
+// searcher returns a query scratch of the given width, reused from an
+// earlier Query when one is free.
+func (ix *Index) searcher(width int) *searcher {
+	s, _ := ix.searchers.Get().(*searcher)
+	if s == nil {
+		s = &searcher{stamp: make([]uint32, ix.v.n())}
+	}
+	s.width = width
+	return s
+}
+
+// query returns the scratch's float32 copy of a query row of dim values.
+func (s *searcher) query(dim int) []float32 {
+	if cap(s.qv) < dim {
+		s.qv = make([]float32, dim)
+	}
+	return s.qv[:dim]
 }
 
 func (s *searcher) key(ix *Index, qv []float32, j int32) float32 {

@@ -1,0 +1,160 @@
+// Command transformrate measures Transform throughput of models fitted
+// with approximate neighbours (NN-descent) on N deformed USPS digits (256
+// features): the fit, Prepare (the geodesic table where it fits), then M
+// new deformed digits mapped in blocks of 256 rows on all cores, and the
+// recall@k of the new rows' neighbours (the approximate index against
+// brute force) on a sample of 200 of them.
+//
+//	go run ./bench/scale/transformrate -n 100000 -m 20000 -methods landmark-isomap [-width W]
+//
+// It needs ../shared/data/usps9298 (the digits DeformDigits distorts).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+)
+
+func main() {
+	n := flag.Int("n", 100000, "training rows")
+	m := flag.Int("m", 20000, "new rows to map")
+	k := flag.Int("k", 10, "neighbours")
+	landmarks := flag.Int("landmarks", 1000, "landmark-isomap's landmarks")
+	width := flag.Int("width", 0, "search width of the approximate Transform queries (0: max(2k, 30))")
+	methods := flag.String("methods", "landmark-isomap,lle", "landmark-isomap, lle, ltsa, laplacian")
+	data := flag.String("data", filepath.Join("..", "shared", "data", "usps9298", "usps9298_X.npy"), "USPS rows")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the Transform loops to this file")
+	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "transformrate:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		cpuProfile = f
+	}
+	if err := run(*data, *n, *m, *k, *landmarks, *width, strings.Split(*methods, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "transformrate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(data string, n, m, k, landmarks, width int, methods []string) error {
+	ctx := context.Background()
+	base, err := dataio.ReadMatrixFile(data)
+	if err != nil {
+		return err
+	}
+	all, _, err := datasets.DeformDigits(base, nil, n+m, datasets.Deform{}, 1)
+	if err != nil {
+		return err
+	}
+	x := mat.DenseCopyOf(all.Slice(0, n, 0, 256))
+	q := mat.DenseCopyOf(all.Slice(n, n+m, 0, 256))
+	fmt.Printf("%d training and %d new deformed digits, k = %d, GOMAXPROCS %d\n", n, m, k, runtime.GOMAXPROCS(0))
+	approx := engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox, Width: width}}
+	for _, name := range methods {
+		start := time.Now()
+		var model engine.Model
+		switch name {
+		case "landmark-isomap":
+			model, err = asModel(engine.LandmarkIsomap{K: k, Landmarks: landmarks, Options: approx}.Fit(ctx, x))
+		case "lle":
+			model, err = asModel(engine.LLE{K: k, Options: approx}.Fit(ctx, x))
+		case "ltsa":
+			model, err = asModel(engine.LTSA{K: k, Options: approx}.Fit(ctx, x))
+		case "laplacian":
+			model, err = asModel(engine.LaplacianEigenmaps{K: k, Options: approx}.Fit(ctx, x))
+		default:
+			return fmt.Errorf("unknown method %q", name)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fit := time.Since(start)
+		start = time.Now()
+		if err := engine.Prepare(model); err != nil {
+			return err
+		}
+		prep := time.Since(start)
+		if cpuProfile != nil {
+			pprof.StartCPUProfile(cpuProfile)
+		}
+		start = time.Now()
+		for lo := 0; lo < m; lo += 256 {
+			if _, err := model.Transform(ctx, q.Slice(lo, min(m, lo+256), 0, 256)); err != nil {
+				return fmt.Errorf("%s transform: %w", name, err)
+			}
+		}
+		tr := time.Since(start)
+		if cpuProfile != nil {
+			pprof.StopCPUProfile()
+			cpuProfile = nil // the first method's loop only
+		}
+		fmt.Printf("%-16s fit %6.1f s  prepare %5.1f s  transform %d rows %6.2f s = %7.0f rows/s\n",
+			name, fit.Seconds(), prep.Seconds(), m, tr.Seconds(), float64(m)/tr.Seconds())
+	}
+	return recall(ctx, x, q, k, width)
+}
+
+// recall prints recall@k of the approximate index (built as the models
+// build theirs, from the training rows' NN-descent lists) on 200 new rows.
+func recall(ctx context.Context, x, q *mat.Dense, k, width int) error {
+	lists, err := neighbors.KNN(ctx, x, k, neighbors.Options{Algorithm: neighbors.NNDescent})
+	if err != nil {
+		return err
+	}
+	ix, err := neighbors.IndexFromLists(ctx, x, lists, neighbors.ApproxOptions{})
+	if err != nil {
+		return err
+	}
+	s := q.Slice(0, 200, 0, 256)
+	got, err := ix.Query(ctx, s, k, width)
+	if err != nil {
+		return err
+	}
+	want, err := neighbors.KNNQuery(ctx, x, s, k, neighbors.Options{})
+	if err != nil {
+		return err
+	}
+	hit := 0
+	for i := 0; i < 200; i++ {
+		gj, _ := got.Row(i)
+		wj, _ := want.Row(i)
+		set := map[int]bool{}
+		for _, j := range wj {
+			set[j] = true
+		}
+		for _, j := range gj {
+			if set[j] {
+				hit++
+			}
+		}
+	}
+	fmt.Printf("recall@%d of the new rows' neighbours (200 rows, search width %d): %.4f\n", k, width, float64(hit)/float64(200*k))
+	return nil
+}
+
+var cpuProfile *os.File
+
+func asModel[M engine.Model](m M, err error) (engine.Model, error) {
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
