@@ -17,12 +17,14 @@ import (
 
 // geoIndex is what the geodesic models (Isomap, Landmark Isomap) need to
 // map one new point, prepared once per model: the exact neighbour search
-// over the training rows and the stored graph ready for Dijkstra. Mapping
-// a point then costs the search (a pruned scan, below), one Dijkstra from
-// the point's neighbours, O((n + e)·log n), and the triangulation, O(n·dim).
+// over the training rows (exactsearch.go) and the stored graph ready for
+// Dijkstra. Mapping a point then costs the search, one Dijkstra from the
+// point's neighbours, O((n + e)·log n), or with the table k·R additions,
+// and the triangulation, O(R·dim).
 type geoIndex struct {
 	method string
-	search *exactSearch
+	train  blas64.General
+	search *exactSearch // nil when approx answers the queries
 	paths  *sparse.PathGraph
 	k      int
 	eps    float64
@@ -179,8 +181,13 @@ func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, 
 		k = min(10, train.Rows) // supervised K = 0: no class for new points
 	}
 	k = min(k, train.Rows)
-	gi := &geoIndex{method: method, search: newExactSearch(train), paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri, symmetric: graph.IsSymmetric(0)}
-	gi.search.seedWith(graph)
+	gi := &geoIndex{method: method, train: train, paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri, symmetric: graph.IsSymmetric(0)}
+	if !approx || eps > 0 {
+		// The exact search; a model fitted with approximate neighbours
+		// answers its queries by the index below instead.
+		gi.search = newExactSearch(train)
+		gi.search.seedWith(graph)
+	}
 	r, dim := tri.pinv.Rows, tri.pinv.Cols
 	gi.pinvT = make([]float64, dim*r)
 	for j := 0; j < r; j++ {
@@ -204,13 +211,13 @@ func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, 
 // or those within eps), the squared geodesics through them to the
 // reference points, and the triangulation y = −½·(δ − mean δ)·pinv.
 func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
-	if len(x) != gi.search.train.Cols {
-		return fmt.Errorf("%s transform: %w: %d features, the model has %d", gi.method, ErrShape, len(x), gi.search.train.Cols)
+	if len(x) != gi.train.Cols {
+		return fmt.Errorf("%s transform: %w: %d features, the model has %d", gi.method, ErrShape, len(x), gi.train.Cols)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := checkTransformRange(gi.method, blas64.General{Rows: 1, Cols: len(x), Stride: len(x), Data: x}, gi.search.train.Rows); err != nil {
+	if err := checkTransformRange(gi.method, blas64.General{Rows: 1, Cols: len(x), Stride: len(x), Data: x}, gi.train.Rows); err != nil {
 		return err
 	}
 	sc, _ := gi.pool.Get().(*geoScratch)
