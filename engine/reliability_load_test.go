@@ -105,7 +105,7 @@ func TestLoadHugeValues(t *testing.T) {
 	ctx := context.Background()
 	x, labels := relData(30, 3, 3)
 	for _, m := range relMethods {
-		good, h, off := savedFile(t, ctx, m, x, labels)
+		good, h, off := savedFile(t, ctx, m, x, labels, relCase{})
 		for _, a := range h.Floats {
 			n := a.Rows * a.Cols
 			if n == 0 {
@@ -215,8 +215,22 @@ func TestLoadBadIndices(t *testing.T) {
 	ctx := context.Background()
 	x, labels := relData(30, 3, 3)
 	cases := 0
+	// Each method at its defaults, and the graph methods with approximate
+	// neighbours (whose models keep neighbour lists).
+	type variant struct {
+		m relMethod
+		c relCase
+	}
+	var variants []variant
 	for _, m := range relMethods {
-		good, h, off := savedFile(t, ctx, m, x, labels)
+		variants = append(variants, variant{m, relCase{}})
+		if m.k {
+			variants = append(variants, variant{m, relCase{Options: Options{Neighbors: Neighbors{Search: NeighborsApprox}}}})
+		}
+	}
+	for _, v := range variants {
+		m, c := v.m, v.c
+		good, h, off := savedFile(t, ctx, m, x, labels, c)
 		for _, a := range h.Floats {
 			off += 8 * a.Rows * a.Cols
 		}
@@ -272,9 +286,9 @@ func loadAndMap(ctx context.Context, b []byte, x mat.Matrix) (l Model, y *mat.De
 
 // savedFile fits m, saves the model and returns the file, its header and
 // the offset of its first array, for tests that forge model files.
-func savedFile(t *testing.T, ctx context.Context, m relMethod, x mat.Matrix, labels []int) ([]byte, modelHeader, int) {
+func savedFile(t *testing.T, ctx context.Context, m relMethod, x mat.Matrix, labels []int, c relCase) ([]byte, modelHeader, int) {
 	t.Helper()
-	mod, err := relFit(ctx, m, x, relCase{}, labels)
+	mod, err := relFit(ctx, m, x, c, labels)
 	if err != nil {
 		t.Fatalf("%s: %v", m.name, err)
 	}
