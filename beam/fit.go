@@ -249,22 +249,14 @@ func SaveModel(ctx context.Context, m engine.Model, path string) error {
 	if err := m.Save(&buf); err != nil {
 		return fmt.Errorf("%w %s: %w", ErrOutput, path, err)
 	}
+	tmp := path + ".tmp-" + uuid.NewString()
+	if err := writeBytes(ctx, tmp, buf.Bytes()); err != nil {
+		return err
+	}
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return fmt.Errorf("%w %s: %v", ErrOutput, path, err)
 	}
 	defer fs.Close()
-	tmp := path + ".tmp-" + uuid.NewString()
-	w, err := fs.OpenWrite(ctx, tmp)
-	if err != nil {
-		return fmt.Errorf("%w %s: %v", ErrOutput, tmp, err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		w.Close()
-		return fmt.Errorf("%w %s: %v", ErrOutput, tmp, err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("%w %s: %v", ErrOutput, tmp, err)
-	}
 	return move(ctx, fs, tmp, path)
 }

@@ -2,6 +2,7 @@ package manifoldbeam
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/google/uuid"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/dataio"
 )
@@ -39,6 +41,7 @@ func init() {
 	register.DoFn3x1[context.Context, fileio.ReadableFile, func(Row), error](&readNPYFn{})
 	register.DoFn3x1[context.Context, Embedded, func(string), error](&writeEmbFn{})
 	register.DoFn3x1[context.Context, DeadLetter, func(string), error](&writeDeadFn{})
+	register.DoFn3x1[context.Context, Embedded, func(string), error](&writeNPYFn{})
 	register.DoFn3x1[context.Context, int, func(*string) bool, error](&commitFn{})
 	register.Emitter1[Row]()
 	register.Emitter1[string]()
@@ -210,6 +213,115 @@ func WriteCSV(s beam.Scope, dir string, embedded, dead beam.PCollection) {
 	beam.ParDo0(s, &commitFn{Dir: dir, Tmp: tmp}, grouped)
 }
 
+// WriteNPY is WriteCSV with the embedded rows as NumPy files: part files
+// "part-NNNNN.npy" (float64, rows × d) each with "part-NNNNN.ids.csv"
+// beside it (the header id, then the rows' IDs in the same order). A
+// bundle writes a part every npyRows rows, so a worker holds at most
+// npyRows rows. Dead letters are CSV files as WriteCSV writes them.
+func WriteNPY(s beam.Scope, dir string, embedded, dead beam.PCollection) {
+	s = s.Scope("manifold.WriteNPY")
+	dir = strings.TrimSuffix(dir, "/")
+	tmp := joinPath(dir, ".tmp-"+uuid.NewString())
+	cols := []beam.PCollection{beam.Create(s, "")}
+	if embedded.IsValid() {
+		cols = append(cols, beam.ParDo(s, &writeNPYFn{Tmp: tmp}, embedded))
+	}
+	if dead.IsValid() {
+		cols = append(cols, beam.ParDo(s, &writeDeadFn{writer: writer{Tmp: tmp}}, dead))
+	}
+	names := beam.Flatten(s, cols...)
+	grouped := beam.GroupByKey(s, beam.AddFixedKey(s, names))
+	beam.ParDo0(s, &commitFn{Dir: dir, Tmp: tmp}, grouped)
+}
+
+// npyRows is the most rows a part of WriteNPY holds.
+const npyRows = 1 << 16
+
+type writeNPYFn struct {
+	Tmp string
+
+	ids []string
+	y   []float64
+	d   int
+}
+
+func (f *writeNPYFn) ProcessElement(ctx context.Context, e Embedded, emit func(string)) error {
+	if len(f.ids) > 0 && len(e.Y) != f.d {
+		return fmt.Errorf("%w: rows of %d and %d coordinates in one output", ErrOutput, f.d, len(e.Y))
+	}
+	f.d = len(e.Y)
+	f.ids = append(f.ids, e.ID)
+	f.y = append(f.y, e.Y...)
+	if len(f.ids) >= npyRows {
+		return f.flush(ctx, emit)
+	}
+	return nil
+}
+
+func (f *writeNPYFn) FinishBundle(ctx context.Context, emit func(string)) error {
+	return f.flush(ctx, emit)
+}
+
+// flush writes the buffered rows as one part (its .npy and .ids.csv under
+// temporary names) and emits both names.
+func (f *writeNPYFn) flush(ctx context.Context, emit func(string)) error {
+	if len(f.ids) == 0 {
+		return nil
+	}
+	stem := joinPath(f.Tmp, "part-"+uuid.NewString())
+	var buf bytes.Buffer
+	if err := dataio.WriteNPY(&buf, mat.NewDense(len(f.ids), max(f.d, 1), padded(f.y, len(f.ids), f.d))); err != nil {
+		return fmt.Errorf("%w %s.npy: %v", ErrOutput, stem, err)
+	}
+	if err := writeBytes(ctx, stem+".npy", buf.Bytes()); err != nil {
+		return err
+	}
+	buf.Reset()
+	cw := csv.NewWriter(&buf)
+	cw.Write([]string{"id"})
+	for _, id := range f.ids {
+		cw.Write([]string{id})
+	}
+	cw.Flush()
+	if err := writeBytes(ctx, stem+".ids.csv", buf.Bytes()); err != nil {
+		return err
+	}
+	emit(stem + ".npy")
+	emit(stem + ".ids.csv")
+	f.ids, f.y = f.ids[:0], f.y[:0]
+	return nil
+}
+
+// padded returns y, or a column of zeros for rows without coordinates
+// (d = 0: a .npy file has at least one column).
+func padded(y []float64, n, d int) []float64 {
+	if d > 0 {
+		return y
+	}
+	return make([]float64, n)
+}
+
+// writeBytes writes b to name through Beam's filesystem registry.
+func writeBytes(ctx context.Context, name string, b []byte) error {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrOutput, err)
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, name)
+	if err != nil {
+		return fmt.Errorf("%w %s: %v", ErrOutput, name, err)
+	}
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		return fmt.Errorf("%w %s: %v", ErrOutput, name, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%w %s: %v", ErrOutput, name, err)
+	}
+	return nil
+}
+
 func joinPath(dir, name string) string {
 	if strings.Contains(dir, "://") {
 		return dir + "/" + name
@@ -330,8 +442,17 @@ func (f *commitFn) ProcessElement(ctx context.Context, _ int, names func(*string
 		return fmt.Errorf("%w: %v", ErrOutput, err)
 	}
 	defer fs.Close()
-	for i, p := range parts {
-		if err := move(ctx, fs, p, joinPath(f.Dir, fmt.Sprintf("part-%05d.csv", i))); err != nil {
+	// A part is one file (CSV) or an .npy file and its .ids.csv, which
+	// share a stem: the stems are numbered, the extensions kept.
+	stems := map[string]int{}
+	for _, p := range parts {
+		stem, ext := splitExt(path.Base(p))
+		i, ok := stems[stem]
+		if !ok {
+			i = len(stems)
+			stems[stem] = i
+		}
+		if err := move(ctx, fs, p, joinPath(f.Dir, fmt.Sprintf("part-%05d%s", i, ext))); err != nil {
 			return err
 		}
 	}
@@ -344,7 +465,7 @@ func (f *commitFn) ProcessElement(ctx context.Context, _ int, names func(*string
 	if err != nil {
 		return fmt.Errorf("%w %s: %v", ErrOutput, SuccessFile, err)
 	}
-	if _, err := fmt.Fprintf(w, "parts %d\ndead-letter files %d\n", len(parts), len(deads)); err != nil {
+	if _, err := fmt.Fprintf(w, "parts %d\ndead-letter files %d\n", len(stems), len(deads)); err != nil {
 		w.Close()
 		return fmt.Errorf("%w %s: %v", ErrOutput, SuccessFile, err)
 	}
@@ -355,6 +476,15 @@ func (f *commitFn) ProcessElement(ctx context.Context, _ int, names func(*string
 		_ = rm.Remove(ctx, f.Tmp) // the emptied temporary directory (local)
 	}
 	return nil
+}
+
+// splitExt splits a file name at its first dot: "part-x.ids.csv" gives
+// "part-x" and ".ids.csv".
+func splitExt(base string) (string, string) {
+	if i := strings.IndexByte(base, '.'); i >= 0 {
+		return base[:i], base[i:]
+	}
+	return base, ""
 }
 
 // move renames (or copies and removes) one file.

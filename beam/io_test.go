@@ -324,3 +324,86 @@ func TestCancelledPipelineLeavesNoCompleteOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestNPYOutput projects CSV shards (one empty, duplicate IDs, bad rows)
+// and writes the output with WriteNPY: every part's .npy rows, paired with
+// its .ids.csv, equal the in-process Transform (bit for bit: float64 in,
+// float64 out), the dead letters are CSV, and _SUCCESS counts the parts.
+func TestNPYOutput(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, modelPath := fitPCA(t, dir)
+	in := filepath.Join(dir, "in")
+	os.Mkdir(in, 0o755)
+	x, _ := rollData(40, 4, 5)
+	var a, c strings.Builder
+	a.WriteString("key,x1,x2,x3,x4\n")
+	c.WriteString("key,x1,x2,x3,x4\n")
+	for i := range 40 {
+		r := x.RawRowView(i)
+		b := &a
+		if i%3 == 0 {
+			b = &c
+		}
+		fmt.Fprintf(b, "k%d,%v,%v,%v,%v\n", i%37, r[0], r[1], r[2], r[3]) // k0…k2 twice
+	}
+	c.WriteString("bad,1,2,x,4\nnarrow,1,2,3\n")
+	writeFile(t, filepath.Join(in, "a.csv"), a.String())
+	writeFile(t, filepath.Join(in, "b.csv"), "key,x1,x2,x3,x4\n")
+	writeFile(t, filepath.Join(in, "c.csv"), c.String())
+	y, err := m.Transform(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	p, s := beam.NewPipelineWithRoot()
+	emb, dead := Project(s, modelPath, ReadCSV(s, filepath.Join(in, "*.csv"), "key"), ProjectOptions{Block: 8})
+	WriteNPY(s, out, emb, dead)
+	if err := ptest.Run(p); err != nil {
+		t.Fatal(err)
+	}
+	parts, _ := filepath.Glob(filepath.Join(out, "part-*.npy"))
+	seen := 0
+	for _, part := range parts {
+		ym, err := dataio.ReadMatrixFile(part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		b, _ := os.ReadFile(strings.TrimSuffix(part, ".npy") + ".ids.csv")
+		recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+		if err != nil || len(recs) == 0 || recs[0][0] != "id" {
+			t.Fatalf("%s: IDs %v, %v", part, recs, err)
+		}
+		for _, r := range recs[1:] {
+			order = append(order, r[0])
+		}
+		if r, _ := ym.Dims(); r != len(order) {
+			t.Fatalf("%s: %d rows, %d IDs", part, r, len(order))
+		}
+		for i, id := range order {
+			k, _ := strconv.Atoi(strings.TrimPrefix(id, "k"))
+			match := false
+			for _, cand := range []int{k, k + 37} {
+				if cand < 40 && relDiff(mat.Row(nil, i, ym), y.RawRowView(cand)) == 0 {
+					match = true
+				}
+			}
+			if !match {
+				t.Errorf("%s row %d (%s) matches no transform of that ID", part, i, id)
+			}
+			seen++
+		}
+	}
+	if seen != 40 {
+		t.Errorf("%d rows written, want 40", seen)
+	}
+	dl := readOutput(t, out, "dead-letters-*.csv", func(h []string) bool { return strings.Join(h, ",") == "id,error" })
+	if len(dl) != 2 {
+		t.Errorf("dead letters %v", dl)
+	}
+	b, err := os.ReadFile(filepath.Join(out, SuccessFile))
+	if err != nil || !strings.Contains(string(b), fmt.Sprintf("parts %d\n", len(parts))) {
+		t.Errorf("%s: %q, %v (%d parts)", SuccessFile, b, err, len(parts))
+	}
+}

@@ -4,7 +4,7 @@
 // runner and submits to Flink, Spark or Dataflow (--runner and the runner's
 // flags; see the module's README).
 //
-//	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [--runner …]
+//	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy] [--runner …]
 //	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method METHOD -sample N -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
@@ -40,7 +40,7 @@ import (
 )
 
 const usage = `usage:
-  manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-block B] [--runner prism|flink|spark|dataflow …]
+  manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy] [-block B] [--runner prism|flink|spark|dataflow …]
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method METHOD [-sample N] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
@@ -73,6 +73,7 @@ func run(args []string, stderr io.Writer) error {
 		id     = fs.String("id", "", "CSV: the header's ID column (without it: FILE:LINE)")
 		output = fs.String("output", "", "project: output directory (part-*.csv, dead-letters-*.csv, _SUCCESS)")
 		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
+		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…) or npy (part-*.npy with part-*.ids.csv)")
 		method = fs.String("method", "", "fit: method (pca, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
 		label  = fs.String("label", "", "fit -method lda: the CSV header's column of the integer class labels")
 		dim    = fs.Int("dim", 0, "fit: output dimension (0: 2; lda: classes − 1)")
@@ -123,7 +124,14 @@ func run(args []string, stderr io.Writer) error {
 			return fmt.Errorf("%w: project needs -output DIR", errUsage)
 		}
 		emb, dl := manifoldbeam.Project(s, *model, rows, manifoldbeam.ProjectOptions{Block: *block})
-		manifoldbeam.WriteCSV(s, *output, emb, dl)
+		switch *format {
+		case "csv":
+			manifoldbeam.WriteCSV(s, *output, emb, dl)
+		case "npy":
+			manifoldbeam.WriteNPY(s, *output, emb, dl)
+		default:
+			return fmt.Errorf("%w: -format %q: want csv or npy", errUsage, *format)
+		}
 	case "fit":
 		var dl beam.PCollection
 		switch {

@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 )
 
@@ -98,6 +99,29 @@ func TestFitThenProject(t *testing.T) {
 	}
 	if err := run([]string{"fit", "-method", "lda", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
 		t.Errorf("fit -method lda without -label: %v, want a usage error", err)
+	}
+	nout := filepath.Join(dir, "nout")
+	if err := run([]string{"project", "-model", model, "-input", glob, "-id", "id", "-output", nout, "-format", "npy"}, &stderr); err != nil {
+		t.Fatalf("project -format npy: %v\n%s", err, stderr.String())
+	}
+	nrows := 0
+	parts, _ := filepath.Glob(filepath.Join(nout, "part-*.npy"))
+	for _, p := range parts {
+		m, err := dataio.ReadMatrixFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, c := m.Dims()
+		if c != 2 {
+			t.Errorf("%s: %d columns", p, c)
+		}
+		nrows += r
+	}
+	if nrows != n {
+		t.Errorf("-format npy: %d rows in %d parts, want %d", nrows, len(parts), n)
+	}
+	if err := run([]string{"project", "-model", model, "-input", glob, "-output", nout, "-format", "parquet"}, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("-format parquet: %v, want a usage error", err)
 	}
 	if err := run([]string{"fit", "-method", "soip", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
 		t.Errorf("fit -method soip: %v, want a usage error", err)
