@@ -107,6 +107,9 @@ func BenchmarkProject(b *testing.B) {
 			b.Fatal(err)
 		}
 		path := saveModelB(b, m, dir, c.name)
+		if err := engine.Prepare(m); err != nil { // as Project's workers do
+			b.Fatal(err)
+		}
 		x := benchData(c.n, c.d, 12)
 		b.Run(c.name+"/inprocess", func(b *testing.B) {
 			for b.Loop() {

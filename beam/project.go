@@ -76,8 +76,9 @@ type ProjectOptions struct {
 
 // Project maps every Row of rows with the model stored at modelPath (any
 // path a registered Beam filesystem serves: a local path, gs://, s3://).
-// It returns the embedded rows and the dead letters. The model is read
-// once per worker process (shared by the DoFn instances of that process);
+// It returns the embedded rows and the dead letters. The model is read and
+// prepared (engine.Prepare) once per worker process (shared by the DoFn
+// instances of that process);
 // rows are gathered into blocks of equal width inside a bundle and each
 // block is one Transform call, flushed when it is full and at the end of
 // the bundle. When a block fails (a NaN, a wrong width), its rows are
@@ -137,7 +138,14 @@ func cachedModel(ctx context.Context, path string) (engine.Model, error) {
 		models.m[path] = e
 	}
 	models.Unlock()
-	e.once.Do(func() { e.model, e.err = LoadModel(ctx, path) })
+	e.once.Do(func() {
+		if e.model, e.err = LoadModel(ctx, path); e.err == nil {
+			// What the first Transform would build, and the geodesic
+			// table of Isomap and Landmark Isomap models where it fits
+			// (engine.Prepare): a worker maps many rows with one model.
+			e.err = engine.Prepare(e.model)
+		}
+	})
 	if e.err != nil {
 		// Let a later Setup retry (a transient storage error).
 		models.Lock()
