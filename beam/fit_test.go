@@ -4,12 +4,9 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
@@ -50,35 +47,9 @@ func TestFitPCA(t *testing.T) {
 	}
 	bad := []Row{{ID: "nan", X: []float64{1, math.NaN(), 1, 1, 1, 1, 1}}, {ID: "text", Err: "unparsable"}}
 	shards := [][]Row{rows[:1], {}, append(append([]Row{}, rows[1:700]...), bad...), rows[700:]}
-	path := filepath.Join(t.TempDir(), "pca.bin")
-
-	p, s := beam.NewPipelineWithRoot()
-	var cols []beam.PCollection
-	for _, sh := range shards {
-		cols = append(cols, beam.CreateList(s, sh))
-	}
-	dead := FitPCA(s, beam.Flatten(s, cols...), dim, path)
-	beam.ParDo0(s, &collectDeadFn{Key: t.Name()}, dead)
-	res, err := ptest.RunWithMetrics(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := counters(t, res); c[MetricRowsIn] != n+2 || c[MetricRowsOut] != n || c[MetricDeadLetter] != 2 {
-		t.Errorf("counters %v", c)
-	}
-	if _, dl := takeCollected(t.Name()); len(dl) != 2 {
-		t.Errorf("dead letters %v, want 2", dl)
-	}
-
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	loaded, err := engine.Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded := runFit(t, shards, 2, func(s beam.Scope, rows beam.PCollection, path string) beam.PCollection {
+		return FitPCA(s, rows, dim, path)
+	})
 	got := loaded.(*engine.PCAModel)
 	want, err := engine.PCA{Dim: dim, Solver: engine.PCACovariance}.Fit(ctx, x)
 	if err != nil {

@@ -211,3 +211,41 @@ func lessFloats(a, b []float64) bool {
 }
 
 var _ = reflect.TypeOf
+
+// runFit runs the fit pipeline build(s, rows, path) over the shards (one
+// PCollection each, flattened), checks that the counters and the dead
+// letters account for every row (wantDead of them dead), and returns the
+// model file it wrote, loaded.
+func runFit(t *testing.T, shards [][]Row, wantDead int, build func(s beam.Scope, rows beam.PCollection, path string) beam.PCollection) engine.Model {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "model.bin")
+	p, s := beam.NewPipelineWithRoot()
+	var cols []beam.PCollection
+	rows := 0
+	for _, sh := range shards {
+		cols = append(cols, beam.CreateList(s, sh))
+		rows += len(sh)
+	}
+	key := t.Name() + path
+	beam.ParDo0(s, &collectDeadFn{Key: key}, build(s, beam.Flatten(s, cols...), path))
+	res, err := ptest.RunWithMetrics(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := counters(t, res); c[MetricRowsIn] != int64(rows) || c[MetricRowsOut] != int64(rows-wantDead) || c[MetricDeadLetter] != int64(wantDead) {
+		t.Errorf("counters %v for %d rows, %d dead", c, rows, wantDead)
+	}
+	if _, dl := takeCollected(key); len(dl) != wantDead {
+		t.Errorf("dead letters %v, want %d", dl, wantDead)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := engine.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

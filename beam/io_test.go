@@ -234,6 +234,18 @@ func TestNPYShards(t *testing.T) {
 // rows have been written to temporary files) and checks that no output
 // file carries a final name and there is no success marker.
 func TestFailedPipelineLeavesNoCompleteOutput(t *testing.T) {
+	p, out := projectionThrough(t, &failOnFn{Poison: "marked"})
+	if err := ptest.Run(p); err == nil {
+		t.Fatal("the poisoned pipeline succeeded")
+	}
+	assertNothingComplete(t, out)
+}
+
+// projectionThrough builds a projection pipeline over two CSV shards (400
+// rows, and one row with ID "marked") whose rows pass through fn (a DoFn
+// Row → Row) before Project and WriteCSV; it returns the pipeline and the
+// output directory.
+func projectionThrough(t *testing.T, fn any) (*beam.Pipeline, string) {
 	dir := t.TempDir()
 	_, modelPath := fitPCA(t, dir)
 	var b strings.Builder
@@ -242,18 +254,22 @@ func TestFailedPipelineLeavesNoCompleteOutput(t *testing.T) {
 		fmt.Fprintf(&b, "%d,1,2,3,r%d\n", i, i)
 	}
 	writeFile(t, filepath.Join(dir, "a.csv"), b.String())
-	writeFile(t, filepath.Join(dir, "b.csv"), "a,b,c,d,id\n1,2,3,4,poison\n")
+	writeFile(t, filepath.Join(dir, "b.csv"), "a,b,c,d,id\n1,2,3,4,marked\n")
 	out := filepath.Join(dir, "out")
 	p, s := beam.NewPipelineWithRoot()
-	rows := beam.ParDo(s, &failOnFn{Poison: "poison"}, ReadCSV(s, filepath.Join(dir, "*.csv"), "id"))
+	rows := beam.ParDo(s, fn, ReadCSV(s, filepath.Join(dir, "*.csv"), "id"))
 	emb, dead := Project(s, modelPath, rows, ProjectOptions{Block: 16})
 	WriteCSV(s, out, emb, dead)
-	if err := ptest.Run(p); err == nil {
-		t.Fatal("the poisoned pipeline succeeded")
-	}
+	return p, out
+}
+
+// assertNothingComplete fails when out holds a file with a final name or
+// the success marker.
+func assertNothingComplete(t *testing.T, out string) {
+	t.Helper()
 	for _, pat := range []string{"part-*", "dead-letters-*", SuccessFile} {
 		if m, _ := filepath.Glob(filepath.Join(out, pat)); len(m) != 0 {
-			t.Errorf("a failed pipeline left %v", m)
+			t.Errorf("an unfinished pipeline left %v", m)
 		}
 	}
 }
@@ -286,20 +302,7 @@ func init() { register.DoFn3x1[context.Context, Row, func(Row), error](&stallFn{
 // that Run returns an error soon, that no output file carries a final
 // name and that there is no success marker.
 func TestCancelledPipelineLeavesNoCompleteOutput(t *testing.T) {
-	dir := t.TempDir()
-	_, modelPath := fitPCA(t, dir)
-	var b strings.Builder
-	b.WriteString("a,b,c,d,id\n")
-	for i := range 400 {
-		fmt.Fprintf(&b, "%d,1,2,3,r%d\n", i, i)
-	}
-	writeFile(t, filepath.Join(dir, "a.csv"), b.String())
-	writeFile(t, filepath.Join(dir, "b.csv"), "a,b,c,d,id\n1,2,3,4,stall\n")
-	out := filepath.Join(dir, "out")
-	p, s := beam.NewPipelineWithRoot()
-	rows := beam.ParDo(s, &stallFn{Stall: "stall"}, ReadCSV(s, filepath.Join(dir, "*.csv"), "id"))
-	emb, dead := Project(s, modelPath, rows, ProjectOptions{Block: 16})
-	WriteCSV(s, out, emb, dead)
+	p, out := projectionThrough(t, &stallFn{Stall: "marked"})
 	ctx, cancel := context.WithCancel(context.Background())
 	var cancelled atomic.Bool
 	go func() {
@@ -318,11 +321,7 @@ func TestCancelledPipelineLeavesNoCompleteOutput(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("Run returned %v after the start", d)
 	}
-	for _, pat := range []string{"part-*", "dead-letters-*", SuccessFile} {
-		if m, _ := filepath.Glob(filepath.Join(out, pat)); len(m) != 0 {
-			t.Errorf("a cancelled pipeline left %v", m)
-		}
-	}
+	assertNothingComplete(t, out)
 }
 
 // TestNPYOutput projects CSV shards (one empty, duplicate IDs, bad rows)

@@ -4,13 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
@@ -40,34 +37,9 @@ func TestFitLDA(t *testing.T) {
 	bad := []Row{{ID: "nan", X: []float64{1, math.NaN(), 1, 1, 1, 1}, Label: "0"}, {ID: "text", Err: "unparsable"},
 		{ID: "nolabel", X: []float64{1, 2, 3, 4, 5, 6}, Label: "cat"}}
 	shards := [][]Row{rows[:3], {}, append(append([]Row{}, rows[3:500]...), bad...), rows[500:]}
-	path := filepath.Join(t.TempDir(), "lda.bin")
-
-	p, s := beam.NewPipelineWithRoot()
-	var cols []beam.PCollection
-	for _, sh := range shards {
-		cols = append(cols, beam.CreateList(s, sh))
-	}
-	dead := FitLDA(s, beam.Flatten(s, cols...), 0, path)
-	beam.ParDo0(s, &collectDeadFn{Key: t.Name()}, dead)
-	res, err := ptest.RunWithMetrics(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := counters(t, res); c[MetricRowsIn] != n+3 || c[MetricRowsOut] != n || c[MetricDeadLetter] != 3 {
-		t.Errorf("counters %v", c)
-	}
-	if _, dl := takeCollected(t.Name()); len(dl) != 3 {
-		t.Errorf("dead letters %v, want 3", dl)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	loaded, err := engine.Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded := runFit(t, shards, 3, func(s beam.Scope, rows beam.PCollection, path string) beam.PCollection {
+		return FitLDA(s, rows, 0, path)
+	})
 	got := loaded.(*engine.LDAModel)
 	want, err := engine.LDA{Labels: labels, Solver: engine.LDASVD}.Fit(ctx, x)
 	if err != nil {

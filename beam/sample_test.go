@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
@@ -47,30 +44,9 @@ func TestFitSample(t *testing.T) {
 		{Method: "isomap", K: 8, Size: size, Seed: 7},
 		{Method: "landmark-isomap", K: 8, Landmarks: 40, Size: size, Seed: 7},
 	} {
-		path := filepath.Join(t.TempDir(), fit.Method+".bin")
-		p, s := beam.NewPipelineWithRoot()
-		var cols []beam.PCollection
-		for _, sh := range shards {
-			cols = append(cols, beam.CreateList(s, sh))
-		}
-		dead := FitSample(s, beam.Flatten(s, cols...), fit, path)
-		key := t.Name() + fit.Method
-		beam.ParDo0(s, &collectDeadFn{Key: key}, dead)
-		if _, err := ptest.RunWithMetrics(p); err != nil {
-			t.Fatal(err)
-		}
-		if _, dl := takeCollected(key); len(dl) != 2 {
-			t.Errorf("%s: dead letters %v, want 2", fit.Method, dl)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := engine.Load(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := runFit(t, shards, 2, func(s beam.Scope, rows beam.PCollection, path string) beam.PCollection {
+			return FitSample(s, rows, fit, path)
+		})
 		want, err := sampleFitters[fit.Method](ctx, fit, xs)
 		if err != nil {
 			t.Fatal(err)

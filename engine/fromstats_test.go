@@ -132,15 +132,7 @@ func TestLDAFromStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loaded := l.(*LDAModel)
+	loaded := reloaded(t, m).(*LDAModel)
 	if !mat.EqualApprox(loaded.Projection(), fit.Projection(), 1e-8*mat.Norm(fit.Projection(), math.Inf(1))) {
 		t.Errorf("projection differs from LDA.Fit's:\n%v\n%v", mat.Formatted(loaded.Projection()), mat.Formatted(fit.Projection()))
 	}

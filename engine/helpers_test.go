@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"math"
@@ -152,4 +153,18 @@ func procrustes(t *testing.T, a, b *mat.Dense) float64 {
 		sum += v
 	}
 	return 1 - sum*sum
+}
+
+// reloaded returns m saved to a model file and loaded back.
+func reloaded(t *testing.T, m Model) Model {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -292,15 +292,7 @@ func TestApproxListsTransform(t *testing.T) {
 				t.Errorf("%s: training points do not map onto their embedding", c.name)
 			}
 		}
-		var buf bytes.Buffer
-		if err := c.approx.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := Load(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zl, err := loaded.Transform(ctx, q)
+		zl, err := reloaded(t, c.approx).Transform(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,15 +318,7 @@ func TestSearchWidthKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []Model{lle, iso} {
-		var buf bytes.Buffer
-		if err := m.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := Load(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, mm := range []Model{m, loaded} {
+		for _, mm := range []Model{m, reloaded(t, m)} {
 			width := -1
 			switch v := mm.(type) {
 			case *LLEModel:

@@ -66,28 +66,7 @@ func TestFitThenProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	y, _ := want.Transform(ctx, x)
-	files, _ := filepath.Glob(filepath.Join(out, "part-*.csv"))
-	seen := 0
-	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-		if err != nil || strings.Join(recs[0], ",") != "id,y1,y2" {
-			t.Fatalf("%s: %v %v", f, err, recs)
-		}
-		for _, r := range recs[1:] {
-			i, _ := strconv.Atoi(strings.TrimPrefix(r[0], "row"))
-			for j := range 2 {
-				v, _ := strconv.ParseFloat(r[j+1], 64)
-				if math.Abs(v-y.At(i, j)) > 1e-9*(1+math.Abs(y.At(i, j))) {
-					t.Errorf("%s y%d = %v, want %v", r[0], j+1, v, y.At(i, j))
-				}
-			}
-			seen++
-		}
-	}
-	if seen != n {
-		t.Errorf("%d output rows, want %d", seen, n)
-	}
+	checkProjected(t, out, y, n)
 	for _, dd := range []string{"out", "fitdead"} {
 		dl, _ := filepath.Glob(filepath.Join(dir, dd, "dead-letters-*.csv"))
 		if len(dl) != 1 {
@@ -155,24 +134,34 @@ func TestFitThenProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ = filepath.Glob(filepath.Join(lout, "part-*.csv"))
-	seen = 0
+	checkProjected(t, lout, ly, n)
+}
+
+// checkProjected checks the CSV parts in out (header id,y1,y2; IDs
+// rowN) against the rows of y, and that they hold n rows.
+func checkProjected(t *testing.T, out string, y *mat.Dense, n int) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(out, "part-*.csv"))
+	seen := 0
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
-		recs, _ := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil || strings.Join(recs[0], ",") != "id,y1,y2" {
+			t.Fatalf("%s: %v %v", f, err, recs)
+		}
 		for _, r := range recs[1:] {
 			i, _ := strconv.Atoi(strings.TrimPrefix(r[0], "row"))
 			for j := range 2 {
 				v, _ := strconv.ParseFloat(r[j+1], 64)
-				if math.Abs(v-ly.At(i, j)) > 1e-9*(1+math.Abs(ly.At(i, j))) {
-					t.Errorf("%s y%d = %v, want %v", r[0], j+1, v, ly.At(i, j))
+				if math.Abs(v-y.At(i, j)) > 1e-9*(1+math.Abs(y.At(i, j))) {
+					t.Errorf("%s y%d = %v, want %v", r[0], j+1, v, y.At(i, j))
 				}
 			}
 			seen++
 		}
 	}
 	if seen != n {
-		t.Errorf("landmark-isomap: %d output rows, want %d", seen, n)
+		t.Errorf("%s: %d output rows, want %d", out, seen, n)
 	}
 }
 
