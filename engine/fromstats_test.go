@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -32,14 +31,7 @@ func TestPCAFromCovariance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded := reloaded(t, m)
 	yw, _ := fit.Transform(ctx, x)
 	yg, err := loaded.Transform(ctx, x)
 	if err != nil {

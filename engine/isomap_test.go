@@ -87,14 +87,7 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 	if !mat.EqualApprox(y32, m32.Embedding(), 1e-5) {
 		t.Error("float32 geodesics: Transform of the training points differs from the embedding by more than float32 rounding")
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	q := x.Slice(0, 30, 0, 3)
 	y1, err := m.Transform(ctx, q)
 	if err != nil {

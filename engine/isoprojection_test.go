@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -105,14 +104,7 @@ func TestIsoProjectionTransformSparseSave(t *testing.T) {
 	if d := columnsAgree(ms.Projection(), m.Projection()); d > 1e-6 {
 		t.Errorf("sparse and dense input give projections %g apart", d)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	y2, err := l.Transform(ctx, sparse.FromDense(x))
 	if err != nil {
 		t.Fatal(err)

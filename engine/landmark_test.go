@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"testing"
 
@@ -61,14 +60,7 @@ func TestLandmarkIsomapSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	q, _ := datasets.SwissRoll(20, 0.05, 13)
 	a, err := m.Transform(ctx, q)
 	if err != nil {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -216,14 +215,7 @@ func TestLaplacianTransform(t *testing.T) {
 	if !mat.Equal(y, m.Embedding()) {
 		t.Error("Transform of the training points differs from the embedding")
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	q := mat.NewDense(3, 3, []float64{1, 2, 3, -4, 5, 6, 7, 8, 0.5})
 	y1, _ := m.Transform(ctx, q)
 	y2, err := l.Transform(ctx, q)

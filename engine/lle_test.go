@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -60,14 +59,7 @@ func TestLLETransformAndSave(t *testing.T) {
 			t.Errorf("a point next to training point 0 maps %v away from it", d)
 		}
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	yl, err := l.Transform(ctx, q)
 	if err != nil {
 		t.Fatal(err)

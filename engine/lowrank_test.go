@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -145,14 +144,7 @@ func TestLowRankIsomapSaveAndErrors(t *testing.T) {
 	if rep.Params["rank_z"] == nil || rep.Params["lrr_primal_residual"] == nil {
 		t.Errorf("report params lack the LRR rank and residuals: %v", rep.Params)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	y1, err := m.Transform(ctx, x)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -151,14 +150,7 @@ func TestLPPTransformSparseAndSave(t *testing.T) {
 	if err != nil || !mat.EqualApprox(ys, y, 1e-12) {
 		t.Errorf("Transform of sparse rows differs (%v)", err)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	if _, ok := l.(*LPPModel); !ok || l.Method() != "lpp" {
 		t.Fatalf("loaded %T %q", l, l.Method())
 	}

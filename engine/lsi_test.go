@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -76,14 +75,7 @@ func TestLSISaveAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	y1, _ := m.Transform(ctx, a)
 	y2, err := l.Transform(ctx, a.ToDense())
 	if err != nil || !mat.EqualApprox(y1, y2, 1e-12) {

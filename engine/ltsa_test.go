@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -76,14 +75,7 @@ func TestLTSATransformAndSave(t *testing.T) {
 	if e := colsUpToSign(t, yd, ys); e > 1e-6 {
 		t.Errorf("sparse model maps new points differently: %g", e)
 	}
-	var buf bytes.Buffer
-	if err := ms.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, ms)
 	yl, err := l.Transform(ctx, q)
 	if err != nil || !mat.Equal(yl, ys) {
 		t.Errorf("loaded model maps differently (%v)", err)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -95,14 +94,7 @@ func TestMDSIsPCAAndTriangulates(t *testing.T) {
 	if _, err := md.Transform(ctx, test); !errors.Is(err, ErrNoTransform) {
 		t.Errorf("Transform of a distance-fitted model: error %v, want ErrNoTransform", err)
 	}
-	var buf bytes.Buffer
-	if err := mds.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, mds)
 	yl, err := l.Transform(ctx, test)
 	if err != nil {
 		t.Fatal(err)

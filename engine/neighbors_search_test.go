@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -203,14 +202,7 @@ func TestIsomapApproxTransform(t *testing.T) {
 	if d := procrustes(t, mat.DenseCopyOf(ze), mat.DenseCopyOf(za)); d > 1e-4 {
 		t.Errorf("Transform: Procrustes disparity %g between the approximate and the exact model", d)
 	}
-	var buf bytes.Buffer
-	if err := approx.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := reloaded(t, approx)
 	zb, err := back.Transform(ctx, q)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -74,14 +73,7 @@ func TestNPETransformAndSave(t *testing.T) {
 	if err != nil || !mat.Equal(y, m.Embedding()) {
 		t.Errorf("Transform of the training points differs from the embedding (%v)", err)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	if _, ok := l.(*NPEModel); !ok {
 		t.Fatalf("loaded %T", l)
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -225,14 +224,7 @@ func TestOIPTransformSaveErrors(t *testing.T) {
 	if st, ok := rep.Stage("form-m"); !ok || st.FlamPredicted <= 0 {
 		t.Errorf("no form-m stage with a flam prediction: %+v", m.Report().Stages)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	y2, err := l.Transform(ctx, x)
 	if err != nil {
 		t.Fatal(err)

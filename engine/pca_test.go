@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -71,14 +70,7 @@ func TestPCATransformReconstructSave(t *testing.T) {
 	if !mat.EqualApprox(back, x, 1e-9) {
 		t.Error("Reconstruct(Transform(x)) ≠ x with all 3 components")
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded := reloaded(t, m)
 	y2, err := loaded.Transform(context.Background(), x)
 	if err != nil {
 		t.Fatal(err)

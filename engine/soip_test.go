@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -107,14 +106,7 @@ func TestSOIPSaveAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	y1, _ := m.Transform(ctx, x)
 	y2, err := l.Transform(ctx, x)
 	if err != nil || !mat.Equal(y1, y2) || !mat.EqualApprox(y1, m.Embedding(), 1e-10) {

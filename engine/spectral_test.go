@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -312,14 +311,7 @@ func TestNullityReported(t *testing.T) {
 	if !strings.Contains(st.Detail, "not unique") || !strings.Contains(st.Detail, "more neighbours") {
 		t.Errorf("eigensolve detail %q does not say the embedding is not unique", st.Detail)
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded := reloaded(t, m)
 	if got := loaded.(*LTSAModel).Nullity(); got != 9 {
 		t.Errorf("loaded model: nullity %d, want 9", got)
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -118,14 +117,7 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 		t.Errorf("join: between %v, policy %v; want 0, connect", j.between, j.Report().Params["disconnected"])
 	}
 	// The model keeps the constant through Save/Load.
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded := reloaded(t, m)
 	if mm := loaded.(*IsomapModel); mm.between != m.between {
 		t.Errorf("loaded between-class geodesic %v, want %v", loaded.(*IsomapModel).between, m.between)
 	}

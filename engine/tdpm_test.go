@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -261,14 +260,7 @@ func TestTDPMTransformSaveErrors(t *testing.T) {
 	if !mat.EqualApprox(y, m.Embedding(), 1e-7*mat.Norm(m.Embedding(), math.Inf(1))) {
 		t.Error("Transform of the training points differs from the embedding")
 	}
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := reloaded(t, m)
 	xn, _ := datasets.SwissRoll(30, 0.05, 10)
 	y1, err := m.Transform(ctx, xn)
 	if err != nil {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -264,14 +263,7 @@ func TestGeodesicTablePaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := m.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := Load(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		loaded := reloaded(t, m)
 		plain, err := loaded.Transform(ctx, q)
 		if err != nil {
 			t.Fatal(err)
