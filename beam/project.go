@@ -164,6 +164,7 @@ type projectFn struct {
 
 	model  engine.Model
 	blocks map[int][]Row // pending rows by width
+	in     int64         // rows taken since rows_in was last updated
 }
 
 func (f *projectFn) Setup(ctx context.Context) error {
@@ -177,11 +178,17 @@ func (f *projectFn) Setup(ctx context.Context) error {
 
 func (f *projectFn) StartBundle(context.Context, func(Embedded), func(DeadLetter)) {
 	f.blocks = map[int][]Row{}
+	f.in = 0
 }
 
+// ProcessElement gathers r into the block of its width. rows_in is
+// updated once a block, not once a row (a metric update costs about what
+// a small model's Transform of a row does), always before the rows it
+// counts come out, so rows_in = rows_out + dead_letters holds at the end.
 func (f *projectFn) ProcessElement(ctx context.Context, r Row, emit func(Embedded), dead func(DeadLetter)) error {
-	rowsIn.Inc(ctx, 1)
+	f.in++
 	if r.Err != "" {
+		f.count(ctx)
 		deadLetters.Inc(ctx, 1)
 		dead(DeadLetter{ID: r.ID, Error: r.Err})
 		return nil
@@ -189,6 +196,7 @@ func (f *projectFn) ProcessElement(ctx context.Context, r Row, emit func(Embedde
 	w := len(r.X)
 	f.blocks[w] = append(f.blocks[w], r)
 	if len(f.blocks[w]) >= f.Block {
+		f.count(ctx)
 		err := f.flush(ctx, f.blocks[w], emit, dead)
 		f.blocks[w] = f.blocks[w][:0]
 		return err
@@ -196,7 +204,16 @@ func (f *projectFn) ProcessElement(ctx context.Context, r Row, emit func(Embedde
 	return nil
 }
 
+// count adds the rows taken so far to rows_in.
+func (f *projectFn) count(ctx context.Context) {
+	if f.in > 0 {
+		rowsIn.Inc(ctx, f.in)
+		f.in = 0
+	}
+}
+
 func (f *projectFn) FinishBundle(ctx context.Context, emit func(Embedded), dead func(DeadLetter)) error {
+	f.count(ctx)
 	for w, b := range f.blocks {
 		if len(b) == 0 {
 			continue
