@@ -7,9 +7,10 @@ import "slices"
 type Ordering int
 
 const (
-	// OrderAuto computes the symbolic factorization under every ordering
-	// below and keeps the one whose factor has the fewest entries (the
-	// predicted fill; the symbolic analysis costs O(nnz(L)) each).
+	// OrderAuto computes the symbolic factorization under RCM, nested
+	// dissection and AMD and keeps the one whose factor has the fewest
+	// entries (the predicted fill; the symbolic analysis costs O(nnz(L))
+	// each).
 	OrderAuto Ordering = iota
 	// OrderRCM is the reverse Cuthill–McKee ordering (George & Liu 1981,
 	// §4.3): narrow bandwidth, good for long thin graphs.
@@ -27,9 +28,15 @@ const (
 	// OrderNatural keeps the matrix's own order (for tests and
 	// already-ordered matrices).
 	OrderNatural
+	// OrderAMD is the approximate minimum degree ordering (Amestoy, Davis
+	// & Duff, SIAM J. Matrix Anal. Appl. 17(4), 1996): greedy elimination
+	// of a variable of least approximate degree on the quotient graph. It
+	// keeps the factor small where no separator is small, as on the
+	// neighbour graphs of high-dimensional data.
+	OrderAMD
 )
 
-// String returns "auto", "rcm", "nested dissection" or "natural".
+// String returns "auto", "rcm", "nested dissection", "natural" or "amd".
 func (o Ordering) String() string {
 	switch o {
 	case OrderAuto:
@@ -40,6 +47,8 @@ func (o Ordering) String() string {
 		return "nested dissection"
 	case OrderNatural:
 		return "natural"
+	case OrderAMD:
+		return "amd"
 	}
 	return "Ordering(?)"
 }

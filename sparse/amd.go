@@ -1,0 +1,294 @@
+package sparse
+
+import (
+	"math"
+	"slices"
+)
+
+// Node states of the quotient graph of the minimum-degree ordering.
+const (
+	amdVariable = iota // uneliminated principal variable
+	amdElement         // eliminated variable standing for its element (clique)
+	amdAbsorbed        // element contained in a later one: gone
+	amdMerged          // variable merged into an indistinguishable principal one
+	amdDense           // variable of very high degree, ordered last
+)
+
+// approximateMinimumDegree returns the approximate-minimum-degree order
+// (new → old) of the symmetric a's graph and its inverse, or nils once stop
+// says so. It follows Amestoy, Davis & Duff, "An approximate minimum degree
+// ordering algorithm", SIAM J. Matrix Anal. Appl. 17(4), 1996: the graph of
+// the partly eliminated matrix is kept as a quotient graph (an eliminated
+// pivot becomes an element, the clique of its remaining neighbours, and the
+// elements it touches are absorbed into it), each step eliminates a
+// variable of least approximate external degree
+//
+//	d̄ᵢ = min(n − k − |i|, d̄ᵢ' + |Lp \ i|, |Aᵢ \ i| + |Lp \ i| + Σₑ |Lₑ \ Lp|)
+//
+// (the paper's eq. 4.1, |Lₑ \ Lp| counted for every element at once by
+// subtracting the members of Lp from |Lₑ|), elements found inside the new
+// one are absorbed (aggressive absorption), and variables with identical
+// adjacency are merged into supervariables, found by hashing their lists.
+// Variables whose degree exceeds max(16, 10·√n) are set aside and ordered
+// last, as AMD does with dense rows.
+func approximateMinimumDegree(stop *stopper, a *CSR) ([]int32, []int32) {
+	n := a.r
+	state := make([]uint8, n)
+	nv := make([]int32, n)    // supervariable weight; 0 once merged
+	deg := make([]int32, n)   // approximate external degree
+	esize := make([]int32, n) // weighted size of an element's variable list
+	adjA := make([][]int32, n)
+	adjE := make([][]int32, n)
+	le := make([][]int32, n)
+	chainNext := make([]int32, n) // variables merged into a principal one, in a chain
+	chainTail := make([]int32, n)
+	mark := make([]int32, n)
+	wmark := make([]int32, n)
+	w := make([]int32, n)
+	stamp, wstamp := int32(0), int32(0)
+
+	dense := max(16, int(10*math.Sqrt(float64(n))))
+	live := int32(0)
+	for i := range n {
+		nv[i] = 1
+		chainNext[i], chainTail[i] = -1, int32(i)
+		lo, hi := a.indptr[i], a.indptr[i+1]
+		if hi-lo > dense+1 {
+			state[i] = amdDense
+			continue
+		}
+		live++
+	}
+	for i := range n {
+		if state[i] == amdDense {
+			continue
+		}
+		lo, hi := a.indptr[i], a.indptr[i+1]
+		nb := make([]int32, 0, hi-lo)
+		for _, j := range a.ind[lo:hi] {
+			if j != i && state[j] != amdDense {
+				nb = append(nb, int32(j))
+			}
+		}
+		adjA[i] = nb
+		deg[i] = int32(len(nb))
+	}
+	if stop.tick(len(a.ind)) {
+		return nil, nil
+	}
+
+	// Degree buckets: doubly linked lists of the principal variables.
+	head := make([]int32, n+1)
+	next := make([]int32, n)
+	prev := make([]int32, n)
+	for d := range head {
+		head[d] = -1
+	}
+	minDeg := int32(0)
+	insert := func(i int32) {
+		d := deg[i]
+		next[i], prev[i] = head[d], -1
+		if head[d] >= 0 {
+			prev[head[d]] = i
+		}
+		head[d] = i
+		minDeg = min(minDeg, d)
+	}
+	remove := func(i int32) {
+		if prev[i] >= 0 {
+			next[prev[i]] = next[i]
+		} else {
+			head[deg[i]] = next[i]
+		}
+		if next[i] >= 0 {
+			prev[next[i]] = prev[i]
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		if state[i] == amdVariable {
+			insert(int32(i))
+		}
+	}
+
+	perm := make([]int32, 0, n)
+	eliminated := int32(0)
+	var hashed []int32
+	hash := make([]uint64, n)
+	for eliminated < live {
+		for head[minDeg] < 0 {
+			minDeg++
+		}
+		p := head[minDeg]
+		remove(p)
+
+		// The new element: p's variables and those of the elements it
+		// touches (absorbed into it).
+		stamp++
+		mark[p] = stamp
+		var lp []int32
+		work := len(adjA[p]) + len(adjE[p])
+		for _, j := range adjA[p] {
+			if state[j] == amdVariable && mark[j] != stamp {
+				mark[j] = stamp
+				lp = append(lp, j)
+			}
+		}
+		for _, e := range adjE[p] {
+			if state[e] != amdElement {
+				continue
+			}
+			work += len(le[e])
+			for _, j := range le[e] {
+				if state[j] == amdVariable && mark[j] != stamp {
+					mark[j] = stamp
+					lp = append(lp, j)
+				}
+			}
+			state[e], le[e] = amdAbsorbed, nil
+		}
+		for j := p; j >= 0; j = chainNext[j] {
+			perm = append(perm, j)
+		}
+		eliminated += nv[p]
+		state[p], adjA[p], adjE[p] = amdElement, nil, nil
+		degLp := int32(0)
+		for _, i := range lp {
+			remove(i)
+			degLp += nv[i]
+		}
+		le[p], esize[p] = lp, degLp
+
+		// Prune the lists of Lp's variables and count |Lₑ \ Lp| of the
+		// elements they touch.
+		wstamp++
+		for _, i := range lp {
+			es := adjE[i][:0]
+			for _, e := range adjE[i] {
+				if state[e] != amdElement || e == p {
+					continue
+				}
+				es = append(es, e)
+				if wmark[e] != wstamp {
+					wmark[e], w[e] = wstamp, esize[e]
+				}
+				w[e] -= nv[i]
+			}
+			adjE[i] = es
+			as := adjA[i][:0]
+			for _, j := range adjA[i] {
+				if state[j] == amdVariable && mark[j] != stamp {
+					as = append(as, j)
+				}
+			}
+			adjA[i] = as
+			work += len(es) + len(as)
+		}
+		// Aggressive absorption (Lₑ ⊆ Lp), then the approximate degrees.
+		remaining := live - eliminated
+		hashed = hashed[:0]
+		for _, i := range lp {
+			es := adjE[i][:0]
+			d := degLp - nv[i]
+			h := uint64(p)
+			for _, e := range adjE[i] {
+				if w[e] == 0 {
+					state[e], le[e] = amdAbsorbed, nil
+					continue
+				}
+				if state[e] != amdElement {
+					continue
+				}
+				es = append(es, e)
+				d += w[e]
+				h += uint64(e)
+			}
+			adjE[i] = append(es, p)
+			for _, j := range adjA[i] {
+				d += nv[j]
+				h += uint64(j) * 0x9e3779b97f4a7c15
+			}
+			deg[i] = min(d, deg[i]+degLp-nv[i], remaining-nv[i])
+			hash[i] = h
+			hashed = append(hashed, i)
+		}
+
+		// Supervariables: variables of Lp with the same elements and
+		// variables are indistinguishable from then on.
+		slices.SortFunc(hashed, func(x, y int32) int {
+			if hash[x] != hash[y] {
+				if hash[x] < hash[y] {
+					return -1
+				}
+				return 1
+			}
+			return int(x - y)
+		})
+		for s := 0; s < len(hashed); {
+			t := s + 1
+			for t < len(hashed) && hash[hashed[t]] == hash[hashed[s]] {
+				t++
+			}
+			for x := s; x < t; x++ {
+				i := hashed[x]
+				if state[i] != amdVariable {
+					continue
+				}
+				stamp++
+				for _, e := range adjE[i] {
+					mark[e] = stamp
+				}
+				for _, j := range adjA[i] {
+					mark[j] = stamp
+				}
+				for z := x + 1; z < t; z++ {
+					j := hashed[z]
+					if state[j] != amdVariable || len(adjE[j]) != len(adjE[i]) || len(adjA[j]) != len(adjA[i]) {
+						continue
+					}
+					same := true
+					for _, e := range adjE[j] {
+						if mark[e] != stamp {
+							same = false
+							break
+						}
+					}
+					for _, v := range adjA[j] {
+						if !same {
+							break
+						}
+						same = mark[v] == stamp
+					}
+					if !same {
+						continue
+					}
+					deg[i] -= nv[j]
+					nv[i] += nv[j]
+					nv[j] = 0
+					state[j], adjA[j], adjE[j] = amdMerged, nil, nil
+					chainNext[chainTail[i]] = j
+					chainTail[i] = chainTail[j]
+				}
+			}
+			s = t
+		}
+		for _, i := range lp {
+			if state[i] == amdVariable {
+				deg[i] = max(deg[i], 0)
+				insert(i)
+			}
+		}
+		if stop.tick(work + len(lp)) {
+			return nil, nil
+		}
+	}
+	for i := range n {
+		if state[i] == amdDense {
+			perm = append(perm, int32(i))
+		}
+	}
+	inv := make([]int32, n)
+	for k, v := range perm {
+		inv[v] = int32(k)
+	}
+	return perm, inv
+}
