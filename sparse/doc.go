@@ -37,20 +37,23 @@
 // sparse symmetric A (up-looking, row by row over the elimination tree:
 // Davis, "Algorithm 849: A concise sparse Cholesky factorization package",
 // ACM TOMS 31(4), 2005), no pivoting, so A − σ·I may be indefinite. The
-// ordering P is fill-reducing: nested dissection by level-structure
-// separators (George 1973; George & Liu 1981, ch. 8) or reverse
-// Cuthill–McKee, whichever the symbolic analysis predicts the smaller
-// factor for (OrderAuto; LDLAnalysis.NNZ and Flam give the predicted fill
-// and cost before any numerical work). LDL.Inertia counts the negative,
+// ordering P is fill-reducing: approximate minimum degree (Amestoy, Davis
+// & Duff 1996), nested dissection by level-structure separators (George
+// 1973; George & Liu 1981, ch. 8) or reverse Cuthill–McKee, whichever the
+// symbolic analysis predicts the cheapest factorization for (OrderAuto;
+// LDLAnalysis.NNZ and Flam give the predicted fill and cost before any
+// numerical work). LDL.Inertia counts the negative,
 // zero and positive pivots, by Sylvester's law of inertia the eigenvalues
 // of A below, at and above σ — the certificate of the engine's
 // shift-invert eigensolvers; LDL.SolveTo and SolveBlockTo apply
 // (A − σI)⁻¹. Cost: O(nnz(L)) to analyse, Flam to factor (ctx checked
 // every million flam), 2·nnz(L) + n per solve; memory 12 bytes per
-// entry of L. On the neighbour graphs of 2-D manifolds nested dissection
-// stores O(N log N) entries where an envelope holds O(N^1.5) (LLE's M on a
-// 50,000-point swiss roll: 9.3 M entries and 1.7e9 flam against 16.2 M
-// and 2.8e9 for RCM). NewCholesky is the older envelope Cholesky of
+// entry of L. On the neighbour graphs of 2-D manifolds AMD and nested
+// dissection store far fewer entries than an envelope (LLE's M on a
+// 50,000-point swiss roll: AMD 5.8 M entries and 6.7e8 flam, nested
+// dissection 9.1 M and 1.6e9, RCM 16.1 M and 2.7e9; bench/scale/ldlorder);
+// on those of high-dimensional data no ordering keeps the factor sparse
+// and RCM is often the cheapest to factor. NewCholesky is the older envelope Cholesky of
 // A + shift·I on the RCM ordering (positive definite only).
 //
 // # Graphs

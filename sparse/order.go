@@ -8,9 +8,9 @@ type Ordering int
 
 const (
 	// OrderAuto computes the symbolic factorization under RCM, nested
-	// dissection and AMD and keeps the one whose factor has the fewest
-	// entries (the predicted fill; the symbolic analysis costs O(nnz(L))
-	// each).
+	// dissection and AMD and keeps the one whose factorization costs the
+	// fewest flam (predicted by the symbolic analysis, which costs
+	// O(nnz(L)) each).
 	OrderAuto Ordering = iota
 	// OrderRCM is the reverse Cuthill–McKee ordering (George & Liu 1981,
 	// §4.3): narrow bandwidth, good for long thin graphs.
