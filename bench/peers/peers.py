@@ -56,6 +56,7 @@ NAMES = {"isomap": "Isomap", "lle": "LLE", "ltsa": "LTSA", "laplacian": "Laplaci
          "paths": "all-pairs shortest paths"}
 # Methods whose scikit-learn memory grows as N² (a dense N×N matrix).
 QUADRATIC = {"isomap", "mds", "paths"}
+TAPKEE_METHODS = {"lle", "ltsa", "laplacian", "isomap"}
 
 
 def mem_available_gib():
@@ -152,6 +153,8 @@ def main():
     ap.add_argument("--max-gib", type=float, default=24)
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "RESULTS.md"), help="'' for none")
     ap.add_argument("--no-lock", action="store_true", help="smoke tests only: do not take the timing lock")
+    ap.add_argument("--tapkee", default="", help="tapkee binary (bench/peers/build_tapkee.sh): adds tapkee to lle, ltsa, laplacian, isomap")
+    ap.add_argument("--section", default="peers", help="the section of --results to write")
     args = ap.parse_args()
     global NO_LOCK
     NO_LOCK = args.no_lock
@@ -176,7 +179,8 @@ def main():
     rows = []      # (kind, name, N, {tool: result}, quality)
     capped = []
     last = {}      # (name, tool) -> (N, seconds, rss)
-    order = ["sklearn"] + list(tools)
+    order = ["sklearn"] + (["tapkee"] if args.tapkee else []) + list(tools)
+    tk = [sys.executable, os.path.join(ROOT, "bench", "peers", "tk_run.py"), args.tapkee]
 
     def sk_guard(name, n):
         prev = last.get((name, "sklearn"))
@@ -216,6 +220,10 @@ def main():
                             best[tool] = {"error": "capped: " + why}
                             continue
                         res = run(sk + [method, inp, ypath, "10", "2"], args.max_seconds + 300)
+                    elif tool == "tapkee":
+                        if method not in TAPKEE_METHODS:
+                            continue
+                        res = run(tk + [method, inp, ypath, "10", "2"], 1800)
                     else:
                         res = run([tools[tool], "-method", method, "-in", inp, "-out", ypath, "-k", "10", "-dim", "2"], 1800)
                     old = best.get(tool)
@@ -235,11 +243,16 @@ def main():
             ygo = os.path.join(tmp, "Y_%s_purego_%d.npy" % (method, n))
             if "error" not in best.get("sklearn", {"error": 1}) and "error" not in best.get("purego", {"error": 1}):
                 q = quality(gorun, inp, ygo, ysk)
+            ytk = os.path.join(tmp, "Y_%s_tapkee_%d.npy" % (method, n))
+            if "error" not in best.get("tapkee", {"error": 1}) and "error" not in best.get("purego", {"error": 1}):
+                q["trustworthiness_tapkee"] = quality(gorun, inp, ytk, ygo).get("trustworthiness")
             rows.append(("method", method, n, best, q))
         if not args.no_stages:
             # kNN search alone, on the 3-D roll.
             best = {}
             for tool in order:
+                if tool == "tapkee":
+                    continue
                 if tool == "sklearn":
                     res = run(sk + ["--stage", "knn", xpath, "10"], args.max_seconds)
                 else:
@@ -254,6 +267,8 @@ def main():
             scipy.io.mmwrite(gpath, g)
             best = {}
             for tool in order[::-1]:
+                if tool == "tapkee":
+                    continue
                 if tool == "sklearn":
                     why = sk_guard("paths", n)
                     res = {"error": "capped: " + why} if why else run(sk + ["--stage", "paths", gpath], args.max_seconds + 300)
@@ -282,6 +297,8 @@ def main():
     head = ["method", "N", "scikit-learn s"] + ["%s s" % t for t in gotools] + ["speed-up %s" % t for t in gotools] + \
            ["scikit-learn MiB"] + ["%s MiB" % t for t in gotools] + ["memory %s / sklearn" % t for t in gotools] + \
            ["Procrustes", "T sklearn", "T manifold"]
+    if args.tapkee:
+        head += ["tapkee s"] + ["speed-up %s vs tapkee" % t for t in gotools] + ["tapkee MiB", "T tapkee"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     shead = ["stage", "N", "scikit-learn / scipy s"] + ["%s s" % t for t in gotools] + ["speed-up %s" % t for t in gotools] + \
             ["scipy MiB"] + ["%s MiB" % t for t in gotools]
@@ -308,6 +325,15 @@ def main():
             cells += ["%.1e" % q["procrustes"] if "procrustes" in q else "–",
                       "%.4f" % q["trustworthiness_ref"] if "trustworthiness_ref" in q else "–",
                       "%.4f" % q["trustworthiness"] if "trustworthiness" in q else "–"]
+            if args.tapkee:
+                tkr = best.get("tapkee")
+                cells.append(cell(tkr, "seconds", fmt_s))
+                for t in gotools:
+                    g = best.get(t)
+                    ok = tkr and g and "error" not in tkr and "error" not in g
+                    cells.append("%.1f×" % (tkr["seconds"] / g["seconds"]) if ok else "–")
+                cells += [cell(tkr, "rss_mib", lambda v: "%.0f" % v),
+                          "%.4f" % q["trustworthiness_tapkee"] if q.get("trustworthiness_tapkee") is not None else "–"]
             lines.append("| " + " | ".join(cells) + " |")
         else:
             slines.append("| " + " | ".join(cells) + " |")
@@ -328,6 +354,14 @@ def main():
                 "includes the Python interpreter and libraries (about 100 MiB) or the Go runtime. Speed-up = scikit-learn's time / manifold's; "
                 "memory = manifold's peak / scikit-learn's. Procrustes = disparity between manifold's (pure Go) and scikit-learn's "
                 "embeddings (0 = equal up to rotation, reflection and scale); T = trustworthiness (k = 10) of each.\n" % args.reps)
+    if args.tapkee:
+        tkc = subprocess.run(["git", "-C", os.path.dirname(os.path.dirname(os.path.abspath(args.tapkee))), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip() or "unknown"
+        body.append("tapkee: built from its public source (lisitsyn/tapkee commit %s) outside the repository by "
+                    "bench/peers/build_tapkee.sh (Release, -O3 -march=native, Eigen 3.4, ARPACK, OpenMP on both cores), run by "
+                    "bench/peers/tk_run.py with vp-tree neighbours and the ARPACK eigensolver; its time is the embedding time it reports "
+                    "itself (reading its CSV input is not counted). Its Laplacian eigenmaps use its default heat kernel (width 1). "
+                    "Speed-up vs tapkee = tapkee's time / manifold's.\n" % tkc)
     body += lines
     if not args.no_stages:
         body.append("\nThe stages alone (same inputs): the kNN search (scikit-learn NearestNeighbors(10).kneighbors(), k-d tree "
@@ -349,7 +383,7 @@ def main():
         body.append("\nTargets: " + "; ".join(targets) + ".")
     text = "\n".join(body) + "\n"
     if args.results:
-        update_section(args.results, "peers", text)
+        update_section(args.results, args.section, text)
     print(text)
     for f in os.listdir(tmp):
         if f.endswith((".npy", ".mtx")) or f.startswith("gorun-"):
