@@ -60,8 +60,9 @@ func (t *COO) ToCSRCtx(ctx context.Context) (*CSR, error) {
 	return a, stop.err
 }
 
-// buildCSR bucket-sorts triplets by row, sorts each row by column and merges
-// duplicates with merge. It returns nil once stop says so.
+// buildCSR bucket-sorts triplets by row, merges duplicates with merge in
+// the triplets' order and sorts each row by column. It returns nil once
+// stop says so.
 func buildCSR(stop *stopper, r, c int, rows, cols []int, vals []float64, merge func(a, b float64) float64) *CSR {
 	n := len(vals)
 	indptr := make([]int, r+1)
@@ -91,6 +92,36 @@ func buildCSR(stop *stopper, r, c int, rows, cols []int, vals []float64, merge f
 	ind := make([]int, 0, n)
 	data := make([]float64, 0, n)
 	out := make([]int, r+1)
+	if c <= max(1<<16, 4*n) {
+		// Merge duplicates in a dense accumulator, in the triplets' order,
+		// then sort each row's distinct columns: no sort of the (many)
+		// duplicates.
+		acc := make([]float64, c)
+		seen := make([]int, c) // row+1 that last touched the column
+		for i := 0; i < r; i++ {
+			row := es[indptr[i]:indptr[i+1]]
+			if stop.tick(2 * len(row)) {
+				return nil
+			}
+			start := len(ind)
+			for _, e := range row {
+				if seen[e.j] != i+1 {
+					seen[e.j] = i + 1
+					acc[e.j] = e.v
+					ind = append(ind, e.j)
+					continue
+				}
+				acc[e.j] = merge(acc[e.j], e.v)
+			}
+			cols := ind[start:]
+			slices.Sort(cols)
+			for _, j := range cols {
+				data = append(data, acc[j])
+			}
+			out[i+1] = len(ind)
+		}
+		return newCSR(r, c, out, ind, data)
+	}
 	for i := 0; i < r; i++ {
 		row := es[indptr[i]:indptr[i+1]]
 		if stop.tick(4 * len(row)) {

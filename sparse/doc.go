@@ -38,9 +38,9 @@
 // Davis, "Algorithm 849: A concise sparse Cholesky factorization package",
 // ACM TOMS 31(4), 2005), no pivoting, so A − σ·I may be indefinite. The
 // ordering P is fill-reducing: approximate minimum degree (Amestoy, Davis
-// & Duff 1996), nested dissection by level-structure separators (George
-// 1973; George & Liu 1981, ch. 8) or reverse Cuthill–McKee, whichever the
-// symbolic analysis predicts the cheapest factorization for (OrderAuto;
+// & Duff 1996) or reverse Cuthill–McKee, whichever the symbolic analysis
+// predicts the cheaper factorization for (OrderAuto; nested dissection by
+// level-structure separators, George 1973, is a setting;
 // LDLAnalysis.NNZ and Flam give the predicted fill and cost before any
 // numerical work). LDL.Inertia counts the negative,
 // zero and positive pivots, by Sylvester's law of inertia the eigenvalues
