@@ -589,8 +589,12 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 			out.nullAtLeast = true
 		}
 	}
-	detail := fmt.Sprintf("shift-invert block lanczos with locking (LDLᵀ, %s ordering: %d entries, %.3g flam, %d factorizations; %d solves, %d rounds); inertia certificate: %d eigenvalues below σ = %.3g, all found",
-		an.Ordering(), an.NNZ(), an.Flam(), factors, c.solve, rounds, neg, sigma)
+	how := "row by row"
+	if an.Multifrontal() {
+		how = "multifrontal"
+	}
+	detail := fmt.Sprintf("shift-invert block lanczos with locking (LDLᵀ, %s ordering: %d entries, %.3g flam, %d factorizations %s; %d solves, %d rounds); inertia certificate: %d eigenvalues below σ = %.3g, all found",
+		an.Ordering(), an.NNZ(), an.Flam(), factors, how, c.solve, rounds, neg, sigma)
 	return out, detail, rounds, c.flam, nil
 }
 

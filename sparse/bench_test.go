@@ -102,3 +102,24 @@ func BenchmarkFloydWarshall(b *testing.B) {
 	}
 	b.ReportMetric(flam.FloydWarshall(1000)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gops/s")
 }
+
+// BenchmarkLDLFactorFronts factors LLE's pattern on a 220×220 lattice (AMD
+// order) row by row and on dense fronts.
+func BenchmarkLDLFactorFronts(b *testing.B) {
+	a := latticeCliques(220, 220)
+	an, err := sparse.AnalyzeLDL(context.Background(), a, sparse.OrderAMD)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, fronts := range []bool{false, true} {
+		b.Run(fmt.Sprintf("fronts=%v", fronts), func(b *testing.B) {
+			defer sparse.SetUpLookingOnly(sparse.SetUpLookingOnly(!fronts))
+			for b.Loop() {
+				if _, err := an.Factor(context.Background(), a, -1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(an.Flam(), "flam/op")
+		})
+	}
+}

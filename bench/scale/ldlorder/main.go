@@ -5,9 +5,10 @@
 // and its k neighbours) and the symmetric k-nearest-neighbour graph of
 // Laplacian eigenmaps. For each data set and ordering it prints the
 // factor's entries nnz(L), its flam, the time of the ordering and symbolic
-// analysis, and the time of one numeric LDLᵀ of the pattern with
-// diagonally dominant values (the factorization the shift-invert solver
-// repeats).
+// analysis, whether Factor works on dense fronts or row by row, and the
+// time of one numeric LDLᵀ of the pattern with diagonally dominant values
+// (the factorization the shift-invert solver repeats; the first on fronts
+// includes building the supernodes' patterns).
 //
 // Data: swiss rolls (3-D, exact k-d tree neighbours) and deformed digits
 // (engine/datasets.DeformDigits of ../shared/data/usps9298, 256 features,
@@ -42,12 +43,13 @@ func main() {
 	digits := flag.String("digits", "10000", "deformed-digit sizes (comma-separated; empty: none)")
 	k := flag.Int("k", 10, "neighbours")
 	seed := flag.Uint64("seed", 1, "seed of the data")
+	orders := flag.String("orderings", "rcm,nd,amd", "orderings to measure (rcm, nd, amd)")
 	write := flag.String("write", "", "folder to write every matrix (.mtx) and ordering (.perm, 0-based new → old) to, for amd_reference.py")
 	flag.Parse()
 	ctx := context.Background()
 	fmt.Printf("Machine: %s.\n\n", repro.Machine())
-	fmt.Println("| data | N | matrix | nnz(A) | ordering | nnz(L) | flam | order + analysis (s) | factor (s) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| data | N | matrix | nnz(A) | ordering | nnz(L) | flam | order + analysis (s) | factor | factor (s) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, kind := range []string{"roll", "digits"} {
 		list := *rolls
 		if kind == "digits" {
@@ -77,7 +79,7 @@ func main() {
 						repro.Fatal(prog, err)
 					}
 				}
-				for _, ord := range []sparse.Ordering{sparse.OrderRCM, sparse.OrderND, sparse.OrderAMD} {
+				for _, ord := range orderings(*orders) {
 					t0 := time.Now()
 					an, err := sparse.AnalyzeLDL(ctx, a, ord)
 					if err != nil {
@@ -99,11 +101,34 @@ func main() {
 							repro.Fatal(prog, err)
 						}
 					}
-					fmt.Printf("| %s | %d | %s | %d | %s | %d | %.3g | %.3f | %.3f |\n", kind, n, mk.name, a.NNZ(), ord, an.NNZ(), an.Flam(), ta, tf)
+					how := "row by row"
+					if an.Multifrontal() {
+						how = "fronts"
+					}
+					fmt.Printf("| %s | %d | %s | %d | %s | %d | %.3g | %.3f | %s | %.3f |\n", kind, n, mk.name, a.NNZ(), ord, an.NNZ(), an.Flam(), ta, how, tf)
 				}
 			}
 		}
 	}
+}
+
+// orderings parses -orderings.
+func orderings(list string) []sparse.Ordering {
+	var out []sparse.Ordering
+	for _, f := range strings.Split(list, ",") {
+		switch strings.TrimSpace(f) {
+		case "rcm":
+			out = append(out, sparse.OrderRCM)
+		case "nd":
+			out = append(out, sparse.OrderND)
+		case "amd":
+			out = append(out, sparse.OrderAMD)
+		case "":
+		default:
+			repro.Fatal(prog, fmt.Errorf("-orderings: unknown ordering %q (rcm, nd, amd)", f))
+		}
+	}
+	return out
 }
 
 // knn returns the k nearest neighbours of n points of the given kind.

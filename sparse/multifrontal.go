@@ -1,0 +1,350 @@
+package sparse
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// supernodes is the supernodal structure of an analysis: the pattern of L
+// by column and the fundamental supernodes (Liu, Ng & Peyton, "On finding
+// supernodes for sparse matrix computations", SIAM J. Matrix Anal. Appl.
+// 14(1), 1993): maximal runs of columns j, j+1, … where j+1 is j's only
+// child in the elimination tree and column j's pattern is column j+1's
+// plus j+1 itself. Within a supernode the factor is a dense trapezoid.
+type supernodes struct {
+	pattern  []int32 // rows of L below the diagonal, by column (colStart), ascending
+	start    []int32 // supernode s holds columns start[s] … start[s+1]−1
+	parent   []int32 // supernode of the parent of the last column; −1 at roots
+	maxFront int
+}
+
+// multifrontalMaxFrontWork: Factor works on fronts only when the entries
+// its fronts touch (Σ m²) are at most this fraction of its flam; a factor
+// of narrow supernodes (RCM's envelopes) is cheaper row by row.
+const multifrontalMaxFrontWork = 0.5
+
+// multifrontalMinFlam is the factorization cost from which Factor works on
+// dense fronts: below it the fronts are small and the up-looking
+// row-by-row algorithm has less overhead (measured, bench/scale/ldlorder).
+const multifrontalMinFlam = 3e7
+
+// frontPanel is the width of the panels a front's columns are factored
+// in, and frontRows the height of the row blocks of its trailing update:
+// the products then stay near the lower triangle.
+const (
+	frontPanel = 32
+	frontRows  = 64
+)
+
+// frontParallelFlam is the size of a panel's trailing update (rows² ×
+// panel width) from which its row blocks are shared among goroutines.
+const frontParallelFlam = 1 << 20
+
+// partition finds the fundamental supernodes from the elimination tree and
+// the column counts (O(n)) and the work of the multifrontal factorization
+// beyond its flam: clearing and assembling a front of m rows touches m²
+// entries whatever its width.
+func (s *LDLAnalysis) partition() (sn *supernodes, frontWork float64) {
+	n := s.n
+	sn = &supernodes{}
+	children := make([]int32, n)
+	for _, p := range s.parent {
+		if p >= 0 {
+			children[p]++
+		}
+	}
+	super := make([]int32, n)
+	for j := 0; j < n; j++ {
+		cnt := s.colStart[j+1] - s.colStart[j]
+		if j == 0 || s.parent[j-1] != int32(j) || children[j] != 1 || s.colStart[j]-s.colStart[j-1] != cnt+1 {
+			sn.start = append(sn.start, int32(j))
+		}
+		super[j] = int32(len(sn.start) - 1)
+	}
+	sn.start = append(sn.start, int32(n))
+	ns := len(sn.start) - 1
+	sn.parent = make([]int32, ns)
+	for t := range ns {
+		last := sn.start[t+1] - 1
+		sn.parent[t] = -1
+		if p := s.parent[last]; p >= 0 {
+			sn.parent[t] = super[p]
+		}
+		f := sn.start[t]
+		m := 1 + s.colStart[f+1] - s.colStart[f]
+		sn.maxFront = max(sn.maxFront, m)
+		frontWork += float64(m) * float64(m)
+	}
+	return sn, frontWork
+}
+
+// supernodal returns the analysis's supernodes with the pattern of L,
+// computing them once (a has the analysed pattern). It returns ctx's
+// error if ctx is done first.
+func (s *LDLAnalysis) supernodal(ctx context.Context, a *CSR) (*supernodes, error) {
+	s.superMu.Lock()
+	defer s.superMu.Unlock()
+	if s.super != nil {
+		return s.super, nil
+	}
+	n := s.n
+	sn, _ := s.partition()
+	sn.pattern = make([]int32, s.NNZ())
+	// The pattern of L by column: row k's pattern is its row subtree (the
+	// walk of symbolicLDL), appended to the columns it crosses in
+	// increasing k.
+	stop := &stopper{ctx: ctx}
+	next := make([]int, n)
+	copy(next, s.colStart[:n])
+	flag := make([]int32, n)
+	for k := 0; k < n; k++ {
+		flag[k] = int32(k)
+		v := s.perm[k]
+		walked := a.indptr[v+1] - a.indptr[v] + 1
+		for _, w := range a.ind[a.indptr[v]:a.indptr[v+1]] {
+			for i := s.inv[w]; i < int32(k) && flag[i] != int32(k); i = s.parent[i] {
+				sn.pattern[next[i]] = int32(k)
+				next[i]++
+				flag[i] = int32(k)
+				walked++
+			}
+		}
+		if stop.tick(walked) {
+			return nil, fmt.Errorf("sparse: LDLᵀ: %w", stop.err)
+		}
+	}
+	s.super = sn
+	return sn, nil
+}
+
+// factorMultifrontal computes f's factor on dense frontal matrices
+// (Duff & Reid, "The multifrontal solution of indefinite sparse symmetric
+// linear equations", ACM TOMS 9(3), 1983; Liu, SIAM Review 34(1), 1992):
+// supernode by supernode, the front gathers the entries of A − σI in its
+// columns and its children's update matrices (extend-add), its first w
+// columns are factored densely (the w×w diagonal block by scalar LDLᵀ
+// without pivoting, the rows below by a triangular solve) and the rest of
+// the front, less L₂₁·D·L₂₁ᵀ (one matrix product), is its update matrix for
+// its parent. The factor is stored in f's column layout (maxL collects
+// each column's largest entry), so the solves and the inertia are those of
+// the up-looking factor. It returns ‖A − σI‖∞, or the error at the first
+// zero pivot.
+func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, maxL []float64) (float64, error) {
+	n := s.n
+	sn, err := s.supernodal(ctx, a)
+	if err != nil {
+		return 0, err
+	}
+	ns := len(sn.start) - 1
+	pos := make([]int32, n) // position of a row in the current front
+	for i := range pos {
+		pos[i] = -1
+	}
+	front := make([]float64, sn.maxFront*sn.maxFront)
+	update := make([][]float64, ns) // update matrix of each supernode (packed lower triangle), until its parent takes it
+	kids := make([][]int32, ns)
+	for t := range ns {
+		if p := sn.parent[t]; p >= 0 {
+			kids[p] = append(kids[p], int32(t))
+		}
+	}
+	var scratch []float64
+	var rel []int32 // positions in the front of a child's update rows
+	norm := 0.0
+	work := 0.0
+	for t := range ns {
+		if work > 1e5 {
+			work = 0
+			if err := ctx.Err(); err != nil {
+				return 0, fmt.Errorf("sparse: LDLᵀ: %w", err)
+			}
+		}
+		j0, j1 := int(sn.start[t]), int(sn.start[t+1])
+		w := j1 - j0
+		lo, hi := s.colStart[j0], s.colStart[j0+1]
+		m := 1 + hi - lo
+		// The front's rows: j0, then column j0's pattern (j0+1 … j1−1 first).
+		idx := make([]int32, 0, m)
+		idx = append(idx, int32(j0))
+		idx = append(idx, sn.pattern[lo:hi]...)
+		for q, r := range idx {
+			pos[r] = int32(q)
+		}
+		F := front[:m*m]
+		for r := range m {
+			clear(F[r*m : r*m+r+1]) // the lower triangle is all that is read
+		}
+		// A − σI in the front's columns (lower triangle, row-major F[r][c]).
+		for j := j0; j < j1; j++ {
+			v := s.perm[j]
+			c := int(pos[j])
+			rowSum, diag := 0.0, -f.sigma
+			for p := a.indptr[v]; p < a.indptr[v+1]; p++ {
+				i := s.inv[a.ind[p]]
+				x := a.data[p]
+				if i == int32(j) {
+					diag += x
+					continue
+				}
+				rowSum += math.Abs(x)
+				if i < int32(j) {
+					continue
+				}
+				r := pos[i]
+				if r < 0 {
+					return 0, fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+				}
+				F[int(r)*m+c] += x
+			}
+			F[c*m+c] += diag
+			norm = max(norm, rowSum+math.Abs(diag))
+		}
+		// Extend-add the children's update matrices.
+		for _, ch := range kids[t] {
+			u := update[ch]
+			cf := int(sn.start[ch])
+			cidx := sn.pattern[s.colStart[cf]+int(sn.start[ch+1])-cf-1 : s.colStart[cf+1]]
+			mu := len(cidx)
+			rel = rel[:0]
+			for _, rx := range cidx {
+				px := pos[rx]
+				if px < 0 {
+					return 0, fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+				}
+				rel = append(rel, px)
+			}
+			// Both index lists ascend, so row x's entries y ≤ x land in
+			// the lower triangle of the front.
+			for x, px := range rel {
+				urow := u[x*(x+1)/2 : x*(x+1)/2+x+1]
+				frow := F[int(px)*m : int(px)*m+m]
+				for y, v := range urow {
+					frow[rel[y]] += v
+				}
+			}
+			update[ch] = nil
+			work += float64(mu * mu)
+		}
+		// Partial LDLᵀ of the front's first w columns, in panels of
+		// frontPanel columns: the panel's diagonal block by scalar LDLᵀ,
+		// the rows below it by a triangular solve (X = L·D), then the
+		// trailing lower triangle less L·Xᵀ by matrix products on blocks
+		// of rows. What remains below and right of column w is the update
+		// matrix.
+		for p0 := 0; p0 < w; p0 += frontPanel {
+			p1 := min(p0+frontPanel, w)
+			for p := p0; p < p1; p++ {
+				d := F[p*m+p]
+				for q := p0; q < p; q++ {
+					d -= F[p*m+q] * F[p*m+q] * F[q*m+q]
+				}
+				if d == 0 || math.IsNaN(d) || math.IsInf(d, 0) {
+					return 0, fmt.Errorf("%w: pivot %d of %d is %g (σ = %g)", ErrSingular, j0+p, n, d, f.sigma)
+				}
+				F[p*m+p] = d
+				for r := p + 1; r < p1; r++ {
+					x := F[r*m+p]
+					for q := p0; q < p; q++ {
+						x -= F[r*m+q] * F[q*m+q] * F[p*m+q]
+					}
+					F[r*m+p] = x / d
+				}
+			}
+			rest := m - p1
+			if rest == 0 {
+				continue
+			}
+			b := p1 - p0
+			panel := blas64.General{Rows: rest, Cols: b, Stride: m, Data: F[p1*m+p0:]}
+			blas64.Trsm(blas.Right, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.Unit, N: b, Stride: m, Data: F[p0*m+p0:]}, panel)
+			// xt = Xᵀ (b × rest), so that the products run along rows
+			// (axpy kernels) rather than as short dot products.
+			if cap(scratch) < rest*b {
+				scratch = make([]float64, rest*b)
+			}
+			xt := scratch[:rest*b]
+			for r := range rest {
+				row := F[(p1+r)*m+p0 : (p1+r)*m+p1]
+				for q, v := range row {
+					xt[q*rest+r] = v
+					row[q] = v / F[(p0+q)*m+p0+q]
+				}
+			}
+			update := func(rb int) {
+				re := min(rb+frontRows, rest)
+				blas64.Gemm(blas.NoTrans, blas.NoTrans, -1,
+					blas64.General{Rows: re - rb, Cols: b, Stride: m, Data: F[(p1+rb)*m+p0:]},
+					blas64.General{Rows: b, Cols: re, Stride: rest, Data: xt},
+					1, blas64.General{Rows: re - rb, Cols: re, Stride: m, Data: F[(p1+rb)*m+p1:]})
+			}
+			blocks := (rest + frontRows - 1) / frontRows
+			if workers := min(runtime.GOMAXPROCS(0), blocks); workers > 1 && float64(rest)*float64(rest)*float64(b) > frontParallelFlam {
+				// The row blocks are independent: the workers take them
+				// from the last (the widest) down.
+				var nextBlock atomic.Int64
+				nextBlock.Store(int64(blocks))
+				var wg sync.WaitGroup
+				for range workers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for {
+							i := nextBlock.Add(-1)
+							if i < 0 {
+								return
+							}
+							update(int(i) * frontRows)
+						}
+					}()
+				}
+				wg.Wait()
+			} else {
+				for rb := 0; rb < rest; rb += frontRows {
+					update(rb)
+				}
+			}
+			work += float64(rest) * float64(rest) * float64(b)
+		}
+		below := m - w
+		if below > 0 && sn.parent[t] >= 0 {
+			u := make([]float64, below*(below+1)/2) // packed lower triangle, by rows
+			for r := range below {
+				copy(u[r*(r+1)/2:r*(r+1)/2+r+1], F[(w+r)*m+w:(w+r)*m+w+r+1])
+			}
+			update[t] = u
+		}
+		// Store the w columns in f's layout: column j0+p holds the rows of
+		// idx after position p.
+		// The w columns in f's layout (the rows are the pattern, copied
+		// once after the loop): tiles of frontPanel columns, read along
+		// the front's rows.
+		for p := 0; p < w; p++ {
+			f.d[j0+p] = F[p*m+p]
+		}
+		for pc := 0; pc < w; pc += frontPanel {
+			pe := min(pc+frontPanel, w)
+			for r := pc + 1; r < m; r++ {
+				for p := pc; p < min(pe, r); p++ {
+					f.val[s.colStart[j0+p]+r-p-1] = F[r*m+p]
+				}
+			}
+		}
+		for _, r := range idx {
+			pos[r] = -1
+		}
+	}
+	copy(f.rowIdx, sn.pattern)
+	for j := range n {
+		for _, l := range f.val[s.colStart[j]:s.colStart[j+1]] {
+			maxL[j] = max(maxL[j], math.Abs(l))
+		}
+	}
+	return norm, nil
+}
