@@ -657,3 +657,34 @@ func TestLDLMultifrontalMatchesUpLooking(t *testing.T) {
 		}
 	}
 }
+
+// An analysis and multifrontal factorization (its first, which also builds
+// the supernodes' patterns) cancelled midway returns within 100 ms.
+func TestLDLMultifrontalCancel(t *testing.T) {
+	r := 260
+	if testing.Short() {
+		r = 120
+	}
+	a := latticeCliques(r, r)
+	t0 := time.Now()
+	an, err := sparse.AnalyzeLDL(context.Background(), a, sparse.OrderAMD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !an.Multifrontal() {
+		t.Fatalf("%.3g flam: not multifrontal", an.Flam())
+	}
+	if _, err := an.Factor(context.Background(), a, -1); err != nil {
+		t.Fatal(err)
+	}
+	checkCancelLatency(t, time.Since(t0), []float64{0.05, 0.3, 0.6, 0.9}, func(ctx context.Context, delay time.Duration) bool {
+		an, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAMD)
+		if err == nil {
+			_, err = an.Factor(ctx, a, -1)
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("delay %v: %v, want context.Canceled", delay, err)
+		}
+		return err != nil
+	})
+}

@@ -311,6 +311,12 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 				}
 			}
 			work += float64(rest) * float64(rest) * float64(b)
+			if work > 1e7 { // a wide front: check between its panels too
+				work = 0
+				if err := ctx.Err(); err != nil {
+					return 0, fmt.Errorf("sparse: LDLᵀ: %w", err)
+				}
+			}
 		}
 		below := m - w
 		if below > 0 && sn.parent[t] >= 0 {
