@@ -42,7 +42,9 @@ type LDLAnalysis struct {
 // reverse Cuthill–McKee and keeps the ordering whose factorization is
 // predicted to take the least time (factorCost: its flam, a third of them
 // when Factor can work on dense fronts; TriedFill reports the entries of
-// both). Nested dissection is not tried: it cost more than AMD on every
+// those tried). RCM is not tried when AMD's factor is multifrontal: an
+// envelope is factored row by row, and on every such matrix measured it
+// was the slower. Nested dissection is not tried: it cost more than AMD on every
 // matrix measured (bench/scale/ldlorder: swiss rolls, deformed digits,
 // grids) and its ordering takes as long as AMD's. Time, not entries: on the
 // neighbour graphs of high-dimensional data AMD stores the fewest entries
@@ -97,6 +99,9 @@ func AnalyzeLDL(ctx context.Context, a *CSR, ord Ordering) (*LDLAnalysis, error)
 		tried[o] = s.NNZ()
 		if best == nil || s.factorCost() < best.factorCost() || s.factorCost() == best.factorCost() && s.NNZ() < best.NNZ() {
 			best = s
+		}
+		if ord == OrderAuto && o == OrderAMD && s.usesFronts() {
+			break // RCM's envelope is factored row by row: slower
 		}
 	}
 	best.tried = tried

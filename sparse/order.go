@@ -7,9 +7,10 @@ import "slices"
 type Ordering int
 
 const (
-	// OrderAuto computes the symbolic factorization under AMD and RCM and
-	// keeps the one whose factorization costs the fewer flam (predicted by
-	// the symbolic analysis, which costs O(nnz(L)) each).
+	// OrderAuto computes the symbolic factorization under AMD and, when
+	// AMD's factor is small enough to be factored row by row, under RCM,
+	// and keeps the one predicted to factor faster (see AnalyzeLDL; the
+	// symbolic analysis costs O(nnz(L)) each).
 	OrderAuto Ordering = iota
 	// OrderRCM is the reverse Cuthill–McKee ordering (George & Liu 1981,
 	// §4.3): narrow bandwidth, good for long thin graphs.
