@@ -411,7 +411,7 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	if err != nil {
 		return nil, "", 0, 0, wrapNumerical(err)
 	}
-	bytes := 12*int64(an.NNZ()) + 64*int64(n)
+	bytes := an.FactorBytes() + 56*int64(n)
 	if r.opts.MaxBytes > 0 && bytes > r.opts.MaxBytes/2 {
 		return nil, "", 0, 0, fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues needs %d bytes (%d entries)", ErrNumerical, ErrMemoryBudget, bytes, an.NNZ())
 	}

@@ -215,7 +215,7 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 	if math.IsNaN(sigma) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("%w: LDLᵀ shift σ = %v", ErrInvalid, sigma)
 	}
-	f := &LDL{s: s, sigma: sigma, rowIdx: make([]int32, s.NNZ()), val: make([]float64, s.NNZ()), d: make([]float64, n)}
+	f := &LDL{s: s, sigma: sigma, val: make([]float64, s.NNZ()), d: make([]float64, n)}
 	y := make([]float64, n)
 	flag := make([]int32, n)
 	pattern := make([]int32, n)
@@ -231,6 +231,7 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 		f.setGrowth(maxL, norm)
 		return f, nil
 	}
+	f.rowIdx = make([]int32, s.NNZ())
 	for k := 0; k < n; k++ {
 		if work > 1e6 {
 			work = 0
@@ -297,6 +298,20 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 	}
 	f.setGrowth(maxL, norm)
 	return f, nil
+}
+
+// FactorBytes returns the memory one Factor holds at its peak: the
+// factor's values and indices and the pivots, and for a multifrontal
+// factorization its largest front and the update matrices alive at once
+// (the supernodes' pattern of L, kept by the analysis from the first
+// Factor on, serves as the indices of every factor).
+func (s *LDLAnalysis) FactorBytes() int64 {
+	b := 12*int64(s.NNZ()) + 8*int64(s.n)
+	if s.usesFronts() && !upLookingOnly {
+		sn, _ := s.partition()
+		b += 8*int64(sn.maxFront)*int64(sn.maxFront) + 8*int64(sn.peakUpdate) + 8*int64(s.n)
+	}
+	return b
 }
 
 // Multifrontal reports whether Factor works on dense fronts, supernode by

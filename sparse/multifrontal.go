@@ -19,10 +19,13 @@ import (
 // child in the elimination tree and column j's pattern is column j+1's
 // plus j+1 itself. Within a supernode the factor is a dense trapezoid.
 type supernodes struct {
-	pattern  []int32 // rows of L below the diagonal, by column (colStart), ascending
-	start    []int32 // supernode s holds columns start[s] … start[s+1]−1
-	parent   []int32 // supernode of the parent of the last column; −1 at roots
-	maxFront int
+	pattern    []int32   // rows of L below the diagonal, by column (colStart), ascending
+	start      []int32   // supernode s holds columns start[s] … start[s+1]−1
+	parent     []int32   // supernode of the parent of the last column; −1 at roots
+	kids       [][]int32 // children of each supernode, ascending
+	order      []int32   // a postorder of the supernodes
+	maxFront   int       // rows of the largest front
+	peakUpdate int       // most update-matrix entries alive at once, in order
 }
 
 // multifrontalMaxFrontWork: Factor works on fronts only when the entries
@@ -71,17 +74,57 @@ func (s *LDLAnalysis) partition() (sn *supernodes, frontWork float64) {
 	sn.start = append(sn.start, int32(n))
 	ns := len(sn.start) - 1
 	sn.parent = make([]int32, ns)
+	sn.kids = make([][]int32, ns)
+	var roots []int32
 	for t := range ns {
 		last := sn.start[t+1] - 1
 		sn.parent[t] = -1
 		if p := s.parent[last]; p >= 0 {
 			sn.parent[t] = super[p]
+			sn.kids[super[p]] = append(sn.kids[super[p]], int32(t))
+		} else {
+			roots = append(roots, int32(t))
 		}
 		f := sn.start[t]
 		m := 1 + s.colStart[f+1] - s.colStart[f]
 		sn.maxFront = max(sn.maxFront, m)
 		frontWork += float64(m) * float64(m)
 	}
+	// A postorder of the supernodal tree: a supernode's update matrix
+	// then waits only for its siblings' subtrees, and the live update
+	// matrices form a stack (the peak of which sizes the working memory).
+	sn.order = make([]int32, 0, ns)
+	live, peak := 0, 0
+	size := func(t int32) int {
+		f := sn.start[t]
+		below := s.colStart[f+1] - s.colStart[f] + 1 - int(sn.start[t+1]-f)
+		return below * (below + 1) / 2
+	}
+	type frame struct{ t, next int32 }
+	var stack []frame
+	for _, r := range roots {
+		stack = append(stack[:0], frame{r, 0})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if int(top.next) < len(sn.kids[top.t]) {
+				c := sn.kids[top.t][top.next]
+				top.next++
+				stack = append(stack, frame{c, 0})
+				continue
+			}
+			t := top.t
+			stack = stack[:len(stack)-1]
+			sn.order = append(sn.order, t)
+			for _, c := range sn.kids[t] {
+				live -= size(c)
+			}
+			if sn.parent[t] >= 0 {
+				live += size(t)
+			}
+			peak = max(peak, live)
+		}
+	}
+	sn.peakUpdate = peak
 	return sn, frontWork
 }
 
@@ -149,17 +192,12 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 	}
 	front := make([]float64, sn.maxFront*sn.maxFront)
 	update := make([][]float64, ns) // update matrix of each supernode (packed lower triangle), until its parent takes it
-	kids := make([][]int32, ns)
-	for t := range ns {
-		if p := sn.parent[t]; p >= 0 {
-			kids[p] = append(kids[p], int32(t))
-		}
-	}
+	kids := sn.kids
 	var scratch []float64
 	var rel []int32 // positions in the front of a child's update rows
 	norm := 0.0
 	work := 0.0
-	for t := range ns {
+	for _, t := range sn.order {
 		if work > 1e5 {
 			work = 0
 			if err := ctx.Err(); err != nil {
@@ -346,7 +384,7 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 			pos[r] = -1
 		}
 	}
-	copy(f.rowIdx, sn.pattern)
+	f.rowIdx = sn.pattern // shared, read-only: the same for every factorization
 	for j := range n {
 		for _, l := range f.val[s.colStart[j]:s.colStart[j+1]] {
 			maxL[j] = max(maxL[j], math.Abs(l))
