@@ -57,7 +57,7 @@
 // entries and 6.7e8 flam, nested dissection 9.1 M and 1.6e9, RCM 16.1 M
 // and 2.7e9; bench/scale/ldlorder); on those of high-dimensional data no
 // ordering keeps the factor sparse, and AMD's supernodes make its factor
-// the fastest (10,000 deformed digits: 6.8 s on fronts against 34.7 s for
+// the fastest (10,000 deformed digits: 5.9 s on fronts against 35.1 s for
 // RCM row by row). NewCholesky is the older envelope Cholesky of A +
 // shift·I on the RCM ordering (positive definite only).
 //

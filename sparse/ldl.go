@@ -43,19 +43,20 @@ type LDLAnalysis struct {
 // predicted to take the least time (factorCost: its flam, a third of them
 // when Factor can work on dense fronts; TriedFill reports the entries of
 // those tried). RCM is not tried when AMD's factor is multifrontal: an
-// envelope is factored row by row, and on every such matrix measured it
-// was the slower. Nested dissection is not tried: it cost more than AMD on every
-// matrix measured (bench/scale/ldlorder: swiss rolls, deformed digits,
-// grids) and its ordering takes as long as AMD's. Time, not entries: on the
-// neighbour graphs of high-dimensional data AMD stores the fewest entries
-// yet costs more flam than RCM (LLE's M on 10,000 deformed digits: 16.3 M
-// entries and 2.3e10 flam against 18.1 M and 2.0e10), but its supernodes
-// make them 5× faster (6.8 s against 34.7 s).
+// envelope is factored row by row, and it was the slower on every such
+// matrix measured. Nested dissection is not tried either: it cost more
+// than AMD on every matrix measured (bench/scale/ldlorder: swiss rolls,
+// deformed digits, grids) and its ordering takes as long as AMD's. Time,
+// not entries: on the neighbour graphs of high-dimensional data AMD stores
+// the fewest entries yet costs more flam than RCM (LLE's M on 10,000
+// deformed digits: 16.3 M entries and 2.3e10 flam against 18.1 M and
+// 2.0e10), but its supernodes make them 6× faster (5.9 s on fronts against
+// 35.1 s row by row).
 //
 // It returns an error wrapping ErrInvalid when a is not square, and ctx's
-// error if ctx is done first (it is checked every
-// ~10⁵ entries visited: the orderings and the analysis of a million-entry
-// matrix take hundreds of milliseconds).
+// error if ctx is done first (it is checked every ~10⁵ entries visited:
+// the orderings and the analysis of a million-entry matrix take hundreds
+// of milliseconds).
 func AnalyzeLDL(ctx context.Context, a *CSR, ord Ordering) (*LDLAnalysis, error) {
 	if a.r != a.c {
 		return nil, fmt.Errorf("%w: LDLᵀ of a %d×%d matrix", ErrInvalid, a.r, a.c)
@@ -216,12 +217,6 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 		return nil, fmt.Errorf("%w: LDLᵀ shift σ = %v", ErrInvalid, sigma)
 	}
 	f := &LDL{s: s, sigma: sigma, val: make([]float64, s.NNZ()), d: make([]float64, n)}
-	y := make([]float64, n)
-	flag := make([]int32, n)
-	pattern := make([]int32, n)
-	fill := make([]int, n)     // entries of column j computed so far
-	norm := 0.0                // ‖A − σI‖∞
-	work := 5e6                // check ctx before the first column
 	maxL := make([]float64, n) // max |l_ij| of column j
 	if s.usesFronts() && !upLookingOnly {
 		norm, err := s.factorMultifrontal(ctx, a, f, maxL)
@@ -232,6 +227,12 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 		return f, nil
 	}
 	f.rowIdx = make([]int32, s.NNZ())
+	y := make([]float64, n)
+	flag := make([]int32, n)
+	pattern := make([]int32, n)
+	fill := make([]int, n) // entries of column j computed so far
+	norm := 0.0            // ‖A − σI‖∞
+	work := 5e6            // check ctx before the first column
 	for k := 0; k < n; k++ {
 		if work > 1e6 {
 			work = 0
