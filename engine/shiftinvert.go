@@ -415,6 +415,11 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	if r.opts.MaxBytes > 0 && bytes > r.opts.MaxBytes/2 {
 		return nil, "", 0, 0, fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues needs %d bytes (%d entries)", ErrNumerical, ErrMemoryBudget, bytes, an.NNZ())
 	}
+	// Two factors live at once (the shift-invert one and a certificate's):
+	// the report's estimate says so, now that the fill is known.
+	if r.rep != nil {
+		r.rep.EstimatedBytes = max(r.rep.EstimatedBytes, 2*bytes)
+	}
 	if an.Flam() > maxFactorFlam {
 		return nil, "", 0, 0, fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would cost %.3g flam (%d entries); the graph is too dense for a certified sparse eigensolve", ErrNumerical, an.Flam(), an.NNZ())
 	}
