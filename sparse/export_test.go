@@ -7,3 +7,18 @@ func SetUpLookingOnly(on bool) bool {
 	upLookingOnly = on
 	return prev
 }
+
+// PeakUpdateEntries is the most update-matrix entries f's multifrontal
+// factorization held at once.
+func (f *LDL) PeakUpdateEntries() int64 { return f.peakUpdate.Load() }
+
+// PostorderPeakUpdate is the most update-matrix entries alive at once when
+// the fronts are factored one at a time in postorder, and the largest
+// front's rows.
+func (s *LDLAnalysis) PostorderPeakUpdate() (peak, maxFront int) {
+	sn, _ := s.partition()
+	return sn.peakUpdate, sn.maxFront
+}
+
+// Entries returns f's factor values by column and its pivots.
+func (f *LDL) Entries() (l, d []float64) { return f.val, f.d }

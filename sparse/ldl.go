@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -197,6 +198,9 @@ type LDL struct {
 	val    []float64 // entries of L, by column
 	d      []float64 // pivots
 	growth float64
+	// peakUpdate is the most update-matrix entries a multifrontal
+	// factorization held at once.
+	peakUpdate atomic.Int64
 }
 
 // Factor computes the LDLᵀ factorization of a − sigma·I, a the matrix
@@ -303,14 +307,18 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 
 // FactorBytes returns the memory one Factor holds at its peak: the
 // factor's values and indices and the pivots, and for a multifrontal
-// factorization its largest front and the update matrices alive at once
-// (the supernodes' pattern of L, kept by the analysis from the first
-// Factor on, serves as the indices of every factor).
+// factorization the fronts and update matrices its goroutines hold (the
+// supernodes' pattern of L, kept by the analysis from the first Factor on,
+// serves as the indices of every factor). With W goroutines it counts W
+// fronts of the largest size and W times the update matrices alive at
+// once in a postorder: the goroutines follow the tree depth first, each
+// on its own subtree (measured: TestFactorBytesBoundsTheFronts).
 func (s *LDLAnalysis) FactorBytes() int64 {
 	b := 12*int64(s.NNZ()) + 8*int64(s.n)
 	if s.usesFronts() && !upLookingOnly {
 		sn, _ := s.partition()
-		b += 8*int64(sn.maxFront)*int64(sn.maxFront) + 8*int64(sn.peakUpdate) + 8*int64(s.n)
+		w := int64(frontWorkers(len(sn.start) - 1))
+		b += w * (8*int64(sn.maxFront)*int64(sn.maxFront) + 8*int64(sn.peakUpdate) + 4*int64(s.n))
 	}
 	return b
 }

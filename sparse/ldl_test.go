@@ -281,26 +281,16 @@ func TestLDLCancelLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
+	// Cancelled 30 ms in (of seconds), best of three, asserted on a
+	// machine with a core to spare: under go test ./... other packages'
+	// tests share the two cores, and one such run measured 102–122 ms.
+	checkCancelLatency(t, 100*time.Millisecond, []float64{0.3}, func(ctx context.Context, _ time.Duration) bool {
 		_, err := an.Factor(ctx, a, -1e-3)
-		done <- err
-	}()
-	time.Sleep(30 * time.Millisecond)
-	start := time.Now()
-	cancel()
-	select {
-	case err := <-done:
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("error %v, want context.Canceled", err)
 		}
-		if d := time.Since(start); d > 100*time.Millisecond {
-			t.Errorf("returned %v after the cancellation", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("not cancelled after 5 s")
-	}
+		return true
+	})
 }
 
 // checkCancelLatency cancels run (which returns whether it was cancelled,
@@ -689,3 +679,51 @@ func TestLDLMultifrontalCancel(t *testing.T) {
 		return err != nil
 	})
 }
+
+// The multifrontal factorization shares disjoint subtrees among
+// goroutines: its factor is the same bit for bit with 1, 2 or 8 of them
+// (a front adds its children's update matrices in a fixed order), and the
+// update matrices it holds at once stay within FactorBytes' count (W times
+// a postorder's peak, W the goroutines).
+func TestFactorBytesBoundsTheFronts(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		a    *sparse.CSR
+	}{{"lattice cliques 90×90", latticeCliques(90, 90)}, {"grid 200×200", first(gridUnweighted(200, 200))}} {
+		an, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !an.Multifrontal() {
+			t.Fatalf("%s: %.3g flam: Factor does not use fronts", c.name, an.Flam())
+		}
+		post, maxFront := an.PostorderPeakUpdate()
+		var l0, d0 []float64
+		for _, procs := range []int{1, 2, 8} {
+			prev := runtime.GOMAXPROCS(procs)
+			f, err := an.Factor(ctx, c.a, -0.5)
+			bytes := an.FactorBytes()
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				t.Fatalf("%s, %d goroutines: %v", c.name, procs, err)
+			}
+			l, d := f.Entries()
+			if l0 == nil {
+				l0, d0 = slices.Clone(l), slices.Clone(d)
+			} else if !slices.Equal(l, l0) || !slices.Equal(d, d0) {
+				t.Errorf("%s: the factor with %d goroutines differs from the one with 1", c.name, procs)
+			}
+			peak := f.PeakUpdateEntries()
+			if peak > int64(procs)*int64(post) {
+				t.Errorf("%s, %d goroutines: %d update entries held at once, more than %d × %d (postorder)", c.name, procs, peak, procs, post)
+			}
+			if procs == 1 && peak != int64(post) {
+				t.Errorf("%s: one goroutine held %d update entries at once, the postorder's peak is %d", c.name, peak, post)
+			}
+			t.Logf("%s, GOMAXPROCS %d: peak update %d entries (postorder %d), largest front %d, FactorBytes %d", c.name, procs, peak, post, maxFront, bytes)
+		}
+	}
+}
+
+func first[A, B any](a A, _ B) A { return a }

@@ -186,36 +186,185 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 		return 0, err
 	}
 	ns := len(sn.start) - 1
-	pos := make([]int32, n) // position of a row in the current front
-	for i := range pos {
-		pos[i] = -1
-	}
-	front := make([]float64, sn.maxFront*sn.maxFront)
 	update := make([][]float64, ns) // update matrix of each supernode (packed lower triangle), until its parent takes it
-	kids := sn.kids
-	var scratch []float64
-	var rel []int32 // positions in the front of a child's update rows
+	newFront := func() *frontWorker {
+		w := &frontWorker{s: s, sn: sn, a: a, f: f, update: update, pos: make([]int32, n)}
+		for i := range w.pos {
+			w.pos[i] = -1
+		}
+		return w
+	}
 	norm := 0.0
-	work := 0.0
-	for _, t := range sn.order {
-		if work > 1e5 {
-			work = 0
-			if err := ctx.Err(); err != nil {
-				return 0, fmt.Errorf("sparse: LDLᵀ: %w", err)
+	var live atomic.Int64
+	newWorker := func() *frontWorker {
+		w := newFront()
+		w.live, w.peak = &live, &f.peakUpdate
+		return w
+	}
+	if workers := frontWorkers(ns); workers <= 1 {
+		w := newWorker()
+		for _, t := range sn.order {
+			if err := w.front(ctx, t); err != nil {
+				return 0, err
 			}
 		}
+		norm = w.norm
+	} else {
+		if norm, err = s.factorSubtrees(ctx, sn, workers, newWorker); err != nil {
+			return 0, err
+		}
+	}
+	f.rowIdx = sn.pattern // shared, read-only: the same for every factorization
+	for j := range n {
+		for _, l := range f.val[s.colStart[j]:s.colStart[j+1]] {
+			maxL[j] = max(maxL[j], math.Abs(l))
+		}
+	}
+	return norm, nil
+}
+
+// subtreeMinSupernodes: Factor shares the supernodes among goroutines
+// only when each has at least this many on average.
+const subtreeMinSupernodes = 64
+
+// frontWorkers is the number of goroutines that factor the fronts of ns
+// supernodes.
+func frontWorkers(ns int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), ns/subtreeMinSupernodes))
+}
+
+// factorSubtrees runs the fronts on workers goroutines: a supernode is
+// ready once its children are done, and each worker takes the supernode
+// made ready last (depth first, as a postorder would, so that few update
+// matrices are alive at once). Disjoint subtrees run at once; the fronts
+// near the root, one at a time, share their products among the goroutines
+// as before. A front adds its children's update matrices in a fixed order
+// whatever the schedule, so the factor is the same bit for bit with any
+// number of workers. It returns ‖A − σI‖∞ or the first error met.
+func (s *LDLAnalysis) factorSubtrees(ctx context.Context, sn *supernodes, workers int, newWorker func() *frontWorker) (float64, error) {
+	ns := len(sn.start) - 1
+	pending := make([]int, ns) // children not yet factored
+	for t := range ns {
+		pending[t] = len(sn.kids[t])
+	}
+	ready := make([]int32, 0, ns)
+	for i := len(sn.order) - 1; i >= 0; i-- { // the first leaf of the postorder on top
+		if t := sn.order[i]; pending[t] == 0 {
+			ready = append(ready, t)
+		}
+	}
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	remaining := ns
+	var firstErr error
+	norms := make([]float64, workers)
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWorker()
+			defer func() { norms[k] = w.norm }()
+			mu.Lock()
+			for {
+				for len(ready) == 0 && remaining > 0 && firstErr == nil {
+					cond.Wait()
+				}
+				if remaining == 0 || firstErr != nil {
+					mu.Unlock()
+					return
+				}
+				t := ready[len(ready)-1]
+				ready = ready[:len(ready)-1]
+				mu.Unlock()
+				err := w.front(ctx, t)
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					cond.Broadcast()
+					continue
+				}
+				remaining--
+				if p := sn.parent[t]; p >= 0 {
+					if pending[p]--; pending[p] == 0 {
+						ready = append(ready, p)
+						cond.Signal()
+					}
+				}
+				if remaining == 0 {
+					cond.Broadcast()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return 0, firstErr
+	}
+	norm := 0.0
+	for _, v := range norms {
+		norm = max(norm, v)
+	}
+	return norm, nil
+}
+
+// frontWorker holds one goroutine's working space for the fronts: the
+// dense front, the positions of its rows, and scratch.
+type frontWorker struct {
+	s      *LDLAnalysis
+	sn     *supernodes
+	a      *CSR
+	f      *LDL
+	update [][]float64 // shared: written by a child, read by its parent after
+	pos    []int32     // position of a row in the current front, −1 elsewhere
+	buf    []float64   // the front, grown as needed
+	idx    []int32     // the front's rows
+	rel    []int32     // positions in the front of a child's update rows
+	scr    []float64
+	norm   float64 // ‖A − σI‖∞ over the columns seen
+	work   float64 // since ctx was last checked
+	// live counts the update matrices' entries held by all workers, peak
+	// its largest value (for the tests of FactorBytes).
+	live, peak *atomic.Int64
+}
+
+// held adds d entries to the update matrices held and records the peak.
+func (fw *frontWorker) held(d int) {
+	v := fw.live.Add(int64(d))
+	for p := fw.peak.Load(); v > p && !fw.peak.CompareAndSwap(p, v); p = fw.peak.Load() {
+	}
+}
+
+// front assembles and partly factors supernode t's front, stores its
+// columns of L and D in f and leaves its update matrix for its parent.
+func (fw *frontWorker) front(ctx context.Context, t int32) error {
+	s, sn, a, f, pos := fw.s, fw.sn, fw.a, fw.f, fw.pos
+	n := s.n
+	kids, update := sn.kids, fw.update
+	if fw.work > 1e5 {
+		fw.work = 0
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("sparse: LDLᵀ: %w", err)
+		}
+	}
+	{
 		j0, j1 := int(sn.start[t]), int(sn.start[t+1])
 		w := j1 - j0
 		lo, hi := s.colStart[j0], s.colStart[j0+1]
 		m := 1 + hi - lo
 		// The front's rows: j0, then column j0's pattern (j0+1 … j1−1 first).
-		idx := make([]int32, 0, m)
-		idx = append(idx, int32(j0))
+		idx := append(fw.idx[:0], int32(j0))
 		idx = append(idx, sn.pattern[lo:hi]...)
+		fw.idx = idx
 		for q, r := range idx {
 			pos[r] = int32(q)
 		}
-		F := front[:m*m]
+		if cap(fw.buf) < m*m {
+			fw.buf = make([]float64, m*m)
+		}
+		F := fw.buf[:m*m]
 		for r := range m {
 			clear(F[r*m : r*m+r+1]) // the lower triangle is all that is read
 		}
@@ -237,12 +386,12 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 				}
 				r := pos[i]
 				if r < 0 {
-					return 0, fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+					return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
 				}
 				F[int(r)*m+c] += x
 			}
 			F[c*m+c] += diag
-			norm = max(norm, rowSum+math.Abs(diag))
+			fw.norm = max(fw.norm, rowSum+math.Abs(diag))
 		}
 		// Extend-add the children's update matrices.
 		for _, ch := range kids[t] {
@@ -250,14 +399,15 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 			cf := int(sn.start[ch])
 			cidx := sn.pattern[s.colStart[cf]+int(sn.start[ch+1])-cf-1 : s.colStart[cf+1]]
 			mu := len(cidx)
-			rel = rel[:0]
+			rel := fw.rel[:0]
 			for _, rx := range cidx {
 				px := pos[rx]
 				if px < 0 {
-					return 0, fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+					return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
 				}
 				rel = append(rel, px)
 			}
+			fw.rel = rel
 			// Both index lists ascend, so row x's entries y ≤ x land in
 			// the lower triangle of the front.
 			for x, px := range rel {
@@ -268,7 +418,8 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 				}
 			}
 			update[ch] = nil
-			work += float64(mu * mu)
+			fw.held(-len(u))
+			fw.work += float64(mu * mu)
 		}
 		// Partial LDLᵀ of the front's first w columns, in panels of
 		// frontPanel columns: the panel's diagonal block by scalar LDLᵀ,
@@ -284,7 +435,7 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 					d -= F[p*m+q] * F[p*m+q] * F[q*m+q]
 				}
 				if d == 0 || math.IsNaN(d) || math.IsInf(d, 0) {
-					return 0, fmt.Errorf("%w: pivot %d of %d is %g (σ = %g)", ErrSingular, j0+p, n, d, f.sigma)
+					return fmt.Errorf("%w: pivot %d of %d is %g (σ = %g)", ErrSingular, j0+p, n, d, f.sigma)
 				}
 				F[p*m+p] = d
 				for r := p + 1; r < p1; r++ {
@@ -304,10 +455,10 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 			blas64.Trsm(blas.Right, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.Unit, N: b, Stride: m, Data: F[p0*m+p0:]}, panel)
 			// xt = Xᵀ (b × rest), so that the products run along rows
 			// (axpy kernels) rather than as short dot products.
-			if cap(scratch) < rest*b {
-				scratch = make([]float64, rest*b)
+			if cap(fw.scr) < rest*b {
+				fw.scr = make([]float64, rest*b)
 			}
-			xt := scratch[:rest*b]
+			xt := fw.scr[:rest*b]
 			for r := range rest {
 				row := F[(p1+r)*m+p0 : (p1+r)*m+p1]
 				for q, v := range row {
@@ -315,7 +466,7 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 					row[q] = v / F[(p0+q)*m+p0+q]
 				}
 			}
-			update := func(rb int) {
+			gemmRows := func(rb int) {
 				re := min(rb+frontRows, rest)
 				blas64.Gemm(blas.NoTrans, blas.NoTrans, -1,
 					blas64.General{Rows: re - rb, Cols: b, Stride: m, Data: F[(p1+rb)*m+p0:]},
@@ -338,21 +489,21 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 							if i < 0 {
 								return
 							}
-							update(int(i) * frontRows)
+							gemmRows(int(i) * frontRows)
 						}
 					}()
 				}
 				wg.Wait()
 			} else {
 				for rb := 0; rb < rest; rb += frontRows {
-					update(rb)
+					gemmRows(rb)
 				}
 			}
-			work += float64(rest) * float64(rest) * float64(b)
-			if work > 1e7 { // a wide front: check between its panels too
-				work = 0
+			fw.work += float64(rest) * float64(rest) * float64(b)
+			if fw.work > 1e7 { // a wide front: check between its panels too
+				fw.work = 0
 				if err := ctx.Err(); err != nil {
-					return 0, fmt.Errorf("sparse: LDLᵀ: %w", err)
+					return fmt.Errorf("sparse: LDLᵀ: %w", err)
 				}
 			}
 		}
@@ -363,6 +514,7 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 				copy(u[r*(r+1)/2:r*(r+1)/2+r+1], F[(w+r)*m+w:(w+r)*m+w+r+1])
 			}
 			update[t] = u
+			fw.held(len(u))
 		}
 		// Store the w columns in f's layout: column j0+p holds the rows of
 		// idx after position p.
@@ -384,11 +536,5 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 			pos[r] = -1
 		}
 	}
-	f.rowIdx = sn.pattern // shared, read-only: the same for every factorization
-	for j := range n {
-		for _, l := range f.val[s.colStart[j]:s.colStart[j+1]] {
-			maxL[j] = max(maxL[j], math.Abs(l))
-		}
-	}
-	return norm, nil
+	return nil
 }
