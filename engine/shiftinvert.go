@@ -130,12 +130,11 @@ func gershgorin(b *sparse.CSR) float64 {
 // span(x), or dependent). It scales the columns of q in place. Two passes of projection and eigenvalue-based
 // orthonormalization (q ← q·V·Λ^{-1/2} from qᵀq = V·Λ·Vᵀ).
 func orthonormalize(q, x blas64.General) blas64.General {
-	impl := backend.Active()
 	for pass := 0; pass < 2; pass++ {
 		if x.Cols > 0 && q.Cols > 0 {
 			c := newGeneral(x.Cols, q.Cols)
-			impl.Gemm(blas.Trans, blas.NoTrans, 1, x, q, 0, c)
-			impl.Gemm(blas.NoTrans, blas.NoTrans, -1, x, c, 1, q)
+			tallTN(x, q, c)
+			tallNN(-1, x, c, 1, q)
 		}
 		if q.Cols == 0 {
 			return q
@@ -161,7 +160,7 @@ func orthonormalize(q, x blas64.General) blas64.General {
 			}
 		}
 		g := newGeneral(q.Cols, q.Cols)
-		impl.Gemm(blas.Trans, blas.NoTrans, 1, q, q, 0, g)
+		tallTN(q, q, g)
 		symmetrize(g)
 		var es mat.EigenSym
 		if !es.Factorize(mat.NewSymDense(q.Cols, g.Data), true) {
@@ -187,7 +186,7 @@ func orthonormalize(q, x blas64.General) blas64.General {
 			c++
 		}
 		out := newGeneral(q.Rows, keep)
-		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, q, t, 0, out)
+		tallNN(1, q, t, 0, out)
 		q = out
 	}
 	return q
@@ -198,20 +197,19 @@ func orthonormalize(q, x blas64.General) blas64.General {
 // ‖B·c − θ·c‖.
 func rayleighRitz(b *sparse.CSR, q blas64.General) ([]float64, blas64.General, []float64, error) {
 	n, p := q.Rows, q.Cols
-	impl := backend.Active()
 	bq := newGeneral(n, p)
 	b.MulBlockTo(bq, q)
 	h := newGeneral(p, p)
-	impl.Gemm(blas.Trans, blas.NoTrans, 1, q, bq, 0, h)
+	tallTN(q, bq, h)
 	symmetrize(h)
 	w, z, err := backend.EigBottom(backend.PureGo, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: h.Data}, p)
 	if err != nil {
 		return nil, blas64.General{}, nil, err
 	}
 	c := newGeneral(n, p)
-	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, q, z, 0, c)
+	tallNN(1, q, z, 0, c)
 	bc := newGeneral(n, p)
-	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, bq, z, 0, bc)
+	tallNN(1, bq, z, 0, bc)
 	res := make([]float64, p)
 	for i := 0; i < n; i++ {
 		cr, br := c.Data[i*p:(i+1)*p], bc.Data[i*p:(i+1)*p]
@@ -274,9 +272,8 @@ func (c *certifier) lock(v []float64, val float64) {
 func (c *certifier) project(y blas64.General) {
 	x := c.locked()
 	t := newGeneral(x.Cols, y.Cols)
-	impl := backend.Active()
-	impl.Gemm(blas.Trans, blas.NoTrans, 1, x, y, 0, t)
-	impl.Gemm(blas.NoTrans, blas.NoTrans, -1, x, t, 1, y)
+	tallTN(x, y, t)
+	tallNN(-1, x, t, 1, y)
 }
 
 // applyS sets dst = P·S·P·src (n×b) with P the projector off the locked
