@@ -37,6 +37,10 @@ func tallTN(x, y, c blas64.General) {
 	backend.ParallelFor(chunks, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			acc := part[ch*l*p : (ch+1)*l*p]
+			if p == 1 {
+				tallTNVec(acc, x, y.Data, y.Stride, ch*tallChunk, min(n, (ch+1)*tallChunk))
+				continue
+			}
 			for i := ch * tallChunk; i < min(n, (ch+1)*tallChunk); i++ {
 				xi := x.Data[i*x.Stride : i*x.Stride+l]
 				yi := y.Data[i*y.Stride : i*y.Stride+p]
@@ -69,6 +73,10 @@ func tallNN(alpha float64, x, t blas64.General, beta float64, y blas64.General) 
 		return
 	}
 	backend.ParallelFor((n+tallChunk-1)/tallChunk, 1, func(lo, hi int) {
+		if p == 1 {
+			tallNNVec(alpha, x, t, beta, y, lo*tallChunk, min(n, hi*tallChunk))
+			return
+		}
 		for i := lo * tallChunk; i < min(n, hi*tallChunk); i++ {
 			xi := x.Data[i*x.Stride : i*x.Stride+l]
 			yi := y.Data[i*y.Stride : i*y.Stride+p]
@@ -83,4 +91,94 @@ func tallNN(alpha float64, x, t blas64.General, beta float64, y blas64.General) 
 			}
 		}
 	})
+}
+
+// tallTNVec adds xᵀ·y over rows [r0, r1) to acc (l entries), y a vector
+// of stride sy.
+func tallTNVec(acc []float64, x blas64.General, y []float64, sy, r0, r1 int) {
+	l := x.Cols
+	for a := 0; a < l; a += 4 {
+		w := min(4, l-a)
+		var s0, s1, s2, s3 float64
+		xd := x.Data[r0*x.Stride+a:]
+		switch w {
+		case 4:
+			for i := r0; i < r1; i++ {
+				o := (i - r0) * x.Stride
+				yi := y[i*sy]
+				s0 += xd[o] * yi
+				s1 += xd[o+1] * yi
+				s2 += xd[o+2] * yi
+				s3 += xd[o+3] * yi
+			}
+		default:
+			for i := r0; i < r1; i++ {
+				o := (i - r0) * x.Stride
+				yi := y[i*sy]
+				s0 += xd[o] * yi
+				if w > 1 {
+					s1 += xd[o+1] * yi
+				}
+				if w > 2 {
+					s2 += xd[o+2] * yi
+				}
+			}
+		}
+		sums := [4]float64{s0, s1, s2, s3}
+		for k := range w {
+			acc[a+k] += sums[k]
+		}
+	}
+}
+
+// tallNNVec sets y = alpha·x·t + beta·y over rows [r0, r1) for a vector t
+// (l entries, stride t.Stride) and a vector y.
+func tallNNVec(alpha float64, x, t blas64.General, beta float64, y blas64.General, r0, r1 int) {
+	l := x.Cols
+	tv := make([]float64, l)
+	for a := range tv {
+		tv[a] = alpha * t.Data[a*t.Stride]
+	}
+	yd := y.Data
+	if beta == 0 {
+		for i := r0; i < r1; i++ {
+			yd[i*y.Stride] = 0
+		}
+	}
+	for a := 0; a < l; a += 4 {
+		w := min(4, l-a)
+		var t0, t1, t2, t3 float64
+		t0 = tv[a]
+		if w > 1 {
+			t1 = tv[a+1]
+		}
+		if w > 2 {
+			t2 = tv[a+2]
+		}
+		if w > 3 {
+			t3 = tv[a+3]
+		}
+		xd := x.Data[r0*x.Stride+a:]
+		switch w {
+		case 4:
+			for i := r0; i < r1; i++ {
+				o := (i - r0) * x.Stride
+				yd[i*y.Stride] += xd[o]*t0 + xd[o+1]*t1 + xd[o+2]*t2 + xd[o+3]*t3
+			}
+		case 3:
+			for i := r0; i < r1; i++ {
+				o := (i - r0) * x.Stride
+				yd[i*y.Stride] += xd[o]*t0 + xd[o+1]*t1 + xd[o+2]*t2
+			}
+		case 2:
+			for i := r0; i < r1; i++ {
+				o := (i - r0) * x.Stride
+				yd[i*y.Stride] += xd[o]*t0 + xd[o+1]*t1
+			}
+		default:
+			for i := r0; i < r1; i++ {
+				yd[i*y.Stride] += xd[(i-r0)*x.Stride] * t0
+			}
+		}
+	}
 }
