@@ -3,6 +3,7 @@ package sparse_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -122,4 +123,58 @@ func BenchmarkLDLFactorFronts(b *testing.B) {
 			b.ReportMetric(an.Flam(), "flam/op")
 		})
 	}
+}
+
+// BenchmarkLDLFile orders, analyses, factors (row by row and on fronts)
+// and solves with the matrix of a MatrixMarket file named by
+// MANIFOLD_LDL_MTX (as `go run ./bench/scale/ldlorder -write DIR` writes
+// them); skipped without it.
+//
+//	MANIFOLD_LDL_MTX=/tmp/mtx/roll-50000-kNN.mtx go test ./sparse -run X -bench LDLFile -benchtime 20x
+func BenchmarkLDLFile(b *testing.B) {
+	path := os.Getenv("MANIFOLD_LDL_MTX")
+	if path == "" {
+		b.Skip("MANIFOLD_LDL_MTX names no matrix")
+	}
+	a, err := sparse.ReadMatrixMarketFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.Run("analyze", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAMD); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	an, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAMD)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, fronts := range []bool{false, true} {
+		b.Run(fmt.Sprintf("factor/fronts=%v", fronts), func(b *testing.B) {
+			defer sparse.SetUpLookingOnly(sparse.SetUpLookingOnly(!fronts))
+			for b.Loop() {
+				if _, err := an.Factor(ctx, a, -1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(an.Flam(), "flam/op")
+		})
+	}
+	f, err := an.Factor(ctx, a, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, _ := a.Dims()
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(i%7) - 3
+	}
+	b.Run("solve", func(b *testing.B) {
+		for b.Loop() {
+			f.SolveTo(x, x)
+		}
+	})
 }
