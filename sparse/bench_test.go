@@ -126,7 +126,7 @@ func BenchmarkLDLFactorFronts(b *testing.B) {
 }
 
 // BenchmarkLDLFile orders, analyses, factors (row by row and on fronts)
-// and solves with the matrix of a MatrixMarket file named by
+// and solves (column by column and by the plan) with the matrix of a MatrixMarket file named by
 // MANIFOLD_LDL_MTX (as `go run ./bench/scale/ldlorder -write DIR` writes
 // them); skipped without it.
 //
@@ -172,9 +172,12 @@ func BenchmarkLDLFile(b *testing.B) {
 	for i := range x {
 		x[i] = float64(i%7) - 3
 	}
-	b.Run("solve", func(b *testing.B) {
-		for b.Loop() {
-			f.SolveTo(x, x)
-		}
-	})
+	for _, serial := range []bool{true, false} {
+		b.Run(fmt.Sprintf("solve/serial=%v", serial), func(b *testing.B) {
+			defer sparse.SetSerialSolves(sparse.SetSerialSolves(serial))
+			for b.Loop() {
+				f.SolveTo(x, x)
+			}
+		})
+	}
 }

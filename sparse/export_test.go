@@ -22,3 +22,21 @@ func (s *LDLAnalysis) PostorderPeakUpdate() (peak, maxFront int) {
 
 // Entries returns f's factor values by column and its pivots.
 func (f *LDL) Entries() (l, d []float64) { return f.val, f.d }
+
+// SetSerialSolves makes the solves run column by column on one goroutine
+// (true) or by the plan on all cores when the factor is large (false), and
+// returns the previous setting.
+func SetSerialSolves(on bool) bool {
+	prev := serialSolves
+	serialSolves = on
+	return prev
+}
+
+// SolvePlanParts returns the number of subtrees and top columns of the
+// analysis's solve plan (0, 0 without one).
+func (s *LDLAnalysis) SolvePlanParts() (subtrees, top int) {
+	if s.solvePlan == nil {
+		return 0, 0
+	}
+	return len(s.solvePlan.root), len(s.solvePlan.top)
+}

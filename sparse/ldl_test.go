@@ -727,3 +727,75 @@ func TestFactorBytesBoundsTheFronts(t *testing.T) {
 }
 
 func first[A, B any](a A, _ B) A { return a }
+
+// Solves with a large factor run its subtrees on all cores: the solution
+// equals the column-by-column one to rounding (its residual as small), and
+// is the same bit for bit with 1, 2 or 8 goroutines, for factors on fronts
+// and row by row, positive definite and indefinite.
+func TestSolvePlannedMatchesSerial(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		a     *sparse.CSR
+		sigma float64
+		rows  bool
+	}{
+		{"lattice cliques 90×90, fronts", latticeCliques(90, 90), -0.5, false},
+		{"lattice cliques 90×90, indefinite", latticeCliques(90, 90), 9.6, false},
+		{"grid 300×300, row by row", first(gridUnweighted(300, 300)), -1e-3, true},
+	} {
+		an, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := sparse.SetUpLookingOnly(c.rows)
+		f, err := an.Factor(ctx, c.a, c.sigma)
+		sparse.SetUpLookingOnly(prev)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		n, _ := c.a.Dims()
+		b := make([]float64, n)
+		for i := range b {
+			b[i] = math.Sin(float64(3*i) + 0.5)
+		}
+		solve := func(serial bool, procs int) []float64 {
+			defer sparse.SetSerialSolves(sparse.SetSerialSolves(serial))
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			x := make([]float64, n)
+			f.SolveTo(x, b)
+			return x
+		}
+		x0 := solve(true, 1)
+		subtrees, top := an.SolvePlanParts()
+		if subtrees < 2 {
+			t.Fatalf("%s: the plan has %d subtrees (%d top columns)", c.name, subtrees, top)
+		}
+		x1 := solve(false, 1)
+		for _, procs := range []int{2, 8} {
+			if x := solve(false, procs); !slices.Equal(x, x1) {
+				t.Errorf("%s: the solution with %d goroutines differs from the one with 1", c.name, procs)
+			}
+		}
+		// The same solution to rounding, and as small a residual.
+		diff, size := 0.0, 0.0
+		for i := range x0 {
+			diff = max(diff, math.Abs(x1[i]-x0[i]))
+			size = max(size, math.Abs(x0[i]))
+		}
+		res := func(x []float64) float64 {
+			r := make([]float64, n)
+			c.a.MulVecTo(r, x)
+			worst := 0.0
+			for i := range r {
+				worst = max(worst, math.Abs(r[i]-c.sigma*x[i]-b[i]))
+			}
+			return worst
+		}
+		r0, r1 := res(x0), res(x1)
+		if diff > 1e-8*size || r1 > 10*r0+1e-12 {
+			t.Errorf("%s: planned solve differs by %.3g (of %.3g); residuals %.3g planned, %.3g serial", c.name, diff, size, r1, r0)
+		}
+		t.Logf("%s: %d subtrees, %d top columns of %d; difference %.2g of %.2g; residuals %.2g / %.2g", c.name, subtrees, top, n, diff, size, r1, r0)
+	}
+}
