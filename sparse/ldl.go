@@ -566,6 +566,13 @@ func (f *LDL) SolveBlockTo(dst, x blas64.General) {
 		copy(y[k*b:(k+1)*b], x.Data[int(v)*x.Stride:int(v)*x.Stride+b])
 	}
 	cs := f.s.colStart
+	if p := f.s.plan(f.rowIdx); p != nil && !serialSolves {
+		f.solvePlannedBlock(p, y, b)
+		for k, v := range f.s.perm {
+			copy(dst.Data[int(v)*dst.Stride:int(v)*dst.Stride+b], y[k*b:(k+1)*b])
+		}
+		return
+	}
 	if b == 2 {
 		f.solve2(y)
 		for k, v := range f.s.perm {

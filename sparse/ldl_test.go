@@ -797,5 +797,40 @@ func TestSolvePlannedMatchesSerial(t *testing.T) {
 			t.Errorf("%s: planned solve differs by %.3g (of %.3g); residuals %.3g planned, %.3g serial", c.name, diff, size, r1, r0)
 		}
 		t.Logf("%s: %d subtrees, %d top columns of %d; difference %.2g of %.2g; residuals %.2g / %.2g", c.name, subtrees, top, n, diff, size, r1, r0)
+		// Blocks of 2 and 5 columns (b scaled by 1…5): the columns scaled
+		// by a power of two are the single-vector planned solution bit for
+		// bit, and every column is the serial block solution to rounding.
+		for _, nb := range []int{2, 5} {
+			xb := blas64.General{Rows: n, Cols: nb, Stride: nb + 1, Data: make([]float64, n*(nb+1))}
+			for i := range n {
+				for c := range nb {
+					xb.Data[i*xb.Stride+c] = b[i] * float64(c+1)
+				}
+			}
+			block := func(serial bool, procs int) blas64.General {
+				defer sparse.SetSerialSolves(sparse.SetSerialSolves(serial))
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				out := blas64.General{Rows: n, Cols: nb, Stride: nb, Data: make([]float64, n*nb)}
+				f.SolveBlockTo(out, xb)
+				return out
+			}
+			ser, par := block(true, 1), block(false, 2)
+			if !slices.Equal(block(false, 8).Data, par.Data) {
+				t.Errorf("%s, %d columns: the block solution with 8 goroutines differs from the one with 2", c.name, nb)
+			}
+			for i := range n {
+				for col := range nb {
+					// Scaling by 1, 2 or 4 is exact, so those columns are
+					// the single solution scaled, bit for bit.
+					want := x1[i] * float64(col+1)
+					if got := par.Data[i*nb+col]; col != 2 && col != 4 && got != want {
+						t.Fatalf("%s, %d columns: column %d row %d is %v, the single solve gives %v", c.name, nb, col, i, got, want)
+					}
+					if d := math.Abs(par.Data[i*nb+col] - ser.Data[i*nb+col]); d > 1e-8*size*float64(col+1) {
+						t.Fatalf("%s, %d columns: column %d row %d differs from the serial block solve by %g", c.name, nb, col, i, d)
+					}
+				}
+			}
+		}
 	}
 }

@@ -220,3 +220,91 @@ func dotBelow(y []float64, rows []int32, vals []float64, s float64) float64 {
 	}
 	return s
 }
+
+// solvePlannedBlock is solvePlanned for the n×b row-major y (b ≥ 2): the
+// b columns in one pass over the factor.
+func (f *LDL) solvePlannedBlock(p *solvePlan, y []float64, b int) {
+	cs, rowIdx, val := f.s.colStart, f.rowIdx, f.val
+	m := len(p.root)
+	acc := make([]float64, len(p.bound)*b)
+	var pool sync.Pool
+	axpy := func(dst []float64, l float64, x []float64) {
+		dst = dst[:len(x)]
+		for c, v := range x {
+			dst[c] -= l * v
+		}
+	}
+	backend.ParallelFor(m, 1, func(lo, hi int) {
+		sum, _ := pool.Get().([]float64)
+		if sum == nil {
+			sum = make([]float64, len(p.top)*b)
+		}
+		for _, t := range p.order[lo:hi] {
+			r0 := p.root[t]
+			for _, j := range p.cols[p.colStart[t]:p.colStart[t+1]] {
+				yj := y[int(j)*b : int(j)*b+b]
+				rows, vals := rowIdx[cs[j]:cs[j+1]], val[cs[j]:cs[j+1]]
+				vals = vals[:len(rows)]
+				for e, r := range rows {
+					if r <= r0 {
+						axpy(y[int(r)*b:int(r)*b+b], vals[e], yj)
+					} else {
+						q := int(p.topPos[r])
+						axpy(sum[q*b:q*b+b], vals[e], yj)
+					}
+				}
+			}
+			for k, q := range p.bound[p.boundAt[t]:p.boundAt[t+1]] {
+				o := (int(p.boundAt[t]) + k) * b
+				copy(acc[o:o+b], sum[int(q)*b:int(q)*b+b])
+				clear(sum[int(q)*b : int(q)*b+b])
+			}
+		}
+		pool.Put(sum)
+	})
+	for t := range m {
+		for k, q := range p.bound[p.boundAt[t]:p.boundAt[t+1]] {
+			o := (int(p.boundAt[t]) + k) * b
+			yr := y[int(p.top[q])*b : int(p.top[q])*b+b]
+			for c, v := range acc[o : o+b] {
+				yr[c] += v
+			}
+		}
+	}
+	for _, j := range p.top {
+		yj := y[int(j)*b : int(j)*b+b]
+		rows, vals := rowIdx[cs[j]:cs[j+1]], val[cs[j]:cs[j+1]]
+		vals = vals[:len(rows)]
+		for e, r := range rows {
+			axpy(y[int(r)*b:int(r)*b+b], vals[e], yj)
+		}
+	}
+	for j, d := range f.d {
+		for c := range b {
+			y[j*b+c] /= d
+		}
+	}
+	dotsBelow := func(j int32) {
+		yj := y[int(j)*b : int(j)*b+b]
+		rows, vals := rowIdx[cs[j]:cs[j+1]], val[cs[j]:cs[j+1]]
+		vals = vals[:len(rows)]
+		for e, r := range rows {
+			l := vals[e]
+			yr := y[int(r)*b : int(r)*b+b]
+			for c := range yj {
+				yj[c] -= l * yr[c]
+			}
+		}
+	}
+	for i := len(p.top) - 1; i >= 0; i-- {
+		dotsBelow(p.top[i])
+	}
+	backend.ParallelFor(m, 1, func(lo, hi int) {
+		for _, t := range p.order[lo:hi] {
+			cols := p.cols[p.colStart[t]:p.colStart[t+1]]
+			for i := len(cols) - 1; i >= 0; i-- {
+				dotsBelow(cols[i])
+			}
+		}
+	})
+}
