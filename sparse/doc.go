@@ -40,16 +40,21 @@
 // predicts the faster factorization for (OrderAuto; nested dissection by
 // level-structure separators, George 1973, is a setting; LDLAnalysis.NNZ
 // and Flam give the predicted fill and cost before any numerical work).
-// Large factors with wide supernodes are computed on dense frontal
-// matrices, supernode by supernode (multifrontal: Duff & Reid, ACM TOMS
-// 9(3), 1983; panels of 32 columns, matrix products shared by the cores);
+// The columns are numbered in a postorder of the elimination tree, so that
+// every subtree lies in one stretch of the factor. Large factors with wide
+// supernodes are computed on dense frontal matrices, supernode by
+// supernode (multifrontal: Duff & Reid, ACM TOMS 9(3), 1983; disjoint
+// subtrees on all cores at once, panels of 32 columns, the products of wide
+// fronts shared by the cores);
 // the others row by row over the elimination tree (up-looking: Davis,
 // "Algorithm 849: A concise sparse Cholesky factorization package", ACM
 // TOMS 31(4), 2005). LDLAnalysis.Multifrontal says which. LDL.Inertia
 // counts the negative, zero and positive pivots, by Sylvester's law of
 // inertia the eigenvalues of A below, at and above σ — the certificate of
 // the engine's shift-invert eigensolvers; LDL.SolveTo and SolveBlockTo
-// apply (A − σI)⁻¹. Cost: O(nnz(L)) to analyse, Flam to factor (ctx
+// apply (A − σI)⁻¹ (for a factor of 2¹⁷ entries or more, the subtrees of
+// the tree below a top part on all cores). Every result is the same bit
+// for bit whatever the number of goroutines. Cost: O(nnz(L)) to analyse, Flam to factor (ctx
 // checked every million flam, or between supernodes and panels), 2·nnz(L)
 // + n per solve; memory 12 bytes per entry of L, plus the fronts' update
 // matrices. On the neighbour graphs of 2-D manifolds AMD stores far fewer

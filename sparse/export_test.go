@@ -40,3 +40,7 @@ func (s *LDLAnalysis) SolvePlanParts() (subtrees, top int) {
 	}
 	return len(s.solvePlan.root), len(s.solvePlan.top)
 }
+
+// Parents returns the elimination tree (parent of each column, −1 at
+// roots) in the factor's numbering.
+func (s *LDLAnalysis) Parents() []int32 { return s.parent }

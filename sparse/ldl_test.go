@@ -834,3 +834,48 @@ func TestSolvePlannedMatchesSerial(t *testing.T) {
 		}
 	}
 }
+
+// The analysis numbers the columns in a postorder of the elimination tree:
+// every subtree is the run of columns just before its root, whatever the
+// ordering, and the fill is the one of the ordering (TestLDLAMD… count it).
+func TestAnalysisPostorder(t *testing.T) {
+	ctx := context.Background()
+	for _, ord := range []sparse.Ordering{sparse.OrderAMD, sparse.OrderRCM, sparse.OrderND, sparse.OrderNatural} {
+		for _, a := range []*sparse.CSR{latticeCliques(20, 25), cliqueUnion(400, 6, 3), first(gridUnweighted(20, 25))} {
+			an, err := sparse.AnalyzeLDL(ctx, a, ord)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parent := an.Parents()
+			n := len(parent)
+			size := make([]int, n)
+			for k := range n {
+				size[k]++
+				if p := parent[k]; p >= 0 {
+					if p <= int32(k) {
+						t.Fatalf("%v: parent of %d is %d", ord, k, p)
+					}
+					size[p] += size[k]
+				}
+			}
+			// Postorder: the column before k (if inside k's subtree) is
+			// k's last child, and the first column of k's subtree is
+			// k − size + 1 — so each child's run ends where the next
+			// begins. Check that every column's ancestors chain covers
+			// exactly its run: column i lies in k's subtree iff
+			// k − size[k] < i ≤ k.
+			for k := range n {
+				lo := k - size[k] + 1
+				for i := lo; i < k; i++ {
+					j := int32(i)
+					for j >= 0 && j < int32(k) {
+						j = parent[j]
+					}
+					if j != int32(k) {
+						t.Fatalf("%v: column %d lies in %d's run [%d, %d] but is not its descendant", ord, i, k, lo, k)
+					}
+				}
+			}
+		}
+	}
+}

@@ -187,20 +187,15 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 	}
 	ns := len(sn.start) - 1
 	update := make([][]float64, ns) // update matrix of each supernode (packed lower triangle), until its parent takes it
-	newFront := func() *frontWorker {
-		w := &frontWorker{s: s, sn: sn, a: a, f: f, update: update, pos: make([]int32, n)}
+	var live atomic.Int64           // update-matrix entries held by all workers
+	newWorker := func() *frontWorker {
+		w := &frontWorker{s: s, sn: sn, a: a, f: f, update: update, pos: make([]int32, n), live: &live, peak: &f.peakUpdate}
 		for i := range w.pos {
 			w.pos[i] = -1
 		}
 		return w
 	}
 	norm := 0.0
-	var live atomic.Int64
-	newWorker := func() *frontWorker {
-		w := newFront()
-		w.live, w.peak = &live, &f.peakUpdate
-		return w
-	}
 	if workers := frontWorkers(ns); workers <= 1 {
 		w := newWorker()
 		for _, t := range sn.order {
@@ -349,192 +344,189 @@ func (fw *frontWorker) front(ctx context.Context, t int32) error {
 			return fmt.Errorf("sparse: LDLᵀ: %w", err)
 		}
 	}
-	{
-		j0, j1 := int(sn.start[t]), int(sn.start[t+1])
-		w := j1 - j0
-		lo, hi := s.colStart[j0], s.colStart[j0+1]
-		m := 1 + hi - lo
-		// The front's rows: j0, then column j0's pattern (j0+1 … j1−1 first).
-		idx := append(fw.idx[:0], int32(j0))
-		idx = append(idx, sn.pattern[lo:hi]...)
-		fw.idx = idx
-		for q, r := range idx {
-			pos[r] = int32(q)
-		}
-		if cap(fw.buf) < m*m {
-			fw.buf = make([]float64, m*m)
-		}
-		F := fw.buf[:m*m]
-		for r := range m {
-			clear(F[r*m : r*m+r+1]) // the lower triangle is all that is read
-		}
-		// A − σI in the front's columns (lower triangle, row-major F[r][c]).
-		for j := j0; j < j1; j++ {
-			v := s.perm[j]
-			c := int(pos[j])
-			rowSum, diag := 0.0, -f.sigma
-			for p := a.indptr[v]; p < a.indptr[v+1]; p++ {
-				i := s.inv[a.ind[p]]
-				x := a.data[p]
-				if i == int32(j) {
-					diag += x
-					continue
-				}
-				rowSum += math.Abs(x)
-				if i < int32(j) {
-					continue
-				}
-				r := pos[i]
-				if r < 0 {
-					return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
-				}
-				F[int(r)*m+c] += x
-			}
-			F[c*m+c] += diag
-			fw.norm = max(fw.norm, rowSum+math.Abs(diag))
-		}
-		// Extend-add the children's update matrices.
-		for _, ch := range kids[t] {
-			u := update[ch]
-			cf := int(sn.start[ch])
-			cidx := sn.pattern[s.colStart[cf]+int(sn.start[ch+1])-cf-1 : s.colStart[cf+1]]
-			mu := len(cidx)
-			rel := fw.rel[:0]
-			for _, rx := range cidx {
-				px := pos[rx]
-				if px < 0 {
-					return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
-				}
-				rel = append(rel, px)
-			}
-			fw.rel = rel
-			// Both index lists ascend, so row x's entries y ≤ x land in
-			// the lower triangle of the front.
-			for x, px := range rel {
-				urow := u[x*(x+1)/2 : x*(x+1)/2+x+1]
-				frow := F[int(px)*m : int(px)*m+m]
-				for y, v := range urow {
-					frow[rel[y]] += v
-				}
-			}
-			update[ch] = nil
-			fw.held(-len(u))
-			fw.work += float64(mu * mu)
-		}
-		// Partial LDLᵀ of the front's first w columns, in panels of
-		// frontPanel columns: the panel's diagonal block by scalar LDLᵀ,
-		// the rows below it by a triangular solve (X = L·D), then the
-		// trailing lower triangle less L·Xᵀ by matrix products on blocks
-		// of rows. What remains below and right of column w is the update
-		// matrix.
-		for p0 := 0; p0 < w; p0 += frontPanel {
-			p1 := min(p0+frontPanel, w)
-			for p := p0; p < p1; p++ {
-				d := F[p*m+p]
-				for q := p0; q < p; q++ {
-					d -= F[p*m+q] * F[p*m+q] * F[q*m+q]
-				}
-				if d == 0 || math.IsNaN(d) || math.IsInf(d, 0) {
-					return fmt.Errorf("%w: pivot %d of %d is %g (σ = %g)", ErrSingular, j0+p, n, d, f.sigma)
-				}
-				F[p*m+p] = d
-				for r := p + 1; r < p1; r++ {
-					x := F[r*m+p]
-					for q := p0; q < p; q++ {
-						x -= F[r*m+q] * F[q*m+q] * F[p*m+q]
-					}
-					F[r*m+p] = x / d
-				}
-			}
-			rest := m - p1
-			if rest == 0 {
+	j0, j1 := int(sn.start[t]), int(sn.start[t+1])
+	w := j1 - j0
+	lo, hi := s.colStart[j0], s.colStart[j0+1]
+	m := 1 + hi - lo
+	// The front's rows: j0, then column j0's pattern (j0+1 … j1−1 first).
+	idx := append(fw.idx[:0], int32(j0))
+	idx = append(idx, sn.pattern[lo:hi]...)
+	fw.idx = idx
+	for q, r := range idx {
+		pos[r] = int32(q)
+	}
+	if cap(fw.buf) < m*m {
+		fw.buf = make([]float64, m*m)
+	}
+	F := fw.buf[:m*m]
+	for r := range m {
+		clear(F[r*m : r*m+r+1]) // the lower triangle is all that is read
+	}
+	// A − σI in the front's columns (lower triangle, row-major F[r][c]).
+	for j := j0; j < j1; j++ {
+		v := s.perm[j]
+		c := int(pos[j])
+		rowSum, diag := 0.0, -f.sigma
+		for p := a.indptr[v]; p < a.indptr[v+1]; p++ {
+			i := s.inv[a.ind[p]]
+			x := a.data[p]
+			if i == int32(j) {
+				diag += x
 				continue
 			}
-			b := p1 - p0
-			panel := blas64.General{Rows: rest, Cols: b, Stride: m, Data: F[p1*m+p0:]}
-			blas64.Trsm(blas.Right, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.Unit, N: b, Stride: m, Data: F[p0*m+p0:]}, panel)
-			// xt = Xᵀ (b × rest), so that the products run along rows
-			// (axpy kernels) rather than as short dot products.
-			if cap(fw.scr) < rest*b {
-				fw.scr = make([]float64, rest*b)
+			rowSum += math.Abs(x)
+			if i < int32(j) {
+				continue
 			}
-			xt := fw.scr[:rest*b]
-			for r := range rest {
-				row := F[(p1+r)*m+p0 : (p1+r)*m+p1]
-				for q, v := range row {
-					xt[q*rest+r] = v
-					row[q] = v / F[(p0+q)*m+p0+q]
+			r := pos[i]
+			if r < 0 {
+				return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+			}
+			F[int(r)*m+c] += x
+		}
+		F[c*m+c] += diag
+		fw.norm = max(fw.norm, rowSum+math.Abs(diag))
+	}
+	// Extend-add the children's update matrices.
+	for _, ch := range kids[t] {
+		u := update[ch]
+		cf := int(sn.start[ch])
+		cidx := sn.pattern[s.colStart[cf]+int(sn.start[ch+1])-cf-1 : s.colStart[cf+1]]
+		mu := len(cidx)
+		rel := fw.rel[:0]
+		for _, rx := range cidx {
+			px := pos[rx]
+			if px < 0 {
+				return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+			}
+			rel = append(rel, px)
+		}
+		fw.rel = rel
+		// Both index lists ascend, so row x's entries y ≤ x land in
+		// the lower triangle of the front.
+		for x, px := range rel {
+			urow := u[x*(x+1)/2 : x*(x+1)/2+x+1]
+			frow := F[int(px)*m : int(px)*m+m]
+			for y, v := range urow {
+				frow[rel[y]] += v
+			}
+		}
+		update[ch] = nil
+		fw.held(-len(u))
+		fw.work += float64(mu * mu)
+	}
+	// Partial LDLᵀ of the front's first w columns, in panels of
+	// frontPanel columns: the panel's diagonal block by scalar LDLᵀ,
+	// the rows below it by a triangular solve (X = L·D), then the
+	// trailing lower triangle less L·Xᵀ by matrix products on blocks
+	// of rows. What remains below and right of column w is the update
+	// matrix.
+	for p0 := 0; p0 < w; p0 += frontPanel {
+		p1 := min(p0+frontPanel, w)
+		for p := p0; p < p1; p++ {
+			d := F[p*m+p]
+			for q := p0; q < p; q++ {
+				d -= F[p*m+q] * F[p*m+q] * F[q*m+q]
+			}
+			if d == 0 || math.IsNaN(d) || math.IsInf(d, 0) {
+				return fmt.Errorf("%w: pivot %d of %d is %g (σ = %g)", ErrSingular, j0+p, n, d, f.sigma)
+			}
+			F[p*m+p] = d
+			for r := p + 1; r < p1; r++ {
+				x := F[r*m+p]
+				for q := p0; q < p; q++ {
+					x -= F[r*m+q] * F[q*m+q] * F[p*m+q]
 				}
+				F[r*m+p] = x / d
 			}
-			gemmRows := func(rb int) {
-				re := min(rb+frontRows, rest)
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, -1,
-					blas64.General{Rows: re - rb, Cols: b, Stride: m, Data: F[(p1+rb)*m+p0:]},
-					blas64.General{Rows: b, Cols: re, Stride: rest, Data: xt},
-					1, blas64.General{Rows: re - rb, Cols: re, Stride: m, Data: F[(p1+rb)*m+p1:]})
+		}
+		rest := m - p1
+		if rest == 0 {
+			continue
+		}
+		b := p1 - p0
+		panel := blas64.General{Rows: rest, Cols: b, Stride: m, Data: F[p1*m+p0:]}
+		blas64.Trsm(blas.Right, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.Unit, N: b, Stride: m, Data: F[p0*m+p0:]}, panel)
+		// xt = Xᵀ (b × rest), so that the products run along rows
+		// (axpy kernels) rather than as short dot products.
+		if cap(fw.scr) < rest*b {
+			fw.scr = make([]float64, rest*b)
+		}
+		xt := fw.scr[:rest*b]
+		for r := range rest {
+			row := F[(p1+r)*m+p0 : (p1+r)*m+p1]
+			for q, v := range row {
+				xt[q*rest+r] = v
+				row[q] = v / F[(p0+q)*m+p0+q]
 			}
-			blocks := (rest + frontRows - 1) / frontRows
-			if workers := min(runtime.GOMAXPROCS(0), blocks); workers > 1 && float64(rest)*float64(rest)*float64(b) > frontParallelFlam {
-				// The row blocks are independent: the workers take them
-				// from the last (the widest) down.
-				var nextBlock atomic.Int64
-				nextBlock.Store(int64(blocks))
-				var wg sync.WaitGroup
-				for range workers {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for {
-							i := nextBlock.Add(-1)
-							if i < 0 {
-								return
-							}
-							gemmRows(int(i) * frontRows)
+		}
+		gemmRows := func(rb int) {
+			re := min(rb+frontRows, rest)
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, -1,
+				blas64.General{Rows: re - rb, Cols: b, Stride: m, Data: F[(p1+rb)*m+p0:]},
+				blas64.General{Rows: b, Cols: re, Stride: rest, Data: xt},
+				1, blas64.General{Rows: re - rb, Cols: re, Stride: m, Data: F[(p1+rb)*m+p1:]})
+		}
+		blocks := (rest + frontRows - 1) / frontRows
+		if workers := min(runtime.GOMAXPROCS(0), blocks); workers > 1 && float64(rest)*float64(rest)*float64(b) > frontParallelFlam {
+			// The row blocks are independent: the workers take them
+			// from the last (the widest) down.
+			var nextBlock atomic.Int64
+			nextBlock.Store(int64(blocks))
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						i := nextBlock.Add(-1)
+						if i < 0 {
+							return
 						}
-					}()
-				}
-				wg.Wait()
-			} else {
-				for rb := 0; rb < rest; rb += frontRows {
-					gemmRows(rb)
-				}
+						gemmRows(int(i) * frontRows)
+					}
+				}()
 			}
-			fw.work += float64(rest) * float64(rest) * float64(b)
-			if fw.work > 1e7 { // a wide front: check between its panels too
-				fw.work = 0
-				if err := ctx.Err(); err != nil {
-					return fmt.Errorf("sparse: LDLᵀ: %w", err)
-				}
+			wg.Wait()
+		} else {
+			for rb := 0; rb < rest; rb += frontRows {
+				gemmRows(rb)
 			}
 		}
-		below := m - w
-		if below > 0 && sn.parent[t] >= 0 {
-			u := make([]float64, below*(below+1)/2) // packed lower triangle, by rows
-			for r := range below {
-				copy(u[r*(r+1)/2:r*(r+1)/2+r+1], F[(w+r)*m+w:(w+r)*m+w+r+1])
-			}
-			update[t] = u
-			fw.held(len(u))
-		}
-		// Store the w columns in f's layout: column j0+p holds the rows of
-		// idx after position p.
-		// The w columns in f's layout (the rows are the pattern, copied
-		// once after the loop): tiles of frontPanel columns, read along
-		// the front's rows.
-		for p := 0; p < w; p++ {
-			f.d[j0+p] = F[p*m+p]
-		}
-		for pc := 0; pc < w; pc += frontPanel {
-			pe := min(pc+frontPanel, w)
-			for r := pc + 1; r < m; r++ {
-				for p := pc; p < min(pe, r); p++ {
-					f.val[s.colStart[j0+p]+r-p-1] = F[r*m+p]
-				}
+		fw.work += float64(rest) * float64(rest) * float64(b)
+		if fw.work > 1e7 { // a wide front: check between its panels too
+			fw.work = 0
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("sparse: LDLᵀ: %w", err)
 			}
 		}
-		for _, r := range idx {
-			pos[r] = -1
+	}
+	below := m - w
+	if below > 0 && sn.parent[t] >= 0 {
+		u := make([]float64, below*(below+1)/2) // packed lower triangle, by rows
+		for r := range below {
+			copy(u[r*(r+1)/2:r*(r+1)/2+r+1], F[(w+r)*m+w:(w+r)*m+w+r+1])
 		}
+		update[t] = u
+		fw.held(len(u))
+	}
+	// The w columns in f's layout (column j0+p holds the rows of idx
+	// after position p; the rows are the pattern, shared by every
+	// factor): tiles of frontPanel columns, read along the front's
+	// rows.
+	for p := 0; p < w; p++ {
+		f.d[j0+p] = F[p*m+p]
+	}
+	for pc := 0; pc < w; pc += frontPanel {
+		pe := min(pc+frontPanel, w)
+		for r := pc + 1; r < m; r++ {
+			for p := pc; p < min(pe, r); p++ {
+				f.val[s.colStart[j0+p]+r-p-1] = F[r*m+p]
+			}
+		}
+	}
+	for _, r := range idx {
+		pos[r] = -1
 	}
 	return nil
 }
