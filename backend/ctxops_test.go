@@ -102,7 +102,7 @@ func TestSqDistManyFeatures(t *testing.T) {
 			a, b blas64.General
 		}{{x, x}, {x, y}} {
 			dst := randGeneral(c.a.Rows, c.b.Rows, 8)
-			if err := SqDist(impl, dst, c.a, c.b, nil, nil); err != nil {
+			if err := SqDistCtx(context.Background(), impl, dst, c.a, c.b, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			for i := 0; i < c.a.Rows; i++ {

@@ -19,9 +19,9 @@
 // Dot, Axpy, Nrm2 and Scal stay in Go, where a cgo call would cost more than
 // the work) and the LAPACK calls (Syevd, Syevr by index range, Sygvd,
 // Gesdd, Potrf/Potrs, Geqrf/Orgqr). On top of Impl sit the dedicated hot
-// kernels, shared by both backends: SqDist (squared Euclidean distances
+// kernels, shared by both backends: SqDistCtx (squared Euclidean distances
 // between row blocks, ‖x‖² + ‖y‖² − 2XYᵀ, tiled, clamped at 0, exactly 0
-// for identical rows), DoubleCenter (in-place −½·H·S·H) and EigTop /
+// for identical rows), DoubleCenterCtx (in-place −½·H·S·H) and EigTop /
 // EigBottom (a few extreme eigenpairs by index range).
 //
 // # What the pure-Go LAPACK routines cost

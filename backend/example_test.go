@@ -1,6 +1,7 @@
 package backend_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -16,10 +17,10 @@ func Example() {
 	impl := backend.Active()
 	x := blas64.General{Rows: 4, Cols: 1, Stride: 1, Data: []float64{0, 1, 3, 6}}
 	d := blas64.General{Rows: 4, Cols: 4, Stride: 4, Data: make([]float64, 16)}
-	if err := backend.SqDist(impl, d, x, x, nil, nil); err != nil {
+	if err := backend.SqDistCtx(context.Background(), impl, d, x, x, nil, nil); err != nil {
 		panic(err)
 	}
-	backend.DoubleCenter(d, nil)
+	_ = backend.DoubleCenterCtx(context.Background(), d, nil)
 	w, z, err := backend.EigTop(impl, blas64.Symmetric{N: 4, Stride: 4, Data: d.Data, Uplo: blas.Lower}, 1)
 	if err != nil {
 		panic(err)

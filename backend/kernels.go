@@ -39,7 +39,7 @@ func RowSqNorms(x blas64.General) []float64 {
 	return nrm
 }
 
-// SqDist fills the m×n dst with the squared Euclidean distances
+// SqDistCtx fills the m×n dst with the squared Euclidean distances
 // ‖x_i − y_j‖² between the rows of x (m×D) and y (n×D), as
 // ‖x_i‖² + ‖y_j‖² − 2·x_i·y_j: one Gemm per 512×512 tile of dst (m·n·D flam
 // in all), finished in cache, clamped at 0, with close pairs recomputed
@@ -48,14 +48,10 @@ func RowSqNorms(x blas64.General) []float64 {
 // computed and mirrored, halving the flam, and the diagonal is exactly 0.
 //
 // xn and yn may hold the precomputed RowSqNorms of x and y (nil: computed
-// here). It returns an error wrapping ErrNotFinite if x or y holds NaN or Inf.
-func SqDist(impl Impl, dst, x, y blas64.General, xn, yn []float64) error {
-	return SqDistCtx(context.Background(), impl, dst, x, y, xn, yn)
-}
-
-// SqDistCtx is SqDist that checks ctx before each tile (tiles are lower
-// than 512 rows when the features are many, at most about panelWork flam
-// each) and returns an error wrapping ctx.Err() when cancelled.
+// here). It returns an error wrapping ErrNotFinite if x or y holds NaN or
+// Inf. It checks ctx before each tile (tiles are lower than 512 rows when
+// the features are many, at most about panelWork flam each) and returns an
+// error wrapping ctx.Err() when cancelled.
 func SqDistCtx(ctx context.Context, impl Impl, dst, x, y blas64.General, xn, yn []float64) error {
 	m, n, dim := x.Rows, y.Rows, x.Cols
 	if y.Cols != dim || dst.Rows != m || dst.Cols != n {
@@ -172,20 +168,15 @@ func RowMeans(s blas64.General) []float64 {
 	return r
 }
 
-// DoubleCenter overwrites the symmetric n×n matrix of squared distances s
+// DoubleCenterCtx overwrites the symmetric n×n matrix of squared distances s
 // with B = −½·H·S·H, H = I − 11ᵀ/n (classical MDS; the τ operator of
 // Cai, He & Han, AAAI 2007 eq. 3), in place: b_ij = −½(s_ij − r_i − r_j + g)
 // with r the row means (which equal the column means of a symmetric S) and
 // g their mean. rowMeans may hold r precomputed (for instance accumulated
 // by the shortest-path pass that wrote S); nil computes it, one more read of
 // S. One read and one write of S, parallel over rows, no second n×n buffer.
-func DoubleCenter(s blas64.General, rowMeans []float64) {
-	_ = DoubleCenterCtx(context.Background(), s, rowMeans)
-}
-
-// DoubleCenterCtx is DoubleCenter that checks ctx between blocks of 64
-// rows and returns an error wrapping ctx.Err() when cancelled (S is then
-// partly centred).
+// It checks ctx between blocks of 64 rows and returns an error wrapping
+// ctx.Err() when cancelled (S is then partly centred).
 func DoubleCenterCtx(ctx context.Context, s blas64.General, rowMeans []float64) error {
 	n := s.Rows
 	if s.Cols != n {
@@ -212,7 +203,7 @@ func DoubleCenterCtx(ctx context.Context, s blas64.General, rowMeans []float64) 
 	})
 }
 
-// DoubleCenter32 is DoubleCenter for a float32 n×n matrix with the given row
+// DoubleCenter32 is DoubleCenterCtx (without the context) for a float32 n×n matrix with the given row
 // stride (float32 geodesics halve the memory of large Isomap problems). The
 // arithmetic is in float64; the results are rounded to float32.
 func DoubleCenter32(s []float32, n, stride int, rowMeans []float64) {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -201,7 +202,7 @@ func BenchmarkSqDist(b *testing.B) {
 		d := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
 		b.Run("self", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if err := backend.SqDist(impl, d, x, x, nil, nil); err != nil {
+				if err := backend.SqDistCtx(context.Background(), impl, d, x, x, nil, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -210,7 +211,7 @@ func BenchmarkSqDist(b *testing.B) {
 		y := RandGeneral(2, n, dim)
 		b.Run("cross", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if err := backend.SqDist(impl, d, x, y, nil, nil); err != nil {
+				if err := backend.SqDistCtx(context.Background(), impl, d, x, y, nil, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -233,7 +234,7 @@ func BenchmarkDoubleCenter(b *testing.B) {
 	means := backend.RowMeans(s)
 	b.Run("n=10000", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			backend.DoubleCenter(s, means)
+			_ = backend.DoubleCenterCtx(context.Background(), s, means)
 		}
 		b.ReportMetric(flam.BytesDoubleCenter(n, 8)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 	})

@@ -295,7 +295,7 @@ func (m *MDSModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 		return nil, err
 	}
 	sq := newGeneral(g.Rows, m.train.Rows)
-	if err := backend.SqDist(backend.Active(), sq, g, m.train, nil, nil); err != nil {
+	if err := backend.SqDistCtx(ctx, backend.Active(), sq, g, m.train, nil, nil); err != nil {
 		return nil, err
 	}
 	y := m.tri.apply(sq)

@@ -478,7 +478,7 @@ func tangentDistances(ctx context.Context, st *stageCtx, dst, x, y, p, anchor bl
 		b := e - s
 		rows := blas64.General{Rows: b, Cols: m, Stride: dst.Stride, Data: dst.Data[s*dst.Stride:]}
 		xb := blas64.General{Rows: b, Cols: d, Stride: x.Stride, Data: x.Data[s*x.Stride:]}
-		if err := backend.SqDist(impl, rows, xb, y, xn[s:e], yn); err != nil {
+		if err := backend.SqDistCtx(ctx, impl, rows, xb, y, xn[s:e], yn); err != nil {
 			return err
 		}
 		pb := blas64.General{Rows: d, Cols: b * t, Stride: p.Stride, Data: p.Data[s*t:]}

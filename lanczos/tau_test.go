@@ -64,7 +64,7 @@ func readUSPS(t testing.TB, rows int) blas64.General {
 func tauOfGeodesics(t testing.TB, x blas64.General, k int) blas64.General {
 	n := x.Rows
 	d2 := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
-	if err := backend.SqDist(backend.PureGo, d2, x, x, nil, nil); err != nil {
+	if err := backend.SqDistCtx(context.Background(), backend.PureGo, d2, x, x, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Neighbour lists, symmetrized (i ~ j if either is among the other's k).
@@ -120,7 +120,7 @@ func tauOfGeodesics(t testing.TB, x blas64.General, k int) blas64.General {
 		}
 	}
 	symmetrize(s) // Dijkstra's sums in two directions agree up to rounding
-	backend.DoubleCenter(s, nil)
+	_ = backend.DoubleCenterCtx(context.Background(), s, nil)
 	return s
 }
 

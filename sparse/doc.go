@@ -87,7 +87,7 @@
 // distances, or squared distances for classical MDS, straight into the
 // caller's row-major buffer, float64 or float32 (the ...32 variants: half
 // the memory), and the sum or mean of every row in the same pass
-// (PathOptions), so that backend.DoubleCenter needs no extra read of the
+// (PathOptions), so that backend.DoubleCenterCtx needs no extra read of the
 // n×n matrix. Unreachable pairs are +Inf. Weights must be finite and
 // non-negative (an error wrapping ErrInvalid otherwise). Cost: O((n + e)
 // log n) per source (flam.Dijkstra counts it); memory: the output, a copy

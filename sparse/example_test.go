@@ -24,7 +24,7 @@ func ExampleCOO() {
 }
 
 // Geodesic distances on a path graph 0 – 1 – 2 with a shortcut 0 – 2,
-// squared for MDS, with the row means for backend.DoubleCenter.
+// squared for MDS, with the row means for backend.DoubleCenterCtx.
 func ExampleAllPairsShortestPaths() {
 	t := sparse.NewCOO(3, 3, 6)
 	for _, e := range []struct {

@@ -22,7 +22,7 @@ type PathOptions struct {
 	// pass that writes the row. Its length must be the number of rows.
 	RowSums []float64
 	// RowMeans, if not nil, receives the row sums divided by the number of
-	// columns: backend.DoubleCenter(S, RowMeans) then needs no extra read
+	// columns: backend.DoubleCenterCtx(ctx, S, RowMeans) then needs no extra read
 	// of S.
 	RowMeans []float64
 	// Done, if not nil, is increased by the number of sources finished as

@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -48,7 +49,7 @@ func TestSqDist(t *testing.T, impl backend.Impl) {
 			}
 			dst := general(rnd, m, n, n+1)
 			name := fmt.Sprintf("SqDist %d×%d D=%d self=%v", m, n, dim, self)
-			if err := backend.SqDist(impl, dst, x, y, nil, nil); err != nil {
+			if err := backend.SqDistCtx(context.Background(), impl, dst, x, y, nil, nil); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			for i := 0; i < m; i++ {
@@ -77,7 +78,7 @@ func TestSqDist(t *testing.T, impl backend.Impl) {
 	}
 	x := general(rnd, 3, 2, 2)
 	x.Data[3] = math.NaN()
-	if err := backend.SqDist(impl, general(rnd, 3, 3, 3), x, x, nil, nil); !errors.Is(err, backend.ErrNotFinite) {
+	if err := backend.SqDistCtx(context.Background(), impl, general(rnd, 3, 3, 3), x, x, nil, nil); !errors.Is(err, backend.ErrNotFinite) {
 		t.Errorf("SqDist with NaN: error %v, want ErrNotFinite", err)
 	}
 }
@@ -137,7 +138,7 @@ func TestDoubleCenter(t *testing.T, impl backend.Impl) {
 			if pre {
 				means = backend.RowMeans(c)
 			}
-			backend.DoubleCenter(c, means)
+			_ = backend.DoubleCenterCtx(context.Background(), c, means)
 			for i := 0; i < n*n; i++ {
 				if got := at(c, i/n, i%n); math.Abs(got-want[i]) > 1e-12*float64(n+1)*10 {
 					t.Fatalf("DoubleCenter n=%d pre=%v: b[%d,%d] = %v, want %v", n, pre, i/n, i%n, got, want[i])

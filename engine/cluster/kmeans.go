@@ -231,7 +231,7 @@ func distRows(x blas64.General, xn []float64, rows []int, dst blas64.General) er
 		qn[i] = xn[r]
 	}
 	dst.Rows = len(rows)
-	return backend.SqDist(backend.Active(), dst, q, x, qn, xn)
+	return backend.SqDistCtx(context.Background(), backend.Active(), dst, q, x, qn, xn)
 }
 
 func gatherRows(x blas64.General, rows []int) blas64.General {
@@ -265,7 +265,7 @@ func Assign(ctx context.Context, x blas64.General, xn []float64, centers blas64.
 		hi := min(n, lo+assignChunk)
 		dst := blas64.General{Rows: hi - lo, Cols: k, Stride: k, Data: buf[:(hi-lo)*k]}
 		blk := blas64.General{Rows: hi - lo, Cols: x.Cols, Stride: x.Stride, Data: x.Data[lo*x.Stride:]}
-		if err := backend.SqDist(backend.Active(), dst, blk, centers, xn[lo:hi], cn); err != nil {
+		if err := backend.SqDistCtx(ctx, backend.Active(), dst, blk, centers, xn[lo:hi], cn); err != nil {
 			return nil, nil, err
 		}
 		for i := 0; i < hi-lo; i++ {

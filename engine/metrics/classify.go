@@ -217,7 +217,7 @@ func OneNNDims(ctx context.Context, train mat.Matrix, trainLabels []int, test ma
 			q := blas64.General{Rows: rows, Cols: d - prev, Stride: te.Stride, Data: te.Data[lo*te.Stride+prev:]}
 			p := blas64.General{Rows: n, Cols: d - prev, Stride: tr.Stride, Data: tr.Data[prev:]}
 			dst := blas64.General{Rows: rows, Cols: n, Stride: n, Data: part[:rows*n]}
-			if err := backend.SqDist(backend.Active(), dst, q, p, nil, nil); err != nil {
+			if err := backend.SqDistCtx(ctx, backend.Active(), dst, q, p, nil, nil); err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrInput, err)
 			}
 			for i, v := range dst.Data {

@@ -32,7 +32,7 @@ type space interface {
 	report(key float64) float64
 }
 
-// euclidSpace: dense rows, squared Euclidean keys from backend.SqDist.
+// euclidSpace: dense rows, squared Euclidean keys from backend.SqDistCtx.
 type euclidSpace struct {
 	impl   backend.Impl
 	x, q   blas64.General
@@ -46,7 +46,7 @@ func (s *euclidSpace) keyCost() float64 { return float64(max(1, s.x.Cols)) }
 
 func (s *euclidSpace) tile(dst []float64, q0, q1, c0, c1 int) error {
 	cb := c1 - c0
-	return backend.SqDist(s.impl, blas64.General{Rows: q1 - q0, Cols: cb, Stride: cb, Data: dst},
+	return backend.SqDistCtx(context.Background(), s.impl, blas64.General{Rows: q1 - q0, Cols: cb, Stride: cb, Data: dst},
 		rows(s.q, q0, q1), rows(s.x, c0, c1), s.qn[q0:q1], s.xn[c0:c1])
 }
 

@@ -19,7 +19,7 @@
 //     O((leaf + k)·2^D·D) in low dimension D). Self queries run in tree
 //     order, in parallel chunks (backend.ParallelForCtx).
 //   - blocked brute force: tiles of queries × points whose squared
-//     distances come from backend.SqDist (Gemm, ‖x‖² + ‖y‖² − 2XYᵀ, so the
+//     distances come from backend.SqDistCtx (Gemm, ‖x‖² + ‖y‖² − 2XYᵀ, so the
 //     work runs at the backend's Gemm rate), then a bounded heap per query,
 //     in parallel. A self search computes only the tiles on and above the
 //     diagonal (1024×1024) and offers each pair to both of its points: half

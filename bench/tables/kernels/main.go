@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -93,10 +94,10 @@ func main() {
 			n, dim := sz(5000, 500), 784
 			x := bench.RandGeneral(1, n, dim)
 			d := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
-			t := best(*reps, func() { must(backend.SqDist(impl, d, x, x, nil, nil)) })
+			t := best(*reps, func() { must(backend.SqDistCtx(context.Background(), impl, d, x, x, nil, nil)) })
 			add("SqDist self", fmt.Sprintf("%d×%d", n, dim), flam.Gemm(n, n, dim), 0, t)
 			y := bench.RandGeneral(2, n, dim)
-			t = best(*reps, func() { must(backend.SqDist(impl, d, x, y, nil, nil)) })
+			t = best(*reps, func() { must(backend.SqDistCtx(context.Background(), impl, d, x, y, nil, nil)) })
 			add("SqDist cross", fmt.Sprintf("%d×%d vs %d", n, dim, n), flam.Gemm(n, n, dim), 0, t)
 			t = best(*reps, func() { impl.Gemm(blas.NoTrans, blas.Trans, -2, x, y, 0, d) })
 			add("Gemm (XYᵀ)", fmt.Sprintf("%d×%d vs %d", n, dim, n), flam.Gemm(n, n, dim), 0, t)
@@ -135,7 +136,7 @@ func main() {
 		n := sz(10000, 1000)
 		s := bench.RandGeneral(1, n, n)
 		means := backend.RowMeans(s)
-		t := best(*reps, func() { backend.DoubleCenter(s, means) })
+		t := best(*reps, func() { _ = backend.DoubleCenterCtx(context.Background(), s, means) })
 		rows = append(rows, row{"go", "DoubleCenter", fmt.Sprintf("N=%d", n), flam.DoubleCenter(n), flam.BytesDoubleCenter(n, 8), t})
 	}
 
