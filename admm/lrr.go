@@ -216,7 +216,7 @@ func LRR(ctx context.Context, s blas64.General, set LRRSettings) (*LRRResult, er
 		tr = blas.NoTrans
 	}
 	impl.Syrk(tr, 1, s, 0, g)
-	w, _, err := backend.EigTop(impl, g, 1)
+	w, _, err := backend.EigTopCtx(ctx, impl, g, 1)
 	if err != nil {
 		return nil, fmt.Errorf("admm: LRR: ‖S‖₂: %w", err)
 	}

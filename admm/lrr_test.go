@@ -150,7 +150,7 @@ func spectralClusters(t *testing.T, z blas64.General, k int) []int {
 			}
 		}
 	}
-	_, vec, err := backend.EigTop(backend.Active(), w, k)
+	_, vec, err := backend.EigTopCtx(context.Background(), backend.Active(), w, k)
 	if err != nil {
 		t.Fatal(err)
 	}

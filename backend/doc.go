@@ -21,8 +21,8 @@
 // Gesdd, Potrf/Potrs, Geqrf/Orgqr). On top of Impl sit the dedicated hot
 // kernels, shared by both backends: SqDistCtx (squared Euclidean distances
 // between row blocks, ‖x‖² + ‖y‖² − 2XYᵀ, tiled, clamped at 0, exactly 0
-// for identical rows), DoubleCenterCtx (in-place −½·H·S·H) and EigTop /
-// EigBottom (a few extreme eigenpairs by index range).
+// for identical rows), DoubleCenterCtx (in-place −½·H·S·H) and EigTopCtx /
+// EigBottomCtx (a few extreme eigenpairs by index range).
 //
 // # What the pure-Go LAPACK routines cost
 //

@@ -58,8 +58,11 @@ func directEig(impl Impl, n, k int) bool {
 	return 2*fn*fn*fn/3+2*fn*fn*float64(k) <= limit
 }
 
-// EigTopCtx is EigTop that can be cancelled (see above): it returns an
-// error wrapping ctx.Err() when ctx is cancelled before it ends.
+// EigTopCtx returns the k algebraically largest eigenpairs of the
+// symmetric a, values in descending order, vectors as the columns of the
+// n×k result, by index range: never the full decomposition. a is
+// destroyed. It can be cancelled (see above): it returns an error wrapping
+// ctx.Err() when ctx is cancelled before it ends.
 func EigTopCtx(ctx context.Context, impl Impl, a blas64.Symmetric, k int) ([]float64, blas64.General, error) {
 	w, z, err := EigRangeCtx(ctx, impl, a, a.N-k, a.N)
 	if err != nil {
@@ -69,7 +72,9 @@ func EigTopCtx(ctx context.Context, impl Impl, a blas64.Symmetric, k int) ([]flo
 	return w, z, nil
 }
 
-// EigBottomCtx is EigBottom that can be cancelled.
+// EigBottomCtx returns the k algebraically smallest eigenpairs of the
+// symmetric a, values in ascending order, vectors as columns; a is
+// destroyed. It can be cancelled, as EigTopCtx.
 func EigBottomCtx(ctx context.Context, impl Impl, a blas64.Symmetric, k int) ([]float64, blas64.General, error) {
 	return EigRangeCtx(ctx, impl, a, 0, k)
 }

@@ -21,7 +21,7 @@ func Example() {
 		panic(err)
 	}
 	_ = backend.DoubleCenterCtx(context.Background(), d, nil)
-	w, z, err := backend.EigTop(impl, blas64.Symmetric{N: 4, Stride: 4, Data: d.Data, Uplo: blas.Lower}, 1)
+	w, z, err := backend.EigTopCtx(context.Background(), impl, blas64.Symmetric{N: 4, Stride: 4, Data: d.Data, Uplo: blas.Lower}, 1)
 	if err != nil {
 		panic(err)
 	}

@@ -246,18 +246,6 @@ func DoubleCenter32Ctx(ctx context.Context, s []float32, n, stride int, rowMeans
 	})
 }
 
-// EigTop returns the k algebraically largest eigenpairs of the symmetric a,
-// values in descending order, vectors as the columns of the n×k result, by
-// index range (Syevr): never the full decomposition. a is destroyed.
-func EigTop(impl Impl, a blas64.Symmetric, k int) ([]float64, blas64.General, error) {
-	w, z, err := eigRange(impl, a, a.N-k, a.N, k)
-	if err != nil {
-		return nil, z, err
-	}
-	reversePairs(w, z)
-	return w, z, nil
-}
-
 // reversePairs reverses the order of the eigenvalues w and of the columns
 // of z with them (ascending to descending).
 func reversePairs(w []float64, z blas64.General) {
@@ -268,24 +256,6 @@ func reversePairs(w []float64, z blas64.General) {
 			row[i], row[j] = row[j], row[i]
 		}
 	}
-}
-
-// EigBottom returns the k algebraically smallest eigenpairs of the symmetric
-// a, values in ascending order, vectors as columns. a is destroyed.
-func EigBottom(impl Impl, a blas64.Symmetric, k int) ([]float64, blas64.General, error) {
-	return eigRange(impl, a, 0, k, k)
-}
-
-func eigRange(impl Impl, a blas64.Symmetric, lo, hi, k int) ([]float64, blas64.General, error) {
-	if k < 0 || k > a.N {
-		panic(fmt.Sprintf("backend: %d eigenpairs requested of a %d×%d matrix", k, a.N, a.N))
-	}
-	w := make([]float64, k)
-	z := blas64.General{Rows: a.N, Cols: k, Stride: max(1, k), Data: make([]float64, a.N*k)}
-	if err := impl.Syevr(a, lo, hi, w, z); err != nil {
-		return nil, z, err
-	}
-	return w, z, nil
 }
 
 // FixSigns applies the project's eigenvector sign convention to the columns

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 
@@ -150,7 +151,7 @@ func newExactSearch(train blas64.General) *exactSearch {
 		}
 		cov := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
 		blas64.Syrk(blas.Trans, 1, c, 0, cov)
-		_, vecs, err := backend.EigTop(backend.Active(), cov, p)
+		_, vecs, err := backend.EigTopCtx(context.Background(), backend.Active(), cov, p)
 		if err == nil {
 			s.basis = vecs
 		}

@@ -16,7 +16,7 @@ import (
 // sees: the mean (length D) and the covariance Σ = MᵀM/(n−1) (D×D, M the
 // centred data) of n samples, e.g. merged across the workers of a
 // distributed pipeline. The components are the dim leading eigenvectors of
-// Σ (backend.EigTop, the sign convention of PCA.Fit's covariance path), so
+// Σ (backend.EigTopCtx, the sign convention of PCA.Fit's covariance path), so
 // the model equals PCA{Solver: PCACovariance}.Fit of the same data up to
 // the statistics' rounding. The training rows were never seen, so the
 // model's Embedding is one row: the mean's coordinates, zeros (1×dim).

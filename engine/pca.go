@@ -32,7 +32,7 @@ const (
 // Σ = MMᵀ/(N−1) of the centred data M (eq. 43), found either from the D×D
 // covariance (eq. 25–26) or, when D ≫ N, from the N×N matrix MᵀM (eq. 45)
 // mapped back by u = Mv/‖Mv‖ (eq. 46) — the Eigenfaces method. Only the
-// Dim eigenpairs needed are computed (backend.EigTop, by index range).
+// Dim eigenpairs needed are computed (backend.EigTopCtx, by index range).
 // The zero value gives 2 components by the cheaper path.
 type PCA struct {
 	Dim    int       // output dimension; default 2

@@ -79,7 +79,7 @@ func checkAgainstDense(t *testing.T, name string, c captured) int {
 	// The dense spectrum.
 	kk := min(n, dim+40)
 	sym := denseSymmetric(c.b)
-	w, z, err := backend.EigBottom(backend.Active(), sym, kk)
+	w, z, err := backend.EigBottomCtx(context.Background(), backend.Active(), sym, kk)
 	if err != nil {
 		t.Fatal(err)
 	}

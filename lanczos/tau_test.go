@@ -155,11 +155,11 @@ func TestTauUSPS(t *testing.T) {
 		return blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: append([]float64(nil), tau.Data...)}
 	}
 	const k = 10
-	top, ztop, err := backend.EigTop(backend.PureGo, cp(), k)
+	top, ztop, err := backend.EigTopCtx(context.Background(), backend.PureGo, cp(), k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bot, zbot, err := backend.EigBottom(backend.PureGo, cp(), k)
+	bot, zbot, err := backend.EigBottomCtx(context.Background(), backend.PureGo, cp(), k)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,9 +176,9 @@ func TestEigTopBottom(t *testing.T, impl backend.Impl) {
 			var z blas64.General
 			var err error
 			if top {
-				w, z, err = backend.EigTop(impl, c, k)
+				w, z, err = backend.EigTopCtx(context.Background(), impl, c, k)
 			} else {
-				w, z, err = backend.EigBottom(impl, c, k)
+				w, z, err = backend.EigBottomCtx(context.Background(), impl, c, k)
 			}
 			if err != nil {
 				t.Fatalf("EigTop/Bottom n=%d: %v", n, err)
