@@ -203,18 +203,13 @@ func DoubleCenterCtx(ctx context.Context, s blas64.General, rowMeans []float64) 
 	})
 }
 
-// DoubleCenter32 is DoubleCenterCtx (without the context) for a float32 n×n matrix with the given row
-// stride (float32 geodesics halve the memory of large Isomap problems). The
-// arithmetic is in float64; the results are rounded to float32.
-func DoubleCenter32(s []float32, n, stride int, rowMeans []float64) {
-	_ = DoubleCenter32Ctx(context.Background(), s, n, stride, rowMeans)
-}
-
-// DoubleCenter32Ctx is DoubleCenter32 that checks ctx between blocks of 64
-// rows.
+// DoubleCenter32Ctx is DoubleCenterCtx for a float32 n×n matrix with the
+// given row stride (float32 geodesics halve the memory of large Isomap
+// problems). The arithmetic is in float64; the results are rounded to
+// float32. It checks ctx between blocks of 64 rows.
 func DoubleCenter32Ctx(ctx context.Context, s []float32, n, stride int, rowMeans []float64) error {
 	if n > 0 && (stride < n || len(s) < (n-1)*stride+n) {
-		panic(fmt.Sprintf("backend: DoubleCenter32: %d elements cannot hold %d×%d with stride %d", len(s), n, n, stride))
+		panic(fmt.Sprintf("backend: DoubleCenter32Ctx: %d elements cannot hold %d×%d with stride %d", len(s), n, n, stride))
 	}
 	if rowMeans == nil {
 		rowMeans = make([]float64, n)

@@ -149,7 +149,7 @@ func TestDoubleCenter(t *testing.T, impl backend.Impl) {
 			}
 		}
 		c32 := append([]float32(nil), s32...)
-		backend.DoubleCenter32(c32, n, n, nil)
+		_ = backend.DoubleCenter32Ctx(context.Background(), c32, n, n, nil)
 		for i := 0; i < n*n; i++ {
 			if math.Abs(float64(c32[i])-want[i]) > 1e-5*(1+math.Abs(want[i])) {
 				t.Fatalf("DoubleCenter32 n=%d: b[%d] = %v, want %v", n, i, c32[i], want[i])
