@@ -483,25 +483,13 @@ func (f *LDL) solvePermuted(y []float64) {
 	n := f.s.n
 	cs := f.s.colStart
 	for j := 0; j < n; j++ {
-		yj := y[j]
-		if yj == 0 {
-			continue
-		}
-		rows, vals := f.rowIdx[cs[j]:cs[j+1]], f.val[cs[j]:cs[j+1]]
-		for t, r := range rows {
-			y[r] -= vals[t] * yj
-		}
+		axpyBelow(y, f.rowIdx[cs[j]:cs[j+1]], f.val[cs[j]:cs[j+1]], y[j])
 	}
 	for j, d := range f.d {
 		y[j] /= d
 	}
 	for j := n - 1; j >= 0; j-- {
-		rows, vals := f.rowIdx[cs[j]:cs[j+1]], f.val[cs[j]:cs[j+1]]
-		s := y[j]
-		for t, r := range rows {
-			s -= vals[t] * y[r]
-		}
-		y[j] = s
+		y[j] = dotBelow(y, f.rowIdx[cs[j]:cs[j+1]], f.val[cs[j]:cs[j+1]], y[j])
 	}
 }
 

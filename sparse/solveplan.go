@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 
@@ -134,16 +135,7 @@ func (s *LDLAnalysis) cutTree(rowIdx []int32) *solvePlan {
 	for t := range p.order {
 		p.order[t] = int32(t)
 	}
-	slices.SortStableFunc(p.order, func(a, b int32) int {
-		wa, wb := work[p.root[a]], work[p.root[b]]
-		switch {
-		case wa > wb:
-			return -1
-		case wa < wb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(p.order, func(a, b int32) int { return cmp.Compare(work[p.root[b]], work[p.root[a]]) })
 	return p
 }
 
@@ -189,15 +181,7 @@ func (f *LDL) solvePlanned(p *solvePlan, y []float64) {
 		}
 	}
 	for _, j := range p.top {
-		yj := y[j]
-		if yj == 0 {
-			continue
-		}
-		rows, vals := rowIdx[cs[j]:cs[j+1]], val[cs[j]:cs[j+1]]
-		vals = vals[:len(rows)]
-		for e, r := range rows {
-			y[r] -= vals[e] * yj
-		}
+		axpyBelow(y, rowIdx[cs[j]:cs[j+1]], val[cs[j]:cs[j+1]], y[j])
 	}
 	for j, d := range f.d {
 		y[j] /= d
@@ -217,7 +201,20 @@ func (f *LDL) solvePlanned(p *solvePlan, y []float64) {
 	})
 }
 
-// dotBelow returns s − Σ vals[e]·y[rows[e]].
+// axpyBelow sets y[rows[e]] −= vals[e]·yj (a column of the forward
+// solve; nothing when yj is 0).
+func axpyBelow(y []float64, rows []int32, vals []float64, yj float64) {
+	if yj == 0 {
+		return
+	}
+	vals = vals[:len(rows)]
+	for e, r := range rows {
+		y[r] -= vals[e] * yj
+	}
+}
+
+// dotBelow returns s − Σ vals[e]·y[rows[e]] (a column of the backward
+// solve).
 func dotBelow(y []float64, rows []int32, vals []float64, s float64) float64 {
 	vals = vals[:len(rows)]
 	for e, r := range rows {
