@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CI tag matrix: vet both builds, run the README's test command for the pure-Go build with
-# CGO_ENABLED=0 and again with -tags openblas, then -race on the packages that start goroutines.
+# CGO_ENABLED=0 (and engine's assembly-free form, -tags noasm) and again with -tags openblas,
+# then -race on the packages that start goroutines.
 # Usage: bash build/ci-matrix.sh   (the OpenBLAS packages must be installed: build/install-openblas.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,10 @@ fi
 
 step "tests, pure Go (CGO_ENABLED=0)"
 timed env CGO_ENABLED=0 go test ./...
+
+step "the assembly kernels' Go forms (-tags noasm): vet, and the tests that run them"
+timed go vet -tags noasm ./engine/
+timed env CGO_ENABLED=0 go test -tags noasm -run 'SqDist8|MinPlus2|ExactSearch|GeodesicTable' ./engine/
 
 step "tests, OpenBLAS backend (-tags openblas)"
 timed go test -tags openblas ./...

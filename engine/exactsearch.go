@@ -30,32 +30,38 @@ import (
 // query is a best-first search over one queue of leaves (by their boxes)
 // and rows (by their whole bounds), least first:
 //
-//   - a leaf taken from the queue bounds its rows 8 coordinates at a time,
-//     dropping a row as soon as its partial sum passes τ, the k-th least
-//     distance found so far, then adds the residual term, and puts the
-//     rows that remain into the queue;
-//   - a row taken from the queue gets its exact distance;
+//   - a leaf taken from the queue bounds its rows 8 coordinates at a time
+//     (bound8.go's kernels), dropping a row as soon as its partial sum
+//     passes τ, the k-th least distance found so far, then adds the
+//     residual term, and gives the rows that remain their exact distances
+//     (τ shrinking as it goes);
 //   - the search ends when the least bound in the queue passes τ.
 //
 // Before there is a τ, the first leaf gives its k rows of least bound their
-// exact distances at once, and so do the graph neighbours of the nearest
-// of them (seedWith: the model's neighbour graph), which brings τ close to
-// its final value before the queue is searched. The rows kept are those of
-// a brute-force search, with their distances computed the same way (the
-// difference of the rows, as engine/neighbors finishes its candidates),
-// sorted by (distance, index). Memory: n·(p + 4) values besides the
-// training rows (p = 64 for more than 64 features).
+// exact distances at once and puts its other rows into the queue (by their
+// bounds), and the graph neighbours of the nearest of them (seedWith: the
+// model's neighbour graph) get theirs too, which brings τ close to its
+// final value before the queue is searched: a row that survives its leaf's
+// bounds after that is nearly always one the queue would have given an
+// exact distance, so it gets one at once rather than a place in the queue.
+// The rows kept are those of a brute-force search, with their distances
+// computed the same way (the difference of the rows, as engine/neighbors
+// finishes its candidates), sorted by (distance, index). Memory:
+// n·(p + 4) values besides the training rows (p = 64 for more than 64
+// features).
 //
 // On USPS digits (7291 rows of 256 pixels, k = 10) a query opens about 85
-// of 128 leaves, bounds about 4900 rows on 8 coordinates and adds 5600
-// more 8-coordinate chunks, and computes about 50 exact distances: about
-// 125 µs (BenchmarkTransformSearchUSPS, 2-core EPYC VM), where the 7291
-// exact distances are 1.9 million flam.
+// of 128 leaves, bounds about 4900 rows on 8 coordinates and adds 5000
+// more 8-coordinate chunks, and computes about 61 exact distances: 108–137
+// µs on 2026-11-25 (BenchmarkTransformSearchUSPS, 2-core EPYC VM; 197–224
+// µs the same hour before the SSE2 kernels and the direct exact
+// distances), where the 7291 exact distances are 1.9 million flam.
 type exactSearch struct {
 	train  blas64.General // the training rows, in their order
 	mean   []float64
-	basis  blas64.General // D×p, orthonormal columns
-	chunks int            // ⌈p/8⌉: the projections are padded with zeros to 8·chunks
+	basisT []float64 // p×D: the rows are orthonormal directions
+	dirs   int       // p
+	chunks int       // ⌈p/8⌉: the projections are padded with zeros to 8·chunks
 	// In leaf order (position): the training index, Pᵀ(t − mean)
 	// (chunk-major within each leaf, see leafBounds), ‖R(t − mean)‖ and a
 	// bound on the rounding error of the latter.
@@ -102,6 +108,7 @@ type searchLeaf struct {
 
 type searchScratch struct {
 	qp    []float64
+	xc    []float64
 	lb    [searchLeafRows]float64
 	alive []int
 	queue []searchItem
@@ -138,6 +145,7 @@ func newExactSearch(train blas64.General) *exactSearch {
 		s.mean[j] /= float64(n)
 	}
 	p := min(searchDirections, d)
+	var basis blas64.General
 	if p < d && n > 1 && d <= 2048 {
 		// The directions only make the bound tight (any orthonormal basis
 		// gives a valid bound): a sample of the rows finds them.
@@ -153,13 +161,19 @@ func newExactSearch(train blas64.General) *exactSearch {
 		blas64.Syrk(blas.Trans, 1, c, 0, cov)
 		_, vecs, err := backend.EigTopCtx(context.Background(), backend.Active(), cov, p)
 		if err == nil {
-			s.basis = vecs
+			basis = vecs
 		}
 	}
-	if s.basis.Data == nil { // coordinate axes: few features (the bound is then the distance), very many, or a failed eigensolve
-		s.basis = newGeneral(d, p)
+	s.basisT, s.dirs = make([]float64, p*d), p
+	if basis.Data != nil {
+		for j := 0; j < d; j++ {
+			for c, v := range basis.Data[j*basis.Stride : j*basis.Stride+p] {
+				s.basisT[c*d+j] = v
+			}
+		}
+	} else { // coordinate axes: few features (the bound is then the distance), very many, or a failed eigensolve
 		for j := 0; j < p; j++ {
-			s.basis.Data[j*p+j] = 1
+			s.basisT[j*d+j] = 1
 		}
 	}
 	s.chunks = (p + 7) / 8
@@ -168,8 +182,9 @@ func newExactSearch(train blas64.General) *exactSearch {
 	res := make([]float64, n)
 	slack := make([]float64, n)
 	backend.ParallelFor(n, 256, func(lo, hi int) {
+		xc := make([]float64, d)
 		for i := lo; i < hi; i++ {
-			res[i], slack[i] = s.project(proj[i*pp:(i+1)*pp], train.Data[i*train.Stride:i*train.Stride+d])
+			res[i], slack[i] = s.project(proj[i*pp:(i+1)*pp], xc, train.Data[i*train.Stride:i*train.Stride+d])
 		}
 	})
 	s.index = make([]int, n)
@@ -237,25 +252,26 @@ func (s *exactSearch) split(proj []float64, pp, axes, lo, hi int) {
 	s.split(proj, pp, axes, mid, hi)
 }
 
-// project writes Pᵀ(x − mean) into dst (zeros past p) and returns
-// ‖R(x − mean)‖ and a bound on its rounding error (‖R x̄‖² is found as
-// ‖x̄‖² − ‖Pᵀx̄‖², whose cancellation costs up to a few ulps of ‖x̄‖²).
-func (s *exactSearch) project(dst, x []float64) (float64, float64) {
-	b := s.basis
-	p := b.Cols
-	for c := range dst {
-		dst[c] = 0
-	}
+// project writes Pᵀ(x − mean) into dst (zeros past p), using xc (len(x))
+// for x − mean, and returns ‖R(x − mean)‖ and a bound on its rounding
+// error (‖R x̄‖² is found as ‖x̄‖² − ‖Pᵀx̄‖², whose cancellation costs up to
+// a few ulps of ‖x̄‖²).
+func (s *exactSearch) project(dst, xc, x []float64) (float64, float64) {
+	d, p := len(x), s.dirs
 	nx := 0.0
 	for j, v := range x {
 		c := v - s.mean[j]
+		xc[j] = c
 		nx += c * c
-		if c != 0 {
-			blas64.Axpy(c, blas64.Vector{N: p, Inc: 1, Data: b.Data[j*b.Stride : j*b.Stride+p]}, blas64.Vector{N: p, Inc: 1, Data: dst})
-		}
 	}
 	np := 0.0
-	for _, v := range dst[:p] {
+	for c := range dst {
+		if c >= p {
+			dst[c] = 0
+			continue
+		}
+		v := blas64.Dot(blas64.Vector{N: d, Inc: 1, Data: s.basisT[c*d : c*d+d]}, blas64.Vector{N: d, Inc: 1, Data: xc})
+		dst[c] = v
 		np += v * v
 	}
 	r := math.Sqrt(max(0, nx-np))
@@ -280,8 +296,11 @@ func (s *exactSearch) prepare(sc *searchScratch, x []float64, k int) ([]float64,
 	if cap(sc.js) < k {
 		sc.js, sc.ds = make([]int, 0, k), make([]float64, 0, k)
 	}
+	if len(sc.xc) < len(x) {
+		sc.xc = make([]float64, len(x))
+	}
 	qp := sc.qp[:pp]
-	rq, eq := s.project(qp, x)
+	rq, eq := s.project(qp, sc.xc[:len(x)], x)
 	return qp, rq, eq
 }
 
@@ -324,43 +343,44 @@ func (s *exactSearch) leafBounds(sc *searchScratch, f *searchLeaf, qp []float64,
 	m := f.hi - f.lo
 	lb := sc.lb[:m]
 	base := s.proj[f.lo*8*s.chunks:]
-	alive := sc.alive[:0]
-	q := (*[8]float64)(qp)
-	for r := range lb {
-		// ‖q − t‖² on 8 coordinates, written out: the compiler would not
-		// inline a function of it.
-		t := (*[8]float64)(base[r*8:])
-		e0, e1, e2, e3 := q[0]-t[0], q[1]-t[1], q[2]-t[2], q[3]-t[3]
-		e4, e5, e6, e7 := q[4]-t[4], q[5]-t[5], q[6]-t[6], q[7]-t[7]
-		lb[r] = (e0*e0 + e1*e1) + (e2*e2 + e3*e3) + ((e4*e4 + e5*e5) + (e6*e6 + e7*e7))
-		if lb[r]*searchShave <= tau {
-			alive = append(alive, r)
+	res, slack := s.res[f.lo:f.hi], s.slack[f.lo:f.hi]
+	tau /= searchShave
+	// The rows kept are written without a branch: each is written at n,
+	// and n moves on when it stays.
+	alive := sc.alive[:m]
+	n := 0
+	sqDist8Rows(lb, (*[8]float64)(qp), base)
+	for r, v := range lb {
+		alive[n] = r
+		if v <= tau {
+			n++
 		}
 	}
-	for c := 1; c < s.chunks && len(alive) > 0; c++ {
-		q := (*[8]float64)(qp[c*8:])
-		blk := base[c*m*8:]
-		keep := alive[:0]
+	alive = alive[:n]
+	for c := 1; c < s.chunks && n > 0; c++ {
+		sqDist8Add(lb, (*[8]float64)(qp[c*8:]), base[c*m*8:], alive)
+		n = 0
 		for _, r := range alive {
-			t := (*[8]float64)(blk[r*8:])
-			e0, e1, e2, e3 := q[0]-t[0], q[1]-t[1], q[2]-t[2], q[3]-t[3]
-			e4, e5, e6, e7 := q[4]-t[4], q[5]-t[5], q[6]-t[6], q[7]-t[7]
-			if lb[r] += (e0*e0 + e1*e1) + (e2*e2 + e3*e3) + ((e4*e4 + e5*e5) + (e6*e6 + e7*e7)); lb[r]*searchShave <= tau {
-				keep = append(keep, r)
+			alive[n] = r
+			if lb[r] <= tau {
+				n++
 			}
 		}
-		alive = keep
+		alive = alive[:n]
 	}
-	keep := alive[:0]
+	n = 0
 	for _, r := range alive {
-		if e := math.Abs(rq-s.res[f.lo+r]) - eq - s.slack[f.lo+r]; e > 0 {
-			lb[r] += e * e
+		v := lb[r]
+		if e := math.Abs(rq-res[r]) - eq - slack[r]; e > 0 {
+			v += e * e
 		}
-		if lb[r]*searchShave <= tau {
-			keep = append(keep, r)
+		lb[r] = v
+		alive[n] = r
+		if v <= tau {
+			n++
 		}
 	}
-	return keep
+	return alive[:n]
 }
 
 // knn returns the k nearest training rows of x (indices, distances), in
@@ -391,8 +411,13 @@ func (s *exactSearch) knn(sc *searchScratch, x []float64, k int) ([]int, []float
 		f := &s.leaves[-1-top.id]
 		alive := s.leafBounds(sc, f, qp, rq, eq, tau)
 		if len(ds) == k {
+			// With τ close to its final value, a row whose bound passes
+			// τ is nearly always among the distances the queue would give
+			// it: it gets its exact distance now (τ shrinking as it goes).
 			for _, r := range alive {
-				h = pushItem(h, searchItem{b: sc.lb[r], id: int32(f.lo + r)})
+				if pos := int32(f.lo + r); sc.lb[r]*searchShave <= tau && !slices.Contains(done, pos) {
+					exact(int(pos))
+				}
 			}
 			continue
 		}

@@ -117,27 +117,13 @@ func (gi *geoIndex) tablePaths(ref []float64, js []int, ds []float64) {
 	r := len(ref)
 	row := func(c int) []float64 { return gi.table[js[c]*r : js[c]*r+r : js[c]*r+r] }
 	// Two neighbours per pass over ref (the table's rows stream from
-	// memory; ref stays in cache), the first pass setting it, the last
-	// squaring it.
-	c := 0
-	if len(js)%2 == 1 {
-		r0, d0 := row(0), ds[0]
-		for i := range ref {
-			ref[i] = d0 + r0[i]
-		}
-		c = 1
-	} else {
-		r0, r1, d0, d1 := row(0), row(1), ds[0], ds[1]
-		for i := range ref {
-			ref[i] = min(d0+r0[i], d1+r1[i])
-		}
-		c = 2
+	// memory; ref stays in cache), from +Inf, the last squaring it.
+	for i := range ref {
+		ref[i] = math.Inf(1)
 	}
-	for ; c < len(js); c += 2 {
-		r0, r1, d0, d1 := row(c), row(c+1), ds[c], ds[c+1]
-		for i, v := range ref {
-			ref[i] = min(v, d0+r0[i], d1+r1[i])
-		}
+	for c := 0; c < len(js); c += 2 {
+		c1 := min(c+1, len(js)-1) // an odd last neighbour pairs with itself
+		minPlus2(ref, row(c), row(c1), ds[c], ds[c1])
 	}
 	for i, v := range ref {
 		ref[i] = v * v

@@ -1,0 +1,132 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// func sqDist8RowsSSE2(lb []float64, q *[8]float64, t []float64)
+TEXT ·sqDist8RowsSSE2(SB), NOSPLIT, $0-56
+	MOVQ   lb_base+0(FP), DI
+	MOVQ   lb_len+8(FP), CX
+	MOVQ   q+24(FP), SI
+	MOVQ   t_base+32(FP), DX
+	MOVUPD 0(SI), X8
+	MOVUPD 16(SI), X9
+	MOVUPD 32(SI), X10
+	MOVUPD 48(SI), X11
+	TESTQ  CX, CX
+	JE     rowsdone
+
+rowsloop:
+	MOVUPD   0(DX), X0
+	MOVUPD   16(DX), X1
+	MOVUPD   32(DX), X2
+	MOVUPD   48(DX), X3
+	SUBPD    X8, X0
+	SUBPD    X9, X1
+	SUBPD    X10, X2
+	SUBPD    X11, X3
+	MULPD    X0, X0
+	MULPD    X1, X1
+	MULPD    X2, X2
+	MULPD    X3, X3
+	ADDPD    X1, X0
+	ADDPD    X3, X2
+	ADDPD    X2, X0
+	MOVAPD   X0, X1
+	UNPCKHPD X1, X1
+	ADDSD    X1, X0
+	MOVSD    X0, (DI)
+	ADDQ     $64, DX
+	ADDQ     $8, DI
+	DECQ     CX
+	JNE      rowsloop
+
+rowsdone:
+	RET
+
+// func sqDist8AddSSE2(lb []float64, q *[8]float64, t []float64, rows []int)
+TEXT ·sqDist8AddSSE2(SB), NOSPLIT, $0-80
+	MOVQ   lb_base+0(FP), DI
+	MOVQ   q+24(FP), SI
+	MOVQ   t_base+32(FP), DX
+	MOVQ   rows_base+56(FP), BX
+	MOVQ   rows_len+64(FP), CX
+	MOVUPD 0(SI), X8
+	MOVUPD 16(SI), X9
+	MOVUPD 32(SI), X10
+	MOVUPD 48(SI), X11
+	TESTQ  CX, CX
+	JE     adddone
+
+addloop:
+	MOVQ     (BX), AX
+	MOVQ     AX, R8
+	SHLQ     $6, R8
+	MOVUPD   0(DX)(R8*1), X0
+	MOVUPD   16(DX)(R8*1), X1
+	MOVUPD   32(DX)(R8*1), X2
+	MOVUPD   48(DX)(R8*1), X3
+	SUBPD    X8, X0
+	SUBPD    X9, X1
+	SUBPD    X10, X2
+	SUBPD    X11, X3
+	MULPD    X0, X0
+	MULPD    X1, X1
+	MULPD    X2, X2
+	MULPD    X3, X3
+	ADDPD    X1, X0
+	ADDPD    X3, X2
+	ADDPD    X2, X0
+	MOVAPD   X0, X1
+	UNPCKHPD X1, X1
+	ADDSD    X1, X0
+	ADDSD    (DI)(AX*8), X0
+	MOVSD    X0, (DI)(AX*8)
+	ADDQ     $8, BX
+	DECQ     CX
+	JNE      addloop
+
+adddone:
+	RET
+
+// func minPlus2SSE2(ref, r0, r1 []float64, d0, d1 float64)
+TEXT ·minPlus2SSE2(SB), NOSPLIT, $0-88
+	MOVQ     ref_base+0(FP), DI
+	MOVQ     ref_len+8(FP), CX
+	MOVQ     r0_base+24(FP), SI
+	MOVQ     r1_base+48(FP), DX
+	MOVSD    d0+72(FP), X8
+	MOVSD    d1+80(FP), X9
+	UNPCKLPD X8, X8
+	UNPCKLPD X9, X9
+	XORQ     AX, AX
+	MOVQ     CX, BX
+	ANDQ     $-2, BX
+	JE       mptail
+
+mploop:
+	MOVUPD (DI)(AX*8), X0
+	MOVUPD (SI)(AX*8), X1
+	MOVUPD (DX)(AX*8), X2
+	ADDPD  X8, X1
+	ADDPD  X9, X2
+	MINPD  X1, X0
+	MINPD  X2, X0
+	MOVUPD X0, (DI)(AX*8)
+	ADDQ   $2, AX
+	CMPQ   AX, BX
+	JB     mploop
+
+mptail:
+	CMPQ  AX, CX
+	JAE   mpdone
+	MOVSD (DI)(AX*8), X0
+	MOVSD (SI)(AX*8), X1
+	MOVSD (DX)(AX*8), X2
+	ADDSD X8, X1
+	ADDSD X9, X2
+	MINSD X1, X0
+	MINSD X2, X0
+	MOVSD X0, (DI)(AX*8)
+
+mpdone:
+	RET
