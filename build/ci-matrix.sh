@@ -26,8 +26,8 @@ step "tests, pure Go (CGO_ENABLED=0)"
 timed env CGO_ENABLED=0 go test ./...
 
 step "the assembly kernels' Go forms (-tags noasm): vet, and the tests that run them"
-timed go vet -tags noasm ./engine/
-timed env CGO_ENABLED=0 go test -tags noasm -run 'SqDist8|MinPlus2|ExactSearch|GeodesicTable' ./engine/
+timed go vet -tags noasm ./engine/ ./engine/neighbors/
+timed env CGO_ENABLED=0 go test -tags noasm -run 'SqDist8|MinPlus2|ExactSearch|GeodesicTable|Dots4|Index' ./engine/ ./engine/neighbors/
 
 step "tests, OpenBLAS backend (-tags openblas)"
 timed go test -tags openblas ./...

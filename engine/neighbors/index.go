@@ -191,6 +191,11 @@ type searcher struct {
 	frontJ     []int32
 	qsq        float32
 	normalized bool
+	// batch and batchD: the rows of one visitAll not visited before, and
+	// their keys; one: a single row's list.
+	batch  []int32
+	batchD []float32
+	one    [1]int32
 }
 
 // searcher returns a query scratch of the given width, reused from an
@@ -212,8 +217,8 @@ func (s *searcher) query(dim int) []float32 {
 	return s.qv[:dim]
 }
 
-func (s *searcher) key(ix *Index, qv []float32, j int32) float32 {
-	dot := sdot.Sdot(ix.v.dim, qv, 1, ix.v.x[int(j)*ix.v.dim:], 1)
+// keyOf is the key of row j whose dot product with the query is dot.
+func (s *searcher) keyOf(ix *Index, dot float32, j int32) float32 {
 	if ix.v.metric == Cosine {
 		return max(0, 1-dot)
 	}
@@ -254,38 +259,65 @@ func (s *searcher) search(ix *Index, row []float64, qv []float32) {
 		}
 		nd = &ix.nodes[next]
 	}
-	for _, j := range ix.perm[nd.lo:nd.hi] {
-		s.visit(ix, qv, j)
-	}
+	s.visitAll(ix, qv, ix.perm[nd.lo:nd.hi])
 	// Best first.
 	for len(s.frontD) > 0 {
 		d, c := s.popFront()
 		if len(s.keyD) == s.width && d > s.keyD[0] {
 			break
 		}
-		for _, j := range ix.adj[ix.adjP[c]:ix.adjP[c+1]] {
-			s.visit(ix, qv, j)
-		}
+		s.visitAll(ix, qv, ix.adj[ix.adjP[c]:ix.adjP[c+1]])
 	}
 	// A graph component smaller than the width: fill from the other rows.
 	for j := 0; len(s.keyD) < s.width && j < len(s.stamp); j++ {
-		s.visit(ix, qv, int32(j))
+		s.one[0] = int32(j)
+		s.visitAll(ix, qv, s.one[:])
 	}
 }
 
-// visit computes the key of row j once per query and keeps it (and adds
-// it to the frontier) when it beats the farthest kept candidate.
-func (s *searcher) visit(ix *Index, qv []float32, j int32) {
-	if s.stamp[j] == s.gen {
+// visitAll visits the rows js in order: each row's key is computed once
+// per query, and kept (and added to the frontier) when it beats the
+// farthest kept candidate. The rows not yet visited are asked of the
+// cache at once (prefetchRows) and their keys computed four at a time
+// (dots4), so that their cache misses overlap, before any is kept, which
+// gives the same choices as visiting the rows one by one.
+func (s *searcher) visitAll(ix *Index, qv []float32, js []int32) {
+	b := s.batch[:0]
+	for _, j := range js {
+		if s.stamp[j] != s.gen {
+			s.stamp[j] = s.gen
+			b = append(b, j)
+		}
+	}
+	s.batch = b
+	if len(b) == 0 {
 		return
 	}
-	s.stamp[j] = s.gen
-	d := s.key(ix, qv, j)
-	if len(s.keyD) == s.width && !worse(s.keyD[0], s.keyJ[0], d, j) {
-		return
+	if cap(s.batchD) < len(b) {
+		s.batchD = make([]float32, len(b), 2*len(b))
 	}
-	s.keep(d, j)
-	s.pushFront(d, j)
+	keys := s.batchD[:len(b)]
+	dim := ix.v.dim
+	prefetchRows(ix.v.x, b, dim)
+	for i := 0; i < len(b); i += 4 {
+		var off [4]int
+		var dot [4]float32
+		for r := range off {
+			off[r] = int(b[min(i+r, len(b)-1)]) * dim // a short last group repeats its last row
+		}
+		dots4(qv, ix.v.x, &off, &dot)
+		for r := 0; r < 4 && i+r < len(b); r++ {
+			keys[i+r] = s.keyOf(ix, dot[r], b[i+r])
+		}
+	}
+	for i, j := range b {
+		d := keys[i]
+		if len(s.keyD) == s.width && !worse(s.keyD[0], s.keyJ[0], d, j) {
+			continue
+		}
+		s.keep(d, j)
+		s.pushFront(d, j)
+	}
 }
 
 // keep inserts (d, j) into the max-heap of kept candidates, dropping the
