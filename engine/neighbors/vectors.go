@@ -82,7 +82,7 @@ func (d *dense32) reorder(order []int32) {
 }
 
 func newDense32(g blas64.General, metric Metric) *dense32 {
-	d := &dense32{metric: metric, rows: g.Rows, dim: g.Cols, orig: g, x: make([]float32, g.Rows*g.Cols), sq: make([]float32, g.Rows)}
+	d := &dense32{metric: metric, rows: g.Rows, dim: g.Cols, orig: g, x: float32sOnHugePages(g.Rows * g.Cols), sq: make([]float32, g.Rows)}
 	for i := 0; i < g.Rows; i++ {
 		src := g.Data[i*g.Stride : i*g.Stride+g.Cols]
 		dst := d.x[i*g.Cols : (i+1)*g.Cols]

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package neighbors
+
+const hugePagesAdvised = false
+
+func adviseHuge(b []byte) {}
