@@ -2,10 +2,9 @@
 
 package engine
 
-// sqDist8Rows and sqDist8Add: see bound8.go. The assembly reads without
-// bounds checks, so these check the lengths it relies on; the rows given
-// to sqDist8Add are the search's own offsets within a leaf (below len(lb)
-// by construction).
+// sqDist8Rows and sqDist8Add: see bound8.go. The assembly reads and
+// writes without bounds checks, so these check every length and row it
+// relies on (a compare a row, against the twenty instructions of its sum).
 func sqDist8Rows(lb []float64, q *[8]float64, t []float64) {
 	if len(t) < 8*len(lb) {
 		panic("engine: sqDist8Rows: short rows")
@@ -16,6 +15,11 @@ func sqDist8Rows(lb []float64, q *[8]float64, t []float64) {
 func sqDist8Add(lb []float64, q *[8]float64, t []float64, rows []int) {
 	if len(t) < 8*len(lb) {
 		panic("engine: sqDist8Add: short rows")
+	}
+	for _, r := range rows {
+		if uint(r) >= uint(len(lb)) {
+			panic("engine: sqDist8Add: a row outside the leaf")
+		}
 	}
 	sqDist8AddSSE2(lb, q, t, rows)
 }
