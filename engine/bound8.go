@@ -12,7 +12,8 @@ package engine
 // searchShave, far above their rounding in any case).
 
 // sqDist8RowsGo sets lb[r] = ‖q − t[8r : 8r+8]‖² for every r < len(lb);
-// t holds at least 8·len(lb) values.
+// t holds at least 8·len(lb) values. The sum is written out here and in
+// sqDist8AddGo: a function of it is past the compiler's inlining budget.
 func sqDist8RowsGo(lb []float64, q *[8]float64, t []float64) {
 	t = t[:8*len(lb)]
 	for r := range lb {

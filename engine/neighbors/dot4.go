@@ -12,28 +12,8 @@ package neighbors
 // of the four a row is (each product rounded before it is added: the Go
 // form converts it, which keeps the compiler from fusing it into an FMA).
 
-// dots4Go sets out[r] to the dot product of q with x[off[r] : off[r]+len(q)].
-func dots4Go(q, x []float32, off *[4]int, out *[4]float32) {
-	n := len(q) &^ 3
-	for r, o := range off {
-		row := x[o : o+len(q)]
-		var l0, l1, l2, l3 float32
-		for c := 0; c < n; c += 4 {
-			l0 += float32(q[c] * row[c])
-			l1 += float32(q[c+1] * row[c+1])
-			l2 += float32(q[c+2] * row[c+2])
-			l3 += float32(q[c+3] * row[c+3])
-		}
-		t := (l0 + l2) + (l1 + l3)
-		for c := n; c < len(q); c++ {
-			t += float32(q[c] * row[c])
-		}
-		out[r] = t
-	}
-}
-
-// dots4 is dots4Go's result for any q and x; every x[off[r]:][:len(q)]
-// must lie within x.
+// dots4 sets out[r] to the dot product of q with x[off[r] : off[r]+len(q)]
+// for the four rows; every such row must lie within x.
 func dots4(q, x []float32, off *[4]int, out *[4]float32) {
 	for _, o := range off {
 		if o < 0 || o+len(q) > len(x) {
@@ -41,13 +21,34 @@ func dots4(q, x []float32, off *[4]int, out *[4]float32) {
 		}
 	}
 	dots4Body(q, x, off, out)
-	if n := len(q) &^ 3; n < len(q) {
-		for r, o := range off {
-			t := out[r]
-			for c := n; c < len(q); c++ {
-				t += float32(q[c] * x[o+c])
-			}
-			out[r] = t
+	dots4Tail(q, x, off, out)
+}
+
+// dots4LanesGo is dots4Body in Go: out[r] is the four lanes' sum of the
+// products of the first len(q) &^ 3 coordinates.
+func dots4LanesGo(q, x []float32, off *[4]int, out *[4]float32) {
+	n := len(q) &^ 3
+	for r, o := range off {
+		row := x[o : o+n]
+		var l0, l1, l2, l3 float32
+		for c := 0; c < n; c += 4 {
+			l0 += float32(q[c] * row[c])
+			l1 += float32(q[c+1] * row[c+1])
+			l2 += float32(q[c+2] * row[c+2])
+			l3 += float32(q[c+3] * row[c+3])
 		}
+		out[r] = (l0 + l2) + (l1 + l3)
+	}
+}
+
+// dots4Tail adds the products of the last len(q) mod 4 coordinates to out,
+// in order.
+func dots4Tail(q, x []float32, off *[4]int, out *[4]float32) {
+	for r, o := range off {
+		t := out[r]
+		for c := len(q) &^ 3; c < len(q); c++ {
+			t += float32(q[c] * x[o+c])
+		}
+		out[r] = t
 	}
 }

@@ -2,6 +2,16 @@
 
 #include "textflag.h"
 
+// HSUM4(acc, off) stores (lane 0 + lane 2) + (lane 1 + lane 3) of acc at
+// off(DI), the order dot4.go's Go form sums in; X4 is clobbered.
+#define HSUM4(acc, off) \
+	MOVHLPS acc, X4;       \
+	ADDPS   X4, acc;       \
+	MOVAPS  acc, X4;       \
+	SHUFPS  $0x55, X4, X4; \
+	ADDSS   X4, acc;       \
+	MOVSS   acc, off(DI)
+
 // func dots4SSE(q, x []float32, off *[4]int, out *[4]float32)
 // Four rows' dot products with q over len(q) &^ 3 coordinates, one
 // accumulator of four lanes a row.
@@ -48,31 +58,10 @@ loop:
 	JB     loop
 
 sums:
-	// (lane 0 + lane 2) + (lane 1 + lane 3) of each accumulator.
-	MOVHLPS X0, X4
-	ADDPS   X4, X0
-	MOVAPS  X0, X4
-	SHUFPS  $0x55, X4, X4
-	ADDSS   X4, X0
-	MOVSS   X0, 0(DI)
-	MOVHLPS X1, X4
-	ADDPS   X4, X1
-	MOVAPS  X1, X4
-	SHUFPS  $0x55, X4, X4
-	ADDSS   X4, X1
-	MOVSS   X1, 4(DI)
-	MOVHLPS X2, X4
-	ADDPS   X4, X2
-	MOVAPS  X2, X4
-	SHUFPS  $0x55, X4, X4
-	ADDSS   X4, X2
-	MOVSS   X2, 8(DI)
-	MOVHLPS X3, X4
-	ADDPS   X4, X3
-	MOVAPS  X3, X4
-	SHUFPS  $0x55, X4, X4
-	ADDSS   X4, X3
-	MOVSS   X3, 12(DI)
+	HSUM4(X0, 0)
+	HSUM4(X1, 4)
+	HSUM4(X2, 8)
+	HSUM4(X3, 12)
 	RET
 
 // func prefetchRowsSSE(x []float32, rows []int32, dim int)

@@ -29,7 +29,8 @@ func TestDots4MatchesGo(t *testing.T) {
 			}
 			var got, want [4]float32
 			dots4(q, x, &off, &got)
-			dots4Go(q, x, &off, &want)
+			dots4LanesGo(q, x, &off, &want)
+			dots4Tail(q, x, &off, &want)
 			for r := range got {
 				exact := 0.0
 				for c := 0; c < dim; c++ {
