@@ -78,7 +78,8 @@
 // both heaps; it stops when an iteration changes fewer than δ·n·k entries
 // or after MaxIter iterations. Cost: O(n·ρ²k²·D) per iteration, about 2–8
 // iterations; memory n·k·9 bytes of heaps, 2·n·⌈ρk⌉·12 of candidates, and
-// a float32 copy of the rows (n·D·4 bytes).
+// a float32 copy of the rows (n·D·4 bytes, and 2 MiB of huge-page
+// alignment when that is 4 MiB or more).
 //
 // The keys are float32 (the dot products by gonum's Sdot, SIMD assembly on
 // amd64, the squared distance as ‖x‖² + ‖y‖² − 2x·y); the returned distances are

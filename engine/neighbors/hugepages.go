@@ -16,7 +16,8 @@ const hugePage = 2 << 20
 
 // float32sOnHugePages returns a zeroed slice of n values which, when it
 // spans a few huge pages, starts on a huge-page boundary and is advised to
-// the kernel for huge pages (adviseHuge) before it is first written.
+// the kernel for huge pages (adviseHuge) before it is first written; the
+// alignment costs one huge page (2 MiB) more than the values.
 func float32sOnHugePages(n int) []float32 {
 	if n*4 < 2*hugePage || !hugePagesAdvised {
 		return make([]float32, n)

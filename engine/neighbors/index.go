@@ -34,7 +34,8 @@ type Index struct {
 
 // NewIndex builds the index of the rows of x: their k-nearest-neighbour
 // graph by KNNApprox (returned too) and one random-projection tree. It
-// keeps a float32 copy of the rows (n·D·4 bytes) and the graph (about
+// keeps a float32 copy of the rows (n·D·4 bytes, and 2 MiB of huge-page
+// alignment when that is 4 MiB or more) and the graph (about
 // 8·n·k bytes). Errors as KNNApprox.
 func NewIndex(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Index, *Result, error) {
 	g, err := rowMajor("x", x)
