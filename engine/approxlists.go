@@ -45,48 +45,39 @@ func (t *trainingLists) query(ctx context.Context, train, q blas64.General, k in
 	return t.ix.Query(ctx, toDense(q), k, t.width)
 }
 
-// save writes the lists (nil: nothing) as "neighbor_ptr", "neighbor_ind"
-// and "neighbor_dist".
-func (t *trainingLists) save(d *modelData) {
-	if t == nil {
+// lists carries the neighbour lists of n training rows as "neighbor_ptr",
+// "neighbor_ind" and "neighbor_dist": nothing when t is nil (an exact
+// fit), and a nil t from a file that holds none (an exact fit, or a file
+// from before the lists were kept: Transform then searches exactly).
+func (c *codec) lists(t **trainingLists, n int) {
+	if (!c.load && *t == nil) || (c.load && !c.has("neighbor_ptr")) {
 		return
 	}
-	d.ints["neighbor_ptr"] = t.lists.Ptr
-	d.ints["neighbor_ind"] = t.lists.Ind
-	d.floats["neighbor_dist"] = rowVec(t.lists.Dist)
-}
-
-// loadLists reads the lists of n training rows a model file holds, or nil
-// when it holds none (an exact fit, or a file from before the lists were
-// kept: Transform then searches exactly).
-func loadLists(d *modelData, n int) (*trainingLists, error) {
-	if _, ok := d.ints["neighbor_ptr"]; !ok {
-		return nil, nil
+	var r neighbors.Result
+	if !c.load {
+		r = *(*t).lists
 	}
-	ptr, err := d.intArr("neighbor_ptr", n+1)
-	if err != nil {
-		return nil, err
+	c.ints("neighbor_ptr", &r.Ptr, n+1)
+	c.indices("neighbor_ind", &r.Ind, -1, 0, n)
+	c.vector("neighbor_dist", &r.Dist, len(r.Ind))
+	if !c.loaded() {
+		return
 	}
-	ind, err := d.indexArr("neighbor_ind", -1, 0, n)
-	if err != nil {
-		return nil, err
-	}
-	dist, err := d.float("neighbor_dist", 1, len(ind))
-	if err != nil {
-		return nil, err
-	}
-	if ptr[0] != 0 || ptr[n] != len(ind) {
-		return nil, modelErr("%s model: neighbour lists: pointers [%d … %d] for %d entries", d.method, ptr[0], ptr[n], len(ind))
+	if r.Ptr[0] != 0 || r.Ptr[n] != len(r.Ind) {
+		c.failf("neighbour lists: pointers [%d … %d] for %d entries", r.Ptr[0], r.Ptr[n], len(r.Ind))
+		return
 	}
 	for i := 0; i < n; i++ {
-		if ptr[i+1] < ptr[i] {
-			return nil, modelErr("%s model: neighbour lists: pointers decrease at row %d", d.method, i)
+		if r.Ptr[i+1] < r.Ptr[i] {
+			c.failf("neighbour lists: pointers decrease at row %d", i)
+			return
 		}
 	}
-	for _, v := range dist.Data {
+	for _, v := range r.Dist {
 		if !(v >= 0) {
-			return nil, modelErr("%s model: neighbour lists: distance %v", d.method, v)
+			c.failf("neighbour lists: distance %v", v)
+			return
 		}
 	}
-	return &trainingLists{lists: &neighbors.Result{Ptr: ptr, Ind: ind, Dist: dist.Data}, width: searchWidth(d.report)}, nil
+	*t = &trainingLists{lists: &r, width: searchWidth(c.d.report)}
 }

@@ -50,12 +50,21 @@ func (w GraphWeight) String() string {
 	return string(w)
 }
 
-func parseGraphWeight(s string) (GraphWeight, error) {
-	if s == "heat" {
-		return WeightHeat, nil
+// weight carries a graph weight as the parameter "weight".
+func (c *codec) weight(w *GraphWeight) {
+	s := w.String()
+	c.stringParam("weight", &s)
+	if !c.loaded() {
+		return
 	}
-	w := GraphWeight(s)
-	return w, w.check("model")
+	if s == "heat" {
+		*w = WeightHeat
+		return
+	}
+	*w = GraphWeight(s)
+	if err := w.check("model"); err != nil {
+		c.failf("%v", err)
+	}
 }
 
 // reweight turns a graph whose values are distances (the graph of

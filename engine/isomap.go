@@ -431,87 +431,52 @@ func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, 
 }
 
 // Save writes the model (see Load for the format).
-func (m *IsomapModel) Save(w io.Writer) error {
-	d := newModelData(methodIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps, "float32": m.f32, "between_geodesic": m.between}, &m.report)
-	d.putTriangulated(m.embedding, m.tri, m.eig)
-	d.floats["train"] = m.train
-	saveGraph(d, m.graph)
-	d.ints["kept"] = m.kept
-	d.ints["dropped"] = m.dropped
-	return d.write(w)
+func (m *IsomapModel) Save(w io.Writer) error { return saveModel(w, m) }
+
+func (m *IsomapModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.intParam("k", &m.k, 0, math.MaxInt32)
+	c.floatParam("eps", &m.eps)
+	c.boolParam("float32", &m.f32) // absent in older files: float64
+	c.triangulated(&m.embedding, &m.tri, &m.eig, dim, -1)
+	n := m.embedding.Rows
+	if c.has("between_geodesic") { // absent in older files: classes joined
+		c.floatParam("between_geodesic", &m.between)
+		c.check(m.between >= 0, "between_geodesic %g < 0", m.between)
+	}
+	c.matrix("train", &m.train, n, -1)
+	c.graph(&m.graph, n)
+	c.keptDropped(&m.kept, &m.dropped, n)
+	if c.loaded() {
+		m.prepareGeo()
+	}
 }
 
-func saveGraph(d *modelData, g *sparse.CSR) {
-	d.ints["graph_ptr"] = g.RowPtr()
-	d.ints["graph_ind"] = g.ColIdx()
-	d.floats["graph_val"] = rowVec(g.Values())
-}
-
-func loadGraph(d *modelData, n int) (*sparse.CSR, error) {
-	ptr, err := d.intArr("graph_ptr", n+1)
-	if err != nil {
-		return nil, err
+// graph carries the neighbour graph of n points as "graph_ptr",
+// "graph_ind" and "graph_val", its edge lengths ≥ 0 (the shortest paths
+// of Transform need them so).
+func (c *codec) graph(g **sparse.CSR, n int) {
+	var ptr, ind []int
+	var val []float64
+	if !c.load {
+		ptr, ind, val = (*g).RowPtr(), (*g).ColIdx(), (*g).Values()
 	}
-	ind, err := d.intArr("graph_ind", -1)
-	if err != nil {
-		return nil, err
+	c.ints("graph_ptr", &ptr, n+1)
+	c.ints("graph_ind", &ind, -1)
+	c.vector("graph_val", &val, len(ind))
+	if !c.loaded() {
+		return
 	}
-	val, err := d.float("graph_val", 1, len(ind))
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range val.Data {
-		if w < 0 { // the shortest paths of Transform need lengths ≥ 0
-			return nil, modelErr("%s model: graph: negative edge length %g", d.method, w)
+	for _, w := range val {
+		if w < 0 {
+			c.failf("graph: negative edge length %g", w)
+			return
 		}
 	}
-	g, err := sparse.NewCSR(n, n, ptr, ind, val.Data)
+	a, err := sparse.NewCSR(n, n, ptr, ind, val)
 	if err != nil {
-		return nil, modelErr("%s model: graph: %v", d.method, err)
+		c.failf("graph: %v", err)
+		return
 	}
-	return g, nil
-}
-
-func decodeIsomap(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	k, err := d.intParam("k", 0, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	eps, err := d.floatParam("eps")
-	if err != nil {
-		return nil, err
-	}
-	emb, tri, eig, err := d.getTriangulated(dim, -1)
-	if err != nil {
-		return nil, err
-	}
-	n := emb.Rows
-	f32, _ := d.params["float32"].(bool) // absent in older files: float64
-	m := &IsomapModel{base: base{method: methodIsomap, embedding: emb}, k: k, eps: eps, f32: f32, tri: tri, eig: eig}
-	if _, ok := d.params["between_geodesic"]; ok { // absent in older files: classes joined
-		if m.between, err = d.floatParam("between_geodesic"); err != nil {
-			return nil, err
-		}
-		if m.between < 0 {
-			return nil, modelErr("%s model: between_geodesic %g < 0", d.method, m.between)
-		}
-	}
-	if m.train, err = d.float("train", n, -1); err != nil {
-		return nil, err
-	}
-	if m.graph, err = loadGraph(d, n); err != nil {
-		return nil, err
-	}
-	if m.kept, m.dropped, err = d.keptDropped(n, true); err != nil {
-		return nil, err
-	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	m.prepareGeo()
-	return m, nil
+	*g = a
 }

@@ -381,38 +381,12 @@ func (m *IsoProjectionModel) Transform(ctx context.Context, x mat.Matrix) (*mat.
 }
 
 // Save writes the model (see Load for the format).
-func (m *IsoProjectionModel) Save(w io.Writer) error {
-	d := newModelData(methodIsoProjection, map[string]any{"dim": m.Dim()}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["projection"] = m.proj
-	d.floats["eigenvalues"] = rowVec(m.eig)
-	d.ints["kept"] = m.kept
-	return d.write(w)
-}
+func (m *IsoProjectionModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeIsoProjection(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	emb, err := d.float("embedding", -1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m := &IsoProjectionModel{base: base{method: methodIsoProjection, embedding: emb}}
-	if m.proj, err = d.float("projection", -1, dim); err != nil {
-		return nil, err
-	}
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m.eig = eig.Data
-	if m.kept, _, err = d.keptDropped(emb.Rows, false); err != nil {
-		return nil, err
-	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
+func (m *IsoProjectionModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.matrix("embedding", &m.embedding, -1, dim)
+	c.matrix("projection", &m.proj, -1, dim)
+	c.vector("eigenvalues", &m.eig, dim)
+	c.kept(&m.kept, m.embedding.Rows)
 }

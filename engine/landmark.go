@@ -432,57 +432,24 @@ func (m *LandmarkIsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat
 }
 
 // Save writes the model (see Load for the format).
-func (m *LandmarkIsomapModel) Save(w io.Writer) error {
-	d := newModelData(methodLandmarkIsomap, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps}, &m.report)
-	d.putTriangulated(m.embedding, m.tri, m.eig)
-	d.floats["train"] = m.train
-	saveGraph(d, m.graph)
-	d.ints["kept"] = m.kept
-	d.ints["landmarks"] = m.landmarks
-	return d.write(w)
-}
+func (m *LandmarkIsomapModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeLandmarkIsomap(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	k, err := d.intParam("k", 0, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	eps, err := d.floatParam("eps")
-	if err != nil {
-		return nil, err
-	}
-	landmarks, err := d.intArr("landmarks", -1)
-	if err != nil {
-		return nil, err
-	}
-	emb, tri, eig, err := d.getTriangulated(dim, len(landmarks))
-	if err != nil {
-		return nil, err
-	}
-	n := emb.Rows
-	for _, l := range landmarks {
-		if l < 0 || l >= n {
-			return nil, modelErr("landmark-isomap model: landmark %d out of range", l)
+func (m *LandmarkIsomapModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.intParam("k", &m.k, 0, math.MaxInt32)
+	c.floatParam("eps", &m.eps)
+	c.ints("landmarks", &m.landmarks, -1)
+	c.triangulated(&m.embedding, &m.tri, &m.eig, dim, len(m.landmarks))
+	n := m.embedding.Rows
+	if c.loaded() {
+		for _, l := range m.landmarks {
+			c.check(l >= 0 && l < n, "landmark %d out of range", l)
 		}
 	}
-	m := &LandmarkIsomapModel{base: base{method: methodLandmarkIsomap, embedding: emb}, k: k, eps: eps,
-		landmarks: landmarks, tri: tri, eig: eig}
-	if m.train, err = d.float("train", n, -1); err != nil {
-		return nil, err
+	c.matrix("train", &m.train, n, -1)
+	c.graph(&m.graph, n)
+	c.kept(&m.kept, n)
+	if c.loaded() {
+		m.prepareGeo()
 	}
-	if m.graph, err = loadGraph(d, n); err != nil {
-		return nil, err
-	}
-	if m.kept, _, err = d.keptDropped(n, false); err != nil {
-		return nil, err
-	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	m.prepareGeo()
-	return m, nil
 }

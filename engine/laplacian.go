@@ -375,72 +375,23 @@ func convertInput(in samples, toSparse bool) samples {
 }
 
 // Save writes the model (see Load for the format).
-func (m *LaplacianModel) Save(w io.Writer) error {
-	d := newModelData(methodLaplacian, map[string]any{"dim": m.Dim(), "k": m.k, "eps": m.eps,
-		"weight": m.weight.String(), "t": m.t}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["eigenvalues"] = rowVec(m.eig)
-	saveInput(d, "train", m.train)
-	d.ints["kept"] = m.kept
-	d.ints["dropped"] = m.dropped
-	m.near.save(d)
-	return d.write(w)
-}
+func (m *LaplacianModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeLaplacian(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	k, err := d.intParam("k", 0, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	eps, err := d.floatParam("eps")
-	if err != nil {
-		return nil, err
-	}
-	t, err := d.floatParam("t")
-	if err != nil {
-		return nil, err
-	}
-	ws, err := d.stringParam("weight")
-	if err != nil {
-		return nil, err
-	}
-	weight, err := parseGraphWeight(ws)
-	if err != nil {
-		return nil, modelErr("laplacian model: %v", err)
-	}
-	if weight == WeightHeat && !(t > 0) {
-		return nil, modelErr("laplacian model: heat kernel t = %v", t)
-	}
-	emb, err := d.float("embedding", -1, dim)
-	if err != nil {
-		return nil, err
-	}
-	n := emb.Rows
-	m := &LaplacianModel{base: base{method: methodLaplacian, embedding: emb}, k: k, eps: eps, weight: weight, t: t}
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m.eig = eig.Data
-	if m.train, err = loadInput(d, "train", n); err != nil {
-		return nil, err
-	}
-	if m.kept, m.dropped, err = d.keptDropped(n, true); err != nil {
-		return nil, err
-	}
+func (m *LaplacianModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.intParam("k", &m.k, 0, math.MaxInt32)
+	c.floatParam("eps", &m.eps)
+	c.floatParam("t", &m.t)
+	c.weight(&m.weight)
+	c.check(m.weight != WeightHeat || m.t > 0, "heat kernel t = %v", m.t)
+	c.matrix("embedding", &m.embedding, -1, dim)
+	n := m.embedding.Rows
+	c.vector("eigenvalues", &m.eig, dim)
+	c.input("train", &m.train, n)
+	c.keptDropped(&m.kept, &m.dropped, n)
 	if !m.train.isSparse() {
-		if m.near, err = loadLists(d, n); err != nil {
-			return nil, err
-		}
+		c.lists(&m.near, n)
 	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
 }
 
 // denseSymmetric copies the symmetric n×n a (both triangles stored) into

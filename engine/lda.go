@@ -770,68 +770,22 @@ func (f *fisher) classify(y blas64.General) []int {
 }
 
 // Save writes the model (see Load for the format).
-func (m *LDAModel) Save(w io.Writer) error {
-	d := newModelData(m.method, map[string]any{"dim": m.Dim(), "pca_dim": m.pcaDim}, &m.report)
-	m.fisher.save(d)
-	d.floats["embedding"] = m.embedding
-	return d.write(w)
+func (m *LDAModel) Save(w io.Writer) error { return saveModel(w, m) }
+
+func (m *LDAModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	m.fisher.fields(c, dim)
+	c.matrix("embedding", &m.embedding, -1, dim)
 }
 
-func (f *fisher) save(d *modelData) {
-	d.floats["mean"] = rowVec(f.mean)
-	d.floats["projection"] = f.proj
-	d.floats["eigenvalues"] = rowVec(f.vals)
-	d.floats["centers"] = f.centers
-	d.floats["log_priors"] = rowVec(f.logPri)
-	d.ints["classes"] = f.classes
-}
-
-func loadFisher(d *modelData) (fisher, blas64.General, error) {
-	var f fisher
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return f, blas64.General{}, err
-	}
-	if f.pcaDim, err = d.intParam("pca_dim", 0, math.MaxInt32); err != nil {
-		return f, blas64.General{}, err
-	}
-	mean, err := d.float("mean", 1, -1)
-	if err != nil {
-		return f, blas64.General{}, err
-	}
-	f.mean = mean.Data
-	if f.proj, err = d.float("projection", len(f.mean), dim); err != nil {
-		return f, blas64.General{}, err
-	}
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return f, blas64.General{}, err
-	}
-	f.vals = eig.Data
-	if f.classes, err = d.intArr("classes", -1); err != nil {
-		return f, blas64.General{}, err
-	}
-	c := len(f.classes)
-	if f.centers, err = d.float("centers", c, dim); err != nil {
-		return f, blas64.General{}, err
-	}
-	lp, err := d.float("log_priors", 1, c)
-	if err != nil {
-		return f, blas64.General{}, err
-	}
-	f.logPri = lp.Data
-	emb, err := d.float("embedding", -1, dim)
-	return f, emb, err
-}
-
-func decodeLDA(d *modelData) (Model, error) {
-	f, emb, err := loadFisher(d)
-	if err != nil {
-		return nil, err
-	}
-	m := &LDAModel{base: base{method: methodLDA, embedding: emb}, fisher: f}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
+// fields carries the discriminant of a dim-dimensional projection.
+func (f *fisher) fields(c *codec, dim int) {
+	c.intParam("pca_dim", &f.pcaDim, 0, math.MaxInt32)
+	c.vector("mean", &f.mean, -1)
+	c.matrix("projection", &f.proj, len(f.mean), dim)
+	c.vector("eigenvalues", &f.vals, dim)
+	c.ints("classes", &f.classes, -1)
+	nc := len(f.classes)
+	c.matrix("centers", &f.centers, nc, dim)
+	c.vector("log_priors", &f.logPri, nc)
 }

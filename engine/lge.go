@@ -532,49 +532,14 @@ func (m *linearModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, 
 }
 
 // Save writes the model (see Load for the format).
-func (m *linearModel) Save(w io.Writer) error {
-	p := map[string]any{"dim": m.Dim()}
-	for k, v := range m.params {
-		p[k] = v
-	}
-	d := newModelData(m.method, p, &m.report)
-	d.floats["mean"] = rowVec(m.mean)
-	d.floats["projection"] = m.proj
-	d.floats["eigenvalues"] = rowVec(m.eig)
-	d.floats["embedding"] = m.embedding
-	d.ints["kept"] = m.kept
-	d.ints["dropped"] = m.dropped
-	return d.write(w)
-}
+func (m *linearModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeLinear(d *modelData) (*linearModel, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	mean, err := d.float("mean", 1, -1)
-	if err != nil {
-		return nil, err
-	}
-	proj, err := d.float("projection", mean.Cols, dim)
-	if err != nil {
-		return nil, err
-	}
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	emb, err := d.float("embedding", -1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m := &linearModel{base: base{method: d.method, embedding: emb}, mean: mean.Data, proj: proj, eig: eig.Data, params: d.params}
-	if m.kept, m.dropped, err = d.keptDropped(emb.Rows, true); err != nil {
-		return nil, err
-	}
-	delete(m.params, "dim")
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
+func (m *linearModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.otherParams(&m.params, "dim")
+	c.vector("mean", &m.mean, -1)
+	c.matrix("projection", &m.proj, len(m.mean), dim)
+	c.vector("eigenvalues", &m.eig, dim)
+	c.matrix("embedding", &m.embedding, -1, dim)
+	c.keptDropped(&m.kept, &m.dropped, m.embedding.Rows)
 }

@@ -413,50 +413,16 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 }
 
 // Save writes the model (see Load for the format).
-func (m *LLEModel) Save(w io.Writer) error {
-	d := newModelData(methodLLE, map[string]any{"dim": m.Dim(), "k": m.k, "reg": m.reg}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["train"] = m.train
-	d.floats["eigenvalues"] = rowVec(m.eig)
-	m.near.save(d)
-	return d.write(w)
-}
+func (m *LLEModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeLLE(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	k, err := d.intParam("k", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	reg, err := d.floatParam("reg")
-	if err != nil {
-		return nil, err
-	}
-	emb, err := d.float("embedding", -1, dim)
-	if err != nil {
-		return nil, err
-	}
-	n := emb.Rows
-	if k >= n {
-		return nil, modelErr("lle model: k = %d for %d training points", k, n)
-	}
-	m := &LLEModel{base: base{method: methodLLE, embedding: emb}, k: k, reg: reg}
-	if m.train, err = d.float("train", n, -1); err != nil {
-		return nil, err
-	}
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m.eig = eig.Data
-	if m.near, err = loadLists(d, n); err != nil {
-		return nil, err
-	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
+func (m *LLEModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.intParam("k", &m.k, 1, math.MaxInt32)
+	c.floatParam("reg", &m.reg)
+	c.matrix("embedding", &m.embedding, -1, dim)
+	n := m.embedding.Rows
+	c.check(m.k < n, "k = %d for %d training points", m.k, n)
+	c.matrix("train", &m.train, n, -1)
+	c.vector("eigenvalues", &m.eig, dim)
+	c.lists(&m.near, n)
 }

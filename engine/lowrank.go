@@ -332,60 +332,18 @@ func (m *LowRankIsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.
 }
 
 // Save writes the model (see Load for the format).
-func (m *LowRankIsomapModel) Save(w io.Writer) error {
-	d := newModelData(m.method, map[string]any{"dim": m.Dim(), "rank_z": m.lrr.Rank, "ridge": m.ridge,
-		"lrr_primal_residual": m.lrr.PrimalResidual, "lrr_zj_residual": m.lrr.ZJResidual}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["mean"] = rowVec(m.mean)
-	d.floats["projection"] = m.proj
-	d.floats["eigenvalues"] = rowVec(m.eig)
-	d.floats["landmarks"] = m.landmarks
-	d.floats["z"] = m.z
-	return d.write(w)
-}
+func (m *LowRankIsomapModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeLowRankIsomap(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	m := &LowRankIsomapModel{base: base{method: methodLowRankIsomap}}
-	if m.lrr.Rank, err = d.intParam("rank_z", 0, math.MaxInt32); err != nil {
-		return nil, err
-	}
-	if m.ridge, err = d.floatParam("ridge"); err != nil {
-		return nil, err
-	}
-	if m.lrr.PrimalResidual, err = d.floatParam("lrr_primal_residual"); err != nil {
-		return nil, err
-	}
-	if m.lrr.ZJResidual, err = d.floatParam("lrr_zj_residual"); err != nil {
-		return nil, err
-	}
-	mean, err := d.float("mean", 1, -1)
-	if err != nil {
-		return nil, err
-	}
-	m.mean = mean.Data
-	if m.proj, err = d.float("projection", len(m.mean), dim); err != nil {
-		return nil, err
-	}
-	eig, err := d.float("eigenvalues", 1, -1)
-	if err != nil {
-		return nil, err
-	}
-	m.eig = eig.Data
-	if m.embedding, err = d.float("embedding", -1, dim); err != nil {
-		return nil, err
-	}
-	if m.landmarks, err = d.float("landmarks", -1, len(m.mean)); err != nil {
-		return nil, err
-	}
-	if m.z, err = d.float("z", m.landmarks.Rows, m.landmarks.Rows); err != nil {
-		return nil, err
-	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
+func (m *LowRankIsomapModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.intParam("rank_z", &m.lrr.Rank, 0, math.MaxInt32)
+	c.floatParam("ridge", &m.ridge)
+	c.floatParam("lrr_primal_residual", &m.lrr.PrimalResidual)
+	c.floatParam("lrr_zj_residual", &m.lrr.ZJResidual)
+	c.vector("mean", &m.mean, -1)
+	c.matrix("projection", &m.proj, len(m.mean), dim)
+	c.vector("eigenvalues", &m.eig, -1)
+	c.matrix("embedding", &m.embedding, -1, dim)
+	c.matrix("landmarks", &m.landmarks, -1, len(m.mean))
+	c.matrix("z", &m.z, m.landmarks.Rows, m.landmarks.Rows)
 }

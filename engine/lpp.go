@@ -66,14 +66,6 @@ type LPPModel struct{ linearModel }
 
 const methodLPP = "lpp"
 
-func decodeLPP(d *modelData) (Model, error) {
-	m, err := decodeLinear(d)
-	if err != nil {
-		return nil, err
-	}
-	return &LPPModel{*m}, nil
-}
-
 func (s LPP) resolved() LPP {
 	if s.Dim == 0 {
 		s.Dim = 2

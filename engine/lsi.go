@@ -198,34 +198,11 @@ func (m *LSIModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 }
 
 // Save writes the model (see Load for the format).
-func (m *LSIModel) Save(w io.Writer) error {
-	d := newModelData(methodLSI, map[string]any{"dim": m.Dim()}, &m.report)
-	d.floats["components"] = m.components
-	d.floats["singular_values"] = rowVec(m.sigma)
-	d.floats["embedding"] = m.embedding
-	return d.write(w)
-}
+func (m *LSIModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeLSI(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	comp, err := d.float("components", -1, dim)
-	if err != nil {
-		return nil, err
-	}
-	sv, err := d.float("singular_values", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	emb, err := d.float("embedding", -1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m := &LSIModel{base: base{method: methodLSI, embedding: emb}, components: comp, sigma: sv.Data}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
+func (m *LSIModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.matrix("components", &m.components, -1, dim)
+	c.vector("singular_values", &m.sigma, dim)
+	c.matrix("embedding", &m.embedding, -1, dim)
 }

@@ -475,48 +475,17 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 }
 
 // Save writes the model (see Load for the format).
-func (m *LTSAModel) Save(w io.Writer) error {
-	d := newModelData(methodLTSA, map[string]any{"dim": m.Dim(), "k": m.k}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["eigenvalues"] = rowVec(m.eig)
-	saveInput(d, "train", m.train)
-	m.near.save(d)
-	return d.write(w)
-}
+func (m *LTSAModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeLTSA(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	k, err := d.intParam("k", dim+1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	emb, err := d.float("embedding", -1, dim)
-	if err != nil {
-		return nil, err
-	}
-	n := emb.Rows
-	if k >= n {
-		return nil, modelErr("ltsa model: k = %d for %d training points", k, n)
-	}
-	m := &LTSAModel{base: base{method: methodLTSA, embedding: emb}, k: k}
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m.eig = eig.Data
-	if m.train, err = loadInput(d, "train", n); err != nil {
-		return nil, err
-	}
+func (m *LTSAModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.intParam("k", &m.k, dim+1, math.MaxInt32)
+	c.matrix("embedding", &m.embedding, -1, dim)
+	n := m.embedding.Rows
+	c.check(m.k < n, "k = %d for %d training points", m.k, n)
+	c.vector("eigenvalues", &m.eig, dim)
+	c.input("train", &m.train, n)
 	if !m.train.isSparse() {
-		if m.near, err = loadLists(d, n); err != nil {
-			return nil, err
-		}
+		c.lists(&m.near, n)
 	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
 }

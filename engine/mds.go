@@ -235,40 +235,18 @@ func (t triangulation) apply(delta blas64.General) blas64.General {
 	return y
 }
 
-// putTriangulated stores what every MDS-based model keeps: the embedding,
-// the triangulation that places new points and the eigenvalues.
-func (d *modelData) putTriangulated(emb blas64.General, tri triangulation, eig []float64) {
-	d.floats["embedding"] = emb
-	d.floats["pinv"] = tri.pinv
-	d.floats["mean_sq"] = rowVec(tri.meanSq)
-	d.floats["eigenvalues"] = rowVec(eig)
-}
-
-// getTriangulated reads them back for a dim-dimensional embedding whose
-// triangulation has nRef reference points (nRef < 0: one per embedded
-// point).
-func (d *modelData) getTriangulated(dim, nRef int) (blas64.General, triangulation, []float64, error) {
-	var tri triangulation
-	emb, err := d.float("embedding", -1, dim)
-	if err != nil {
-		return emb, tri, nil, err
-	}
+// triangulated carries what every MDS-based model keeps: the embedding,
+// the triangulation that places new points and the eigenvalues, for a
+// dim-dimensional embedding whose triangulation has nRef reference points
+// (nRef < 0: one per embedded point).
+func (c *codec) triangulated(emb *blas64.General, tri *triangulation, eig *[]float64, dim, nRef int) {
+	c.matrix("embedding", emb, -1, dim)
 	if nRef < 0 {
 		nRef = emb.Rows
 	}
-	if tri.pinv, err = d.float("pinv", nRef, dim); err != nil {
-		return emb, tri, nil, err
-	}
-	means, err := d.float("mean_sq", 1, nRef)
-	if err != nil {
-		return emb, tri, nil, err
-	}
-	tri.meanSq = means.Data
-	eig, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return emb, tri, nil, err
-	}
-	return emb, tri, eig.Data, nil
+	c.matrix("pinv", &tri.pinv, nRef, dim)
+	c.vector("mean_sq", &tri.meanSq, nRef)
+	c.vector("eigenvalues", eig, dim)
 }
 
 // Eigenvalues returns the Dim eigenvalues of B used, descending.
@@ -332,35 +310,14 @@ func (m *MDSModel) TransformDistances(ctx context.Context, dist mat.Matrix) (*ma
 }
 
 // Save writes the model (see Load for the format).
-func (m *MDSModel) Save(w io.Writer) error {
-	d := newModelData(methodMDS, map[string]any{"dim": m.Dim()}, &m.report)
-	d.putTriangulated(m.embedding, m.tri, m.eig)
-	if m.train.Rows > 0 {
-		d.floats["train"] = m.train
-	}
-	return d.write(w)
-}
+func (m *MDSModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeMDS(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
+func (m *MDSModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.triangulated(&m.embedding, &m.tri, &m.eig, dim, -1)
+	if m.train.Rows > 0 || (c.load && c.has("train")) { // absent: fitted from distances
+		c.matrix("train", &m.train, m.embedding.Rows, -1)
 	}
-	emb, tri, eig, err := d.getTriangulated(dim, -1)
-	if err != nil {
-		return nil, err
-	}
-	n := emb.Rows
-	m := &MDSModel{base: base{method: methodMDS, embedding: emb}, tri: tri, eig: eig}
-	if _, ok := d.floats["train"]; ok {
-		if m.train, err = d.float("train", n, -1); err != nil {
-			return nil, err
-		}
-	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
 }
 
 // copyGeneral returns a compact copy of g.

@@ -47,3 +47,6 @@ func (b *base) Report() Report {
 	r.Stages = append([]Stage(nil), b.report.Stages...)
 	return r
 }
+
+// core returns the part every model has, for the codec.
+func (b *base) core() *base { return b }

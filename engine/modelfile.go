@@ -37,7 +37,7 @@ import (
 // method it does not know, or whose float arrays hold NaN, Inf or
 // magnitudes no fit produces (maxModelValue). Arrays are what each model needs to map new
 // points (its embedding, the training data or projection, a neighbour graph),
-// named per method in its encode function.
+// named per method in its fields method (codec.go).
 const (
 	modelMagic         = "MANIFOLD"
 	modelFormatVersion = 1
@@ -350,138 +350,26 @@ func readModelData(ctx context.Context, r io.Reader, maxBytes int64) (*modelData
 	return d, nil
 }
 
-// float returns a required float array of the given shape (cols < 0: any).
-func (d *modelData) float(name string, rows, cols int) (blas64.General, error) {
-	g, ok := d.floats[name]
-	if !ok {
-		return g, modelErr("%s model: missing array %q", d.method, name)
-	}
-	if (rows >= 0 && g.Rows != rows) || (cols >= 0 && g.Cols != cols) {
-		return g, modelErr("%s model: array %q is %d×%d, want %d×%d", d.method, name, g.Rows, g.Cols, rows, cols)
-	}
-	return g, nil
-}
-
-// intArr returns a required int array of length n (n < 0: any).
-func (d *modelData) intArr(name string, n int) ([]int, error) {
-	v, ok := d.ints[name]
-	if !ok {
-		return nil, modelErr("%s model: missing array %q", d.method, name)
-	}
-	if n >= 0 && len(v) != n {
-		return nil, modelErr("%s model: array %q has length %d, want %d", d.method, name, len(v), n)
-	}
-	return v, nil
-}
-
-// indexArr is intArr for an array whose every value lies in [lo, hi).
-func (d *modelData) indexArr(name string, n, lo, hi int) ([]int, error) {
-	v, err := d.intArr(name, n)
-	if err != nil {
-		return nil, err
-	}
-	for i, x := range v {
-		if x < lo || x >= hi {
-			return nil, modelErr("%s model: %s[%d] = %d is outside [%d, %d), which no fit produces", d.method, name, i, x, lo, hi)
-		}
-	}
-	return v, nil
-}
-
-// keptDropped returns the "kept" array (the n training points embedded,
-// as indices of the fit's input) and, when withDropped, the "dropped"
-// one, checked as a fit writes them: each strictly increasing, and kept
-// with dropped a partition of the input's rows 0…n+len(dropped)−1 (the
-// input's size from the report when no dropped array is stored).
-func (d *modelData) keptDropped(n int, withDropped bool) (kept, dropped []int, err error) {
-	if kept, err = d.intArr("kept", n); err != nil {
-		return nil, nil, err
-	}
-	if withDropped {
-		if dropped, err = d.intArr("dropped", -1); err != nil {
-			return nil, nil, err
-		}
-	}
-	total := len(kept) + len(dropped)
-	if !withDropped {
-		total = math.MaxInt
-		if d.report != nil && d.report.N >= len(kept) {
-			total = d.report.N
-		}
-	}
-	for _, a := range []struct {
-		name string
-		v    []int
-	}{{"kept", kept}, {"dropped", dropped}} {
-		for i, x := range a.v {
-			if x < 0 || x >= total || (i > 0 && x <= a.v[i-1]) {
-				return nil, nil, modelErr("%s model: %s[%d] = %d is not a strictly increasing index below %d, which no fit produces", d.method, a.name, i, x, total)
-			}
-		}
-	}
-	// Two strictly increasing lists within [0, total) of total entries in
-	// all partition it exactly when they share no index.
-	if withDropped {
-		for i, j := 0, 0; i < len(kept) && j < len(dropped); {
-			switch {
-			case kept[i] == dropped[j]:
-				return nil, nil, modelErr("%s model: index %d is both kept and dropped", d.method, kept[i])
-			case kept[i] < dropped[j]:
-				i++
-			default:
-				j++
-			}
-		}
-	}
-	return kept, dropped, nil
-}
-
-// intParam returns a required integer parameter within [lo, hi].
-func (d *modelData) intParam(name string, lo, hi int) (int, error) {
-	v, ok := d.params[name].(float64)
-	if !ok || v != math.Trunc(v) || v < float64(lo) || v > float64(hi) {
-		return 0, modelErr("%s model: parameter %q = %v, want an integer in [%d, %d]", d.method, name, d.params[name], lo, hi)
-	}
-	return int(v), nil
-}
-
-// floatParam returns a required finite float parameter.
-func (d *modelData) floatParam(name string) (float64, error) {
-	v, ok := d.params[name].(float64)
-	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, modelErr("%s model: parameter %q = %v, want a finite number", d.method, name, d.params[name])
-	}
-	return v, nil
-}
-
-// stringParam returns a required string parameter.
-func (d *modelData) stringParam(name string) (string, error) {
-	v, ok := d.params[name].(string)
-	if !ok {
-		return "", modelErr("%s model: parameter %q = %v, want a string", d.method, name, d.params[name])
-	}
-	return v, nil
-}
-
-// decoders maps a method name to the function that rebuilds its model:
-// the one registry of the model file, a line per method.
-var decoders = map[string]func(*modelData) (Model, error){
-	methodPCA:            decodePCA,
-	methodMDS:            decodeMDS,
-	methodIsomap:         decodeIsomap,
-	methodLandmarkIsomap: decodeLandmarkIsomap,
-	methodLLE:            decodeLLE,
-	methodIsoProjection:  decodeIsoProjection,
-	methodOIP:            decodeOIP,
-	methodSOIP:           decodeSOIP,
-	methodTDPM:           decodeTDPM,
-	methodLowRankIsomap:  decodeLowRankIsomap,
-	methodLPP:            decodeLPP,
-	methodNPE:            decodeNPE,
-	methodLDA:            decodeLDA,
-	methodLTSA:           decodeLTSA,
-	methodLaplacian:      decodeLaplacian,
-	methodLSI:            decodeLSI,
+// models maps a method name to an empty model of its kind, which the
+// codec fills from the file: the one registry of the model file, a line
+// per method.
+var models = map[string]func() describedModel{
+	methodPCA:            modelKind[PCAModel](),
+	methodMDS:            modelKind[MDSModel](),
+	methodIsomap:         modelKind[IsomapModel](),
+	methodLandmarkIsomap: modelKind[LandmarkIsomapModel](),
+	methodLLE:            modelKind[LLEModel](),
+	methodIsoProjection:  modelKind[IsoProjectionModel](),
+	methodOIP:            modelKind[OIPModel](),
+	methodSOIP:           modelKind[SOIPModel](),
+	methodTDPM:           modelKind[TDPMModel](),
+	methodLowRankIsomap:  modelKind[LowRankIsomapModel](),
+	methodLPP:            modelKind[LPPModel](),
+	methodNPE:            modelKind[NPEModel](),
+	methodLDA:            modelKind[LDAModel](),
+	methodLTSA:           modelKind[LTSAModel](),
+	methodLaplacian:      modelKind[LaplacianModel](),
+	methodLSI:            modelKind[LSIModel](),
 }
 
 // Load reads a model written by a Model's Save. The error wraps
@@ -507,9 +395,9 @@ func LoadCtx(ctx context.Context, r io.Reader, opts LoadOptions) (Model, error) 
 	if err != nil {
 		return nil, err
 	}
-	dec, ok := decoders[d.method]
+	kind, ok := models[d.method]
 	if !ok {
 		return nil, modelErr("unknown method %q", d.method)
 	}
-	return dec(d)
+	return loadModel(d, kind())
 }

@@ -61,14 +61,6 @@ type NPEModel struct{ linearModel }
 
 const methodNPE = "npe"
 
-func decodeNPE(d *modelData) (Model, error) {
-	m, err := decodeLinear(d)
-	if err != nil {
-		return nil, err
-	}
-	return &NPEModel{*m}, nil
-}
-
 func (s NPE) resolved() NPE {
 	if s.Dim == 0 {
 		s.Dim = 2

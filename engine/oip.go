@@ -530,45 +530,18 @@ func projectRows(ctx context.Context, method string, x mat.Matrix, proj blas64.G
 }
 
 // Save writes the model (see Load for the format).
-func (m *OIPModel) Save(w io.Writer) error {
-	d := newModelData(m.method, map[string]any{"dim": m.Dim()}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["projection"] = m.proj
-	d.floats["eigenvalues"] = rowVec(m.eig)
-	d.ints["kept"] = m.kept
-	return d.write(w)
+func (m *OIPModel) Save(w io.Writer) error { return saveModel(w, m) }
+
+func (m *OIPModel) fields(c *codec) {
+	c.projection(&m.proj, &m.embedding, &m.eig, &m.kept, c.dim(m.Dim()))
 }
 
-func decodeOIP(d *modelData) (Model, error) {
-	proj, emb, eig, kept, err := decodeProjectionModel(d)
-	if err != nil {
-		return nil, err
-	}
-	m := &OIPModel{base: base{method: d.method, embedding: emb}, proj: proj, eig: eig, kept: kept}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
-}
-
-// decodeProjectionModel reads the arrays every linear model saves: the projection,
-// the embedding, the eigenvalues and the kept training rows.
-func decodeProjectionModel(d *modelData) (proj, emb blas64.General, eig []float64, kept []int, err error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return
-	}
-	if proj, err = d.float("projection", -1, dim); err != nil {
-		return
-	}
-	if emb, err = d.float("embedding", -1, dim); err != nil {
-		return
-	}
-	e, err := d.float("eigenvalues", 1, dim)
-	if err != nil {
-		return
-	}
-	eig = e.Data
-	kept, _, err = d.keptDropped(emb.Rows, false)
-	return
+// projection carries the arrays of a model that maps by a projection
+// only: the projection, the embedding, the eigenvalues and the kept
+// training rows.
+func (c *codec) projection(proj, emb *blas64.General, eig *[]float64, kept *[]int, dim int) {
+	c.matrix("projection", proj, -1, dim)
+	c.matrix("embedding", emb, -1, dim)
+	c.vector("eigenvalues", eig, dim)
+	c.kept(kept, emb.Rows)
 }

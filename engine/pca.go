@@ -326,45 +326,15 @@ func (m *PCAModel) Reconstruct(y mat.Matrix) (*mat.Dense, error) {
 }
 
 // Save writes the model (see Load for the format).
-func (m *PCAModel) Save(w io.Writer) error {
-	d := newModelData(methodPCA, map[string]any{"dim": m.Dim(), "total_variance": m.total}, &m.report)
-	d.floats["mean"] = rowVec(m.mean)
-	d.floats["components"] = m.components
-	d.floats["variance"] = rowVec(m.variance)
-	d.floats["embedding"] = m.embedding
-	return d.write(w)
-}
+func (m *PCAModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodePCA(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	total, err := d.floatParam("total_variance")
-	if err != nil {
-		return nil, err
-	}
-	mean, err := d.float("mean", 1, -1)
-	if err != nil {
-		return nil, err
-	}
-	comp, err := d.float("components", mean.Cols, dim)
-	if err != nil {
-		return nil, err
-	}
-	variance, err := d.float("variance", 1, dim)
-	if err != nil {
-		return nil, err
-	}
-	emb, err := d.float("embedding", -1, dim)
-	if err != nil {
-		return nil, err
-	}
-	m := &PCAModel{base: base{method: methodPCA, embedding: emb}, mean: mean.Data, components: comp, variance: variance.Data, total: total}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
+func (m *PCAModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.floatParam("total_variance", &m.total)
+	c.vector("mean", &m.mean, -1)
+	c.matrix("components", &m.components, len(m.mean), dim)
+	c.vector("variance", &m.variance, dim)
+	c.matrix("embedding", &m.embedding, -1, dim)
 }
 
 func rowVec(v []float64) blas64.General {

@@ -227,30 +227,10 @@ func (m *SOIPModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 }
 
 // Save writes the model (see Load for the format).
-func (m *SOIPModel) Save(w io.Writer) error {
-	d := newModelData(m.method, map[string]any{"dim": m.Dim(), "max_cosine": m.maxCos}, &m.report)
-	d.floats["embedding"] = m.embedding
-	d.floats["projection"] = m.proj
-	d.floats["eigenvalues"] = rowVec(m.eig)
-	d.ints["kept"] = m.kept
-	d.ints["nonzeros"] = m.nonzeros
-	return d.write(w)
-}
+func (m *SOIPModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeSOIP(d *modelData) (Model, error) {
-	proj, emb, eig, kept, err := decodeProjectionModel(d)
-	if err != nil {
-		return nil, err
-	}
-	m := &SOIPModel{base: base{method: d.method, embedding: emb}, proj: proj, eig: eig, kept: kept}
-	if m.nonzeros, err = d.indexArr("nonzeros", proj.Cols, 0, proj.Rows+1); err != nil {
-		return nil, err
-	}
-	if m.maxCos, err = d.floatParam("max_cosine"); err != nil {
-		return nil, err
-	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
+func (m *SOIPModel) fields(c *codec) {
+	c.projection(&m.proj, &m.embedding, &m.eig, &m.kept, c.dim(m.Dim()))
+	c.indices("nonzeros", &m.nonzeros, m.proj.Cols, 0, m.proj.Rows+1)
+	c.floatParam("max_cosine", &m.maxCos)
 }

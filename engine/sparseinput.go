@@ -292,45 +292,32 @@ func transformInput(what string, x mat.Matrix, d int) (samples, error) {
 	return in, nil
 }
 
-// saveInput stores training rows in a model file under name: a float
-// array for dense rows, the CSR arrays for sparse ones.
-func saveInput(d *modelData, name string, in samples) {
-	if in.csr == nil {
-		d.floats[name] = in.dense
+// input carries n training rows under name: a float array for dense rows,
+// the CSR arrays (name_ptr, name_ind, name_val and the parameter
+// name_cols) for sparse ones.
+func (c *codec) input(name string, in *samples, n int) {
+	if (!c.load && in.csr == nil) || (c.load && c.has(name)) {
+		c.matrix(name, &in.dense, n, -1)
 		return
 	}
-	_, c := in.csr.Dims()
-	d.params[name+"_cols"] = c
-	d.ints[name+"_ptr"] = in.csr.RowPtr()
-	d.ints[name+"_ind"] = in.csr.ColIdx()
-	d.floats[name+"_val"] = rowVec(in.csr.Values())
-}
-
-// loadInput reads what saveInput stored: n rows.
-func loadInput(d *modelData, name string, n int) (samples, error) {
-	if _, ok := d.floats[name]; ok {
-		g, err := d.float(name, n, -1)
-		return samples{dense: g}, err
+	var cols int
+	var ptr, ind []int
+	var val []float64
+	if !c.load {
+		_, cols = in.csr.Dims()
+		ptr, ind, val = in.csr.RowPtr(), in.csr.ColIdx(), in.csr.Values()
 	}
-	c, err := d.intParam(name+"_cols", 1, math.MaxInt32)
+	c.intParam(name+"_cols", &cols, 1, math.MaxInt32)
+	c.ints(name+"_ptr", &ptr, n+1)
+	c.ints(name+"_ind", &ind, -1)
+	c.vector(name+"_val", &val, len(ind))
+	if !c.loaded() {
+		return
+	}
+	a, err := sparse.NewCSR(n, cols, ptr, ind, val)
 	if err != nil {
-		return samples{}, err
+		c.failf("%s: %v", name, err)
+		return
 	}
-	ptr, err := d.intArr(name+"_ptr", n+1)
-	if err != nil {
-		return samples{}, err
-	}
-	ind, err := d.intArr(name+"_ind", -1)
-	if err != nil {
-		return samples{}, err
-	}
-	val, err := d.float(name+"_val", 1, len(ind))
-	if err != nil {
-		return samples{}, err
-	}
-	a, err := sparse.NewCSR(n, c, ptr, ind, val.Data)
-	if err != nil {
-		return samples{}, modelErr("%s model: %s: %v", d.method, name, err)
-	}
-	return samples{csr: a}, nil
+	*in = samples{csr: a}
 }

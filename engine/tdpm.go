@@ -648,55 +648,18 @@ func dropSelf(nb *neighbors.Result, k int) *neighbors.Result {
 }
 
 // Save writes the model (see Load for the format).
-func (m *TDPMModel) Save(w io.Writer) error {
-	d := newModelData(methodTDPM, map[string]any{"dim": m.Dim(), "k": m.k, "tangent_dim": m.t}, &m.report)
-	d.putTriangulated(m.embedding, m.tri, m.eig)
-	d.floats["train"] = m.train
-	d.floats["mean"] = rowVec(m.mean)
-	d.floats["tangent"] = m.tangent
-	d.floats["anchor"] = m.anchor
-	return d.write(w)
-}
+func (m *TDPMModel) Save(w io.Writer) error { return saveModel(w, m) }
 
-func decodeTDPM(d *modelData) (Model, error) {
-	dim, err := d.intParam("dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	k, err := d.intParam("k", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	t, err := d.intParam("tangent_dim", 1, math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	emb, tri, eig, err := d.getTriangulated(dim, -1)
-	if err != nil {
-		return nil, err
-	}
-	n := emb.Rows
-	m := &TDPMModel{base: base{method: methodTDPM, embedding: emb}, k: k, t: t, tri: tri, eig: eig}
-	if m.train, err = d.float("train", n, -1); err != nil {
-		return nil, err
-	}
+func (m *TDPMModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.intParam("k", &m.k, 1, math.MaxInt32)
+	c.intParam("tangent_dim", &m.t, 1, math.MaxInt32)
+	c.triangulated(&m.embedding, &m.tri, &m.eig, dim, -1)
+	n := m.embedding.Rows
+	c.matrix("train", &m.train, n, -1)
 	feat := m.train.Cols
-	mean, err := d.float("mean", 1, feat)
-	if err != nil {
-		return nil, err
-	}
-	m.mean = mean.Data
-	if m.tangent, err = d.float("tangent", feat, n*t); err != nil {
-		return nil, err
-	}
-	if m.anchor, err = d.float("anchor", n, t); err != nil {
-		return nil, err
-	}
-	if k >= n {
-		return nil, modelErr("tdpm model: k = %d for %d training points", k, n)
-	}
-	if d.report != nil {
-		m.report = *d.report
-	}
-	return m, nil
+	c.vector("mean", &m.mean, feat)
+	c.matrix("tangent", &m.tangent, feat, n*m.t)
+	c.matrix("anchor", &m.anchor, n, m.t)
+	c.check(m.k < n, "k = %d for %d training points", m.k, n)
 }
