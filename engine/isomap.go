@@ -108,37 +108,36 @@ func (s Isomap) spec() graphSpec {
 // Fit embeds the rows of x.
 func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	s = s.resolved()
-	g, err := fitDenseInput(methodIsomap, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n := g.Rows
-	if err := s.spec().validate(methodIsomap, n); err != nil {
-		return nil, err
-	}
-	if err := checkDim(methodIsomap, s.Dim, n-1, "samples−1"); err != nil {
-		return nil, err
-	}
-	solver, err := chooseEigensolver(methodIsomap, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, f32: s.Float32})
-	if err != nil {
-		return nil, err
-	}
-	params := map[string]any{"dim": s.Dim, "float32": s.Float32, "eigensolver": string(solver)}
-	s.spec().params(params)
-	r, err := startRun(ctx, methodIsomap, s.Options, n, g.Cols, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	elem := int64(8)
-	if s.Float32 {
-		elem = 4
-	}
-	est := elem*int64(n)*int64(n) + 8*int64(n)*int64(g.Cols+2*s.Dim) + graphBytes(n, s.K) + fitCopyBytes(x, false)
-	if err := r.checkBudget(est, fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
-		"float32 geodesics (Float32, halves the N×N matrix) or landmark-isomap (O(L·N))"); err != nil {
-		return nil, err
-	}
+	var solver Eigensolver
+	return fitter[*IsomapModel]{method: methodIsomap, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			if err := s.spec().validate(methodIsomap, n); err != nil {
+				return fitPlan{}, err
+			}
+			if err := checkDim(methodIsomap, s.Dim, n-1, "samples−1"); err != nil {
+				return fitPlan{}, err
+			}
+			var err error
+			if solver, err = chooseEigensolver(methodIsomap, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, f32: s.Float32}); err != nil {
+				return fitPlan{}, err
+			}
+			params := map[string]any{"dim": s.Dim, "float32": s.Float32, "eigensolver": string(solver)}
+			s.spec().params(params)
+			elem := int64(8)
+			if s.Float32 {
+				elem = 4
+			}
+			return fitPlan{dim: s.Dim, params: params,
+				bytes:   elem*int64(n)*int64(n) + 8*int64(n)*int64(d+2*s.Dim) + graphBytes(n, s.K),
+				what:    fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
+				cheaper: "float32 geodesics (Float32, halves the N×N matrix) or landmark-isomap (O(L·N))"}, nil
+		},
+		stages: func(r *run, in samples) (*IsomapModel, error) { return s.stages(r, in.dense, solver) },
+	}.fit(ctx, x)
+}
+
+func (s Isomap) stages(r *run, g blas64.General, solver Eigensolver) (*IsomapModel, error) {
 	fixed, err := neighbourGraph(r, g, s.spec())
 	if err != nil {
 		return nil, err
@@ -165,7 +164,7 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	}
 	m.eig = vals
 	m.prepareGeo()
-	return fitted(r, m)
+	return m, nil
 }
 
 func (m *IsomapModel) prepareGeo() {

@@ -125,108 +125,107 @@ func (s IsoProjection) spec() graphSpec {
 func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionModel, error) {
 	const method = methodIsoProjection
 	s = s.resolved()
-	xs, err := fitSamplesInput(method, x, s.Options, true)
-	if err != nil {
-		return nil, err
-	}
-	n, d := xs.rows(), xs.cols()
-	if err := s.spec().validate(method, n); err != nil {
-		return nil, err
-	}
-	if s.Alpha < 0 || math.IsNaN(s.Alpha) || math.IsInf(s.Alpha, 0) || s.RegressionTol < 0 || s.RegressionIter < RegressionToTolerance {
-		return nil, fmt.Errorf("%s: %w: alpha = %v, regression tolerance %v, iterations %d", method, ErrBadSetting, s.Alpha, s.RegressionTol, s.RegressionIter)
-	}
-	switch s.Solver {
-	case IsoProjectionRegression:
-	case IsoProjectionDirect:
-		if xs.csr != nil {
-			return nil, fmt.Errorf("%s: %w: the direct (SVD) solver needs dense data; use the regression solver for sparse X", method, ErrBadSetting)
-		}
-	default:
-		return nil, fmt.Errorf("%s: %w: solver %q (want regression or direct)", method, ErrBadSetting, s.Solver)
-	}
-	if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
-		return nil, err
-	}
-	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, f32: s.Float32})
-	if err != nil {
-		return nil, err
-	}
-	if s.Solver == IsoProjectionDirect && s.Float32 {
-		return nil, fmt.Errorf("%s: %w: the direct solver needs float64 geodesics", method, ErrBadSetting)
-	}
-	params := map[string]any{"dim": s.Dim, "alpha": s.Alpha, "float32": s.Float32, "eigensolver": string(solver),
-		"sparse": xs.csr != nil}
-	if s.Solver == IsoProjectionDirect {
-		params["solver"] = "direct"
-	} else {
-		params["solver"] = "regression"
-		params["regression_iter"] = s.RegressionIter
-		if s.RegressionIter == 0 {
-			params["regression_iter"] = DefaultRegressionIter
-		}
-	}
-	s.spec().params(params)
-	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	elem := int64(8)
-	if s.Float32 {
-		elem = 4
-	}
-	est := elem*int64(n)*int64(n) + 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(n, s.K) + fitCopyBytes(x, true)
-	if s.Solver == IsoProjectionDirect {
-		est += 8 * int64(n) * int64(min(n, d)+n)
-	}
-	if err := r.checkBudget(est, fmt.Sprintf("Isometric Projection on %d samples (one %d×%d τ(D_G))", n, n, n),
-		"float32 geodesics (Float32), or fewer training samples (the projection maps the rest)"); err != nil {
-		return nil, err
-	}
-	fixed, err := neighbourGraphOf(r, xs, s.spec())
-	if err != nil {
-		return nil, err
-	}
-	train := xs
-	if len(fixed.Dropped) > 0 {
-		r.rep.Params["dropped"] = len(fixed.Dropped)
-		if xs.csr != nil {
-			all := make([]int, d)
-			for j := range all {
-				all[j] = j
+	var solver Eigensolver
+	return fitter[*IsoProjectionModel]{method: method, opts: s.Options, input: sparseRows,
+		plan: func(xs samples) (fitPlan, error) {
+			n, d := xs.rows(), xs.cols()
+			if err := s.spec().validate(method, n); err != nil {
+				return fitPlan{}, err
 			}
-			train.csr = xs.csr.Submatrix(fixed.Kept, all)
-		} else {
-			train.dense = subsetRows(xs.dense, fixed.Kept)
-		}
-	}
-	nk := train.rows()
-	if s.Dim > nk-1 {
-		return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", method, ErrDimension, s.Dim, nk)
-	}
-	tau, err := geodesicTau(r, fixed.Graph, s.Float32, s.spec().constantBetween())
-	if err != nil {
-		return nil, err
-	}
-	m := &IsoProjectionModel{base: base{method: method}, kept: fixed.Kept}
-	if s.Solver == IsoProjectionDirect {
-		m.proj, m.eig, err = isoProjectionDirect(r, train.dense, tau, s.Dim, s.Seed)
-	} else {
-		m.proj, m.eig, err = isoProjectionRegression(r, train, tau, s, solver)
-	}
-	if err != nil {
-		return nil, err
-	}
-	err = r.stage("project", float64(train.nnz())*float64(s.Dim), func(ctx context.Context, st *stageCtx) error {
-		m.embedding = newGeneral(nk, s.Dim)
-		train.mulBlock(m.embedding, m.proj)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return fitted(r, m)
+			if s.Alpha < 0 || math.IsNaN(s.Alpha) || math.IsInf(s.Alpha, 0) || s.RegressionTol < 0 || s.RegressionIter < RegressionToTolerance {
+				return fitPlan{}, fmt.Errorf("%s: %w: alpha = %v, regression tolerance %v, iterations %d", method, ErrBadSetting, s.Alpha, s.RegressionTol, s.RegressionIter)
+			}
+			switch s.Solver {
+			case IsoProjectionRegression:
+			case IsoProjectionDirect:
+				if xs.csr != nil {
+					return fitPlan{}, fmt.Errorf("%s: %w: the direct (SVD) solver needs dense data; use the regression solver for sparse X", method, ErrBadSetting)
+				}
+			default:
+				return fitPlan{}, fmt.Errorf("%s: %w: solver %q (want regression or direct)", method, ErrBadSetting, s.Solver)
+			}
+			if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
+				return fitPlan{}, err
+			}
+			var err error
+			solver, err = chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, f32: s.Float32})
+			if err != nil {
+				return fitPlan{}, err
+			}
+			if s.Solver == IsoProjectionDirect && s.Float32 {
+				return fitPlan{}, fmt.Errorf("%s: %w: the direct solver needs float64 geodesics", method, ErrBadSetting)
+			}
+			params := map[string]any{"dim": s.Dim, "alpha": s.Alpha, "float32": s.Float32, "eigensolver": string(solver),
+				"sparse": xs.csr != nil}
+			if s.Solver == IsoProjectionDirect {
+				params["solver"] = "direct"
+			} else {
+				params["solver"] = "regression"
+				params["regression_iter"] = s.RegressionIter
+				if s.RegressionIter == 0 {
+					params["regression_iter"] = DefaultRegressionIter
+				}
+			}
+			s.spec().params(params)
+			elem := int64(8)
+			if s.Float32 {
+				elem = 4
+			}
+			est := elem*int64(n)*int64(n) + 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(n, s.K)
+			if s.Solver == IsoProjectionDirect {
+				est += 8 * int64(n) * int64(min(n, d)+n)
+			}
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: est, what: fmt.Sprintf("Isometric Projection on %d samples (one %d×%d τ(D_G))", n, n, n), cheaper: "float32 geodesics (Float32), or fewer training samples (the projection maps the rest)"}, nil
+		},
+		stages: func(r *run, xs samples) (*IsoProjectionModel, error) {
+			_, d := xs.dims()
+			var err error
+			fixed, err := neighbourGraphOf(r, xs, s.spec())
+			if err != nil {
+				return nil, err
+			}
+			train := xs
+			if len(fixed.Dropped) > 0 {
+				r.rep.Params["dropped"] = len(fixed.Dropped)
+				if xs.csr != nil {
+					all := make([]int, d)
+					for j := range all {
+						all[j] = j
+					}
+					train.csr = xs.csr.Submatrix(fixed.Kept, all)
+				} else {
+					train.dense = subsetRows(xs.dense, fixed.Kept)
+				}
+			}
+			nk := train.rows()
+			if s.Dim > nk-1 {
+				return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", method, ErrDimension, s.Dim, nk)
+			}
+			tau, err := geodesicTau(r, fixed.Graph, s.Float32, s.spec().constantBetween())
+			if err != nil {
+				return nil, err
+			}
+			m := &IsoProjectionModel{base: base{method: method}, kept: fixed.Kept}
+			if s.Solver == IsoProjectionDirect {
+				m.proj, m.eig, err = isoProjectionDirect(r, train.dense, tau, s.Dim, s.Seed)
+			} else {
+				m.proj, m.eig, err = isoProjectionRegression(r, train, tau, s, solver)
+			}
+			if err != nil {
+				return nil, err
+			}
+			err = r.stage("project", float64(train.nnz())*float64(s.Dim), func(ctx context.Context, st *stageCtx) error {
+				m.embedding = newGeneral(nk, s.Dim)
+				train.mulBlock(m.embedding, m.proj)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // isoProjectionRegression is spectral regression: the top dim eigenvectors

@@ -91,41 +91,42 @@ func (s LandmarkIsomap) spec() graphSpec {
 // Fit embeds the rows of x.
 func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapModel, error) {
 	const method = methodLandmarkIsomap
-	g, err := fitDenseInput(method, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n := g.Rows
-	s = s.resolved(n)
-	if err := s.spec().validate(method, n); err != nil {
-		return nil, err
-	}
-	if s.Landmarks < 2 || s.Landmarks > n {
-		return nil, fmt.Errorf("%s: %w: %d landmarks for %d samples (need 2 ≤ L ≤ N)", method, ErrBadSetting, s.Landmarks, n)
-	}
-	if err := checkDim(method, s.Dim, s.Landmarks-1, "landmarks−1"); err != nil {
-		return nil, err
-	}
-	switch s.Choice {
-	case LandmarksMaxMin, LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans:
-	default:
-		return nil, fmt.Errorf("%s: %w: landmark choice %q (want maxmin, random, kmeans++ or kmeans)", method, ErrBadSetting, s.Choice)
-	}
-	choice := s.Choice
-	if choice == LandmarksMaxMin {
-		choice = "maxmin"
-	}
-	params := map[string]any{"dim": s.Dim, "landmarks": s.Landmarks, "choice": string(choice)}
-	s.spec().params(params)
-	r, err := startRun(ctx, method, s.Options, n, g.Cols, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	est := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(g.Cols+3*max(s.K, 10)) + graphBytes(n, s.K) + fitCopyBytes(x, false)
-	if err := r.checkBudget(est, fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), "fewer landmarks"); err != nil {
-		return nil, err
-	}
+	var choice LandmarkChoice
+	return fitter[*LandmarkIsomapModel]{method: method, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			s = s.resolved(n)
+			if err := s.spec().validate(method, n); err != nil {
+				return fitPlan{}, err
+			}
+			if s.Landmarks < 2 || s.Landmarks > n {
+				return fitPlan{}, fmt.Errorf("%s: %w: %d landmarks for %d samples (need 2 ≤ L ≤ N)", method, ErrBadSetting, s.Landmarks, n)
+			}
+			if err := checkDim(method, s.Dim, s.Landmarks-1, "landmarks−1"); err != nil {
+				return fitPlan{}, err
+			}
+			switch s.Choice {
+			case LandmarksMaxMin, LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans:
+			default:
+				return fitPlan{}, fmt.Errorf("%s: %w: landmark choice %q (want maxmin, random, kmeans++ or kmeans)", method, ErrBadSetting, s.Choice)
+			}
+			choice = s.Choice
+			if choice == LandmarksMaxMin {
+				choice = "maxmin"
+			}
+			params := map[string]any{"dim": s.Dim, "landmarks": s.Landmarks, "choice": string(choice)}
+			s.spec().params(params)
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(n, s.K),
+				what:  fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
+		},
+		stages: func(r *run, in samples) (*LandmarkIsomapModel, error) { return s.stages(r, in.dense, choice) },
+	}.fit(ctx, x)
+}
+
+// stages fits the landmark Isomap of g; choice names the landmark choice.
+func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) (*LandmarkIsomapModel, error) {
+	const method = methodLandmarkIsomap
 	fixed, err := neighbourGraph(r, g, s.spec())
 	if err != nil {
 		return nil, err
@@ -229,7 +230,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 		}
 	}
 	m.prepareGeo()
-	return fitted(r, m)
+	return m, nil
 }
 
 // float32Scaled returns the graph whose squared geodesics fit float32:

@@ -111,113 +111,111 @@ func (s LaplacianEigenmaps) spec() graphSpec {
 func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianModel, error) {
 	const method = methodLaplacian
 	s = s.resolved()
-	in, err := fitSamplesInput(method, x, s.Options, true)
-	if err != nil {
-		return nil, err
-	}
-	n, d := in.dims()
-	if err := s.spec().validate(method, n); err != nil {
-		return nil, err
-	}
-	if err := s.Weight.check(method); err != nil {
-		return nil, err
-	}
-	if s.T < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) {
-		return nil, fmt.Errorf("%s: %w: heat kernel t = %v", method, ErrBadSetting, s.T)
-	}
-	if err := checkDim(method, s.Dim, n-2, "samples−2"); err != nil {
-		return nil, err
-	}
-	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, sparse: true})
-	if err != nil {
-		return nil, err
-	}
-	params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "eigensolver": string(solver), "input": in.kind()}
-	s.spec().params(params)
-	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	est := int64(8)*int64(in.nnz()+n*(4*s.K+2*s.Dim+40)) + graphBytes(n, s.K) + fitCopyBytes(x, true)
-	if solver == EigenDense {
-		est += 8 * int64(n) * int64(n)
-	}
-	if err := r.checkBudget(est, "Laplacian eigenmaps", "the Lanczos eigensolver (no N×N matrix)"); err != nil {
-		return nil, err
-	}
-	fixed, err := inputGraph(r, in, s.spec(), false)
-	if err != nil {
-		return nil, err
-	}
-	m := &LaplacianModel{base: base{method: method}, kept: fixed.Kept, dropped: fixed.Dropped,
-		k: s.K, eps: s.Eps, weight: s.Weight}
-	if len(fixed.Dropped) > 0 {
-		m.train = in.subset(fixed.Kept)
-		r.rep.Params["dropped"] = len(fixed.Dropped)
-	} else {
-		m.train = copyInput(in)
-	}
-	if s.K > 0 && s.Eps == 0 {
-		g := fixed.Graph
-		lists := &neighbors.Result{Ptr: slices.Clone(g.RowPtr()), Ind: slices.Clone(g.ColIdx()), Dist: slices.Clone(g.Values())}
-		m.near = keepLists(r, m.train, lists)
-	}
-	nk := len(fixed.Kept)
-	if s.Dim > nk-2 {
-		return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", method, ErrDimension, s.Dim, nk)
-	}
-	var a *sparse.CSR
-	var invSqrtD []float64
-	err = r.stage("laplacian", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-		kw := s.K
-		if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
-			kw = 0
-		}
-		var w *sparse.CSR
-		w, m.t = reweight(fixed.Graph, m.train, s.Weight, s.T, kw)
-		if s.Weight == WeightHeat {
-			r.rep.Params["t"] = m.t
-			st.detail = fmt.Sprintf("heat kernel, t = %.4g", m.t)
-		}
-		a, invSqrtD = normalizedAdjacency(w)
-		for i, v := range invSqrtD {
-			if v == 0 {
-				return fmt.Errorf("%w: point %d has no edge of positive weight (its degree is 0)", ErrNumerical, fixed.Kept[i])
+	var solver Eigensolver
+	return fitter[*LaplacianModel]{method: method, opts: s.Options, input: sparseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, _ := in.dims()
+			if err := s.spec().validate(method, n); err != nil {
+				return fitPlan{}, err
 			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	// The bottom of the normalized Laplacian I − Â, whose null vector is
-	// D^{1/2}·1.
-	lsym := sparse.Union(sparse.Identity(nk), a.Scale(-1), func(x, y float64) float64 { return x + y })
-	u := make([]float64, nk)
-	un := 0.0
-	for i, v := range invSqrtD {
-		u[i] = 1 / v
-		un += u[i] * u[i]
-	}
-	for i := range u {
-		u[i] /= math.Sqrt(un)
-	}
-	eig, err := bottomSparse(r, lsym, u, s.Dim, solver, s.Seed, "normalized Laplacian I − D^-1/2·W·D^-1/2")
-	if err != nil {
-		return nil, err
-	}
-	m.nullity = eig.nullity
-	// y = D^{-1/2}·v.
-	m.embedding = eig.vecs
-	for i := 0; i < nk; i++ {
-		for j := 0; j < s.Dim; j++ {
-			m.embedding.Data[i*s.Dim+j] *= invSqrtD[i]
-		}
-	}
-	backend.FixSigns(m.embedding)
-	m.eig = eig.vals
-	return fitted(r, m)
+			if err := s.Weight.check(method); err != nil {
+				return fitPlan{}, err
+			}
+			if s.T < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) {
+				return fitPlan{}, fmt.Errorf("%s: %w: heat kernel t = %v", method, ErrBadSetting, s.T)
+			}
+			if err := checkDim(method, s.Dim, n-2, "samples−2"); err != nil {
+				return fitPlan{}, err
+			}
+			var err error
+			solver, err = chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, sparse: true})
+			if err != nil {
+				return fitPlan{}, err
+			}
+			params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "eigensolver": string(solver), "input": in.kind()}
+			s.spec().params(params)
+			est := int64(8)*int64(in.nnz()+n*(4*s.K+2*s.Dim+40)) + graphBytes(n, s.K)
+			if solver == EigenDense {
+				est += 8 * int64(n) * int64(n)
+			}
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: est, what: "Laplacian eigenmaps", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
+		},
+		stages: func(r *run, in samples) (*LaplacianModel, error) {
+			fixed, err := inputGraph(r, in, s.spec(), false)
+			if err != nil {
+				return nil, err
+			}
+			m := &LaplacianModel{base: base{method: method}, kept: fixed.Kept, dropped: fixed.Dropped,
+				k: s.K, eps: s.Eps, weight: s.Weight}
+			if len(fixed.Dropped) > 0 {
+				m.train = in.subset(fixed.Kept)
+				r.rep.Params["dropped"] = len(fixed.Dropped)
+			} else {
+				m.train = copyInput(in)
+			}
+			if s.K > 0 && s.Eps == 0 {
+				g := fixed.Graph
+				lists := &neighbors.Result{Ptr: slices.Clone(g.RowPtr()), Ind: slices.Clone(g.ColIdx()), Dist: slices.Clone(g.Values())}
+				m.near = keepLists(r, m.train, lists)
+			}
+			nk := len(fixed.Kept)
+			if s.Dim > nk-2 {
+				return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", method, ErrDimension, s.Dim, nk)
+			}
+			var a *sparse.CSR
+			var invSqrtD []float64
+			err = r.stage("laplacian", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
+				kw := s.K
+				if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
+					kw = 0
+				}
+				var w *sparse.CSR
+				w, m.t = reweight(fixed.Graph, m.train, s.Weight, s.T, kw)
+				if s.Weight == WeightHeat {
+					r.rep.Params["t"] = m.t
+					st.detail = fmt.Sprintf("heat kernel, t = %.4g", m.t)
+				}
+				a, invSqrtD = normalizedAdjacency(w)
+				for i, v := range invSqrtD {
+					if v == 0 {
+						return fmt.Errorf("%w: point %d has no edge of positive weight (its degree is 0)", ErrNumerical, fixed.Kept[i])
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			// The bottom of the normalized Laplacian I − Â, whose null vector is
+			// D^{1/2}·1.
+			lsym := sparse.Union(sparse.Identity(nk), a.Scale(-1), func(x, y float64) float64 { return x + y })
+			u := make([]float64, nk)
+			un := 0.0
+			for i, v := range invSqrtD {
+				u[i] = 1 / v
+				un += u[i] * u[i]
+			}
+			for i := range u {
+				u[i] /= math.Sqrt(un)
+			}
+			eig, err := bottomSparse(r, lsym, u, s.Dim, solver, s.Seed, "normalized Laplacian I − D^-1/2·W·D^-1/2")
+			if err != nil {
+				return nil, err
+			}
+			m.nullity = eig.nullity
+			// y = D^{-1/2}·v.
+			m.embedding = eig.vecs
+			for i := 0; i < nk; i++ {
+				for j := 0; j < s.Dim; j++ {
+					m.embedding.Data[i*s.Dim+j] *= invSqrtD[i]
+				}
+			}
+			backend.FixSigns(m.embedding)
+			m.eig = eig.vals
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // copyInput returns a copy of the rows (a CSR is immutable and shared).

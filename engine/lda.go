@@ -170,59 +170,63 @@ func classIndex(labels []int) ([]int, []int, []int) {
 // Fit learns the discriminant from the rows of x and s.Labels.
 func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 	const method = methodLDA
-	g, err := fitDenseInput(method, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n, d := g.Rows, g.Cols
-	y, classes, _, err := checkLabels(method, s.Labels, n)
-	if err != nil {
-		return nil, err
-	}
-	c := len(classes)
-	dim := s.Dim
-	if dim == 0 {
-		dim = c - 1
-	}
-	if err := checkDim(method, dim, c-1, "classes−1"); err != nil {
-		return nil, err
-	}
-	if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) {
-		return nil, fmt.Errorf("%s: %w: reg = %v, need ≥ 0", method, ErrBadSetting, s.Reg)
-	}
-	solver, err := s.solver()
-	if err != nil {
-		return nil, err
-	}
-	usePCA := solver == LDAFisherfaces && !s.NoPCA && d > n-c
-	params := map[string]any{"dim": dim, "classes": c, "reg": s.Reg, "pca": usePCA, "solver": string(solver)}
-	r, err := startRun(ctx, method, s.Options, n, d, dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	// The centred copy and the D'×D' scatter matrices (D' = min(D, N));
-	// the Fisherfaces PCA adds the N×N Gram matrix, the SVD solver the
-	// whitened scores and the map back (N×D' and D×D').
-	est := 8*int64(n*d+3*min(d, n)*min(d, n)) + fitCopyBytes(x, false)
-	if usePCA {
-		est += 8 * int64(n) * int64(n+d)
-	}
-	if solver == LDASVD {
-		est += 8 * int64(n+d) * int64(min(n, d))
-	}
-	if err := r.checkBudget(est, "LDA", "fewer samples"); err != nil {
-		return nil, err
-	}
-	m := &LDAModel{base: base{method: method}}
-	m.fisher, m.embedding, err = fitFisher(r, g, y, classes, dim, s.Reg, solver, usePCA)
-	if err != nil {
-		return nil, err
-	}
-	if usePCA || solver == LDASVD {
-		r.rep.Params["pca_dim"] = m.pcaDim
-	}
-	return fitted(r, m)
+	var (
+		y, classes []int
+		dim        int
+		solver     LDASolver
+		usePCA     bool
+	)
+	return fitter[*LDAModel]{method: method, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			g := in.dense
+			n, d := g.Rows, g.Cols
+			var err error
+			y, classes, _, err = checkLabels(method, s.Labels, n)
+			if err != nil {
+				return fitPlan{}, err
+			}
+			c := len(classes)
+			dim = s.Dim
+			if dim == 0 {
+				dim = c - 1
+			}
+			if err := checkDim(method, dim, c-1, "classes−1"); err != nil {
+				return fitPlan{}, err
+			}
+			if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) {
+				return fitPlan{}, fmt.Errorf("%s: %w: reg = %v, need ≥ 0", method, ErrBadSetting, s.Reg)
+			}
+			if solver, err = s.solver(); err != nil {
+				return fitPlan{}, err
+			}
+			usePCA = solver == LDAFisherfaces && !s.NoPCA && d > n-c
+			params := map[string]any{"dim": dim, "classes": c, "reg": s.Reg, "pca": usePCA, "solver": string(solver)}
+			// The centred copy and the D'×D' scatter matrices (D' = min(D, N));
+			// the Fisherfaces PCA adds the N×N Gram matrix, the SVD solver the
+			// whitened scores and the map back (N×D' and D×D').
+			est := 8 * int64(n*d+3*min(d, n)*min(d, n))
+			if usePCA {
+				est += 8 * int64(n) * int64(n+d)
+			}
+			if solver == LDASVD {
+				est += 8 * int64(n+d) * int64(min(n, d))
+			}
+			return fitPlan{dim: dim, params: params,
+				bytes: est, what: "LDA", cheaper: "fewer samples"}, nil
+		},
+		stages: func(r *run, in samples) (*LDAModel, error) {
+			var err error
+			m := &LDAModel{base: base{method: method}}
+			m.fisher, m.embedding, err = fitFisher(r, in.dense, y, classes, dim, s.Reg, solver, usePCA)
+			if err != nil {
+				return nil, err
+			}
+			if usePCA || solver == LDASVD {
+				r.rep.Params["pca_dim"] = m.pcaDim
+			}
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // checkLabels validates labels for n samples: at least two classes and

@@ -72,78 +72,80 @@ func (s LLE) resolved() LLE {
 // Fit embeds the rows of x.
 func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	s = s.resolved()
-	g, err := fitDenseInput(methodLLE, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n, d := g.Rows, g.Cols
-	if s.K < 1 || s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) {
-		return nil, fmt.Errorf("%s: %w: k = %d, reg = %v", methodLLE, ErrBadSetting, s.K, s.Reg)
-	}
-	if s.K >= n {
-		return nil, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", methodLLE, ErrTooFewSamples, s.K, n)
-	}
-	if err := checkDim(methodLLE, s.Dim, n-2, "samples−2"); err != nil {
-		return nil, err
-	}
-	solver, err := chooseEigensolver(methodLLE, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, sparse: true})
-	if err != nil {
-		return nil, err
-	}
-	params := map[string]any{"dim": s.Dim, "k": s.K, "reg": s.Reg, "eigensolver": string(solver)}
-	r, err := startRun(ctx, methodLLE, s.Options, n, d, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	est := int64(8) * int64(n) * int64(d+4*s.K*s.K)
-	if solver == EigenDense {
-		est += 8 * int64(n) * int64(n)
-	}
-	est += graphBytes(n, s.K) + fitCopyBytes(x, false)
-	if err := r.checkBudget(est, "LLE", "the Lanczos eigensolver (no N×N matrix)"); err != nil {
-		return nil, err
-	}
-	var nb *neighbors.Result
-	err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
-		var err error
-		nb, err = selfKNN(ctx, st, samples{dense: g}, s.K)
-		if err != nil {
-			return err
-		}
-		return checkKNNConnected(methodLLE, nb)
-	})
-	if err != nil {
-		return nil, mapGraphErr(err)
-	}
-	var w *sparse.CSR
-	err = r.stage("weights", float64(n)*(float64(s.K*s.K*d)+flam.Potrf(s.K)), func(ctx context.Context, st *stageCtx) error {
-		var err error
-		w, err = reconstructionWeights(ctx, g, g, nb, s.Reg, n)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	m := &LLEModel{base: base{method: methodLLE}, train: copyGeneral(g), k: s.K, reg: s.Reg}
-	m.near = keepLists(r, samples{dense: g}, nb)
-	mm, err := lleM(ctx, w, n)
-	if err != nil {
-		return nil, err
-	}
-	eig, err := bottomSparse(r, mm, unitConstant(n), s.Dim, solver, s.Seed, "matrix M = (I−W)ᵀ(I−W)")
-	if err != nil {
-		return nil, err
-	}
-	m.nullity = eig.nullity
-	// Scale to eq. 70.
-	scale := math.Sqrt(float64(n - 1))
-	m.embedding = eig.vecs
-	for i := range m.embedding.Data {
-		m.embedding.Data[i] *= scale
-	}
-	m.eig = eig.vals
-	return fitted(r, m)
+	var solver Eigensolver
+	return fitter[*LLEModel]{method: methodLLE, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			g := in.dense
+			n, d := g.Rows, g.Cols
+			if s.K < 1 || s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) {
+				return fitPlan{}, fmt.Errorf("%s: %w: k = %d, reg = %v", methodLLE, ErrBadSetting, s.K, s.Reg)
+			}
+			if s.K >= n {
+				return fitPlan{}, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", methodLLE, ErrTooFewSamples, s.K, n)
+			}
+			if err := checkDim(methodLLE, s.Dim, n-2, "samples−2"); err != nil {
+				return fitPlan{}, err
+			}
+			var err error
+			solver, err = chooseEigensolver(methodLLE, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, sparse: true})
+			if err != nil {
+				return fitPlan{}, err
+			}
+			params := map[string]any{"dim": s.Dim, "k": s.K, "reg": s.Reg, "eigensolver": string(solver)}
+			est := int64(8) * int64(n) * int64(d+4*s.K*s.K)
+			if solver == EigenDense {
+				est += 8 * int64(n) * int64(n)
+			}
+			est += graphBytes(n, s.K)
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: est, what: "LLE", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
+		},
+		stages: func(r *run, in samples) (*LLEModel, error) {
+			g := in.dense
+			n, d := g.Rows, g.Cols
+			var err error
+			var nb *neighbors.Result
+			err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
+				var err error
+				nb, err = selfKNN(ctx, st, samples{dense: g}, s.K)
+				if err != nil {
+					return err
+				}
+				return checkKNNConnected(methodLLE, nb)
+			})
+			if err != nil {
+				return nil, mapGraphErr(err)
+			}
+			var w *sparse.CSR
+			err = r.stage("weights", float64(n)*(float64(s.K*s.K*d)+flam.Potrf(s.K)), func(ctx context.Context, st *stageCtx) error {
+				var err error
+				w, err = reconstructionWeights(ctx, g, g, nb, s.Reg, n)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			m := &LLEModel{base: base{method: methodLLE}, train: copyGeneral(g), k: s.K, reg: s.Reg}
+			m.near = keepLists(r, samples{dense: g}, nb)
+			mm, err := lleM(ctx, w, n)
+			if err != nil {
+				return nil, err
+			}
+			eig, err := bottomSparse(r, mm, unitConstant(n), s.Dim, solver, s.Seed, "matrix M = (I−W)ᵀ(I−W)")
+			if err != nil {
+				return nil, err
+			}
+			m.nullity = eig.nullity
+			// Scale to eq. 70.
+			scale := math.Sqrt(float64(n - 1))
+			m.embedding = eig.vecs
+			for i := range m.embedding.Data {
+				m.embedding.Data[i] *= scale
+			}
+			m.eig = eig.vals
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // reconstructionWeights returns the CSR of barycentric weights (nq×n) that

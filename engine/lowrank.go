@@ -128,181 +128,182 @@ func (s LowRankIsomap) resolved() LowRankIsomap {
 func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapModel, error) {
 	const method = methodLowRankIsomap
 	s = s.resolved()
-	g, err := fitDenseInput(method, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n, d := g.Rows, g.Cols
-	var y []int
+	var y []int // labels as class indices; nil: groups by k-means
 	nc := s.Landmarks
-	if n < 3 {
-		return nil, fmt.Errorf("%s: %w: %d sample(s), need at least 3 (two groups and a within-group scatter)", method, ErrTooFewSamples, n)
-	}
-	if s.Labels != nil {
-		var classes []int
-		if y, classes, _, err = checkLabels(method, s.Labels, n); err != nil {
-			return nil, err
-		}
-		nc = len(classes)
-	} else if nc < 2 || nc >= n {
-		return nil, fmt.Errorf("%s: %w: %d landmarks for %d samples (need 2 ≤ L < N)", method, ErrBadSetting, nc, n)
-	}
-	if err := checkDim(method, s.Dim, min(nc-1, d), "min(landmarks−1, features)"); err != nil {
-		return nil, err
-	}
-	if s.Ridge < 0 || math.IsNaN(s.Ridge) || math.IsInf(s.Ridge, 0) {
-		return nil, fmt.Errorf("%s: %w: ridge %v", method, ErrBadSetting, s.Ridge)
-	}
-	params := map[string]any{"dim": s.Dim, "landmarks": nc, "supervised": s.Labels != nil, "unit_scale": s.UnitScale}
-	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	est := 8*(2*int64(n)*int64(d)+3*int64(d)*int64(d)+8*int64(nc)*int64(max(d, nc))) + fitCopyBytes(x, false)
-	if err := r.checkBudget(est, "Low-Rank Isomap (D×D scatter matrices)", "fewer features (PCA first)"); err != nil {
-		return nil, err
-	}
-	m := &LowRankIsomapModel{base: base{method: method}}
-	if y == nil {
-		err = r.stage("kmeans", 20*flam.KNNBrute(n, nc, d), func(ctx context.Context, st *stageCtx) error {
-			res, err := cluster.KMeans{K: nc, Seed: s.Seed}.Fit(ctx, g)
-			if err != nil {
-				if isCtxErr(err) { // a cancellation is not a bad setting
+	return fitter[*LowRankIsomapModel]{method: method, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			g := in.dense
+			n, d := g.Rows, g.Cols
+			if n < 3 {
+				return fitPlan{}, fmt.Errorf("%s: %w: %d sample(s), need at least 3 (two groups and a within-group scatter)", method, ErrTooFewSamples, n)
+			}
+			if s.Labels != nil {
+				var classes []int
+				var err error
+				if y, classes, _, err = checkLabels(method, s.Labels, n); err != nil {
+					return fitPlan{}, err
+				}
+				nc = len(classes)
+			} else if nc < 2 || nc >= n {
+				return fitPlan{}, fmt.Errorf("%s: %w: %d landmarks for %d samples (need 2 ≤ L < N)", method, ErrBadSetting, nc, n)
+			}
+			if err := checkDim(method, s.Dim, min(nc-1, d), "min(landmarks−1, features)"); err != nil {
+				return fitPlan{}, err
+			}
+			if s.Ridge < 0 || math.IsNaN(s.Ridge) || math.IsInf(s.Ridge, 0) {
+				return fitPlan{}, fmt.Errorf("%s: %w: ridge %v", method, ErrBadSetting, s.Ridge)
+			}
+			params := map[string]any{"dim": s.Dim, "landmarks": nc, "supervised": s.Labels != nil, "unit_scale": s.UnitScale}
+			est := 8 * (2*int64(n)*int64(d) + 3*int64(d)*int64(d) + 8*int64(nc)*int64(max(d, nc)))
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: est, what: "Low-Rank Isomap (D×D scatter matrices)", cheaper: "fewer features (PCA first)"}, nil
+		},
+		stages: func(r *run, in samples) (*LowRankIsomapModel, error) {
+			g := in.dense
+			n, d := g.Rows, g.Cols
+			var err error
+			m := &LowRankIsomapModel{base: base{method: method}}
+			if y == nil {
+				err = r.stage("kmeans", 20*flam.KNNBrute(n, nc, d), func(ctx context.Context, st *stageCtx) error {
+					res, err := cluster.KMeans{K: nc, Seed: s.Seed}.Fit(ctx, g)
+					if err != nil {
+						if isCtxErr(err) { // a cancellation is not a bad setting
+							return err
+						}
+						return fmt.Errorf("%w: %w", ErrBadSetting, err)
+					}
+					y = res.Labels
+					st.iterations = res.Iterations
+					st.detail = fmt.Sprintf("%d clusters, k-means++ seeding, inertia %.4g", nc, res.Inertia)
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			// Scatter: centred data, cluster means, B and S_W.
+			var a blas64.General
+			m.mean, a, _ = centre(g)
+			size := make([]int, nc)
+			m.landmarks = newGeneral(nc, d)
+			b := newGeneral(d, nc)
+			sw := newGeneral(d, d)
+			err = r.stage("scatter", flam.ClassScatter(n, d, nc), func(ctx context.Context, st *stageCtx) error {
+				cm := newGeneral(nc, d) // cluster means of the centred data
+				for i := 0; i < n; i++ {
+					size[y[i]]++
+					row := cm.Data[y[i]*d : (y[i]+1)*d]
+					for j, v := range a.Data[i*d : (i+1)*d] {
+						row[j] += v
+					}
+				}
+				for k := 0; k < nc; k++ {
+					if size[k] == 0 {
+						return fmt.Errorf("%w: cluster %d is empty", ErrNumerical, k)
+					}
+					sq := math.Sqrt(float64(size[k]))
+					for j := 0; j < d; j++ {
+						cm.Data[k*d+j] /= float64(size[k])
+						b.Data[j*nc+k] = sq * cm.Data[k*d+j]
+						m.landmarks.Data[k*d+j] = cm.Data[k*d+j] + m.mean[j]
+					}
+				}
+				w := newGeneral(n, d)
+				for i := 0; i < n; i++ {
+					mrow := cm.Data[y[i]*d : (y[i]+1)*d]
+					for j, v := range a.Data[i*d : (i+1)*d] {
+						w.Data[i*d+j] = v - mrow[j]
+					}
+				}
+				if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, w, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: sw.Data}); err != nil {
 					return err
 				}
-				return fmt.Errorf("%w: %w", ErrBadSetting, err)
+				mirrorUpper(sw)
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
-			y = res.Labels
-			st.iterations = res.Iterations
-			st.detail = fmt.Sprintf("%d clusters, k-means++ seeding, inertia %.4g", nc, res.Inertia)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	// Scatter: centred data, cluster means, B and S_W.
-	var a blas64.General
-	m.mean, a, _ = centre(g)
-	size := make([]int, nc)
-	m.landmarks = newGeneral(nc, d)
-	b := newGeneral(d, nc)
-	sw := newGeneral(d, d)
-	err = r.stage("scatter", flam.ClassScatter(n, d, nc), func(ctx context.Context, st *stageCtx) error {
-		cm := newGeneral(nc, d) // cluster means of the centred data
-		for i := 0; i < n; i++ {
-			size[y[i]]++
-			row := cm.Data[y[i]*d : (y[i]+1)*d]
-			for j, v := range a.Data[i*d : (i+1)*d] {
-				row[j] += v
+			err = r.stage("lrr", flam.LRRIter(d, nc, nc)*1000, func(ctx context.Context, st *stageCtx) error {
+				in := b
+				if s.UnitScale {
+					in = copyGeneral(b)
+					sv := make([]float64, min(d, nc))
+					if err := backend.Active().Gesdd(copyGeneral(b), sv, blas64.General{}, blas64.General{}); err != nil {
+						return wrapNumerical(err)
+					}
+					if sv[0] > 0 {
+						for i := range in.Data {
+							in.Data[i] /= sv[0]
+						}
+					}
+				}
+				res, err := admm.LRR(ctx, in, s.LRR)
+				if res == nil || (err != nil && !errors.Is(err, admm.ErrNotConverged)) {
+					if err != nil && !isCtxErr(err) {
+						err = fmt.Errorf("%w: %w", ErrNumerical, err)
+					}
+					return err
+				}
+				m.z, m.lrr = res.Z, res.Stats
+				st.iterations = res.Stats.Iterations
+				st.predicted = res.Stats.Flam
+				st.detail = fmt.Sprintf("rank(Z_B) = %d of %d, residuals %.2g (eq. 25) and %.2g (Z = J), converged %v",
+					res.Stats.Rank, nc, res.Stats.PrimalResidual, res.Stats.ZJResidual, res.Stats.Converged)
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
-		}
-		for k := 0; k < nc; k++ {
-			if size[k] == 0 {
-				return fmt.Errorf("%w: cluster %d is empty", ErrNumerical, k)
+			r.rep.Params["rank_z"] = m.lrr.Rank
+			r.rep.Params["lrr_iterations"] = m.lrr.Iterations
+			r.rep.Params["lrr_converged"] = m.lrr.Converged
+			r.rep.Params["lrr_primal_residual"] = m.lrr.PrimalResidual
+			r.rep.Params["lrr_zj_residual"] = m.lrr.ZJResidual
+			var wf blas64.General
+			err = r.stage("eigensolve", flam.Gemm(d, nc, nc)+flam.FisherReduction(d, nc, s.Dim), func(ctx context.Context, st *stageCtx) error {
+				bz := newGeneral(d, nc) // the factor of S̃_B
+				backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, b, m.z, 0, bz)
+				st.detail = "Cholesky of S_W, SVD of L⁻¹BZ_B"
+				var err error
+				m.eig, wf, err = fisherSolve(copyGeneral(sw), bz, s.Dim, 0)
+				if errors.Is(err, errSingularScatter) {
+					m.ridge = s.Ridge * trace(sw) / float64(d)
+					st.detail += fmt.Sprintf(", S_W singular: ridge %.3g", m.ridge)
+					m.eig, wf, err = fisherSolve(sw, bz, s.Dim, m.ridge)
+					if errors.Is(err, errSingularScatter) {
+						return fmt.Errorf("%w: the within-cluster scatter is singular even with the ridge %g; raise Ridge", ErrNumerical, m.ridge)
+					}
+				}
+				return err
+			})
+			if err != nil {
+				return nil, err
 			}
-			sq := math.Sqrt(float64(size[k]))
-			for j := 0; j < d; j++ {
-				cm.Data[k*d+j] /= float64(size[k])
-				b.Data[j*nc+k] = sq * cm.Data[k*d+j]
-				m.landmarks.Data[k*d+j] = cm.Data[k*d+j] + m.mean[j]
-			}
-		}
-		w := newGeneral(n, d)
-		for i := 0; i < n; i++ {
-			mrow := cm.Data[y[i]*d : (y[i]+1)*d]
-			for j, v := range a.Data[i*d : (i+1)*d] {
-				w.Data[i*d+j] = v - mrow[j]
-			}
-		}
-		if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, w, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: sw.Data}); err != nil {
-			return err
-		}
-		mirrorUpper(sw)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = r.stage("lrr", flam.LRRIter(d, nc, nc)*1000, func(ctx context.Context, st *stageCtx) error {
-		in := b
-		if s.UnitScale {
-			in = copyGeneral(b)
-			sv := make([]float64, min(d, nc))
-			if err := backend.Active().Gesdd(copyGeneral(b), sv, blas64.General{}, blas64.General{}); err != nil {
-				return wrapNumerical(err)
-			}
-			if sv[0] > 0 {
-				for i := range in.Data {
-					in.Data[i] /= sv[0]
+			r.rep.Params["ridge"] = m.ridge
+			for j := 0; j < s.Dim; j++ {
+				if j >= len(m.eig) || !(m.eig[j] > 1e-12*m.eig[0]) {
+					return nil, fmt.Errorf("%s: %w: only %d of the %d requested directions have a non-zero generalized eigenvalue (rank of Z_B: %d); lower Dim or change the LRR's λ",
+						method, ErrDimension, j, s.Dim, m.lrr.Rank)
 				}
 			}
-		}
-		res, err := admm.LRR(ctx, in, s.LRR)
-		if res == nil || (err != nil && !errors.Is(err, admm.ErrNotConverged)) {
-			if err != nil && !isCtxErr(err) {
-				err = fmt.Errorf("%w: %w", ErrNumerical, err)
+			sc := math.Sqrt(float64(n)) // Wᵀ(S_W/N)W = I, as LDA
+			for i := range wf.Data {
+				wf.Data[i] *= sc
 			}
-			return err
-		}
-		m.z, m.lrr = res.Z, res.Stats
-		st.iterations = res.Stats.Iterations
-		st.predicted = res.Stats.Flam
-		st.detail = fmt.Sprintf("rank(Z_B) = %d of %d, residuals %.2g (eq. 25) and %.2g (Z = J), converged %v",
-			res.Stats.Rank, nc, res.Stats.PrimalResidual, res.Stats.ZJResidual, res.Stats.Converged)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	r.rep.Params["rank_z"] = m.lrr.Rank
-	r.rep.Params["lrr_iterations"] = m.lrr.Iterations
-	r.rep.Params["lrr_converged"] = m.lrr.Converged
-	r.rep.Params["lrr_primal_residual"] = m.lrr.PrimalResidual
-	r.rep.Params["lrr_zj_residual"] = m.lrr.ZJResidual
-	var wf blas64.General
-	err = r.stage("eigensolve", flam.Gemm(d, nc, nc)+flam.FisherReduction(d, nc, s.Dim), func(ctx context.Context, st *stageCtx) error {
-		bz := newGeneral(d, nc) // the factor of S̃_B
-		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, b, m.z, 0, bz)
-		st.detail = "Cholesky of S_W, SVD of L⁻¹BZ_B"
-		var err error
-		m.eig, wf, err = fisherSolve(copyGeneral(sw), bz, s.Dim, 0)
-		if errors.Is(err, errSingularScatter) {
-			m.ridge = s.Ridge * trace(sw) / float64(d)
-			st.detail += fmt.Sprintf(", S_W singular: ridge %.3g", m.ridge)
-			m.eig, wf, err = fisherSolve(sw, bz, s.Dim, m.ridge)
-			if errors.Is(err, errSingularScatter) {
-				return fmt.Errorf("%w: the within-cluster scatter is singular even with the ridge %g; raise Ridge", ErrNumerical, m.ridge)
+			backend.FixSigns(wf)
+			m.proj = wf
+			err = r.stage("project", flam.Gemm(n, s.Dim, d), func(ctx context.Context, st *stageCtx) error {
+				m.embedding = newGeneral(n, s.Dim)
+				backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, a, m.proj, 0, m.embedding)
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	r.rep.Params["ridge"] = m.ridge
-	for j := 0; j < s.Dim; j++ {
-		if j >= len(m.eig) || !(m.eig[j] > 1e-12*m.eig[0]) {
-			return nil, fmt.Errorf("%s: %w: only %d of the %d requested directions have a non-zero generalized eigenvalue (rank of Z_B: %d); lower Dim or change the LRR's λ",
-				method, ErrDimension, j, s.Dim, m.lrr.Rank)
-		}
-	}
-	sc := math.Sqrt(float64(n)) // Wᵀ(S_W/N)W = I, as LDA
-	for i := range wf.Data {
-		wf.Data[i] *= sc
-	}
-	backend.FixSigns(wf)
-	m.proj = wf
-	err = r.stage("project", flam.Gemm(n, s.Dim, d), func(ctx context.Context, st *stageCtx) error {
-		m.embedding = newGeneral(n, s.Dim)
-		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, a, m.proj, 0, m.embedding)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return fitted(r, m)
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // Projection returns W (D×Dim).

@@ -82,92 +82,90 @@ func (s LPP) spec() graphSpec { return graphSpec{k: s.K, eps: s.Eps, labels: s.L
 func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 	const method = methodLPP
 	s = s.resolved()
-	in, err := fitSamplesInput(method, x, s.Options, true)
-	if err != nil {
-		return nil, err
-	}
-	n, d := in.dims()
-	if err := s.spec().validate(method, n); err != nil {
-		return nil, err
-	}
-	if err := s.Weight.check(method); err != nil {
-		return nil, err
-	}
-	if s.T < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) || s.PCADim < 0 {
-		return nil, fmt.Errorf("%s: %w: t = %v, PCADim = %d", method, ErrBadSetting, s.T, s.PCADim)
-	}
-	if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
-		return nil, err
-	}
-	params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "input": in.kind()}
-	spec := s.spec()
-	spec.params(params)
-	delete(params, "disconnected")
-	if s.PCADim > 0 {
-		params["pca_dim"] = s.PCADim
-	}
-	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	if err := r.checkBudget(lgeBytes(in, s.PCADim)+graphBytes(n, s.K)+fitCopyBytes(x, true), "LPP", "a smaller PCADim (fewer singular directions)"); err != nil {
-		return nil, err
-	}
-	fixed, err := inputGraph(r, in, spec, true)
-	if err != nil {
-		return nil, err
-	}
-	var a *sparse.CSR
-	var deg []float64
-	err = r.stage("weights", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-		kw := s.K
-		if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
-			kw = 0
-		}
-		w, t := reweight(fixed.Graph, in, s.Weight, s.T, kw)
-		if s.Weight == WeightHeat {
-			r.rep.Params["t"] = t
-			st.detail = fmt.Sprintf("heat kernel, t = %.4g", t)
-		}
-		deg = degrees(w)
-		a, _ = normalizedAdjacency(w)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	p := lgeProblem{in: in, b: deg, largest: true, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
-		// R = Uᵀ·D^{-1/2}·W·D^{-1/2}·U.
-		reduce: func(u blas64.General) blas64.General {
-			z := newGeneral(u.Rows, u.Cols)
-			a.MulBlockTo(z, u)
-			rr := newGeneral(u.Cols, u.Cols)
-			backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, u, z, 0, rr)
-			symmetrize(rr)
-			return rr
+	return fitter[*LPPModel]{method: method, opts: s.Options, input: sparseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			if err := s.spec().validate(method, n); err != nil {
+				return fitPlan{}, err
+			}
+			if err := s.Weight.check(method); err != nil {
+				return fitPlan{}, err
+			}
+			if s.T < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) || s.PCADim < 0 {
+				return fitPlan{}, fmt.Errorf("%s: %w: t = %v, PCADim = %d", method, ErrBadSetting, s.T, s.PCADim)
+			}
+			if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
+				return fitPlan{}, err
+			}
+			params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "input": in.kind()}
+			spec := s.spec()
+			spec.params(params)
+			delete(params, "disconnected")
+			if s.PCADim > 0 {
+				params["pca_dim"] = s.PCADim
+			}
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: lgeBytes(in, s.PCADim) + graphBytes(n, s.K), what: "LPP", cheaper: "a smaller PCADim (fewer singular directions)"}, nil
 		},
-		cost: func(rk int) float64 { return flam.SpMV(a.NNZ())*float64(rk) + flam.Gemm(rk, rk, n) },
-	}
-	res, err := solveLGE(r, p)
-	if err != nil {
-		return nil, err
-	}
-	m := &LPPModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, kept: fixed.Kept,
-		params: map[string]any{"k": s.K, "eps": s.Eps, "weight": s.Weight.String(), "rank": res.rank}}}
-	m.eig = make([]float64, s.Dim)
-	for j, v := range res.vals {
-		m.eig[j] = 1 - v
-	}
-	r.rep.Params["rank"] = res.rank
-	err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-		m.embedding = m.apply(in)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return fitted(r, m)
+		stages: func(r *run, in samples) (*LPPModel, error) {
+			n, d := in.dims()
+			var err error
+			fixed, err := inputGraph(r, in, s.spec(), true)
+			if err != nil {
+				return nil, err
+			}
+			var a *sparse.CSR
+			var deg []float64
+			err = r.stage("weights", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
+				kw := s.K
+				if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
+					kw = 0
+				}
+				w, t := reweight(fixed.Graph, in, s.Weight, s.T, kw)
+				if s.Weight == WeightHeat {
+					r.rep.Params["t"] = t
+					st.detail = fmt.Sprintf("heat kernel, t = %.4g", t)
+				}
+				deg = degrees(w)
+				a, _ = normalizedAdjacency(w)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			p := lgeProblem{in: in, b: deg, largest: true, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
+				// R = Uᵀ·D^{-1/2}·W·D^{-1/2}·U.
+				reduce: func(u blas64.General) blas64.General {
+					z := newGeneral(u.Rows, u.Cols)
+					a.MulBlockTo(z, u)
+					rr := newGeneral(u.Cols, u.Cols)
+					backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, u, z, 0, rr)
+					symmetrize(rr)
+					return rr
+				},
+				cost: func(rk int) float64 { return flam.SpMV(a.NNZ())*float64(rk) + flam.Gemm(rk, rk, n) },
+			}
+			res, err := solveLGE(r, p)
+			if err != nil {
+				return nil, err
+			}
+			m := &LPPModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, kept: fixed.Kept,
+				params: map[string]any{"k": s.K, "eps": s.Eps, "weight": s.Weight.String(), "rank": res.rank}}}
+			m.eig = make([]float64, s.Dim)
+			for j, v := range res.vals {
+				m.eig[j] = 1 - v
+			}
+			r.rep.Params["rank"] = res.rank
+			err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+				m.embedding = m.apply(in)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // symmetrize replaces a square matrix by (A + Aᵀ)/2.

@@ -56,123 +56,124 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	if s.Dim == 0 {
 		s.Dim = 2
 	}
-	in, err := fitSamplesInput(method, x, s.Options, false)
-	if err != nil {
-		return nil, err
-	}
-	n, d := in.dims()
-	m := min(n, d)
-	if err := checkDim(method, s.Dim, m, "min(documents, terms)"); err != nil {
-		return nil, err
-	}
-	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: m, dim: s.Dim, gram: true})
-	if err != nil {
-		return nil, err
-	}
-	params := map[string]any{"dim": s.Dim, "eigensolver": string(solver), "input": in.kind()}
-	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	est := int64(8)*int64((n+d)*s.Dim+3*m*max(3*s.Dim, 48)) + fitCopyBytes(x, true)
-	if solver == EigenDense {
-		est += 8 * int64(m) * int64(m)
-	}
-	if err := r.checkBudget(est, "LSI", "the Lanczos eigensolver (no min(N, D)² Gram matrix)"); err != nil {
-		return nil, err
-	}
-	h := &hatOp{n: n, d: d, a: in.csr, dense: in.dense, mu: make([]float64, d)}
-	gram := gramOp{h: h, samples: n <= d}
-	side := "X·Xᵀ"
-	if !gram.samples {
-		side = "Xᵀ·X"
-	}
-	var vals []float64
-	var vecs blas64.General
-	if solver == EigenDense {
-		cost := flam.Syevr(m, s.Dim)
-		if in.isSparse() {
-			cost += flam.GramSparse(in.nnz(), m)
-		} else {
-			cost += flam.Syrk(m, max(n, d))
-		}
-		err = r.stage("eigensolve", cost, func(ctx context.Context, st *stageCtx) error {
-			sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
-			if in.isSparse() {
-				if err := formGram(ctx, st, gram, sym); err != nil {
-					return err
-				}
-			} else {
-				t := blas.Trans
-				if gram.samples {
-					t = blas.NoTrans
-				}
-				if err := backend.SyrkCtx(ctx, backend.Active(), t, 1, in.dense, 0, sym); err != nil {
-					return err
-				}
+	var solver Eigensolver
+	return fitter[*LSIModel]{method: method, opts: s.Options, input: sparseRowsAlike,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			m := min(n, d)
+			if err := checkDim(method, s.Dim, m, "min(documents, terms)"); err != nil {
+				return fitPlan{}, err
 			}
 			var err error
-			vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, s.Dim)
-			st.detail = fmt.Sprintf("dense syevr of %s (%d×%d)", side, m, m)
-			return wrapNumerical(err)
-		})
-	} else {
-		err = r.stage("eigensolve", flam.Lanczos(m, s.Dim, 20)*2*float64(in.nnz())/float64(m*m), func(ctx context.Context, st *stageCtx) error {
-			op := lanczos.Func{N: m, MulBlock: gram.mulBlock, Mul: func(dst, x []float64) {
-				gram.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
-			}}
-			var res *lanczos.Result
-			err := st.watchCount(lanczosBudget(s.Dim), func(done *atomic.Int64) error {
-				var err error
-				res, err = lanczos.Solve(ctx, op, lanczos.Settings{K: s.Dim, Seed: s.Seed, Tol: 1e-10, Progress: done})
-				return err
+			solver, err = chooseEigensolver(method, s.Eigensolver, eigenproblem{n: m, dim: s.Dim, gram: true})
+			if err != nil {
+				return fitPlan{}, err
+			}
+			params := map[string]any{"dim": s.Dim, "eigensolver": string(solver), "input": in.kind()}
+			est := int64(8) * int64((n+d)*s.Dim+3*m*max(3*s.Dim, 48))
+			if solver == EigenDense {
+				est += 8 * int64(m) * int64(m)
+			}
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: est, what: "LSI", cheaper: "the Lanczos eigensolver (no min(N, D)² Gram matrix)"}, nil
+		},
+		stages: func(r *run, in samples) (*LSIModel, error) {
+			n, d := in.dims()
+			m := min(n, d)
+			var err error
+			h := &hatOp{n: n, d: d, a: in.csr, dense: in.dense, mu: make([]float64, d)}
+			gram := gramOp{h: h, samples: n <= d}
+			side := "X·Xᵀ"
+			if !gram.samples {
+				side = "Xᵀ·X"
+			}
+			var vals []float64
+			var vecs blas64.General
+			if solver == EigenDense {
+				cost := flam.Syevr(m, s.Dim)
+				if in.isSparse() {
+					cost += flam.GramSparse(in.nnz(), m)
+				} else {
+					cost += flam.Syrk(m, max(n, d))
+				}
+				err = r.stage("eigensolve", cost, func(ctx context.Context, st *stageCtx) error {
+					sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
+					if in.isSparse() {
+						if err := formGram(ctx, st, gram, sym); err != nil {
+							return err
+						}
+					} else {
+						t := blas.Trans
+						if gram.samples {
+							t = blas.NoTrans
+						}
+						if err := backend.SyrkCtx(ctx, backend.Active(), t, 1, in.dense, 0, sym); err != nil {
+							return err
+						}
+					}
+					var err error
+					vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, s.Dim)
+					st.detail = fmt.Sprintf("dense syevr of %s (%d×%d)", side, m, m)
+					return wrapNumerical(err)
+				})
+			} else {
+				err = r.stage("eigensolve", flam.Lanczos(m, s.Dim, 20)*2*float64(in.nnz())/float64(m*m), func(ctx context.Context, st *stageCtx) error {
+					op := lanczos.Func{N: m, MulBlock: gram.mulBlock, Mul: func(dst, x []float64) {
+						gram.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
+					}}
+					var res *lanczos.Result
+					err := st.watchCount(lanczosBudget(s.Dim), func(done *atomic.Int64) error {
+						var err error
+						res, err = lanczos.Solve(ctx, op, lanczos.Settings{K: s.Dim, Seed: s.Seed, Tol: 1e-10, Progress: done})
+						return err
+					})
+					if err != nil {
+						return wrapNumerical(err)
+					}
+					st.iterations = res.Stats.Iterations
+					// The solver prices a function operator at m² per product; a
+					// product here is one with X and one with Xᵀ.
+					fm := float64(m)
+					st.predicted = res.Stats.Flam - float64(res.Stats.MatVecs)*(fm*fm-2*float64(in.nnz()))
+					st.detail = fmt.Sprintf("lanczos on %s (%d×%d, %s): %d products, %d restarts", side, m, m, in.kind(), res.Stats.MatVecs, res.Stats.Restarts)
+					vals, vecs = res.Values, res.Vectors
+					return nil
+				})
+			}
+			if err != nil {
+				return nil, err
+			}
+			if j := numericalRank(vals, nullTol); j < len(vals) {
+				return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
+			}
+			mod := &LSIModel{base: base{method: method}, sigma: make([]float64, s.Dim)}
+			for j, v := range vals {
+				mod.sigma[j] = math.Sqrt(v)
+			}
+			err = r.stage("project", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+				if gram.samples {
+					// V = Xᵀ·U·Σ⁻¹.
+					mod.components = newGeneral(d, s.Dim)
+					h.mulT(mod.components, vecs)
+					for i := 0; i < d; i++ {
+						for j := 0; j < s.Dim; j++ {
+							mod.components.Data[i*s.Dim+j] /= mod.sigma[j]
+						}
+					}
+				} else {
+					mod.components = vecs
+				}
+				backend.FixSigns(mod.components)
+				mod.embedding = newGeneral(n, s.Dim)
+				in.mulBlock(mod.embedding, mod.components)
+				return nil
 			})
 			if err != nil {
-				return wrapNumerical(err)
+				return nil, err
 			}
-			st.iterations = res.Stats.Iterations
-			// The solver prices a function operator at m² per product; a
-			// product here is one with X and one with Xᵀ.
-			fm := float64(m)
-			st.predicted = res.Stats.Flam - float64(res.Stats.MatVecs)*(fm*fm-2*float64(in.nnz()))
-			st.detail = fmt.Sprintf("lanczos on %s (%d×%d, %s): %d products, %d restarts", side, m, m, in.kind(), res.Stats.MatVecs, res.Stats.Restarts)
-			vals, vecs = res.Values, res.Vectors
-			return nil
-		})
-	}
-	if err != nil {
-		return nil, err
-	}
-	if j := numericalRank(vals, nullTol); j < len(vals) {
-		return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
-	}
-	mod := &LSIModel{base: base{method: method}, sigma: make([]float64, s.Dim)}
-	for j, v := range vals {
-		mod.sigma[j] = math.Sqrt(v)
-	}
-	err = r.stage("project", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-		if gram.samples {
-			// V = Xᵀ·U·Σ⁻¹.
-			mod.components = newGeneral(d, s.Dim)
-			h.mulT(mod.components, vecs)
-			for i := 0; i < d; i++ {
-				for j := 0; j < s.Dim; j++ {
-					mod.components.Data[i*s.Dim+j] /= mod.sigma[j]
-				}
-			}
-		} else {
-			mod.components = vecs
-		}
-		backend.FixSigns(mod.components)
-		mod.embedding = newGeneral(n, s.Dim)
-		in.mulBlock(mod.embedding, mod.components)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return fitted(r, mod)
+			return mod, nil
+		},
+	}.fit(ctx, x)
 }
 
 // Components returns the right singular vectors V as the columns of a

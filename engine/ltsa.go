@@ -93,135 +93,135 @@ func (s LTSA) resolved() LTSA {
 func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	const method = methodLTSA
 	s = s.resolved()
-	in, err := fitSamplesInput(method, x, s.Options, true)
-	if err != nil {
-		return nil, err
-	}
-	n, d := in.dims()
-	if s.K < 1 {
-		return nil, fmt.Errorf("%s: %w: k = %d", method, ErrBadSetting, s.K)
-	}
-	if s.K >= n {
-		return nil, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", method, ErrTooFewSamples, s.K, n)
-	}
-	if err := checkDim(method, s.Dim, n-2, "samples−2"); err != nil {
-		return nil, err
-	}
-	if s.Dim >= s.K {
-		return nil, fmt.Errorf("%s: %w: dim = %d needs k > dim neighbours (k = %d)", method, ErrBadSetting, s.Dim, s.K)
-	}
-	if s.Dim > d {
-		// The local tangent spaces have at most D dimensions: with
-		// dim > D the alignment matrix is indefinite.
-		return nil, fmt.Errorf("%s: %w: dim = %d exceeds the %d input features (the tangent spaces have at most %d dimensions)", method, ErrDimension, s.Dim, d, d)
-	}
-	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, sparse: true})
-	if err != nil {
-		return nil, err
-	}
-	params := map[string]any{"dim": s.Dim, "k": s.K, "eigensolver": string(solver), "input": in.kind()}
-	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	est := int64(8)*int64(in.nnz()+3*n*s.K*s.K) + graphBytes(n, s.K) + fitCopyBytes(x, true)
-	if solver == EigenDense {
-		est += 8 * int64(n) * int64(n)
-	}
-	if err := r.checkBudget(est, "LTSA", "the Lanczos eigensolver (no N×N matrix)"); err != nil {
-		return nil, err
-	}
-	var nb *neighbors.Result
-	err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-		var err error
-		nb, err = inputNeighbours(ctx, st, in, s.K, 0, nil)
-		if err != nil {
-			return err
-		}
-		return checkKNNConnected(method, nb)
-	})
-	if err != nil {
-		return nil, mapGraphErr(err)
-	}
-	k := s.K
-	var b *sparse.CSR
-	localCost := float64(n)*flam.LocalPCA(k, max(1, in.nnz()/n), s.Dim) + flam.LTSAAlignment(n, k, s.Dim)
-	err = r.stage("tangents", localCost, func(ctx context.Context, st *stageCtx) error {
-		st.detail = fmt.Sprintf("%d local PCAs of %d neighbours", n, k)
-		blocks := make([]float64, n*k*k)
-		// Batches of points, progress reported between them on this
-		// goroutine; each batch runs in parallel.
-		const batch = 4096
-		var fitErr firstError
-		for b0 := 0; b0 < n; b0 += batch {
-			st.progress(int64(b0), int64(n))
-			b1 := min(n, b0+batch)
-			err := backend.ParallelForCtx(ctx, b1-b0, 128, func(lo, hi int) {
-				ws := newLocalPCA(k, s.Dim)
-				for i := b0 + lo; i < b0+hi; i++ {
-					js, _ := nb.Row(i)
-					if err := ws.fit(in, js); err != nil {
-						fitErr.set(err)
-						return
+	var solver Eigensolver
+	return fitter[*LTSAModel]{method: method, opts: s.Options, input: sparseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			if s.K < 1 {
+				return fitPlan{}, fmt.Errorf("%s: %w: k = %d", method, ErrBadSetting, s.K)
+			}
+			if s.K >= n {
+				return fitPlan{}, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", method, ErrTooFewSamples, s.K, n)
+			}
+			if err := checkDim(method, s.Dim, n-2, "samples−2"); err != nil {
+				return fitPlan{}, err
+			}
+			if s.Dim >= s.K {
+				return fitPlan{}, fmt.Errorf("%s: %w: dim = %d needs k > dim neighbours (k = %d)", method, ErrBadSetting, s.Dim, s.K)
+			}
+			if s.Dim > d {
+				// The local tangent spaces have at most D dimensions: with
+				// dim > D the alignment matrix is indefinite.
+				return fitPlan{}, fmt.Errorf("%s: %w: dim = %d exceeds the %d input features (the tangent spaces have at most %d dimensions)", method, ErrDimension, s.Dim, d, d)
+			}
+			var err error
+			solver, err = chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, sparse: true})
+			if err != nil {
+				return fitPlan{}, err
+			}
+			params := map[string]any{"dim": s.Dim, "k": s.K, "eigensolver": string(solver), "input": in.kind()}
+			est := int64(8)*int64(in.nnz()+3*n*s.K*s.K) + graphBytes(n, s.K)
+			if solver == EigenDense {
+				est += 8 * int64(n) * int64(n)
+			}
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: est, what: "LTSA", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
+		},
+		stages: func(r *run, in samples) (*LTSAModel, error) {
+			n, d := in.dims()
+			var err error
+			var nb *neighbors.Result
+			err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+				var err error
+				nb, err = inputNeighbours(ctx, st, in, s.K, 0, nil)
+				if err != nil {
+					return err
+				}
+				return checkKNNConnected(method, nb)
+			})
+			if err != nil {
+				return nil, mapGraphErr(err)
+			}
+			k := s.K
+			var b *sparse.CSR
+			localCost := float64(n)*flam.LocalPCA(k, max(1, in.nnz()/n), s.Dim) + flam.LTSAAlignment(n, k, s.Dim)
+			err = r.stage("tangents", localCost, func(ctx context.Context, st *stageCtx) error {
+				st.detail = fmt.Sprintf("%d local PCAs of %d neighbours", n, k)
+				blocks := make([]float64, n*k*k)
+				// Batches of points, progress reported between them on this
+				// goroutine; each batch runs in parallel.
+				const batch = 4096
+				var fitErr firstError
+				for b0 := 0; b0 < n; b0 += batch {
+					st.progress(int64(b0), int64(n))
+					b1 := min(n, b0+batch)
+					err := backend.ParallelForCtx(ctx, b1-b0, 128, func(lo, hi int) {
+						ws := newLocalPCA(k, s.Dim)
+						for i := b0 + lo; i < b0+hi; i++ {
+							js, _ := nb.Row(i)
+							if err := ws.fit(in, js); err != nil {
+								fitErr.set(err)
+								return
+							}
+							// I − G·Gᵀ with G = [1/√k, Q].
+							blk := blocks[i*k*k : (i+1)*k*k]
+							for a := 0; a < k; a++ {
+								for c := 0; c < k; c++ {
+									v := -1 / float64(k)
+									for t := 0; t < s.Dim; t++ {
+										v -= ws.q[a*s.Dim+t] * ws.q[c*s.Dim+t]
+									}
+									if a == c {
+										v++
+									}
+									blk[a*k+c] = v
+								}
+							}
+						}
+					})
+					if err != nil {
+						return err
 					}
-					// I − G·Gᵀ with G = [1/√k, Q].
+					if err := fitErr.get(); err != nil {
+						return err
+					}
+				}
+				coo := sparse.NewCOO(n, n, n*k*k)
+				for i := 0; i < n; i++ {
+					if i%1024 == 0 { // n·k² entries: 450 ms at N = 60,000 without a check
+						if err := ctx.Err(); err != nil {
+							return err
+						}
+					}
+					js, _ := nb.Row(i)
 					blk := blocks[i*k*k : (i+1)*k*k]
-					for a := 0; a < k; a++ {
-						for c := 0; c < k; c++ {
-							v := -1 / float64(k)
-							for t := 0; t < s.Dim; t++ {
-								v -= ws.q[a*s.Dim+t] * ws.q[c*s.Dim+t]
-							}
-							if a == c {
-								v++
-							}
-							blk[a*k+c] = v
+					for a, ja := range js {
+						for c, jc := range js {
+							coo.Add(ja, jc, blk[a*k+c])
 						}
 					}
 				}
-			})
-			if err != nil {
-				return err
-			}
-			if err := fitErr.get(); err != nil {
-				return err
-			}
-		}
-		coo := sparse.NewCOO(n, n, n*k*k)
-		for i := 0; i < n; i++ {
-			if i%1024 == 0 { // n·k² entries: 450 ms at N = 60,000 without a check
-				if err := ctx.Err(); err != nil {
+				var err error
+				if b, err = coo.ToCSRCtx(ctx); err != nil {
 					return err
 				}
+				st.detail += fmt.Sprintf(", alignment matrix with %d entries", b.NNZ())
+				return ctx.Err()
+			})
+			if err != nil {
+				return nil, err
 			}
-			js, _ := nb.Row(i)
-			blk := blocks[i*k*k : (i+1)*k*k]
-			for a, ja := range js {
-				for c, jc := range js {
-					coo.Add(ja, jc, blk[a*k+c])
-				}
+			eig, err := bottomSparse(r, b, unitConstant(n), s.Dim, solver, s.Seed, "alignment matrix B")
+			if err != nil {
+				return nil, err
 			}
-		}
-		var err error
-		if b, err = coo.ToCSRCtx(ctx); err != nil {
-			return err
-		}
-		st.detail += fmt.Sprintf(", alignment matrix with %d entries", b.NNZ())
-		return ctx.Err()
-	})
-	if err != nil {
-		return nil, err
-	}
-	eig, err := bottomSparse(r, b, unitConstant(n), s.Dim, solver, s.Seed, "alignment matrix B")
-	if err != nil {
-		return nil, err
-	}
-	m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k, nullity: eig.nullity}
-	m.near = keepLists(r, in, nb)
-	m.embedding = eig.vecs
-	m.eig = eig.vals
-	return fitted(r, m)
+			m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k, nullity: eig.nullity}
+			m.near = keepLists(r, in, nb)
+			m.embedding = eig.vecs
+			m.eig = eig.vals
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // localPCA is the workspace of one local tangent space: the centred Gram

@@ -50,55 +50,67 @@ func (s MDS) dim() int {
 
 // Fit embeds the rows of x by classical MDS of their Euclidean distances.
 func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
-	g, err := fitDenseInput(methodMDS, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n := g.Rows
-	if err := s.check(n); err != nil {
-		return nil, err
-	}
-	r, err := startRun(ctx, methodMDS, s.Options, n, g.Cols, s.dim(), map[string]any{"dim": s.dim(), "input": "data"})
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	if err := r.checkBudget(8*int64(n)*int64(n)+fitCopyBytes(x, false), "classical MDS (one N×N matrix)", "landmark-isomap or PCA"); err != nil {
-		return nil, err
-	}
-	sq := newGeneral(n, n)
-	err = r.stage("distances", flam.SqDist(n, n, g.Cols, true), func(ctx context.Context, st *stageCtx) error {
-		return backend.SqDistCtx(ctx, backend.Active(), sq, g, g, nil, nil)
-	})
-	if err != nil {
-		return nil, err
-	}
-	m, err := s.embed(r, sq)
-	if err != nil {
-		return nil, err
-	}
-	m.train = copyGeneral(g)
-	return fitted(r, m)
+	return fitter[*MDSModel]{method: methodMDS, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, _ := in.dims()
+			return fitPlan{dim: s.dim(), params: map[string]any{"dim": s.dim(), "input": "data"},
+				bytes: 8 * int64(n) * int64(n), what: "classical MDS (one N×N matrix)", cheaper: "landmark-isomap or PCA"}, s.check(n)
+		},
+		stages: func(r *run, in samples) (*MDSModel, error) {
+			g := in.dense
+			n := g.Rows
+			sq := newGeneral(n, n)
+			err := r.stage("distances", flam.SqDist(n, n, g.Cols, true), func(ctx context.Context, st *stageCtx) error {
+				return backend.SqDistCtx(ctx, backend.Active(), sq, g, g, nil, nil)
+			})
+			if err != nil {
+				return nil, err
+			}
+			m, err := s.embed(r, sq)
+			if err != nil {
+				return nil, err
+			}
+			m.train = copyGeneral(g)
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // FitDistances embeds N points given their N×N matrix of Euclidean (not
 // squared) distances: symmetric, non-negative, zero diagonal, finite.
 func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, error) {
-	if err := checkCopy("mds distances", dist, s.Options); err != nil {
-		return nil, err
-	}
-	g, err := denseInput("mds distances", dist)
-	if err != nil {
-		return nil, err
-	}
+	return fitter[*MDSModel]{method: methodMDS, opts: s.Options, input: distanceMatrix,
+		plan: func(in samples) (fitPlan, error) {
+			n := in.dense.Rows
+			return fitPlan{dim: s.dim(), params: map[string]any{"dim": s.dim(), "input": "distances"},
+				bytes: 8 * int64(n) * int64(n), what: "classical MDS (one N×N matrix)", cheaper: "landmark-isomap"}, s.checkDistances(in.dense)
+		},
+		stages: func(r *run, in samples) (*MDSModel, error) {
+			g := in.dense
+			n := g.Rows
+			sq := newGeneral(n, n)
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
+					sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
+				}
+			}
+			return s.embed(r, sq)
+		},
+	}.fit(ctx, dist)
+}
+
+// checkDistances checks an N×N matrix of distances: square, symmetric,
+// non-negative with a zero diagonal, not all 0, and small enough that
+// squared distances and their row sums stay finite.
+func (s MDS) checkDistances(g blas64.General) error {
 	n := g.Rows
 	if g.Cols != n {
-		return nil, fmt.Errorf("mds: %w: distance matrix is %d×%d, not square", ErrShape, n, g.Cols)
+		return fmt.Errorf("mds: %w: distance matrix is %d×%d, not square", ErrShape, n, g.Cols)
 	}
 	if err := s.check(n); err != nil {
-		return nil, err
+		return err
 	}
-	// Squared distances and their row sums must stay finite.
 	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n)))
 	largest := 0.0
 	for i := 0; i < n; i++ {
@@ -106,39 +118,20 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 			v := g.Data[i*g.Stride+j]
 			w := g.Data[j*g.Stride+i]
 			if v < 0 || (i == j && v != 0) || math.Abs(v-w) > 1e-9*max(math.Abs(v), 1) {
-				return nil, fmt.Errorf("mds: %w: distances must be symmetric, non-negative with a zero diagonal: d[%d,%d] = %v, d[%d,%d] = %v",
+				return fmt.Errorf("mds: %w: distances must be symmetric, non-negative with a zero diagonal: d[%d,%d] = %v, d[%d,%d] = %v",
 					ErrBadSetting, i, j, v, j, i, w)
 			}
 			if v > limit {
-				return nil, fmt.Errorf("mds: %w: distance d[%d,%d] = %.3g makes squared distances overflow (limit about %.3g for %d points); rescale",
+				return fmt.Errorf("mds: %w: distance d[%d,%d] = %.3g makes squared distances overflow (limit about %.3g for %d points); rescale",
 					ErrNotFinite, i, j, v, limit, n)
 			}
 			largest = max(largest, v)
 		}
 	}
 	if largest == 0 {
-		return nil, fmt.Errorf("mds: %w: every distance is 0: all %d points are the same", ErrDimension, n)
+		return fmt.Errorf("mds: %w: every distance is 0: all %d points are the same", ErrDimension, n)
 	}
-	r, err := startRun(ctx, methodMDS, s.Options, n, n, s.dim(), map[string]any{"dim": s.dim(), "input": "distances"})
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	if err := r.checkBudget(8*int64(n)*int64(n)+copyBytes(dist), "classical MDS (one N×N matrix)", "landmark-isomap"); err != nil {
-		return nil, err
-	}
-	sq := newGeneral(n, n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
-			sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
-		}
-	}
-	m, err := s.embed(r, sq)
-	if err != nil {
-		return nil, err
-	}
-	return fitted(r, m)
+	return nil
 }
 
 func (s MDS) check(n int) error {

@@ -78,108 +78,106 @@ func (s NPE) resolved() NPE {
 func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	const method = methodNPE
 	s = s.resolved()
-	in, err := fitSamplesInput(method, x, s.Options, true)
-	if err != nil {
-		return nil, err
-	}
-	n, d := in.dims()
-	spec := graphSpec{k: s.K, eps: s.Eps, labels: s.Labels}
-	if err := spec.validate(method, n); err != nil {
-		return nil, err
-	}
-	if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) || s.PCADim < 0 {
-		return nil, fmt.Errorf("%s: %w: reg = %v, PCADim = %d", method, ErrBadSetting, s.Reg, s.PCADim)
-	}
-	if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
-		return nil, err
-	}
-	params := map[string]any{"dim": s.Dim, "reg": s.Reg, "input": in.kind()}
-	spec.params(params)
-	delete(params, "disconnected")
-	if s.PCADim > 0 {
-		params["pca_dim"] = s.PCADim
-	}
-	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	if err := r.checkBudget(lgeBytes(in, s.PCADim)+graphBytes(n, s.K)+fitCopyBytes(x, true), "NPE", "a smaller PCADim (fewer singular directions)"); err != nil {
-		return nil, err
-	}
-	var nb *neighbors.Result
-	err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-		var err error
-		nb, err = inputNeighbours(ctx, st, in, s.K, s.Eps, s.Labels)
-		if err != nil {
-			return err
-		}
-		for i := 0; i < n; i++ {
-			if nb.Ptr[i+1] == nb.Ptr[i] {
-				return fmt.Errorf("%w: point %d has no neighbour within ε = %v", ErrBadSetting, i, s.Eps)
+	return fitter[*NPEModel]{method: method, opts: s.Options, input: sparseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			spec := graphSpec{k: s.K, eps: s.Eps, labels: s.Labels}
+			if err := spec.validate(method, n); err != nil {
+				return fitPlan{}, err
 			}
-		}
-		st.detail = fmt.Sprintf("%d directed neighbours, %s rows", len(nb.Ind), in.kind())
-		return nil
-	})
-	if err != nil {
-		return nil, mapGraphErr(err)
-	}
-	var w *sparse.CSR
-	avgK := float64(len(nb.Ind)) / float64(n)
-	err = r.stage("weights", float64(n)*(avgK*avgK*float64(in.nnz())/float64(n)+flam.Potrf(int(avgK))), func(ctx context.Context, st *stageCtx) error {
-		var err error
-		if in.isSparse() {
-			w, err = dotReconstructionWeights(ctx, in, nb, s.Reg)
-		} else {
-			w, err = reconstructionWeights(ctx, in.dense, in.dense, nb, s.Reg, n)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	p := lgeProblem{in: in, largest: false, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
-		// R = Zᵀ·Z with Z = (I − W)·U.
-		reduce: func(u blas64.General) blas64.General {
-			z := newGeneral(u.Rows, u.Cols)
-			w.MulBlockTo(z, u)
-			for i := 0; i < u.Rows; i++ {
-				zr, ur := z.Data[i*z.Stride:i*z.Stride+u.Cols], u.Data[i*u.Stride:i*u.Stride+u.Cols]
-				for t, v := range ur {
-					zr[t] = v - zr[t]
-				}
+			if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) || s.PCADim < 0 {
+				return fitPlan{}, fmt.Errorf("%s: %w: reg = %v, PCADim = %d", method, ErrBadSetting, s.Reg, s.PCADim)
 			}
-			rr := newGeneral(u.Cols, u.Cols)
-			backend.Active().Syrk(blas.Trans, 1, z, 0, blas64.Symmetric{N: u.Cols, Stride: rr.Stride, Uplo: blas.Upper, Data: rr.Data})
-			for i := 0; i < rr.Rows; i++ {
-				for j := 0; j < i; j++ {
-					rr.Data[i*rr.Stride+j] = rr.Data[j*rr.Stride+i]
-				}
+			if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
+				return fitPlan{}, err
 			}
-			return rr
+			params := map[string]any{"dim": s.Dim, "reg": s.Reg, "input": in.kind()}
+			spec.params(params)
+			delete(params, "disconnected")
+			if s.PCADim > 0 {
+				params["pca_dim"] = s.PCADim
+			}
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: lgeBytes(in, s.PCADim) + graphBytes(n, s.K), what: "NPE", cheaper: "a smaller PCADim (fewer singular directions)"}, nil
 		},
-		cost: func(rk int) float64 { return flam.SpMV(w.NNZ())*float64(rk) + flam.Syrk(rk, n) },
-	}
-	res, err := solveLGE(r, p)
-	if err != nil {
-		return nil, err
-	}
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
-	}
-	m := &NPEModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, eig: res.vals, kept: all,
-		params: map[string]any{"k": s.K, "eps": s.Eps, "reg": s.Reg, "rank": res.rank}}}
-	r.rep.Params["rank"] = res.rank
-	err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-		m.embedding = m.apply(in)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return fitted(r, m)
+		stages: func(r *run, in samples) (*NPEModel, error) {
+			n, d := in.dims()
+			var err error
+			var nb *neighbors.Result
+			err = r.stage("neighbors", flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+				var err error
+				nb, err = inputNeighbours(ctx, st, in, s.K, s.Eps, s.Labels)
+				if err != nil {
+					return err
+				}
+				for i := 0; i < n; i++ {
+					if nb.Ptr[i+1] == nb.Ptr[i] {
+						return fmt.Errorf("%w: point %d has no neighbour within ε = %v", ErrBadSetting, i, s.Eps)
+					}
+				}
+				st.detail = fmt.Sprintf("%d directed neighbours, %s rows", len(nb.Ind), in.kind())
+				return nil
+			})
+			if err != nil {
+				return nil, mapGraphErr(err)
+			}
+			var w *sparse.CSR
+			avgK := float64(len(nb.Ind)) / float64(n)
+			err = r.stage("weights", float64(n)*(avgK*avgK*float64(in.nnz())/float64(n)+flam.Potrf(int(avgK))), func(ctx context.Context, st *stageCtx) error {
+				var err error
+				if in.isSparse() {
+					w, err = dotReconstructionWeights(ctx, in, nb, s.Reg)
+				} else {
+					w, err = reconstructionWeights(ctx, in.dense, in.dense, nb, s.Reg, n)
+				}
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			p := lgeProblem{in: in, largest: false, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
+				// R = Zᵀ·Z with Z = (I − W)·U.
+				reduce: func(u blas64.General) blas64.General {
+					z := newGeneral(u.Rows, u.Cols)
+					w.MulBlockTo(z, u)
+					for i := 0; i < u.Rows; i++ {
+						zr, ur := z.Data[i*z.Stride:i*z.Stride+u.Cols], u.Data[i*u.Stride:i*u.Stride+u.Cols]
+						for t, v := range ur {
+							zr[t] = v - zr[t]
+						}
+					}
+					rr := newGeneral(u.Cols, u.Cols)
+					backend.Active().Syrk(blas.Trans, 1, z, 0, blas64.Symmetric{N: u.Cols, Stride: rr.Stride, Uplo: blas.Upper, Data: rr.Data})
+					for i := 0; i < rr.Rows; i++ {
+						for j := 0; j < i; j++ {
+							rr.Data[i*rr.Stride+j] = rr.Data[j*rr.Stride+i]
+						}
+					}
+					return rr
+				},
+				cost: func(rk int) float64 { return flam.SpMV(w.NNZ())*float64(rk) + flam.Syrk(rk, n) },
+			}
+			res, err := solveLGE(r, p)
+			if err != nil {
+				return nil, err
+			}
+			all := make([]int, n)
+			for i := range all {
+				all[i] = i
+			}
+			m := &NPEModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, eig: res.vals, kept: all,
+				params: map[string]any{"k": s.K, "eps": s.Eps, "reg": s.Reg, "rank": res.rank}}}
+			r.rep.Params["rank"] = res.rank
+			err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+				m.embedding = m.apply(in)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // dotReconstructionWeights is reconstructionWeights for rows known through

@@ -198,21 +198,33 @@ func (s OIP) params(solver OIPSolver) map[string]any {
 func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 	const method = methodOIP
 	s = s.resolved()
-	g, err := fitDenseInput(method, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n, d := g.Rows, g.Cols
-	if err := s.check(method, n, d); err != nil {
-		return nil, err
-	}
-	solver := s.solver(n, d)
-	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, s.params(solver))
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	tr, kept, tau, err := oipGeodesics(r, g, s.spec(), s.Dim, fitCopyBytes(x, false))
+	var solver OIPSolver
+	return fitter[*OIPModel]{method: method, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			if err := s.check(method, n, d); err != nil {
+				return fitPlan{}, err
+			}
+			solver = s.solver(n, d)
+			return s.plan(method, n, d, s.params(solver)), nil
+		},
+		stages: func(r *run, in samples) (*OIPModel, error) { return s.stages(r, in.dense, solver) },
+	}.fit(ctx, x)
+}
+
+// plan is the fit plan of OIP and SOIP on n samples of d features.
+func (s OIP) plan(method string, n, d int, params map[string]any) fitPlan {
+	return fitPlan{dim: s.Dim, params: params,
+		bytes:   8*(int64(n)*int64(n)+2*int64(n)*int64(d)+3*int64(d)*int64(d)+int64(n)*int64(10+s.Dim)) + graphBytes(n, s.K),
+		what:    fmt.Sprintf("%s on %d samples (one %d×%d τ(D_G))", method, n, n, n),
+		cheaper: "fewer training samples (the projection maps the rest)"}
+}
+
+// stages fits the projection of g.
+func (s OIP) stages(r *run, g blas64.General, solver OIPSolver) (*OIPModel, error) {
+	const method = methodOIP
+	d := g.Cols
+	tr, kept, tau, err := oipGeodesics(r, g, s.spec(), s.Dim)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +244,7 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 	if err := checkSpan(method, m.embedding); err != nil {
 		return nil, err
 	}
-	return fitted(r, m)
+	return m, nil
 }
 
 // checkSpan rejects projections that map every training point to 0: with
@@ -259,15 +271,9 @@ func checkSpan(method string, emb blas64.General) error {
 	return nil
 }
 
-// oipGeodesics checks the memory budget, builds the graph and τ(D_G) of the
-// training points it keeps, which it returns (with their indices).
-func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int, copied int64) (blas64.General, []int, tauMatrix, error) {
-	n, d := g.Rows, g.Cols
-	est := 8*(int64(n)*int64(n)+2*int64(n)*int64(d)+3*int64(d)*int64(d)+int64(n)*int64(10+dim)) + graphBytes(n, spec.k) + copied
-	if err := r.checkBudget(est, fmt.Sprintf("%s on %d samples (one %d×%d τ(D_G))", r.method, n, n, n),
-		"fewer training samples (the projection maps the rest)"); err != nil {
-		return blas64.General{}, nil, tauMatrix{}, err
-	}
+// oipGeodesics builds the graph and τ(D_G) of the training points it
+// keeps, which it returns (with their indices).
+func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int) (blas64.General, []int, tauMatrix, error) {
 	fixed, err := neighbourGraph(r, g, spec)
 	if err != nil {
 		return blas64.General{}, nil, tauMatrix{}, err

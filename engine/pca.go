@@ -61,46 +61,46 @@ func (s PCA) dim() int {
 // Fit computes the principal components of the rows of x.
 func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	const method = methodPCA
-	g, err := fitDenseInput(method, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n, d := g.Rows, g.Cols
 	dim := s.dim()
-	if n < 2 {
-		return nil, fmt.Errorf("%s: %w: %d sample(s), need at least 2", method, ErrTooFewSamples, n)
-	}
-	if err := checkDim(method, dim, min(n-1, d), "min(samples−1, features)"); err != nil {
-		return nil, err
-	}
-	covCost := flam.Syrk(d, n) + flam.Syevr(d, dim)
-	gramCost := flam.Syrk(n, d) + flam.Syevr(n, dim) + flam.Gemm(d, dim, n)
-	solver := s.Solver
-	switch solver {
-	case PCAAuto:
-		solver = PCACovariance
-		if gramCost < covCost {
-			solver = PCAGram
-		}
-	case PCACovariance, PCAGram:
-	default:
-		return nil, fmt.Errorf("%s: %w: solver %q (want covariance or gram)", method, ErrBadSetting, s.Solver)
-	}
-	// Peak: the centred copy and the matrix eigendecomposed.
-	est := int64(8 * (n*d + d*d))
-	if solver == PCAGram {
-		est = int64(8 * (n*d + n*n))
-	}
-	est += fitCopyBytes(x, false)
-	params := map[string]any{"dim": dim, "solver": string(solver)}
-	r, err := startRun(ctx, method, s.Options, n, d, dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	if err := r.checkBudget(est, string(solver)+" PCA", "the other solver, or fewer samples"); err != nil {
-		return nil, err
-	}
+	var solver PCASolver
+	return fitter[*PCAModel]{method: method, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			if n < 2 {
+				return fitPlan{}, fmt.Errorf("%s: %w: %d sample(s), need at least 2", method, ErrTooFewSamples, n)
+			}
+			if err := checkDim(method, dim, min(n-1, d), "min(samples−1, features)"); err != nil {
+				return fitPlan{}, err
+			}
+			covCost := flam.Syrk(d, n) + flam.Syevr(d, dim)
+			gramCost := flam.Syrk(n, d) + flam.Syevr(n, dim) + flam.Gemm(d, dim, n)
+			solver = s.Solver
+			switch solver {
+			case PCAAuto:
+				solver = PCACovariance
+				if gramCost < covCost {
+					solver = PCAGram
+				}
+			case PCACovariance, PCAGram:
+			default:
+				return fitPlan{}, fmt.Errorf("%s: %w: solver %q (want covariance or gram)", method, ErrBadSetting, s.Solver)
+			}
+			// Peak: the centred copy and the matrix eigendecomposed.
+			est := int64(8 * (n*d + d*d))
+			if solver == PCAGram {
+				est = int64(8 * (n*d + n*n))
+			}
+			return fitPlan{dim: dim, params: map[string]any{"dim": dim, "solver": string(solver)},
+				bytes: est, what: string(solver) + " PCA", cheaper: "the other solver, or fewer samples"}, nil
+		},
+		stages: func(r *run, in samples) (*PCAModel, error) { return s.stages(r, in.dense, dim, solver) },
+	}.fit(ctx, x)
+}
+
+func (s PCA) stages(r *run, g blas64.General, dim int, solver PCASolver) (*PCAModel, error) {
+	const method = methodPCA
+	n, d := g.Rows, g.Cols
+	var err error
 	impl := backend.Active()
 	m := &PCAModel{base: base{method: method}}
 	var centred blas64.General
@@ -181,7 +181,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fitted(r, m)
+	return m, nil
 }
 
 // wrapNumerical marks backend failures (not cancellations) as ErrNumerical.

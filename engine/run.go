@@ -200,25 +200,6 @@ func (r *run) done() (*Report, error) {
 	return rep, nil
 }
 
-// fitted ends every Fit: the run's report into the model, or, when ctx
-// was cancelled during a last stage that does not check it, the error
-// (done) and no model.
-func fitted[M interface{ setReport(Report) }](r *run, m M) (M, error) {
-	rep, err := r.done()
-	if err != nil {
-		var none M
-		return none, err
-	}
-	if w := r.opts.Neighbors.Width; w > 0 && approxSearched(rep) {
-		if rep.Params == nil {
-			rep.Params = map[string]any{}
-		}
-		rep.Params["search_width"] = w
-	}
-	m.setReport(*rep)
-	return m, nil
-}
-
 // stageCtx is handed to a stage's body.
 type stageCtx struct {
 	r          *run

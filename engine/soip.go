@@ -88,32 +88,37 @@ func (s SOIP) oip() OIP {
 func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	const method = methodSOIP
 	o := s.oip()
-	g, err := fitDenseInput(method, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n, d := g.Rows, g.Cols
-	if err := o.check(method, n, d); err != nil {
-		return nil, err
-	}
-	card := s.Cardinality
-	if card == 0 {
-		card = (d + 3) / 4
-	}
-	if card < 0 || s.Alpha < 0 || math.IsNaN(s.Alpha) || math.IsInf(s.Alpha, 0) {
-		return nil, fmt.Errorf("%s: %w: cardinality %d, alpha %v (need ≥ 0)", method, ErrBadSetting, s.Cardinality, s.Alpha)
-	}
-	card = min(card, d)
-	solver := o.solver(n, d)
-	params := o.params(solver)
-	params["cardinality"] = card
-	params["alpha"] = s.Alpha
-	r, err := startRun(ctx, method, s.Options, n, d, o.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	tr, kept, tau, err := oipGeodesics(r, g, o.spec(), o.Dim, fitCopyBytes(x, false))
+	var card int
+	var solver OIPSolver
+	return fitter[*SOIPModel]{method: method, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			if err := o.check(method, n, d); err != nil {
+				return fitPlan{}, err
+			}
+			card = s.Cardinality
+			if card == 0 {
+				card = (d + 3) / 4
+			}
+			if card < 0 || s.Alpha < 0 || math.IsNaN(s.Alpha) || math.IsInf(s.Alpha, 0) {
+				return fitPlan{}, fmt.Errorf("%s: %w: cardinality %d, alpha %v (need ≥ 0)", method, ErrBadSetting, s.Cardinality, s.Alpha)
+			}
+			card = min(card, d)
+			solver = o.solver(n, d)
+			params := o.params(solver)
+			params["cardinality"] = card
+			params["alpha"] = s.Alpha
+			return o.plan(method, n, d, params), nil
+		},
+		stages: func(r *run, in samples) (*SOIPModel, error) { return s.stages(r, in.dense, o, solver, card) },
+	}.fit(ctx, x)
+}
+
+// stages fits the sparse projection of g: o's problem, card nonzeros.
+func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int) (*SOIPModel, error) {
+	const method = methodSOIP
+	d := g.Cols
+	tr, kept, tau, err := oipGeodesics(r, g, o.spec(), o.Dim)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +192,7 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fitted(r, m)
+	return m, nil
 }
 
 // soipLARSFlam predicts SOIP's LARS stage before it runs: the design

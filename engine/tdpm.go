@@ -117,116 +117,119 @@ func (s TDPM) resolved() TDPM {
 func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 	const method = methodTDPM
 	s = s.resolved()
-	g, err := fitDenseInput(method, x, s.Options)
-	if err != nil {
-		return nil, err
-	}
-	n, d := g.Rows, g.Cols
-	if err := checkDim(method, s.Dim, n-1, "samples−1"); err != nil {
-		return nil, err
-	}
-	switch {
-	case s.K < 1 || s.TangentDim < 1:
-		return nil, fmt.Errorf("%s: %w: k = %d, tangent dimension %d (both must be ≥ 1)", method, ErrBadSetting, s.K, s.TangentDim)
-	case s.K >= n:
-		return nil, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", method, ErrTooFewSamples, s.K, n)
-	case s.TangentDim >= d:
-		return nil, fmt.Errorf("%s: %w: tangent dimension %d must be below the %d features (tangent distances would all be 0)", method, ErrBadSetting, s.TangentDim, d)
-	case s.TangentDim > s.K-1:
-		return nil, fmt.Errorf("%s: %w: tangent dimension %d exceeds k−1 = %d (k centred neighbours span at most k−1 directions)", method, ErrBadSetting, s.TangentDim, s.K-1)
-	}
-	solver, err := chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim})
-	if err != nil {
-		return nil, err
-	}
-	t := s.TangentDim
-	params := map[string]any{"dim": s.Dim, "tangent_dim": t, "k": s.K, "eigensolver": string(solver)}
-	r, err := startRun(ctx, method, s.Options, n, d, s.Dim, params)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	est := 8*(int64(n)*int64(n)+int64(n)*int64(d)*int64(t+2)+int64(n)*int64(s.K+t+s.Dim)*2+int64(n)*int64(tdpmBlock(t))*int64(t)) + graphBytes(n, s.K) + fitCopyBytes(x, false)
-	if err := r.checkBudget(est, fmt.Sprintf("TDPM on %d points (one %d×%d matrix of tangent distances)", n, n, n), "fewer points"); err != nil {
-		return nil, err
-	}
-	m := &TDPMModel{base: base{method: method}, k: s.K, t: t}
-	m.mean, m.train, _ = centre(g)
-	var nb *neighbors.Result
-	err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
-		var err error
-		nb, err = selfKNN(ctx, st, samples{dense: m.train}, s.K)
-		return err
-	})
-	if err != nil {
-		return nil, mapGraphErr(err)
-	}
-	// The Gram path (k < D) needs a second N×N matrix and saves
-	// n²(D·t − D/2 − t·k) flam; without room for it (MaxBytes), the
-	// products path.
-	gramPath := s.K < d && (s.Options.MaxBytes <= 0 || est+8*int64(n)*int64(n) <= s.Options.MaxBytes)
-	var coef blas64.General
-	if gramPath {
-		coef = newGeneral(n, t*s.K)
-	}
-	err = r.stage("tangents", flam.TangentSpaces(n, d, s.K, t), func(ctx context.Context, st *stageCtx) error {
-		st.detail = fmt.Sprintf("local PCA of %d neighbours, %d directions", s.K, t)
-		var err error
-		m.tangent, err = tangentSpaces(ctx, st, m.train, nb, t, coef)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	m.anchor = tangentAnchors(m.train, m.tangent, t)
-	td := newGeneral(n, n)
-	if gramPath {
-		r.rep.Params["distances"] = "gram"
-		gm := newGeneral(n, n)
-		err = r.stage("gram", flam.Syrk(n, d), func(ctx context.Context, st *stageCtx) error {
-			return gramUpper(ctx, m.train, gm)
-		})
-		if err == nil {
-			err = r.stage("tangent-distances", flam.TangentDistancesGram(n, s.K, t), func(ctx context.Context, st *stageCtx) error {
-				st.detail = "rows of A_i·(XXᵀ)[N(i), :]"
-				return tangentDistancesGram(ctx, st, td, gm, nb, coef, t)
+	var solver Eigensolver
+	return fitter[*TDPMModel]{method: method, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			g := in.dense
+			n, d := g.Rows, g.Cols
+			if err := checkDim(method, s.Dim, n-1, "samples−1"); err != nil {
+				return fitPlan{}, err
+			}
+			switch {
+			case s.K < 1 || s.TangentDim < 1:
+				return fitPlan{}, fmt.Errorf("%s: %w: k = %d, tangent dimension %d (both must be ≥ 1)", method, ErrBadSetting, s.K, s.TangentDim)
+			case s.K >= n:
+				return fitPlan{}, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", method, ErrTooFewSamples, s.K, n)
+			case s.TangentDim >= d:
+				return fitPlan{}, fmt.Errorf("%s: %w: tangent dimension %d must be below the %d features (tangent distances would all be 0)", method, ErrBadSetting, s.TangentDim, d)
+			case s.TangentDim > s.K-1:
+				return fitPlan{}, fmt.Errorf("%s: %w: tangent dimension %d exceeds k−1 = %d (k centred neighbours span at most k−1 directions)", method, ErrBadSetting, s.TangentDim, s.K-1)
+			}
+			var err error
+			solver, err = chooseEigensolver(method, s.Eigensolver, eigenproblem{n: n, dim: s.Dim})
+			if err != nil {
+				return fitPlan{}, err
+			}
+			t := s.TangentDim
+			params := map[string]any{"dim": s.Dim, "tangent_dim": t, "k": s.K, "eigensolver": string(solver)}
+			est := 8*(int64(n)*int64(n)+int64(n)*int64(d)*int64(t+2)+int64(n)*int64(s.K+t+s.Dim)*2+int64(n)*int64(tdpmBlock(t))*int64(t)) + graphBytes(n, s.K)
+			return fitPlan{dim: s.Dim, params: params,
+				bytes: est, what: fmt.Sprintf("TDPM on %d points (one %d×%d matrix of tangent distances)", n, n, n), cheaper: "fewer points"}, nil
+		},
+		stages: func(r *run, in samples) (*TDPMModel, error) {
+			g := in.dense
+			n, d := g.Rows, g.Cols
+			var err error
+			t := s.TangentDim
+			m := &TDPMModel{base: base{method: method}, k: s.K, t: t}
+			m.mean, m.train, _ = centre(g)
+			var nb *neighbors.Result
+			err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
+				var err error
+				nb, err = selfKNN(ctx, st, samples{dense: m.train}, s.K)
+				return err
 			})
-		}
-	} else {
-		r.rep.Params["distances"] = "products"
-		err = r.stage("tangent-distances", flam.TangentDistances(n, d, t), func(ctx context.Context, st *stageCtx) error {
-			st.detail = fmt.Sprintf("blocks of %d tangent spaces: X·[P_i …]", tdpmBlock(t))
-			return tangentDistances(ctx, st, td, m.train, m.train, m.tangent, m.anchor, t)
-		})
-	}
-	if err != nil {
-		return nil, err
-	}
-	var largest float64
-	err = r.stage("symmetrize", float64(n)*float64(n), func(ctx context.Context, st *stageCtx) error {
-		st.detail = "(TD + TDᵀ)/2, squared"
-		var err error
-		largest, err = symmetrizeSquare(ctx, td)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Rounding leaves tangent distances of about √ε·‖x‖ where they are 0.
-	if scale := maxRowNorm(m.train); math.Sqrt(largest) <= 1e-6*scale {
-		return nil, fmt.Errorf("%s: %w: every tangent distance is 0 to rounding (largest %.3g, data radius %.3g): the points lie in their %d-dimensional tangent spaces (a flat manifold); use a smaller tangent dimension, PCA or MDS",
-			method, ErrDimension, math.Sqrt(largest), scale, t)
-	}
-	vals, vecs, means, err := centreAndEig(r, td, s.Dim, solver, s.Seed)
-	if err != nil {
-		return nil, err
-	}
-	m.embedding, m.tri, err = embedFromEig(method, vals, vecs, means)
-	if err != nil {
-		return nil, err
-	}
-	m.eig = vals
-	return fitted(r, m)
+			if err != nil {
+				return nil, mapGraphErr(err)
+			}
+			// The Gram path (k < D) needs a second N×N matrix and saves
+			// n²(D·t − D/2 − t·k) flam; without room for it (MaxBytes), the
+			// products path.
+			gramPath := s.K < d && (s.Options.MaxBytes <= 0 || r.rep.EstimatedBytes+8*int64(n)*int64(n) <= s.Options.MaxBytes)
+			var coef blas64.General
+			if gramPath {
+				coef = newGeneral(n, t*s.K)
+			}
+			err = r.stage("tangents", flam.TangentSpaces(n, d, s.K, t), func(ctx context.Context, st *stageCtx) error {
+				st.detail = fmt.Sprintf("local PCA of %d neighbours, %d directions", s.K, t)
+				var err error
+				m.tangent, err = tangentSpaces(ctx, st, m.train, nb, t, coef)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			m.anchor = tangentAnchors(m.train, m.tangent, t)
+			td := newGeneral(n, n)
+			if gramPath {
+				r.rep.Params["distances"] = "gram"
+				gm := newGeneral(n, n)
+				err = r.stage("gram", flam.Syrk(n, d), func(ctx context.Context, st *stageCtx) error {
+					return gramUpper(ctx, m.train, gm)
+				})
+				if err == nil {
+					err = r.stage("tangent-distances", flam.TangentDistancesGram(n, s.K, t), func(ctx context.Context, st *stageCtx) error {
+						st.detail = "rows of A_i·(XXᵀ)[N(i), :]"
+						return tangentDistancesGram(ctx, st, td, gm, nb, coef, t)
+					})
+				}
+			} else {
+				r.rep.Params["distances"] = "products"
+				err = r.stage("tangent-distances", flam.TangentDistances(n, d, t), func(ctx context.Context, st *stageCtx) error {
+					st.detail = fmt.Sprintf("blocks of %d tangent spaces: X·[P_i …]", tdpmBlock(t))
+					return tangentDistances(ctx, st, td, m.train, m.train, m.tangent, m.anchor, t)
+				})
+			}
+			if err != nil {
+				return nil, err
+			}
+			var largest float64
+			err = r.stage("symmetrize", float64(n)*float64(n), func(ctx context.Context, st *stageCtx) error {
+				st.detail = "(TD + TDᵀ)/2, squared"
+				var err error
+				largest, err = symmetrizeSquare(ctx, td)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			// Rounding leaves tangent distances of about √ε·‖x‖ where they are 0.
+			if scale := maxRowNorm(m.train); math.Sqrt(largest) <= 1e-6*scale {
+				return nil, fmt.Errorf("%s: %w: every tangent distance is 0 to rounding (largest %.3g, data radius %.3g): the points lie in their %d-dimensional tangent spaces (a flat manifold); use a smaller tangent dimension, PCA or MDS",
+					method, ErrDimension, math.Sqrt(largest), scale, t)
+			}
+			vals, vecs, means, err := centreAndEig(r, td, s.Dim, solver, s.Seed)
+			if err != nil {
+				return nil, err
+			}
+			m.embedding, m.tri, err = embedFromEig(method, vals, vecs, means)
+			if err != nil {
+				return nil, err
+			}
+			m.eig = vals
+			return m, nil
+		},
+	}.fit(ctx, x)
 }
 
 // tdpmBlock is the number of tangent spaces whose projections are formed
