@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"io"
 	"math"
 
@@ -99,8 +100,10 @@ func (c *codec) dim(d int) int {
 	return d
 }
 
-// intParam carries an integer parameter within [lo, hi].
-func (c *codec) intParam(name string, p *int, lo, hi int) {
+// param carries a parameter: saving, the value; loading, the file's value
+// as get reads it from the JSON header (ok false: refuse the file, wanting
+// what want says).
+func param[T any](c *codec, name string, p *T, want string, get func(v any) (T, bool)) {
 	if c.skip() {
 		return
 	}
@@ -108,58 +111,44 @@ func (c *codec) intParam(name string, p *int, lo, hi int) {
 		c.d.params[name] = *p
 		return
 	}
-	v, ok := c.d.params[name].(float64)
-	if !ok || v != math.Trunc(v) || v < float64(lo) || v > float64(hi) {
-		c.failf("parameter %q = %v, want an integer in [%d, %d]", name, c.d.params[name], lo, hi)
+	v, ok := get(c.d.params[name])
+	if !ok {
+		c.failf("parameter %q = %v, want %s", name, c.d.params[name], want)
 		return
 	}
-	*p = int(v)
+	*p = v
+}
+
+// intParam carries an integer parameter within [lo, hi].
+func (c *codec) intParam(name string, p *int, lo, hi int) {
+	param(c, name, p, fmt.Sprintf("an integer in [%d, %d]", lo, hi), func(a any) (int, bool) {
+		v, ok := a.(float64)
+		return int(v), ok && v == math.Trunc(v) && v >= float64(lo) && v <= float64(hi)
+	})
 }
 
 // floatParam carries a finite float parameter.
 func (c *codec) floatParam(name string, p *float64) {
-	if c.skip() {
-		return
-	}
-	if !c.load {
-		c.d.params[name] = *p
-		return
-	}
-	v, ok := c.d.params[name].(float64)
-	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-		c.failf("parameter %q = %v, want a finite number", name, c.d.params[name])
-		return
-	}
-	*p = v
+	param(c, name, p, "a finite number", func(a any) (float64, bool) {
+		v, ok := a.(float64)
+		return v, ok && !math.IsNaN(v) && !math.IsInf(v, 0)
+	})
 }
 
 // stringParam carries a string parameter.
 func (c *codec) stringParam(name string, p *string) {
-	if c.skip() {
-		return
-	}
-	if !c.load {
-		c.d.params[name] = *p
-		return
-	}
-	v, ok := c.d.params[name].(string)
-	if !ok {
-		c.failf("parameter %q = %v, want a string", name, c.d.params[name])
-		return
-	}
-	*p = v
+	param(c, name, p, "a string", func(a any) (string, bool) {
+		v, ok := a.(string)
+		return v, ok
+	})
 }
 
 // boolParam carries a boolean parameter; a file without it gives false.
 func (c *codec) boolParam(name string, p *bool) {
-	if c.skip() {
-		return
-	}
-	if !c.load {
-		c.d.params[name] = *p
-		return
-	}
-	*p, _ = c.d.params[name].(bool)
+	param(c, name, p, "a boolean", func(a any) (bool, bool) {
+		v, _ := a.(bool)
+		return v, true
+	})
 }
 
 // otherParams carries the parameters a model keeps as a map (reported,
