@@ -95,6 +95,26 @@ var PureGo Impl = pureGo{}
 // `-tags openblas`, otherwise PureGo.
 func Active() Impl { return active }
 
+// Local returns the backend for the small products a parallel loop
+// computes per point or per block of columns (LLE's local Gram matrices,
+// TDPM's tangent spaces, the chunks of the Lanczos basis products, the
+// projected eigenproblems of the iterative solvers): the pure-Go kernels in
+// every build. There a C call would hold a slot of the thread-budget
+// semaphore that the loop's other goroutines wait on and cost more to set
+// up than its arithmetic (BenchmarkDispatch), and its results could depend
+// on the C library's threads; the Go kernels give the same bits in every
+// build and at any GOMAXPROCS, which the engine's determinism rests on.
+func Local() Impl { return PureGo }
+
+// Native reports whether impl runs its products in a native library with
+// threads of its own (OpenBLAS). A solver hands such a backend whole
+// blocks (one Gemm or Gemv) and otherwise splits its products over
+// goroutines itself, with the deterministic kernels of Local.
+func Native(impl Impl) bool {
+	n, ok := impl.(interface{ native() bool })
+	return ok && n.native()
+}
+
 // Impls returns every backend compiled into this binary, PureGo first. The
 // conformance suite runs against each.
 func Impls() []Impl {

@@ -80,6 +80,8 @@ const (
 
 func (openBLAS) Name() string { return "openblas" }
 
+func (openBLAS) native() bool { return true }
+
 func ptr(x []float64) *C.double {
 	if len(x) == 0 {
 		return nil

@@ -173,7 +173,7 @@ func reconstructionWeights(ctx context.Context, x, q blas64.General, nb *neighbo
 			}
 			cg := blas64.General{Rows: k, Cols: d, Stride: max(1, d), Data: c}
 			gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
-			backend.PureGo.Syrk(blas.NoTrans, 1, cg, 0, gs)
+			backend.Local().Syrk(blas.NoTrans, 1, cg, 0, gs)
 		}
 	})
 }
@@ -245,10 +245,10 @@ func barycentricWeights(gm []float64, k int, reg float64, w []float64) error {
 		w[a] = 1
 	}
 	gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
-	if err := backend.PureGo.Potrf(gs); err != nil {
+	if err := backend.Local().Potrf(gs); err != nil {
 		return fmt.Errorf("%w: the local Gram matrix is not positive definite (reg = %v)", ErrNumerical, reg)
 	}
-	backend.PureGo.Potrs(gs, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: w})
+	backend.Local().Potrs(gs, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: w})
 	sum := 0.0
 	for _, v := range w {
 		sum += v

@@ -202,7 +202,7 @@ func rayleighRitz(b *sparse.CSR, q blas64.General) ([]float64, blas64.General, [
 	h := newGeneral(p, p)
 	tallTN(q, bq, h)
 	symmetrize(h)
-	w, z, err := backend.EigBottomCtx(context.Background(), backend.PureGo, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: h.Data}, p)
+	w, z, err := backend.EigBottomCtx(context.Background(), backend.Local(), blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: h.Data}, p)
 	if err != nil {
 		return nil, blas64.General{}, nil, err
 	}

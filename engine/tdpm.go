@@ -311,12 +311,12 @@ func localTangent(p blas64.General, col, t int, x blas64.General, ind []int, coe
 	small := min(k, d)
 	sym := blas64.Symmetric{N: small, Stride: small, Uplo: blas.Upper, Data: sbuf[:small*small]}
 	if d <= k {
-		backend.PureGo.Syrk(blas.Trans, 1, c, 0, sym) // CᵀC, d×d: its eigenvectors are the u
+		backend.Local().Syrk(blas.Trans, 1, c, 0, sym) // CᵀC, d×d: its eigenvectors are the u
 	} else {
-		backend.PureGo.Syrk(blas.NoTrans, 1, c, 0, sym) // CCᵀ, k×k: u = Cᵀv/σ
+		backend.Local().Syrk(blas.NoTrans, 1, c, 0, sym) // CCᵀ, k×k: u = Cᵀv/σ
 	}
 	w = w[:small]
-	if err := backend.PureGo.Syevd(sym, w, true); err != nil {
+	if err := backend.Local().Syevd(sym, w, true); err != nil {
 		return // finite input: cannot happen; the tangent space stays 0
 	}
 	top := math.Max(w[small-1], 0)

@@ -42,7 +42,7 @@ func gram(h, v []float64, p int, w []float64, b, n int) {
 	cw := chunkWidth(n)
 	chunks := (n + cw - 1) / cw
 	if chunks == 1 {
-		backend.PureGo.Gemm(blas.NoTrans, blas.Trans, 1, rowsView(v, p, n), rowsView(w, b, n), 0,
+		backend.Local().Gemm(blas.NoTrans, blas.Trans, 1, rowsView(v, p, n), rowsView(w, b, n), 0,
 			blas64.General{Rows: p, Cols: b, Stride: b, Data: h})
 		return
 	}
@@ -50,7 +50,7 @@ func gram(h, v []float64, p int, w []float64, b, n int) {
 	backend.ParallelFor(chunks, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			c0, c1 := c*cw, min(n, (c+1)*cw)
-			backend.PureGo.Gemm(blas.NoTrans, blas.Trans, 1, colChunk(v, p, n, c0, c1), colChunk(w, b, n, c0, c1), 0,
+			backend.Local().Gemm(blas.NoTrans, blas.Trans, 1, colChunk(v, p, n, c0, c1), colChunk(w, b, n, c0, c1), 0,
 				blas64.General{Rows: p, Cols: b, Stride: b, Data: part[c*p*b : (c+1)*p*b]})
 		}
 	})
@@ -72,7 +72,7 @@ func subtract(w, h, v []float64, p, b, n int) {
 	backend.ParallelFor(chunks, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			c0, c1 := c*cw, min(n, (c+1)*cw)
-			backend.PureGo.Gemm(blas.Trans, blas.NoTrans, -1, hg, colChunk(v, p, n, c0, c1), 1, colChunk(w, b, n, c0, c1))
+			backend.Local().Gemm(blas.Trans, blas.NoTrans, -1, hg, colChunk(v, p, n, c0, c1), 1, colChunk(w, b, n, c0, c1))
 		}
 	})
 }
@@ -93,7 +93,7 @@ func combine(out, v []float64, p int, s []float64, q, lds, n int) {
 			c0, c1 := c*cw, min(n, (c+1)*cw)
 			w := c1 - c0
 			t := blas64.General{Rows: q, Cols: w, Stride: w, Data: tmp[:q*w]}
-			backend.PureGo.Gemm(blas.Trans, blas.NoTrans, 1, sg, colChunk(v, p, n, c0, c1), 0, t)
+			backend.Local().Gemm(blas.Trans, blas.NoTrans, 1, sg, colChunk(v, p, n, c0, c1), 0, t)
 			for i := 0; i < q; i++ {
 				copy(out[i*n+c0:i*n+c1], tmp[i*w:(i+1)*w])
 			}

@@ -81,13 +81,13 @@ func newSolver(a Operator, p params) *solver {
 
 func (s *solver) row(i int) []float64 { return s.v[i*s.n : (i+1)*s.n] }
 
-// gram sets h (p×b) = V[0:p]·Wᵀ and subtract sets W −= hᵀ·V[0:p]: on the
-// pure-Go backend with the deterministic chunked kernels of kernels.go, on
-// a C backend with its Gemv/Gemm, whose threads are then busy instead of
-// spinning while Go code runs between the operator's products.
+// gram sets h (p×b) = V[0:p]·Wᵀ and subtract sets W −= hᵀ·V[0:p]: with
+// the deterministic chunked kernels of kernels.go, or, on a native backend
+// (backend.Native), with its Gemv/Gemm, whose threads are then busy instead
+// of spinning while Go code runs between the operator's products.
 func (s *solver) gram(h []float64, p int, w []float64, b int) {
 	n := s.n
-	if s.impl == backend.PureGo || p == 0 {
+	if !backend.Native(s.impl) || p == 0 {
 		gram(h, s.v, p, w, b, n)
 		return
 	}
@@ -100,7 +100,7 @@ func (s *solver) gram(h []float64, p int, w []float64, b int) {
 
 func (s *solver) subtract(w, h []float64, p, b int) {
 	n := s.n
-	if s.impl == backend.PureGo || p == 0 {
+	if !backend.Native(s.impl) || p == 0 {
 		subtract(w, h, s.v, p, b, n)
 		return
 	}
@@ -444,7 +444,7 @@ func solveDense(a Operator, p params) (*Result, error) {
 	}
 	orig := append([]float64(nil), m...)
 	w := make([]float64, n)
-	if err := backend.PureGo.Syevd(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: m}, w, true); err != nil {
+	if err := backend.Local().Syevd(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: m}, w, true); err != nil {
 		return nil, fmt.Errorf("lanczos: dense eigenproblem (%d×%d): %w", n, n, err)
 	}
 	res := &Result{

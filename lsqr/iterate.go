@@ -159,7 +159,7 @@ func (s *solver) run(ctx context.Context) ([]Result, error) {
 func (s *solver) bidiag() error {
 	act := s.act
 	m, n := s.m, s.n
-	fused := s.isDense && (len(act) == 1 || s.impl == backend.PureGo)
+	fused := s.isDense && (len(act) == 1 || !backend.Native(s.impl))
 	if fused {
 		// One pass over A: u ← A·v − α·u and pn = Aᵀ·u.
 		s.alpha = grow(s.alpha, len(act))
@@ -373,7 +373,7 @@ func (s *solver) mulA(act []int) {
 func (s *solver) mulAT(act []int) {
 	m, n, a := s.m, s.n, len(act)
 	switch {
-	case s.isDense && s.impl != backend.PureGo:
+	case s.isDense && backend.Native(s.impl):
 		// Zᵀ = Uᵀ·A, the BLAS-friendly orientation.
 		ut := s.gather(s.u, act, m)
 		s.impl.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: a, Cols: m, Stride: m, Data: ut}, s.dense,
