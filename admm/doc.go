@@ -34,8 +34,8 @@
 // (backend.GeneralOp, Gram matrix by Syrk) or any operator such as
 // *sparse.CSR (Gram matrix by products, block form when offered).
 //
-// Costs: set-up flam.LassoFactor(m, n) = min(m,n)²·max(m,n)/2 +
-// min(m,n)³/6 + m·n; one iteration flam.LassoIter: n² (n ≤ m) or
+// Costs (lassoFactorFlam and lassoIterFlam in lasso.go): set-up min(m,n)²·max(m,n)/2 +
+// min(m,n)³/6 + m·n; one iteration n² (n ≤ m) or
 // 2mn + m² (m < n).
 //
 // # Low-rank representation (Low-Rank Isomap, Alg. 2)
@@ -86,7 +86,7 @@
 // (9) is max ⟨M1, S⟩ subject to ‖SᵀM1 − M2‖₂ ≤ 1, |M1| ≤ λ, M2 ≤ β, which
 // gives the duality gap the tests check.
 //
-// One iteration costs flam.LRRIter(m, n, r): two m×n×n products (SᵀR and
+// One iteration costs LRRIterFlam(m, n, r): two m×n×n products (SᵀR and
 // S·Z, the latter m·n·r through the factors when Z has rank r < n/2) and
 // elementwise passes, plus one SVT of an n×n matrix. Measured
 // (BenchmarkLRR, 2-core AMD EPYC, shared; pure Go / OpenBLAS): the 40

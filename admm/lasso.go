@@ -49,8 +49,8 @@ const MaxGram = 8192
 // refactored only when residual balancing changes ρ. The z-update is the
 // scaled soft threshold z = S_{λα}(ρ·w)/(ρ + λ(1−α)).
 //
-// With m samples and n features, the set-up costs flam.LassoFactor(m, n)
-// and one iteration flam.LassoIter(m, n). An ElasticNet is not safe for
+// With m samples and n features, the set-up costs lassoFactorFlam(m, n)
+// and one iteration lassoIterFlam(m, n). An ElasticNet is not safe for
 // concurrent use (it holds the factor and work buffers); make one per
 // goroutine.
 type ElasticNet struct {
@@ -140,7 +140,7 @@ func NewElasticNet(a Operator, b []float64) (*ElasticNet, error) {
 	}
 	e.atb = make([]float64, n)
 	a.MulTransVecTo(e.atb, e.b)
-	e.setupFlam = flam.LassoFactor(m, n) - flam.Potrf(e.k)
+	e.setupFlam = lassoFactorFlam(m, n) - flam.Potrf(e.k)
 	e.chol = blas64.Symmetric{N: e.k, Stride: e.k, Data: make([]float64, e.k*e.k), Uplo: blas.Lower}
 	e.q, e.t, e.tm = make([]float64, n), make([]float64, n), make([]float64, m)
 	return e, nil
@@ -339,7 +339,7 @@ func (p *netProblem) refactor(rho float64) error {
 		return fmt.Errorf("admm: Cholesky factor of the Gram matrix + %g·I: %w", rho, err)
 	}
 	e.rho = rho
-	p.flam += flam.LassoRefactor(e.m, e.n)
+	p.flam += lassoRefactorFlam(e.m, e.n)
 	return nil
 }
 
@@ -368,7 +368,7 @@ func (p *netProblem) UpdateX(x, ax, v []float64, rho float64) error {
 		}
 	}
 	copy(ax, x)
-	p.flam += flam.LassoIter(e.m, e.n)
+	p.flam += lassoIterFlam(e.m, e.n)
 	return nil
 }
 
@@ -419,4 +419,34 @@ func finiteMat(what string, a blas64.General) error {
 		}
 	}
 	return nil
+}
+
+// lassoFactorFlam is the set-up of an ADMM lasso or elastic net with a dense
+// m×n design: the Gram matrix of the smaller side, k = min(m, n) (AᵀA when
+// n ≤ m, else AAᵀ: flam.Syrk(k, max(m, n))), its Cholesky factor after adding ρI
+// (flam.Potrf(k)), and Aᵀb (m·n). Boyd et al. 2011 §4.2.4.
+func lassoFactorFlam(m, n int) float64 {
+	k, q := min(m, n), max(m, n)
+	return flam.Syrk(k, q) + flam.Potrf(k) + flam.Gemv(m, n)
+}
+
+// lassoRefactorFlam is a new Cholesky factor after the penalty ρ changed:
+// flam.Potrf(min(m, n)) plus restoring the Gram diagonal.
+func lassoRefactorFlam(m, n int) float64 {
+	k := min(m, n)
+	return flam.Potrf(k) + float64(k)*float64(k+1)/2
+}
+
+// lassoIterFlam is one ADMM iteration of the lasso or elastic net with a cached
+// factor (Boyd et al. 2011 §6.4): the x-update is two triangular solves with
+// the n×n factor when n ≤ m; when m < n it is the matrix inversion lemma,
+// Aᵀ(ρI + AAᵀ)⁻¹A·q, two products with A and two m×m triangular solves.
+// The z-update (soft thresholding), the dual update and the residual norms
+// are about 8n.
+func lassoIterFlam(m, n int) float64 {
+	vec := 8 * float64(n)
+	if n <= m {
+		return flam.Potrs(n, 1) + vec
+	}
+	return 2*flam.Gemv(m, n) + flam.Potrs(m, 1) + vec
 }

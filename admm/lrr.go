@@ -189,7 +189,7 @@ type LRRResult struct {
 // from Z = J = I, E = M1 = M2 = 0, μ = μ₀, stopping when eq. (25) (and its
 // analogue for Z = J) and eq. (26) hold. s is not modified.
 //
-// One iteration costs flam.LRRIter(m, n, rank) plus one SVT of an n×n
+// One iteration costs LRRIterFlam(m, n, rank) plus one SVT of an n×n
 // matrix (partial or full, see SVT). ctx is checked every iteration.
 // Errors: ErrInput (empty S, NaN or Inf, bad settings), ErrNotConverged
 // (with a usable result), a wrapped ctx.Err() on cancellation.
@@ -328,7 +328,7 @@ func LRR(ctx context.Context, s blas64.General, set LRRSettings) (*LRRResult, er
 		} else {
 			impl.Gemm(blas.NoTrans, blas.NoTrans, 1, s, z, 0, sz)
 		}
-		st.Flam += flam.LRRIter(m, n, rank)
+		st.Flam += LRRIterFlam(m, n, rank)
 		// J (eq. 18), M2 (eq. 22) and the norms of eq. (24)–(26).
 		var dz2, dj2, zj2, z2, l1z float64
 		bmu := set.Beta / mu
@@ -423,4 +423,18 @@ func par(r, c int, fn func(i0, i1 int)) {
 	}
 	grain := max(1, (1<<15)/max(1, c))
 	backend.ParallelFor(r, grain, fn)
+}
+
+// LRRIterFlam is one iteration of the linearized ADMM for low-rank
+// representation (Mehrbani & Kahaei, Low-Rank Isomap Alg. 2, eq. 12–26) with S m×n and
+// Z n×n, without the singular value thresholding: the gradient of eq. 13
+// needs Sᵀ·R (m·n² flam), the E-update of eq. 20 needs S·Z (m·n² flam, or
+// 2·m·n·r when Z has rank r, passed as rank; rank < 0 means dense), and
+// about 12 elementwise passes over the m×n and n×n iterates.
+func LRRIterFlam(m, n, rank int) float64 {
+	sz := flam.Gemm(m, n, n)
+	if rank >= 0 && 2*rank < n {
+		sz = 2 * flam.Gemm(m, n, rank)
+	}
+	return flam.Gemm(n, n, m) + sz + 12*(float64(m)*float64(n)+float64(n)*float64(n))
 }

@@ -80,7 +80,7 @@ const (
 // direction; the Gaussian columns of the start block make that an event
 // of probability zero in exact arithmetic. When every Ritz value of the block exceeds τ the block grows;
 // when the sweeps run out the full SVD is used. One sweep costs
-// flam.SVTSweep(n, b) against flam.SVTFull(n, n) for the full SVD.
+// svtSweepFlam(n, b) against svtFullFlam(n, n) for the full SVD.
 type SVT struct {
 	n       int
 	method  SVTMethod
@@ -186,7 +186,7 @@ func (t *SVT) Apply(dst, a blas64.General, tau float64) (LowRank, float64, error
 		}
 	}
 	t.impl.Gemm(blas.NoTrans, blas.NoTrans, 1, us, lr.Vt, 0, dst)
-	t.Flam += flam.SVTRebuild(n, r)
+	t.Flam += svtRebuildFlam(n, r)
 	return lr, nuc, nil
 }
 
@@ -206,7 +206,7 @@ func (t *SVT) full(a blas64.General, tau float64) (LowRank, error) {
 	if err := t.impl.Gesdd(w, t.s[:n], u, vt); err != nil {
 		return LowRank{}, fmt.Errorf("admm: singular value thresholding: %w", err)
 	}
-	t.Flam += flam.SVTFull(n, n)
+	t.Flam += svtFullFlam(n, n)
 	r := 0
 	for r < n && t.s[r] > tau {
 		r++
@@ -324,7 +324,7 @@ func (t *SVT) partial(a blas64.General, tau float64, b int) (LowRank, bool, erro
 		// U = Q·Ũ (n×b).
 		u := blas64.General{Rows: n, Cols: b, Stride: b, Data: make([]float64, n*b)}
 		t.impl.Gemm(blas.NoTrans, blas.NoTrans, 1, q, ut, 0, u)
-		t.Flam += flam.SVTSweep(n, b)
+		t.Flam += svtSweepFlam(n, b)
 		prevS = append(prevS[:0], t.s[:b]...)
 		prevU, prevVt, have = u, vt, true
 	}
@@ -341,3 +341,17 @@ func grow(x []float64, n int) []float64 {
 	}
 	return x[:n]
 }
+
+// svtFullFlam is singular value thresholding of an m×n matrix by a full thin SVD.
+func svtFullFlam(m, n int) float64 { return flam.SVD(m, n) + float64(m)*float64(n) }
+
+// svtSweepFlam is one sweep of the randomized subspace iteration that the
+// partial SVT of package admm uses on an n×n matrix with a block of b
+// vectors: Y = A·Ω (n²·b), a QR of Y (Geqrf + Orgqr), B = QᵀA (n²·b), the
+// thin SVD of the b×n matrix B, and U = Q·Ũ (n·b²).
+func svtSweepFlam(n, b int) float64 {
+	return 2*flam.Gemm(n, n, b) + flam.Geqrf(n, b) + flam.Orgqr(n, b) + flam.SVD(b, n) + flam.Gemm(n, b, b)
+}
+
+// svtRebuildFlam is forming the thresholded n×n matrix U·diag(σ−τ)·Vᵀ of rank r.
+func svtRebuildFlam(n, r int) float64 { return flam.Gemm(n, n, r) + float64(n)*float64(r) }

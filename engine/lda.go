@@ -528,7 +528,7 @@ func fisherfacesDiscriminant(r *run, a blas64.General, y, size []int, dim int, r
 	sw := newGeneral(p, p)
 	b := newGeneral(p, c)
 	means := newGeneral(c, p)
-	err := runStage(r, "scatter", flam.ClassScatter(n, p, c), func(ctx context.Context, st *stageCtx) error {
+	err := runStage(r, "scatter", classScatterFlam(n, p, c), func(ctx context.Context, st *stageCtx) error {
 		for i := 0; i < n; i++ {
 			row := means.Data[y[i]*p : (y[i]+1)*p]
 			for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
@@ -566,7 +566,7 @@ func fisherfacesDiscriminant(r *run, a blas64.General, y, size []int, dim int, r
 	}
 	var wf blas64.General
 	var vals []float64
-	err = runStage(r, "eigensolve", flam.FisherReduction(p, c, dim), func(ctx context.Context, st *stageCtx) error {
+	err = runStage(r, "eigensolve", fisherReductionFlam(p, c, dim), func(ctx context.Context, st *stageCtx) error {
 		ridge := 0.0
 		if reg > 0 {
 			ridge = reg * trace(sw) / float64(p)
@@ -792,4 +792,21 @@ func (f *fisher) fields(c *codec, dim int) {
 	nc := len(f.classes)
 	c.matrix("centers", &f.centers, nc, dim)
 	c.vector("log_priors", &f.logPri, nc)
+}
+
+// classScatterFlam is the within- and between-class scatter matrices of n samples of
+// d features in c classes (LDA; Mehrbani & Kahaei, Low-Rank Isomap eq. 4–5): the class
+// means (nd), S_W = AᵀA of the n×d class-centred data (Syrk, d²n/2) and
+// S_B = BBᵀ of the d×c weighted centred means (d²c/2).
+func classScatterFlam(n, d, c int) float64 {
+	return float64(n)*float64(d) + flam.Syrk(d, n) + flam.Syrk(d, c)
+}
+
+// fisherReductionFlam is the generalized eigenproblem S_B·w = λ·S_W·w with
+// S_B = BBᵀ of rank ≤ c (B d×c) solved by the Cholesky reduction: the
+// factor of S_W (Potrf, d³/6), C = L⁻¹B (d²c), the thin SVD of C (flam.SVD(d,
+// c)) and w = L⁻ᵀu for the m vectors kept (d²m).
+func fisherReductionFlam(d, c, m int) float64 {
+	fd := float64(d)
+	return flam.Potrf(d) + fd*fd*float64(c) + flam.SVD(d, c) + fd*fd*float64(m)
 }

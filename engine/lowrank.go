@@ -188,7 +188,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			m.landmarks = newGeneral(nc, d)
 			b := newGeneral(d, nc)
 			sw := newGeneral(d, d)
-			err = r.stage("scatter", flam.ClassScatter(n, d, nc), func(ctx context.Context, st *stageCtx) error {
+			err = r.stage("scatter", classScatterFlam(n, d, nc), func(ctx context.Context, st *stageCtx) error {
 				cm := newGeneral(nc, d) // cluster means of the centred data
 				for i := 0; i < n; i++ {
 					size[y[i]]++
@@ -224,7 +224,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			if err != nil {
 				return nil, err
 			}
-			err = r.stage("lrr", flam.LRRIter(d, nc, nc)*1000, func(ctx context.Context, st *stageCtx) error {
+			err = r.stage("lrr", admm.LRRIterFlam(d, nc, nc)*1000, func(ctx context.Context, st *stageCtx) error {
 				in := b
 				if s.UnitScale {
 					in = copyGeneral(b)
@@ -261,7 +261,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			r.rep.Params["lrr_primal_residual"] = m.lrr.PrimalResidual
 			r.rep.Params["lrr_zj_residual"] = m.lrr.ZJResidual
 			var wf blas64.General
-			err = r.stage("eigensolve", flam.Gemm(d, nc, nc)+flam.FisherReduction(d, nc, s.Dim), func(ctx context.Context, st *stageCtx) error {
+			err = r.stage("eigensolve", flam.Gemm(d, nc, nc)+fisherReductionFlam(d, nc, s.Dim), func(ctx context.Context, st *stageCtx) error {
 				bz := newGeneral(d, nc) // the factor of S̃_B
 				backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, b, m.z, 0, bz)
 				st.detail = "Cholesky of S_W, SVD of L⁻¹BZ_B"

@@ -144,7 +144,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			}
 			k := s.K
 			var b *sparse.CSR
-			localCost := float64(n)*flam.LocalPCA(k, max(1, in.nnz()/n), s.Dim) + flam.LTSAAlignment(n, k, s.Dim)
+			localCost := float64(n)*localPCAFlam(k, max(1, in.nnz()/n), s.Dim) + ltsaAlignmentFlam(n, k, s.Dim)
 			err = r.stage("tangents", localCost, func(ctx context.Context, st *stageCtx) error {
 				st.detail = fmt.Sprintf("%d local PCAs of %d neighbours", n, k)
 				blocks := make([]float64, n*k*k)
@@ -488,4 +488,22 @@ func (m *LTSAModel) fields(c *codec) {
 	if !m.train.isSparse() {
 		c.lists(&m.near, n)
 	}
+}
+
+// localPCAFlam is the tangent space of one neighbourhood of k points whose rows
+// hold nnzRow stored entries (D for dense rows): the k(k+1)/2 inner
+// products of the k×k Gram matrix, its double centring (k²) and its t
+// leading eigenvectors by index range (flam.Syevr(k, t)). LTSA and its
+// out-of-sample map pay it once per point.
+func localPCAFlam(k, nnzRow, t int) float64 {
+	fk := float64(k)
+	return fk*(fk+1)/2*float64(nnzRow) + fk*fk + flam.Syevr(k, t)
+}
+
+// ltsaAlignmentFlam is n·k²·(t + 1): the blocks I − G_i·G_iᵀ of the alignment
+// matrix of LTSA (Zhang & Zha 2004, Algorithm LTSA step 2), G_i = [1/√k, Q_i]
+// with k rows and t + 1 columns, for n neighbourhoods.
+func ltsaAlignmentFlam(n, k, t int) float64 {
+	fk := float64(k)
+	return float64(n) * fk * fk * float64(t+1)
 }

@@ -41,7 +41,7 @@ const (
 	// OIPAuto forms M when the features are few enough (D ≤ 2048) unless
 	// Lanczos on the operator is predicted ten times cheaper.
 	OIPAuto OIPSolver = ""
-	// OIPDense forms the D×D matrix M (flam.OIPForm: n²D/2 + 1.5·nD² + D³)
+	// OIPDense forms the D×D matrix M (oipFormFlam: n²D/2 + 1.5·nD² + D³)
 	// and takes its Dim smallest eigenpairs by the dense index-range
 	// solver (2/3·D³).
 	OIPDense OIPSolver = "dense"
@@ -81,7 +81,7 @@ const (
 // 96.65 ± 0.26), heat kernel (t = mean squared edge length) 34.8 % and
 // 39.6 % (TestOIPUSPSWeights).
 //
-// Cost (flam.OIPForm): the graph and τ(D_G) as in Isomap, then n²D/2 +
+// Cost (oipFormFlam): the graph and τ(D_G) as in Isomap, then n²D/2 +
 // 1.5·nD² + D³ to form M and 2/3·D³ for its eigenvectors; memory one N×N
 // matrix. On usps9298 with 50 % training (4649 × 256, k = 10, Dim = 40) a fit
 // takes 2.0–2.2 s with the pure-Go backend and 1.1–1.6 s with OpenBLAS on
@@ -170,7 +170,7 @@ func (s OIP) solver(n, d int) OIPSolver {
 	// tolerance relative to ‖M‖ (the smallest eigenvalues of M can be
 	// tiny against ‖M‖, as with heat weights): the operator must be
 	// predicted 10 times cheaper.
-	if flam.OIPForm(n, d)+flam.Syevr(d, s.Dim) <= 10*oipOperatorFlam(n, d, s.Dim) {
+	if oipFormFlam(n, d)+flam.Syevr(d, s.Dim) <= 10*oipOperatorFlam(n, d, s.Dim) {
 		return OIPDense
 	}
 	return OIPOperator
@@ -179,7 +179,7 @@ func (s OIP) solver(n, d int) OIPSolver {
 // oipOperatorFlam predicts Lanczos on M as an operator: about 20 products
 // per eigenpair (the p of Cai, He & Han, AAAI 2007 eq. 12).
 func oipOperatorFlam(n, d, dim int) float64 {
-	return float64(20*max(dim, 3)) * (flam.OIPProduct(n, d) + flam.LanczosStep(d, 2*dim+20, 1))
+	return float64(20*max(dim, 3)) * (oipProductFlam(n, d) + flam.LanczosStep(d, 2*dim+20, 1))
 }
 
 func (s OIP) params(solver OIPSolver) map[string]any {
@@ -301,7 +301,7 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 	var vecs blas64.General
 	if solver == OIPDense {
 		mm := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
-		err := r.stage("form-m", flam.OIPForm(n, d), func(ctx context.Context, st *stageCtx) error {
+		err := r.stage("form-m", oipFormFlam(n, d), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "M = G² − 2·AᵀτA (τ by its lower triangle), G = AᵀA"
 			gram := newGeneral(d, d)
 			if err := backend.SyrkCtx(ctx, impl, blas.Trans, 1, a, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: gram.Data}); err != nil {
@@ -550,4 +550,21 @@ func (c *codec) projection(proj, emb *blas64.General, eig *[]float64, kept *[]in
 	c.matrix("embedding", emb, -1, dim)
 	c.vector("eigenvalues", eig, dim)
 	c.kept(kept, emb.Rows)
+}
+
+// oipFormFlam is forming M = X(XᵀX − 2τ)Xᵀ = G² − 2·XτXᵀ (Zheng, Tang, Fang & Zhang, ICPR 2012
+// eq. 6) for n samples of d features, X = Aᵀ with A the n×d
+// data: G = AᵀA (Syrk, d²n/2), XτXᵀ = P + Pᵀ with P = Aᵀ(LA), L the lower
+// triangle of the symmetric τ (n²d/2 for LA, d²n for P), and G² (d³).
+func oipFormFlam(n, d int) float64 {
+	fn, fd := float64(n), float64(d)
+	return flam.Syrk(d, n) + fn*fn*fd/2 + flam.Gemm(d, d, n) + flam.Gemm(d, d, d)
+}
+
+// oipProductFlam is one product M·v with M applied as an operator without
+// forming it: u = Av (nd), Aᵀu (nd), A(Aᵀu) (nd), τu (n²) and the final Aᵀ
+// (nd): 4nd + n².
+func oipProductFlam(n, d int) float64 {
+	fn, fd := float64(n), float64(d)
+	return 4*fn*fd + fn*fn
 }

@@ -204,10 +204,10 @@ func soipLARSFlam(n, d, dim, card int) float64 {
 	gram := d <= lars.MaxAutoGram && d <= n
 	setup := float64(n) * float64(d)
 	if gram {
-		setup = flam.LARSGram(n, d)
+		setup = lars.GramFlam(n, d)
 	}
 	kmax := min(card, n, d)
-	return setup + float64(dim)*(flam.Gemv(n, d)+float64(kmax)*flam.LARSStep(n, d, kmax/2, gram))
+	return setup + float64(dim)*(flam.Gemv(n, d)+float64(kmax)*lars.StepFlam(n, d, kmax/2, gram))
 }
 
 // Projection returns the sparse projection (D×Dim, unit columns).

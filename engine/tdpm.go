@@ -62,7 +62,7 @@ import (
 // tangent spaces, Y·[P_s … P_e] (n²·D·t flam in all). When K < D the Gram
 // path is cheaper: with the local PCA's coefficients A_i = Σ⁻¹Vᵀ (t×K,
 // P_i = C_iᵀVΣ⁻¹), P_iᵀx_j = A_i·(x_l·x_j)_{l∈N(i)}, so one Gram matrix XXᵀ
-// (n²D/2) and n²·t·K flam give every TD (flam.TangentDistancesGram); it
+// (n²D/2) and n²·t·K flam give every TD (tangentDistancesGramFlam); it
 // holds a second N×N matrix while the distances are formed, and is used
 // only when Options.MaxBytes leaves room for it.
 //
@@ -170,7 +170,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 			if gramPath {
 				coef = newGeneral(n, t*s.K)
 			}
-			err = r.stage("tangents", flam.TangentSpaces(n, d, s.K, t), func(ctx context.Context, st *stageCtx) error {
+			err = r.stage("tangents", tangentSpacesFlam(n, d, s.K, t), func(ctx context.Context, st *stageCtx) error {
 				st.detail = fmt.Sprintf("local PCA of %d neighbours, %d directions", s.K, t)
 				var err error
 				m.tangent, err = tangentSpaces(ctx, st, m.train, nb, t, coef)
@@ -188,14 +188,14 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 					return gramUpper(ctx, m.train, gm)
 				})
 				if err == nil {
-					err = r.stage("tangent-distances", flam.TangentDistancesGram(n, s.K, t), func(ctx context.Context, st *stageCtx) error {
+					err = r.stage("tangent-distances", tangentDistancesGramFlam(n, s.K, t), func(ctx context.Context, st *stageCtx) error {
 						st.detail = "rows of A_i·(XXᵀ)[N(i), :]"
 						return tangentDistancesGram(ctx, st, td, gm, nb, coef, t)
 					})
 				}
 			} else {
 				r.rep.Params["distances"] = "products"
-				err = r.stage("tangent-distances", flam.TangentDistances(n, d, t), func(ctx context.Context, st *stageCtx) error {
+				err = r.stage("tangent-distances", tangentDistancesFlam(n, d, t), func(ctx context.Context, st *stageCtx) error {
 					st.detail = fmt.Sprintf("blocks of %d tangent spaces: X·[P_i …]", tdpmBlock(t))
 					return tangentDistances(ctx, st, td, m.train, m.train, m.tangent, m.anchor, t)
 				})
@@ -665,4 +665,31 @@ func (m *TDPMModel) fields(c *codec) {
 	c.matrix("tangent", &m.tangent, feat, n*m.t)
 	c.matrix("anchor", &m.anchor, n, m.t)
 	c.check(m.k < n, "k = %d for %d training points", m.k, n)
+}
+
+// tangentSpacesFlam is the local PCA of TDPM (Zhao & Jiang, TDPM
+// §2.1) at n points of d features from k neighbours each,
+// keeping t directions: per point the k×k Gram matrix of the centred
+// neighbours (d·k²/2), its full eigendecomposition (flam.Syevd(k)) and the map
+// back to t left singular vectors (d·k·t).
+func tangentSpacesFlam(n, d, k, t int) float64 {
+	fd, fk := float64(d), float64(k)
+	return float64(n) * (fd*fk*(fk+1)/2 + flam.Syevd(k, true) + fd*fk*float64(t))
+}
+
+// tangentDistancesGramFlam is TDPM's n×n matrix of tangent distances from the
+// Gram matrix G = XXᵀ (counted apart, Syrk): P_iᵀx_j = A_i·G[N(i), j] with
+// A_i the t×k coefficients of the local PCA, n·t·k per row, n²·t·k in all
+// (less than TangentDistances' n²·d·t when k < d).
+func tangentDistancesGramFlam(n, k, t int) float64 {
+	fn := float64(n)
+	return fn * fn * float64(t*k)
+}
+
+// tangentDistancesFlam is TDPM's n×n matrix of tangent distances (eq. 5) as
+// products: the squared Euclidean distances (SqDist, symmetric) and, per
+// point i, the projections P_iᵀx_j of all n points on its t-dimensional
+// tangent space (n·d·t each): n²·d·t.
+func tangentDistancesFlam(n, d, t int) float64 {
+	return flam.SqDist(n, n, d, true) + float64(n)*float64(n)*float64(d)*float64(t)
 }

@@ -32,8 +32,8 @@
 // precomputed Gram matrix, or n·k + n·p flam from X; adding a variable
 // extends the Cholesky factor of G_AA by one row (k²/2, plus n·k for its
 // Gram column without the Gram matrix); a removal rebuilds it (k³/6).
-// flam.LARSStep has the count. The Gram matrix XᵀX costs n·p²/2 once
-// (flam.LARSGram) and pays when it is shared by several responses
+// StepFlam has the count. The Gram matrix XᵀX costs n·p²/2 once
+// (GramFlam) and pays when it is shared by several responses
 // (Design.FitMany, r responses in parallel) or when the path is long
 // (k ≳ p/2 in pure Go, k ≳ p/10 with OpenBLAS, whose Syrk is fast); Fit
 // decides by that rule for a single response. BenchmarkLARS50of256 (5000

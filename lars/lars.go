@@ -198,7 +198,7 @@ type Design struct {
 }
 
 // NewDesign checks x and, as mode says, precomputes XᵀX (Syrk,
-// flam.LARSGram). Errors wrap ErrInput (empty, NaN or Inf).
+// GramFlam). Errors wrap ErrInput (empty, NaN or Inf).
 func NewDesign(x blas64.General, mode GramMode) (*Design, error) {
 	n, p := x.Rows, x.Cols
 	if n == 0 || p == 0 {
@@ -316,7 +316,7 @@ func (d *Design) FitMany(ctx context.Context, y blas64.General, s Settings) ([]*
 // Fit computes the lasso path of y (length n) on the design by LARS with
 // the lasso modification (Efron et al. 2004, §2 and §3.1), or plain LAR
 // with Settings.LAR, from λ_max = ‖Xᵀy‖∞ down to the first limit of
-// Settings. Each step costs flam.LARSStep(n, p, k, gram) with k active
+// Settings. Each step costs StepFlam(n, p, k, gram) with k active
 // variables. ctx is checked every step. Errors wrap ErrInput or ctx.Err().
 //
 // The intercept is not fitted: center y and the columns of X first if one
@@ -500,4 +500,25 @@ func (d *Design) Fit(ctx context.Context, y []float64, s Settings) (*Path, error
 	}
 	path.Stats.Flam = r.flam
 	return path, nil
+}
+
+// GramFlam is the precomputed Gram matrix XᵀX of an n×p design (its
+// triangle, Syrk) and Xᵀy.
+func GramFlam(n, p int) float64 { return flam.Syrk(p, n) + flam.Gemv(n, p) }
+
+// StepFlam is one step of LARS (Efron et al. 2004) with k active variables
+// out of p, n samples: solving for the equiangular direction with the
+// Cholesky factor of the active Gram matrix (k² flam), the correlations of
+// every variable with it, a = Xᵀu (gram: G[:,A]·w, p·k flam; otherwise
+// u = X_A·w and Xᵀu, n·k + n·p flam), and adding one variable to the
+// factor (a triangular solve, k²/2, plus its Gram column: n·k without the
+// precomputed Gram).
+func StepFlam(n, p, k int, gram bool) float64 {
+	fk := float64(k)
+	solve := fk * fk
+	add := fk * fk / 2
+	if gram {
+		return solve + float64(p)*fk + add + 4*float64(p)
+	}
+	return solve + float64(n)*fk + flam.Gemv(n, p) + add + float64(n)*fk + 4*float64(p) + 2*float64(n)
 }

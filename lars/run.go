@@ -5,8 +5,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-
-	"github.com/manifoldlab/manifold/backend/flam"
 )
 
 // run is the state of one LARS path: correlations, coefficients, the
@@ -216,7 +214,7 @@ func (r *run) direction() {
 		d.impl.Gemv(blas.NoTrans, 1, xa, blas64.Vector{N: k, Inc: 1, Data: w}, 0, blas64.Vector{N: d.n, Inc: 1, Data: r.u})
 		d.impl.Gemv(blas.Trans, 1, d.x, blas64.Vector{N: d.n, Inc: 1, Data: r.u}, 0, blas64.Vector{N: d.p, Inc: 1, Data: a})
 	}
-	r.flam += flam.LARSStep(d.n, d.p, k, d.gram != nil) - float64(k)*float64(k)/2
+	r.flam += StepFlam(d.n, d.p, k, d.gram != nil) - float64(k)*float64(k)/2
 }
 
 // snapshot returns the breakpoint at the current state.

@@ -55,3 +55,9 @@ func TestGraphCounts(t *testing.T) {
 		}
 	}
 }
+
+func TestGramSparse(t *testing.T) {
+	if got := flam.GramSparse(10, 4); got != 80 {
+		t.Errorf("GramSparse(10, 4) = %v, want 80", got)
+	}
+}

@@ -52,3 +52,8 @@ func AllPairsDijkstra(sources, n, e int) float64 { return float64(sources) * Dij
 
 // FloydWarshall is n³ min-plus operations (an add and a compare each).
 func FloydWarshall(n int) float64 { f := float64(n); return f * f * f }
+
+// GramSparse is 2·nnz·m: the m×m Gram matrix (A·Aᵀ or Aᵀ·A) of a sparse
+// matrix with nnz stored entries formed column by column, one product with
+// A and one with Aᵀ per column (blocks of the identity).
+func GramSparse(nnz, m int) float64 { return 2 * float64(nnz) * float64(m) }

@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/manifoldlab/manifold/backend/flam"
+)
+
+// The method-level counts (kept beside their methods) against hand counts
+// for small sizes and closed forms.
+func TestMethodFlamCounts(t *testing.T) {
+	cases := []struct {
+		name      string
+		got, want float64
+	}{
+		// m = 2, n = 3, l = 1, p = 4: 1.5·4·3 + 6.5·8 + 4·1·4 = 18 + 52 + 16.
+		{"lgeFlam 2×3", lgeFlam(2, 3, 1, 4), 86},
+		// eq. (8) is eq. (12)'s competitor: the SVD plus 2m³ plus Lanczos.
+		{"lgeFlam = SVD + 2m³ + Lanczos", lgeFlam(50, 80, 3, 20),
+			flam.SVD(50, 80) + 2*50*50*50 + flam.Lanczos(50, 3, 20)},
+		// k = 3 points of 2 entries: 6 products of 2, 9 for the centring.
+		{"localPCAFlam k=3", localPCAFlam(3, 2, 1), 12 + 9 + flam.Syevr(3, 1)},
+		{"ltsaAlignmentFlam", ltsaAlignmentFlam(5, 3, 2), 5 * 9 * 3},
+		// n=4, d=2: Syrk 2·3/2·4 = 12, n²d/2 = 16, d²n = 16, d³ = 8.
+		{"oipFormFlam 4×2", oipFormFlam(4, 2), 12 + 16 + 16 + 8},
+		{"oipProductFlam 4×2", oipProductFlam(4, 2), 4*4*2 + 16},
+		// n=2 points, d=3, k=4, t=1: per point 3·4·5/2 = 30, Syevd(4) = 4.5·64 = 288, 3·4·1 = 12.
+		{"tangentSpacesFlam", tangentSpacesFlam(2, 3, 4, 1), 2 * (30 + 288 + 12)},
+		// SqDist(3,3,2,self) = 3·4/2·2 + 9 = 21, plus 9·2·1.
+		{"tangentDistancesFlam", tangentDistancesFlam(3, 2, 1), 21 + 18},
+		{"tangentDistancesGramFlam", tangentDistancesGramFlam(3, 4, 2), 9 * 8},
+		// n=5, d=2, c=3: 10 + Syrk(2,5) = 15 + Syrk(2,3) = 9.
+		{"classScatterFlam", classScatterFlam(5, 2, 3), 10 + 15 + 9},
+		// d=2, c=1, m=1: Potrf 8/6, 4·1, SVD(2,1) = 1.5·2 + 4.5, 4·1.
+		{"fisherReductionFlam", fisherReductionFlam(2, 1, 1), 8.0/6 + 4 + 7.5 + 4},
+	}
+	for _, c := range cases {
+		if d := c.got - c.want; d > 1e-9 || d < -1e-9 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	// The Gram path of TDPM is cheaper exactly when k·t + d/2 < d·t.
+	if tangentDistancesGramFlam(4649, 12, 5)+flam.Syrk(4649, 256) >= tangentDistancesFlam(4649, 256, 5) {
+		t.Error("USPS: the Gram path is not predicted cheaper")
+	}
+}
