@@ -1,10 +1,14 @@
-package engine
+package engine_test
 
 import (
 	"context"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 )
 
 // Fits of LPP, NPE, LSI, LTSA and Laplacian eigenmaps on the 2000-point swiss roll (noise 0.05) and on the
@@ -16,41 +20,41 @@ import (
 //	flock /tmp/manifold-bench.lock go test -tags openblas -run '^$' -bench Baselines -count 3 ./engine/
 func BenchmarkGraphMethodsSwiss(b *testing.B) {
 	x, _ := datasets.SwissRoll(2000, 0.05, 1)
-	ctx := context.Background()
-	fits := []struct {
-		name string
-		fit  func() (Model, error)
-	}{
-		{"lpp", func() (Model, error) { return asModelT(LPP{}.Fit(ctx, x)) }},
-		{"npe", func() (Model, error) { return asModelT(NPE{}.Fit(ctx, x)) }},
-		{"lsi", func() (Model, error) { return asModelT(LSI{}.Fit(ctx, x)) }},
-		{"ltsa", func() (Model, error) { return asModelT(LTSA{}.Fit(ctx, x)) }},
-		{"ltsa-dense", func() (Model, error) { return asModelT(LTSA{Eigensolver: EigenDense}.Fit(ctx, x)) }},
-		{"laplacian", func() (Model, error) { return asModelT(LaplacianEigenmaps{}.Fit(ctx, x)) }},
-	}
-	for _, f := range fits {
-		b.Run("method="+f.name, func(b *testing.B) { benchFit(b, f.fit) })
-	}
+	dense := enginetest.Settings{Tune: func(p any) { p.(*engine.LTSA).Eigensolver = engine.EigenDense }}
+	benchMethods(b, x, "", []benchCase{{"lpp", "lpp", enginetest.Settings{}}, {"npe", "npe", enginetest.Settings{}},
+		{"lsi", "lsi", enginetest.Settings{}}, {"ltsa", "ltsa", enginetest.Settings{}}, {"ltsa-dense", "ltsa", dense},
+		{"laplacian", "laplacian", enginetest.Settings{}}})
 }
 
 func BenchmarkGraphMethodsReuters(b *testing.B) {
 	a := loadReuters(b)
+	s := enginetest.Settings{Dim: 10}
+	benchMethods(b, a, "", []benchCase{{"lsi", "lsi", s}, {"lpp", "lpp", s}, {"npe", "npe", s}})
+}
+
+// benchCase is one benchmark: a method of enginetest and its settings.
+type benchCase struct {
+	name, method string
+	s            enginetest.Settings
+}
+
+// benchMethods runs benchFit for each case on x, named method=NAME and
+// suffix.
+func benchMethods(b *testing.B, x mat.Matrix, suffix string, cases []benchCase) {
 	ctx := context.Background()
-	fits := []struct {
-		name string
-		fit  func() (Model, error)
-	}{
-		{"lsi", func() (Model, error) { return asModelT(LSI{Dim: 10}.Fit(ctx, a)) }},
-		{"lpp", func() (Model, error) { return asModelT(LPP{Dim: 10}.Fit(ctx, a)) }},
-		{"npe", func() (Model, error) { return asModelT(NPE{Dim: 10}.Fit(ctx, a)) }},
-	}
-	for _, f := range fits {
-		b.Run("method="+f.name, func(b *testing.B) { benchFit(b, f.fit) })
+	for _, c := range cases {
+		m, ok := enginetest.Lookup(c.method)
+		if !ok {
+			b.Fatalf("no method %q", c.method)
+		}
+		b.Run("method="+c.name+suffix, func(b *testing.B) {
+			benchFit(b, func() (engine.Model, error) { return m.Fit(ctx, x, c.s) })
+		})
 	}
 }
 
-func benchFit(b *testing.B, fit func() (Model, error)) {
-	var rep Report
+func benchFit(b *testing.B, fit func() (engine.Model, error)) {
+	var rep engine.Report
 	for i := 0; i < b.N; i++ {
 		m, err := fit()
 		if err != nil {

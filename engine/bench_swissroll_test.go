@@ -1,11 +1,11 @@
-package engine
+package engine_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 )
 
 // Fits of PCA, MDS, Isomap (float64 and float32), Landmark Isomap, LLE and
@@ -16,23 +16,13 @@ import (
 //
 //	flock /tmp/manifold-bench.lock go test -run '^$' -bench 'SwissRollFits' -benchtime 1x -count 3 ./engine/
 func BenchmarkSwissRollFits(b *testing.B) {
-	ctx := context.Background()
+	s := enginetest.Settings{Dim: 2, K: 10} // K: the methods that take it
+	var cases []benchCase
+	for _, name := range []string{"isomap", "isomap-float32", "landmark-isomap", "lle", "mds", "pca", "isoprojection"} {
+		cases = append(cases, benchCase{name, name, s})
+	}
 	for _, n := range []int{2000, 5000, 10000} {
 		x, _ := datasets.SwissRoll(n, 0, 0)
-		fits := []struct {
-			name string
-			fit  func() (Model, error)
-		}{
-			{"isomap", func() (Model, error) { return asModelT(Isomap{Dim: 2, K: 10}.Fit(ctx, x)) }},
-			{"isomap-float32", func() (Model, error) { return asModelT(Isomap{Dim: 2, K: 10, Float32: true}.Fit(ctx, x)) }},
-			{"landmark-isomap", func() (Model, error) { return asModelT(LandmarkIsomap{Dim: 2, K: 10}.Fit(ctx, x)) }},
-			{"lle", func() (Model, error) { return asModelT(LLE{Dim: 2, K: 10}.Fit(ctx, x)) }},
-			{"mds", func() (Model, error) { return asModelT(MDS{Dim: 2}.Fit(ctx, x)) }},
-			{"pca", func() (Model, error) { return asModelT(PCA{Dim: 2}.Fit(ctx, x)) }},
-			{"isoprojection", func() (Model, error) { return asModelT(IsoProjection{Dim: 2, K: 10}.Fit(ctx, x)) }},
-		}
-		for _, f := range fits {
-			b.Run(fmt.Sprintf("method=%s/n=%d", f.name, n), func(b *testing.B) { benchFit(b, f.fit) })
-		}
+		benchMethods(b, x, fmt.Sprintf("/n=%d", n), cases)
 	}
 }

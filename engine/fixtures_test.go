@@ -1,14 +1,19 @@
-package engine
+package engine_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/metrics"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -73,39 +78,24 @@ func (f baseFixture) input(t *testing.T) *mat.Dense {
 	return rowsToDense(f.X)
 }
 
-// loadSharedLabels reads <tag>_y.txt from the shared data folder.
+// loadSharedLabels reads the integer labels <tag>_y.txt from the shared
+// data folder, skipping the test when they are absent.
 func loadSharedLabels(t testing.TB, tag string) []int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sharedDataDir(), tag, tag+"_y.txt"))
+	l, err := dataio.ReadLabelsFile(filepath.Join(sharedDataDir(), tag, tag+"_y.txt"))
 	if err != nil {
 		t.Skipf("labels of %s not available (%v)", tag, err)
 	}
-	var out []int
-	v := 0
-	in := false
-	neg := false
-	for _, c := range b {
-		switch {
-		case c == '-':
-			neg = true
-		case c >= '0' && c <= '9':
-			v = 10*v + int(c-'0')
-			in = true
-		default:
-			if in {
-				if neg {
-					v = -v
-				}
-				out = append(out, v)
-			}
-			v, in, neg = 0, false, false
-		}
+	if !l.Numeric {
+		t.Fatalf("labels of %s are not integers", tag)
 	}
-	if in {
-		if neg {
-			v = -v
+	out := make([]int, len(l.Class))
+	for i, c := range l.Class {
+		v, err := strconv.Atoi(l.Names[c])
+		if err != nil {
+			t.Fatal(err)
 		}
-		out = append(out, v)
+		out[i] = v
 	}
 	return out
 }
@@ -158,4 +148,106 @@ func relErr(a, b []float64) float64 {
 		worst = math.Max(worst, math.Abs(a[i]-b[i]))
 	}
 	return worst / scale
+}
+
+// fixture is one scikit-learn reference made by testdata/make_fixtures.py.
+type fixture struct {
+	Sklearn   string      `json:"sklearn"`
+	Tag       string      `json:"tag"`
+	X         [][]float64 `json:"X"`
+	XNew      [][]float64 `json:"X_new"`
+	K         int         `json:"k"`
+	Dim       int         `json:"dim"`
+	Reg       float64     `json:"reg"`
+	Embedding [][]float64 `json:"embedding"`
+	Transform [][]float64 `json:"transform"`
+	EVR       []float64   `json:"explained_variance_ratio"`
+}
+
+func loadFixture(t *testing.T, name string) fixture {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "sklearn_"+name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f fixture
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// input returns the fixture's input: stored X, or the real data set read from
+// ../shared/data (skipping the test when it is absent).
+func (f fixture) input(t *testing.T) *mat.Dense {
+	t.Helper()
+	if f.Tag != "" {
+		return loadShared(t, f.Tag)
+	}
+	return rowsToDense(f.X)
+}
+
+func rowsToDense(rows [][]float64) *mat.Dense {
+	m := mat.NewDense(len(rows), len(rows[0]), nil)
+	for i, r := range rows {
+		m.SetRow(i, r)
+	}
+	return m
+}
+
+// sharedDataDir is ../shared/data from the repository root, or
+// $MANIFOLD_DATA.
+func sharedDataDir() string {
+	if d := os.Getenv("MANIFOLD_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "data")
+}
+
+// loadShared reads <tag>_X.csv.gz from the shared data folder, skipping the
+// test with a clear message when the folder is absent.
+func loadShared(t testing.TB, tag string) *mat.Dense {
+	t.Helper()
+	path := filepath.Join(sharedDataDir(), tag, tag+"_X.csv.gz")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("real data %s not available (%v): set MANIFOLD_DATA or place ../shared/data beside the repository", tag, err)
+	}
+	x, err := dataio.ReadMatrixFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x.(*mat.Dense)
+}
+
+// digitRows returns the first n rows of USPS (skipping when absent).
+func digitRows(t *testing.T, n int) *mat.Dense {
+	t.Helper()
+	x := loadShared(t, "usps9298")
+	_, d := x.Dims()
+	return mat.DenseCopyOf(x.Slice(0, n, 0, d))
+}
+
+// procrustes returns the Procrustes disparity between a and b
+// (metrics.Procrustes, scipy.spatial.procrustes' disparity).
+func procrustes(t *testing.T, a, b *mat.Dense) float64 {
+	t.Helper()
+	d, err := metrics.Procrustes(a, b)
+	if err != nil {
+		t.Fatalf("procrustes: %v", err)
+	}
+	return d
+}
+
+// reloaded returns m saved to a model file and loaded back.
+func reloaded(t *testing.T, m engine.Model) engine.Model {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	l, err := engine.Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

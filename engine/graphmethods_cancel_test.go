@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Every baseline stops with an error wrapping context.Canceled when the
@@ -21,31 +24,30 @@ func TestGraphMethodsCancelAndStages(t *testing.T) {
 	x, _ := datasets.SwissRoll(n, 0.05, 2)
 	xs := sparse.FromDense(x)
 	docs := loadBaseFixture(t, "lsi_random").A.csr()
-	type fitFunc func(ctx context.Context, opt Options) (Model, error)
+	// Each case: a method of enginetest at its defaults, on its input.
 	cases := []struct {
-		name   string
+		name   string // the method's name in its report
+		method string // in enginetest
+		input  mat.Matrix
 		stage  string // cancelled when it starts
 		stages []string
-		fit    fitFunc
 	}{
-		{"lpp", "svd", []string{"neighbors", "components", "weights", "center", "svd", "reduce", "eigensolve", "project", "embed"},
-			func(ctx context.Context, o Options) (Model, error) { return asModelT(LPP{Options: o}.Fit(ctx, xs)) }},
-		{"npe", "weights", []string{"neighbors", "weights", "center", "svd", "reduce", "eigensolve", "project", "embed"},
-			func(ctx context.Context, o Options) (Model, error) { return asModelT(NPE{Options: o}.Fit(ctx, x)) }},
-		{"lsi", "eigensolve", []string{"eigensolve", "project"},
-			func(ctx context.Context, o Options) (Model, error) {
-				return asModelT(LSI{Options: o, Eigensolver: EigenLanczos}.Fit(ctx, docs))
-			}},
-		{"ltsa", "eigensolve", []string{"neighbors", "tangents", "eigensolve"},
-			func(ctx context.Context, o Options) (Model, error) { return asModelT(LTSA{Options: o}.Fit(ctx, x)) }},
-		{"laplacian", "eigensolve", []string{"neighbors", "components", "laplacian", "eigensolve"},
-			func(ctx context.Context, o Options) (Model, error) {
-				return asModelT(LaplacianEigenmaps{Options: o}.Fit(ctx, x))
-			}},
+		{"lpp", "lpp", xs, "svd", []string{"neighbors", "components", "weights", "center", "svd", "reduce", "eigensolve", "project", "embed"}},
+		{"npe", "npe", x, "weights", []string{"neighbors", "weights", "center", "svd", "reduce", "eigensolve", "project", "embed"}},
+		{"lsi", "lsi-lanczos", docs, "eigensolve", []string{"eigensolve", "project"}},
+		{"ltsa", "ltsa", x, "eigensolve", []string{"neighbors", "tangents", "eigensolve"}},
+		{"laplacian", "laplacian", x, "eigensolve", []string{"neighbors", "components", "laplacian", "eigensolve"}},
 	}
 	for _, c := range cases {
+		m, ok := enginetest.Lookup(c.method)
+		if !ok {
+			t.Fatalf("no method %q", c.method)
+		}
+		fit := func(ctx context.Context, o engine.Options) (engine.Model, error) {
+			return m.Fit(ctx, c.input, enginetest.Settings{Options: o})
+		}
 		t.Run(c.name, func(t *testing.T) {
-			m, err := c.fit(context.Background(), Options{})
+			m, err := fit(context.Background(), engine.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +63,7 @@ func TestGraphMethodsCancelAndStages(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var at time.Time
-			_, err = c.fit(ctx, Options{Progress: func(p Progress) {
+			_, err = fit(ctx, engine.Options{Progress: func(p engine.Progress) {
 				if p.Stage == c.stage && at.IsZero() {
 					at = time.Now()
 					cancel()
@@ -82,15 +84,11 @@ func TestGraphMethodsCancelAndStages(t *testing.T) {
 func TestGraphMethodsMemoryBudget(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(300, 0.05, 2)
-	o := Options{MaxBytes: 1 << 10}
-	for name, fit := range map[string]func() error{
-		"lpp":       func() error { _, err := LPP{Options: o}.Fit(ctx, x); return err },
-		"npe":       func() error { _, err := NPE{Options: o}.Fit(ctx, x); return err },
-		"lsi":       func() error { _, err := LSI{Options: o}.Fit(ctx, x); return err },
-		"ltsa":      func() error { _, err := LTSA{Options: o}.Fit(ctx, x); return err },
-		"laplacian": func() error { _, err := LaplacianEigenmaps{Options: o}.Fit(ctx, x); return err },
-	} {
-		if err := fit(); !errors.Is(err, ErrMemoryBudget) {
+	o := engine.Options{MaxBytes: 1 << 10}
+	for _, name := range []string{"lpp", "npe", "lsi", "ltsa", "laplacian"} {
+		m, _ := enginetest.Lookup(name)
+		fit := func() error { _, err := m.Fit(ctx, x, enginetest.Settings{Options: o}); return err }
+		if err := fit(); !errors.Is(err, engine.ErrMemoryBudget) {
 			t.Errorf("%s: %v, want ErrMemoryBudget", name, err)
 		}
 	}

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,51 +18,6 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 )
-
-// fixture is one scikit-learn reference made by testdata/make_fixtures.py.
-type fixture struct {
-	Sklearn   string      `json:"sklearn"`
-	Tag       string      `json:"tag"`
-	X         [][]float64 `json:"X"`
-	XNew      [][]float64 `json:"X_new"`
-	K         int         `json:"k"`
-	Dim       int         `json:"dim"`
-	Reg       float64     `json:"reg"`
-	Embedding [][]float64 `json:"embedding"`
-	Transform [][]float64 `json:"transform"`
-	EVR       []float64   `json:"explained_variance_ratio"`
-}
-
-func loadFixture(t *testing.T, name string) fixture {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "sklearn_"+name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f fixture
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// input returns the fixture's input: stored X, or the real data set read from
-// ../shared/data (skipping the test when it is absent).
-func (f fixture) input(t *testing.T) *mat.Dense {
-	t.Helper()
-	if f.Tag != "" {
-		return loadShared(t, f.Tag)
-	}
-	return rowsToDense(f.X)
-}
-
-func rowsToDense(rows [][]float64) *mat.Dense {
-	m := mat.NewDense(len(rows), len(rows[0]), nil)
-	for i, r := range rows {
-		m.SetRow(i, r)
-	}
-	return m
-}
 
 // sharedDataDir is ../shared/data from the repository root.
 func sharedDataDir() string {
@@ -167,4 +122,29 @@ func reloaded(t *testing.T, m Model) Model {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// relData returns n points of a noisy 2-D sheet curled in d ≥ 3
+// dimensions (a swiss-roll-like manifold with d−3 small extra features),
+// and three class labels along it.
+func relData(n, d int, seed uint64) (*mat.Dense, []int) {
+	rng := rand.New(rand.NewPCG(seed, 0xbad))
+	x := mat.NewDense(n, d, nil)
+	labels := make([]int, n)
+	for i := 0; i < n; i++ {
+		t := 1.5 * math.Pi * (1 + 2*float64(i)/float64(n) + 0.3*rng.Float64()/float64(n))
+		h := 10 * rng.Float64()
+		row := x.RawRowView(i)
+		row[0] = t * math.Cos(t)
+		row[1] = h
+		row[2] = t * math.Sin(t)
+		for j := 3; j < d; j++ {
+			row[j] = 0.3 * rng.NormFloat64()
+		}
+		for j := range row {
+			row[j] += 0.01 * rng.NormFloat64()
+		}
+		labels[i] = 3 * i / n
+	}
+	return x, labels
 }

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 )
 
@@ -16,12 +17,12 @@ func TestIsomapAgainstSklearn(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := loadFixture(t, name)
 			x := f.input(t)
-			for _, solver := range []Eigensolver{EigenDense, EigenLanczos} {
+			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
 				for _, f32 := range []bool{false, true} {
-					if f32 && solver == EigenDense {
+					if f32 && solver == engine.EigenDense {
 						continue
 					}
-					m, err := Isomap{Dim: f.Dim, K: f.K, Eigensolver: solver, Float32: f32}.Fit(context.Background(), x)
+					m, err := engine.Isomap{Dim: f.Dim, K: f.K, Eigensolver: solver, Float32: f32}.Fit(context.Background(), x)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -63,7 +64,7 @@ func TestIsomapAgainstSklearn(t *testing.T) {
 func TestIsomapTransformTrainingAndSave(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(500, 0.05, 3)
-	m, err := Isomap{Dim: 2, K: 8}.Fit(ctx, x)
+	m, err := engine.Isomap{Dim: 2, K: 8}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 	if !mat.EqualApprox(y, m.Embedding(), 1e-8) {
 		t.Error("Transform of the training points differs from the embedding")
 	}
-	m32, err := Isomap{Dim: 2, K: 8, Float32: true}.Fit(ctx, x)
+	m32, err := engine.Isomap{Dim: 2, K: 8, Float32: true}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +113,8 @@ func TestIsomapDisconnected(t *testing.T) {
 	for i := 30; i < 60; i++ {
 		x.Set(i, 0, x.At(i, 0)+1000)
 	}
-	_, err := Isomap{Dim: 2, K: 5}.Fit(ctx, &x)
-	if !errors.Is(err, ErrDisconnected) {
+	_, err := engine.Isomap{Dim: 2, K: 5}.Fit(ctx, &x)
+	if !errors.Is(err, engine.ErrDisconnected) {
 		t.Fatalf("error %v, want ErrDisconnected", err)
 	}
 	for _, word := range []string{"connect", "largest"} {
@@ -121,14 +122,14 @@ func TestIsomapDisconnected(t *testing.T) {
 			t.Errorf("the disconnected error does not name the %q choice: %v", word, err)
 		}
 	}
-	m, err := Isomap{Dim: 2, K: 5, Disconnected: DisconnectedLargest}.Fit(ctx, &x)
+	m, err := engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, &x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := m.Embedding().Dims(); n != 30 || len(m.Dropped()) != 30 {
 		t.Errorf("largest: %d points embedded, %d dropped; want 30 and 30", n, len(m.Dropped()))
 	}
-	if _, err := (Isomap{Dim: 2, K: 5, Disconnected: DisconnectedConnect}).Fit(ctx, &x); err != nil {
+	if _, err := (engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedConnect}).Fit(ctx, &x); err != nil {
 		t.Errorf("connect: %v", err)
 	}
 }
@@ -137,15 +138,15 @@ func TestIsomapBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
 	cases := []struct {
-		s    Isomap
+		s    engine.Isomap
 		want error
 	}{
-		{Isomap{K: 20}, ErrTooFewSamples},
-		{Isomap{K: -1}, ErrBadSetting},
-		{Isomap{Dim: 20}, ErrDimension},
-		{Isomap{Labels: []int{1, 2}}, ErrLabels},
-		{Isomap{Eps: -1}, ErrBadSetting},
-		{Isomap{Float32: true, Eigensolver: EigenDense}, ErrBadSetting},
+		{engine.Isomap{K: 20}, engine.ErrTooFewSamples},
+		{engine.Isomap{K: -1}, engine.ErrBadSetting},
+		{engine.Isomap{Dim: 20}, engine.ErrDimension},
+		{engine.Isomap{Labels: []int{1, 2}}, engine.ErrLabels},
+		{engine.Isomap{Eps: -1}, engine.ErrBadSetting},
+		{engine.Isomap{Float32: true, Eigensolver: engine.EigenDense}, engine.ErrBadSetting},
 	}
 	for _, c := range cases {
 		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -20,23 +21,23 @@ import (
 func TestLaplacianAgainstSklearn(t *testing.T) {
 	cases := []struct {
 		name   string
-		weight GraphWeight
+		weight engine.GraphWeight
 	}{
-		{"swiss_spectral", WeightConnectivity},
-		{"swiss_spectral_heat", WeightHeat},
-		{"yale_spectral", WeightConnectivity},
+		{"swiss_spectral", engine.WeightConnectivity},
+		{"swiss_spectral_heat", engine.WeightHeat},
+		{"yale_spectral", engine.WeightConnectivity},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := loadBaseFixture(t, c.name)
 			x := f.input(t)
 			want := rowsToDense(f.Embedding)
-			for _, solver := range []Eigensolver{EigenDense, EigenLanczos} {
-				m, err := LaplacianEigenmaps{Dim: f.Dim, K: f.K, Weight: c.weight, Eigensolver: solver}.Fit(context.Background(), x)
+			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
+				m, err := engine.LaplacianEigenmaps{Dim: f.Dim, K: f.K, Weight: c.weight, Eigensolver: solver}.Fit(context.Background(), x)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if c.weight == WeightHeat {
+				if c.weight == engine.WeightHeat {
 					if got := m.Report().Params["t"].(float64); math.Abs(got-f.T) > 1e-12*f.T {
 						t.Errorf("heat kernel t = %v, scikit-learn fixture %v", got, f.T)
 					}
@@ -52,73 +53,16 @@ func TestLaplacianAgainstSklearn(t *testing.T) {
 	}
 }
 
-func stageDetail(r Report, name string) string {
+func stageDetail(r engine.Report, name string) string {
 	s, _ := r.Stage(name)
 	return s.Detail
-}
-
-// The embedding solves the generalized problem L·y = λ·D·y with yᵀDy = 1
-// and yᵀD1 = 0 (Belkin & Niyogi §2 step 3), checked against the graph
-// rebuilt here; sparse rows give the same embedding as dense ones.
-func TestLaplacianEigenproblem(t *testing.T) {
-	ctx := context.Background()
-	x, _ := datasets.SwissRoll(600, 0.05, 4)
-	m, err := LaplacianEigenmaps{Dim: 3, K: 8}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixed, err := neighborsForTest(x, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, _ := reweight(fixed, samples{dense: x.RawMatrix()}, WeightHeat, 0, 8)
-	deg := degrees(w)
-	y := m.Embedding()
-	n, dim := y.Dims()
-	col := make([]float64, n)
-	wy := make([]float64, n)
-	for j := 0; j < dim; j++ {
-		mat.Col(col, j, y)
-		w.MulVecTo(wy, col)
-		lam := m.Eigenvalues()[j]
-		res, norm, d1 := 0.0, 0.0, 0.0
-		for i := range col {
-			r := deg[i]*col[i] - wy[i] - lam*deg[i]*col[i]
-			res = math.Max(res, math.Abs(r))
-			norm += deg[i] * col[i] * col[i]
-			d1 += deg[i] * col[i]
-		}
-		if res > 1e-7 || math.Abs(norm-1) > 1e-9 || math.Abs(d1) > 1e-7 {
-			t.Errorf("vector %d: residual %g, yᵀDy = %v, yᵀD1 = %g", j, res, norm, d1)
-		}
-	}
-	ms, err := LaplacianEigenmaps{Dim: 3, K: 8}.Fit(ctx, sparse.FromDense(x))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e := colsUpToSign(t, y, ms.Embedding()); e > 1e-6 {
-		t.Errorf("sparse rows: embedding differs by %g", e)
-	}
-}
-
-func neighborsForTest(x *mat.Dense, k int) (*sparse.CSR, error) {
-	r, err := startRun(context.Background(), "test", Options{}, 0, 0, 0, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer r.finish()
-	f, err := inputGraph(r, samples{dense: x.RawMatrix()}, graphSpec{k: k}, true)
-	if err != nil {
-		return nil, err
-	}
-	return f.Graph, nil
 }
 
 // heldOut fits on all points and on all but every tenth, maps the held-out
 // points with Transform and compares them, after an affine alignment of the
 // two fits on the shared points, with the full fit: the out-of-sample rule
 // must land the points where a fit that saw them puts them.
-func heldOut(t *testing.T, fit func(x *mat.Dense) (Model, error), x *mat.Dense, tol float64) {
+func heldOut(t *testing.T, fit func(x *mat.Dense) (engine.Model, error), x *mat.Dense, tol float64) {
 	t.Helper()
 	ctx := context.Background()
 	n, d := x.Dims()
@@ -198,12 +142,12 @@ func heldOut(t *testing.T, fit func(x *mat.Dense) (Model, error), x *mat.Dense, 
 func TestLaplacianTransform(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(800, 0.02, 9)
-	for _, w := range []GraphWeight{WeightHeat, WeightBinary} {
-		heldOut(t, func(x *mat.Dense) (Model, error) {
-			return asModelT(LaplacianEigenmaps{Dim: 2, K: 10, Weight: w}.Fit(ctx, x))
+	for _, w := range []engine.GraphWeight{engine.WeightHeat, engine.WeightBinary} {
+		heldOut(t, func(x *mat.Dense) (engine.Model, error) {
+			return asModel(engine.LaplacianEigenmaps{Dim: 2, K: 10, Weight: w}.Fit(ctx, x))
 		}, x, 0.03)
 	}
-	m, err := LaplacianEigenmaps{Dim: 2, K: 10}.Fit(ctx, x)
+	m, err := engine.LaplacianEigenmaps{Dim: 2, K: 10}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,27 +168,20 @@ func TestLaplacianTransform(t *testing.T) {
 	}
 }
 
-func asModelT[M Model](m M, err error) (Model, error) {
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
 func TestLaplacianBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
 	for _, c := range []struct {
-		s    LaplacianEigenmaps
+		s    engine.LaplacianEigenmaps
 		want error
 	}{
-		{LaplacianEigenmaps{K: 20}, ErrTooFewSamples},
-		{LaplacianEigenmaps{K: -1}, ErrBadSetting},
-		{LaplacianEigenmaps{Dim: 19}, ErrDimension},
-		{LaplacianEigenmaps{Weight: "gaussian"}, ErrBadSetting},
-		{LaplacianEigenmaps{T: -1}, ErrBadSetting},
-		{LaplacianEigenmaps{Labels: []int{1}}, ErrLabels},
-		{LaplacianEigenmaps{Eigensolver: "qr"}, ErrBadSetting},
+		{engine.LaplacianEigenmaps{K: 20}, engine.ErrTooFewSamples},
+		{engine.LaplacianEigenmaps{K: -1}, engine.ErrBadSetting},
+		{engine.LaplacianEigenmaps{Dim: 19}, engine.ErrDimension},
+		{engine.LaplacianEigenmaps{Weight: "gaussian"}, engine.ErrBadSetting},
+		{engine.LaplacianEigenmaps{T: -1}, engine.ErrBadSetting},
+		{engine.LaplacianEigenmaps{Labels: []int{1}}, engine.ErrLabels},
+		{engine.LaplacianEigenmaps{Eigensolver: "qr"}, engine.ErrBadSetting},
 	} {
 		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
 			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
@@ -258,17 +195,17 @@ func TestLaplacianBadInput(t *testing.T) {
 	for i := 30; i < 60; i++ {
 		xx.Set(i, 0, xx.At(i, 0)+1000)
 	}
-	if _, err := (LaplacianEigenmaps{K: 5}).Fit(ctx, &xx); !errors.Is(err, ErrDisconnected) {
+	if _, err := (engine.LaplacianEigenmaps{K: 5}).Fit(ctx, &xx); !errors.Is(err, engine.ErrDisconnected) {
 		t.Errorf("disconnected graph: %v, want ErrDisconnected", err)
 	}
-	m, err := LaplacianEigenmaps{K: 5, Disconnected: DisconnectedLargest}.Fit(ctx, &xx)
+	m, err := engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, &xx)
 	if err != nil || len(m.Kept()) != 30 || len(m.Dropped()) != 30 {
 		t.Errorf("largest: %v", err)
 	}
-	if _, err := (LaplacianEigenmaps{K: 5, Disconnected: DisconnectedConnect, Weight: WeightConnectivity}).Fit(ctx, &xx); err != nil {
+	if _, err := (engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedConnect, Weight: engine.WeightConnectivity}).Fit(ctx, &xx); err != nil {
 		t.Errorf("connect: %v", err)
 	}
-	if _, err := m.Transform(ctx, mat.NewDense(2, 2, nil)); !errors.Is(err, ErrShape) {
+	if _, err := m.Transform(ctx, mat.NewDense(2, 2, nil)); !errors.Is(err, engine.ErrShape) {
 		t.Errorf("transform with 2 features: %v", err)
 	}
 }
@@ -286,19 +223,19 @@ func TestBaselineGraphVariants(t *testing.T) {
 	}
 	q := mat.NewDense(2, 3, []float64{1, 2, 3, 0.5, 12, -3})
 	xs := sparse.FromDense(x)
-	fits := map[string]func(in mat.Matrix) (Model, error){
-		"lpp eps": func(in mat.Matrix) (Model, error) {
-			return asModelT(LPP{Eps: 6, Weight: WeightConnectivity}.Fit(ctx, in))
+	fits := map[string]func(in mat.Matrix) (engine.Model, error){
+		"lpp eps": func(in mat.Matrix) (engine.Model, error) {
+			return asModel(engine.LPP{Eps: 6, Weight: engine.WeightConnectivity}.Fit(ctx, in))
 		},
-		"npe eps": func(in mat.Matrix) (Model, error) { return asModelT(NPE{Eps: 6}.Fit(ctx, in)) },
-		"npe supervised": func(in mat.Matrix) (Model, error) {
-			return asModelT(NPE{K: 5, Labels: labels}.Fit(ctx, in))
+		"npe eps": func(in mat.Matrix) (engine.Model, error) { return asModel(engine.NPE{Eps: 6}.Fit(ctx, in)) },
+		"npe supervised": func(in mat.Matrix) (engine.Model, error) {
+			return asModel(engine.NPE{K: 5, Labels: labels}.Fit(ctx, in))
 		},
-		"laplacian eps": func(in mat.Matrix) (Model, error) {
-			return asModelT(LaplacianEigenmaps{Eps: 6, Weight: WeightCosine}.Fit(ctx, in))
+		"laplacian eps": func(in mat.Matrix) (engine.Model, error) {
+			return asModel(engine.LaplacianEigenmaps{Eps: 6, Weight: engine.WeightCosine}.Fit(ctx, in))
 		},
-		"laplacian supervised connect": func(in mat.Matrix) (Model, error) {
-			return asModelT(LaplacianEigenmaps{K: 6, Labels: labels, Disconnected: DisconnectedConnect}.Fit(ctx, in))
+		"laplacian supervised connect": func(in mat.Matrix) (engine.Model, error) {
+			return asModel(engine.LaplacianEigenmaps{K: 6, Labels: labels, Disconnected: engine.DisconnectedConnect}.Fit(ctx, in))
 		},
 	}
 	for name, fit := range fits {
@@ -319,7 +256,7 @@ func TestBaselineGraphVariants(t *testing.T) {
 			} else {
 				y, err = m.Transform(ctx, q)
 			}
-			if err != nil && !errors.Is(err, ErrNoTransform) {
+			if err != nil && !errors.Is(err, engine.ErrNoTransform) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			for i := 0; err == nil && i < 2; i++ {

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/manifoldlab/manifold/engine"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -52,7 +53,7 @@ func TestLDAAgainstSklearn(t *testing.T) {
 			f := loadLDAFixture(t, name)
 			x := rowsToDense(f.X)
 			_, d := x.Dims()
-			m, err := LDA{Labels: f.Y}.Fit(ctx, x)
+			m, err := engine.LDA{Labels: f.Y}.Fit(ctx, x)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,8 +82,15 @@ func TestLDAAgainstSklearn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// m: the training mean, the column means of X.
+			mean := make([]float64, d)
+			for _, row := range f.X {
+				for j, v := range row {
+					mean[j] += v / float64(len(f.X))
+				}
+			}
 			var mw mat.VecDense
-			mw.MulVec(sk.T(), mat.NewVecDense(d, m.mean))
+			mw.MulVec(sk.T(), mat.NewVecDense(d, mean))
 			skT := rowsToDense(f.Transform)
 			for i := range f.XNew {
 				for j := 0; j < f.Dim; j++ {
@@ -132,7 +140,7 @@ func TestLDATwoClassClosedForm(t *testing.T) {
 		}
 	}
 	for _, reg := range []float64{0, 0.3} {
-		m, err := LDA{Labels: labels, Reg: reg}.Fit(context.Background(), x)
+		m, err := engine.LDA{Labels: labels, Reg: reg}.Fit(context.Background(), x)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +201,7 @@ func TestLDAFisherfaces(t *testing.T) {
 			x.Set(i, j, rng.NormFloat64()+float64((labels[i]*j)%5))
 		}
 	}
-	m, err := LDA{Labels: labels, Solver: LDAFisherfaces}.Fit(context.Background(), x)
+	m, err := engine.LDA{Labels: labels, Solver: engine.LDAFisherfaces}.Fit(context.Background(), x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,10 +285,10 @@ func TestLDAFisherfaces(t *testing.T) {
 		}
 	}
 	// Without the PCA, S_W (rank ≤ N − c < D) is singular.
-	if _, err := (LDA{Labels: labels, NoPCA: true}).Fit(context.Background(), x); !errors.Is(err, ErrNumerical) {
+	if _, err := (engine.LDA{Labels: labels, NoPCA: true}).Fit(context.Background(), x); !errors.Is(err, engine.ErrNumerical) {
 		t.Errorf("NoPCA with D > N: %v, want ErrNumerical", err)
 	}
-	if _, err := (LDA{Labels: labels, NoPCA: true, Reg: 0.1}).Fit(context.Background(), x); err != nil {
+	if _, err := (engine.LDA{Labels: labels, NoPCA: true, Reg: 0.1}).Fit(context.Background(), x); err != nil {
 		t.Errorf("NoPCA with a ridge: %v", err)
 	}
 }
@@ -289,7 +297,7 @@ func TestLDASaveAndErrors(t *testing.T) {
 	ctx := context.Background()
 	f := loadLDAFixture(t, "lda_blobs3")
 	x := rowsToDense(f.X)
-	m, err := LDA{Labels: f.Y, Dim: 1}.Fit(ctx, x)
+	m, err := engine.LDA{Labels: f.Y, Dim: 1}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +309,7 @@ func TestLDASaveAndErrors(t *testing.T) {
 		t.Errorf("the loaded model maps differently (%v)", err)
 	}
 	p1, _ := m.Predict(ctx, xn)
-	p2, err := l.(*LDAModel).Predict(ctx, xn)
+	p2, err := l.(*engine.LDAModel).Predict(ctx, xn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,14 +320,14 @@ func TestLDASaveAndErrors(t *testing.T) {
 	}
 	n := len(f.Y)
 	for _, c := range []struct {
-		s    LDA
+		s    engine.LDA
 		want error
 	}{
-		{LDA{}, ErrLabels},
-		{LDA{Labels: f.Y[:10]}, ErrLabels},
-		{LDA{Labels: make([]int, n)}, ErrLabels},
-		{LDA{Labels: f.Y, Dim: 3}, ErrDimension},
-		{LDA{Labels: f.Y, Reg: -1}, ErrBadSetting},
+		{engine.LDA{}, engine.ErrLabels},
+		{engine.LDA{Labels: f.Y[:10]}, engine.ErrLabels},
+		{engine.LDA{Labels: make([]int, n)}, engine.ErrLabels},
+		{engine.LDA{Labels: f.Y, Dim: 3}, engine.ErrDimension},
+		{engine.LDA{Labels: f.Y, Reg: -1}, engine.ErrBadSetting},
 	} {
 		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
 			t.Errorf("%+v: %v, want %v", c.s.Dim, err, c.want)
@@ -329,7 +337,7 @@ func TestLDASaveAndErrors(t *testing.T) {
 	for i := range seq {
 		seq[i] = i
 	}
-	if _, err := (LDA{Labels: seq}).Fit(ctx, x.Slice(0, 4, 0, 5)); !errors.Is(err, ErrTooFewSamples) {
+	if _, err := (engine.LDA{Labels: seq}).Fit(ctx, x.Slice(0, 4, 0, 5)); !errors.Is(err, engine.ErrTooFewSamples) {
 		t.Errorf("one sample per class: %v", err)
 	}
 }

@@ -1,16 +1,14 @@
-package engine
+package engine_test
 
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
-	"github.com/manifoldlab/manifold/sparse"
 )
 
 func TestLLEAgainstSklearn(t *testing.T) {
@@ -18,8 +16,8 @@ func TestLLEAgainstSklearn(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := loadFixture(t, name)
 			x := f.input(t)
-			for _, solver := range []Eigensolver{EigenDense, EigenLanczos} {
-				m, err := LLE{Dim: f.Dim, K: f.K, Reg: f.Reg, Eigensolver: solver}.Fit(context.Background(), x)
+			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
+				m, err := engine.LLE{Dim: f.Dim, K: f.K, Reg: f.Reg, Eigensolver: solver}.Fit(context.Background(), x)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -36,7 +34,7 @@ func TestLLEAgainstSklearn(t *testing.T) {
 func TestLLETransformAndSave(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(400, 0.05, 5)
-	m, err := LLE{Dim: 2, K: 10}.Fit(ctx, x)
+	m, err := engine.LLE{Dim: 2, K: 10}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,74 +74,15 @@ func TestLLEBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(15, 0, 1)
 	for _, c := range []struct {
-		s    LLE
+		s    engine.LLE
 		want error
 	}{
-		{LLE{K: 15}, ErrTooFewSamples},
-		{LLE{Reg: -1}, ErrBadSetting},
-		{LLE{Dim: 14}, ErrDimension},
+		{engine.LLE{K: 15}, engine.ErrTooFewSamples},
+		{engine.LLE{Reg: -1}, engine.ErrBadSetting},
+		{engine.LLE{Dim: 14}, engine.ErrDimension},
 	} {
 		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
 			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
-}
-
-// lleM equals, bit for bit, M summed as the outer products Σᵢ aᵢᵀaᵢ of the
-// rows of A = I − W added in row order (the construction it replaced), on
-// weights with and without the point itself in its row.
-func TestLLEMMatchesOuterProducts(t *testing.T) {
-	const n, k = 300, 7
-	rng := rand.New(rand.NewPCG(5, 9))
-	coo := sparse.NewCOO(n, n, n*k)
-	for i := range n {
-		used := map[int]bool{}
-		for len(used) < k {
-			j := rng.IntN(n)
-			if j == i && i%3 != 0 {
-				continue // the point itself in every third row only
-			}
-			if !used[j] {
-				used[j] = true
-				coo.Add(i, j, rng.NormFloat64())
-			}
-		}
-	}
-	w := coo.ToCSR()
-	ref := sparse.NewCOO(n, n, 0)
-	ptr, ind, val := w.RowPtr(), w.ColIdx(), w.Values()
-	for i := range n {
-		var cols []int
-		var vals []float64
-		self := false
-		for p := ptr[i]; p < ptr[i+1]; p++ {
-			v := -val[p]
-			if ind[p] == i {
-				v++
-				self = true
-			}
-			cols, vals = append(cols, ind[p]), append(vals, v)
-		}
-		if !self {
-			cols, vals = append(cols, i), append(vals, 1)
-		}
-		for a := range cols {
-			for b := range cols {
-				ref.Add(cols[a], cols[b], vals[a]*vals[b])
-			}
-		}
-	}
-	want := ref.ToCSR()
-	got, err := lleM(context.Background(), w, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got.RowPtr(), want.RowPtr()) || !slices.Equal(got.ColIdx(), want.ColIdx()) {
-		t.Fatal("pattern of M differs from the outer products'")
-	}
-	for p, v := range want.Values() {
-		if got.Values()[p] != v {
-			t.Fatalf("entry %d: %v, want %v exactly", p, got.Values()[p], v)
 		}
 	}
 }

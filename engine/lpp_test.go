@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -21,7 +22,7 @@ func TestLPPAgainstReference(t *testing.T) {
 	f := loadBaseFixture(t, "swiss_lpp")
 	x := rowsToDense(f.X)
 	for _, in := range []mat.Matrix{x, sparse.FromDense(x)} {
-		m, err := LPP{Dim: f.Dim, K: f.K}.Fit(ctx, in)
+		m, err := engine.LPP{Dim: f.Dim, K: f.K}.Fit(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func TestLPPAgainstReference(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := loadBaseFixture(t, c.name)
 			x := f.input(t)
-			s := LPP{Dim: f.Dim, K: f.K, PCADim: f.PCADim}
+			s := engine.LPP{Dim: f.Dim, K: f.K, PCADim: f.PCADim}
 			if c.supervised {
 				s.Labels = loadSharedLabels(t, f.Tag)
 			}
@@ -80,7 +81,7 @@ func TestLPPAgainstReference(t *testing.T) {
 func TestLPPSupervisedSeparatesClasses(t *testing.T) {
 	x := loadShared(t, "yale32")
 	labels := loadSharedLabels(t, "yale32")
-	m, err := LPP{Dim: 14, K: 0, Labels: labels}.Fit(context.Background(), x)
+	m, err := engine.LPP{Dim: 14, K: 0, Labels: labels}.Fit(context.Background(), x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,11 +115,11 @@ func TestLPPSupervisedSeparatesClasses(t *testing.T) {
 func TestLPPEqualsLaplacianWhenDExceedsN(t *testing.T) {
 	ctx := context.Background()
 	x := loadShared(t, "yale32")
-	lpp, err := LPP{Dim: 4, K: 6}.Fit(ctx, x)
+	lpp, err := engine.LPP{Dim: 4, K: 6}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	le, err := LaplacianEigenmaps{Dim: 4, K: 6, Eigensolver: EigenDense}.Fit(ctx, x)
+	le, err := engine.LaplacianEigenmaps{Dim: 4, K: 6, Eigensolver: engine.EigenDense}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestLPPEqualsLaplacianWhenDExceedsN(t *testing.T) {
 func TestLPPTransformSparseAndSave(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(500, 0.05, 3)
-	m, err := LPP{Dim: 2, K: 8, Weight: WeightBinary}.Fit(ctx, x)
+	m, err := engine.LPP{Dim: 2, K: 8, Weight: engine.WeightBinary}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,14 +152,14 @@ func TestLPPTransformSparseAndSave(t *testing.T) {
 		t.Errorf("Transform of sparse rows differs (%v)", err)
 	}
 	l := reloaded(t, m)
-	if _, ok := l.(*LPPModel); !ok || l.Method() != "lpp" {
+	if _, ok := l.(*engine.LPPModel); !ok || l.Method() != "lpp" {
 		t.Fatalf("loaded %T %q", l, l.Method())
 	}
 	yl, err := l.Transform(ctx, x)
 	if err != nil || !mat.Equal(yl, y) {
 		t.Errorf("loaded model maps differently (%v)", err)
 	}
-	if _, err := l.Transform(ctx, mat.NewDense(1, 2, nil)); !errors.Is(err, ErrShape) {
+	if _, err := l.Transform(ctx, mat.NewDense(1, 2, nil)); !errors.Is(err, engine.ErrShape) {
 		t.Errorf("2 features: %v, want ErrShape", err)
 	}
 }
@@ -173,7 +174,7 @@ func TestLPPNPEReuters(t *testing.T) {
 	}
 	ctx := context.Background()
 	a := loadReuters(t)
-	m, err := LPP{Dim: 5, K: 5, PCADim: 40, Weight: WeightCosine}.Fit(ctx, a)
+	m, err := engine.LPP{Dim: 5, K: 5, PCADim: 40, Weight: engine.WeightCosine}.Fit(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestLPPNPEReuters(t *testing.T) {
 			t.Errorf("LPP eigenvalues %v: not ascending in [0, 2]", m.Eigenvalues())
 		}
 	}
-	n, err := NPE{Dim: 5, K: 5, PCADim: 40}.Fit(ctx, a)
+	n, err := engine.NPE{Dim: 5, K: 5, PCADim: 40}.Fit(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,15 +211,15 @@ func TestLPPBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
 	for _, c := range []struct {
-		s    LPP
+		s    engine.LPP
 		want error
 	}{
-		{LPP{K: 20}, ErrTooFewSamples},
-		{LPP{K: -1}, ErrBadSetting},
-		{LPP{Dim: 4}, ErrDimension},
-		{LPP{Weight: "gaussian"}, ErrBadSetting},
-		{LPP{PCADim: -1}, ErrBadSetting},
-		{LPP{Labels: []int{1}}, ErrLabels},
+		{engine.LPP{K: 20}, engine.ErrTooFewSamples},
+		{engine.LPP{K: -1}, engine.ErrBadSetting},
+		{engine.LPP{Dim: 4}, engine.ErrDimension},
+		{engine.LPP{Weight: "gaussian"}, engine.ErrBadSetting},
+		{engine.LPP{PCADim: -1}, engine.ErrBadSetting},
+		{engine.LPP{Labels: []int{1}}, engine.ErrLabels},
 	} {
 		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
 			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
@@ -229,7 +230,7 @@ func TestLPPBadInput(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		line.SetRow(i, []float64{float64(i), 2 * float64(i), -float64(i)})
 	}
-	if _, err := (LPP{Dim: 2, K: 3}).Fit(ctx, line); !errors.Is(err, ErrDimension) {
+	if _, err := (engine.LPP{Dim: 2, K: 3}).Fit(ctx, line); !errors.Is(err, engine.ErrDimension) {
 		t.Errorf("rank-1 data: %v, want ErrDimension", err)
 	}
 }

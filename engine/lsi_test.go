@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -20,8 +21,8 @@ func TestLSIAgainstSklearn(t *testing.T) {
 	var comp mat.Dense
 	comp.CloneFrom(rowsToDense(f.Components).T())
 	for _, in := range []mat.Matrix{a, a.ToDense()} {
-		for _, solver := range []Eigensolver{EigenDense, EigenLanczos} {
-			m, err := LSI{Dim: f.Dim, Eigensolver: solver}.Fit(ctx, in)
+		for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
+			m, err := engine.LSI{Dim: f.Dim, Eigensolver: solver}.Fit(ctx, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +54,7 @@ func TestLSIAgainstSklearn(t *testing.T) {
 		}
 		f := loadBaseFixture(t, "reuters_lsi")
 		a := loadReuters(t)
-		m, err := LSI{Dim: f.Dim}.Fit(ctx, a)
+		m, err := engine.LSI{Dim: f.Dim}.Fit(ctx, a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestLSIAgainstSklearn(t *testing.T) {
 func TestLSISaveAndErrors(t *testing.T) {
 	ctx := context.Background()
 	a := loadBaseFixture(t, "lsi_random").A.csr()
-	m, err := LSI{Dim: 3}.Fit(ctx, a)
+	m, err := engine.LSI{Dim: 3}.Fit(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,19 +82,19 @@ func TestLSISaveAndErrors(t *testing.T) {
 	if err != nil || !mat.EqualApprox(y1, y2, 1e-12) {
 		t.Errorf("loaded model maps dense rows differently (%v)", err)
 	}
-	if _, err := l.Transform(ctx, mat.NewDense(2, 3, nil)); !errors.Is(err, ErrShape) {
+	if _, err := l.Transform(ctx, mat.NewDense(2, 3, nil)); !errors.Is(err, engine.ErrShape) {
 		t.Errorf("3 features: %v", err)
 	}
 	for _, c := range []struct {
-		s    LSI
+		s    engine.LSI
 		x    mat.Matrix
 		want error
 	}{
-		{LSI{Dim: 301}, a, ErrDimension},
-		{LSI{Dim: -1}, a, ErrBadSetting},
-		{LSI{Eigensolver: "qr"}, a, ErrBadSetting},
-		{LSI{Dim: 3}, sparse.Zero(4, 5), ErrDimension},
-		{LSI{}, sparse.Zero(0, 5), ErrEmpty},
+		{engine.LSI{Dim: 301}, a, engine.ErrDimension},
+		{engine.LSI{Dim: -1}, a, engine.ErrBadSetting},
+		{engine.LSI{Eigensolver: "qr"}, a, engine.ErrBadSetting},
+		{engine.LSI{Dim: 3}, sparse.Zero(4, 5), engine.ErrDimension},
+		{engine.LSI{}, sparse.Zero(0, 5), engine.ErrEmpty},
 	} {
 		if _, err := c.s.Fit(ctx, c.x); !errors.Is(err, c.want) {
 			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -21,8 +22,8 @@ func TestLTSAAgainstSklearn(t *testing.T) {
 			f := loadBaseFixture(t, name)
 			x := f.input(t)
 			want := rowsToDense(f.Embedding)
-			for _, solver := range []Eigensolver{EigenDense, EigenLanczos} {
-				m, err := LTSA{Dim: f.Dim, K: f.K, Eigensolver: solver}.Fit(context.Background(), x)
+			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
+				m, err := engine.LTSA{Dim: f.Dim, K: f.K, Eigensolver: solver}.Fit(context.Background(), x)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -44,10 +45,10 @@ func TestLTSATransformAndSave(t *testing.T) {
 		n = 600 // -race
 	}
 	x, _ := datasets.SwissRoll(n, 0.02, 9)
-	heldOut(t, func(x *mat.Dense) (Model, error) {
-		return asModelT(LTSA{Dim: 2, K: 10}.Fit(ctx, x))
+	heldOut(t, func(x *mat.Dense) (engine.Model, error) {
+		return asModel(engine.LTSA{Dim: 2, K: 10}.Fit(ctx, x))
 	}, x, 0.02)
-	m, err := LTSA{Dim: 2, K: 10}.Fit(ctx, x)
+	m, err := engine.LTSA{Dim: 2, K: 10}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestLTSATransformAndSave(t *testing.T) {
 		t.Error("Transform of the training points differs from the embedding")
 	}
 	// Sparse rows: the same embedding and the same mapping.
-	ms, err := LTSA{Dim: 2, K: 10}.Fit(ctx, sparse.FromDense(x))
+	ms, err := engine.LTSA{Dim: 2, K: 10}.Fit(ctx, sparse.FromDense(x))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +87,14 @@ func TestLTSABadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
 	for _, c := range []struct {
-		s    LTSA
+		s    engine.LTSA
 		want error
 	}{
-		{LTSA{K: 20}, ErrTooFewSamples},
-		{LTSA{K: -1}, ErrBadSetting},
-		{LTSA{Dim: 5, K: 5}, ErrBadSetting},
-		{LTSA{Dim: 19, K: 19}, ErrDimension},
-		{LTSA{Eigensolver: "qr"}, ErrBadSetting},
+		{engine.LTSA{K: 20}, engine.ErrTooFewSamples},
+		{engine.LTSA{K: -1}, engine.ErrBadSetting},
+		{engine.LTSA{Dim: 5, K: 5}, engine.ErrBadSetting},
+		{engine.LTSA{Dim: 19, K: 19}, engine.ErrDimension},
+		{engine.LTSA{Eigensolver: "qr"}, engine.ErrBadSetting},
 	} {
 		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
 			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
@@ -102,7 +103,7 @@ func TestLTSABadInput(t *testing.T) {
 	bad := mat.NewDense(20, 3, nil)
 	bad.Copy(x)
 	bad.Set(3, 1, math.NaN())
-	if _, err := (LTSA{}).Fit(ctx, bad); !errors.Is(err, ErrNotFinite) {
+	if _, err := (engine.LTSA{}).Fit(ctx, bad); !errors.Is(err, engine.ErrNotFinite) {
 		t.Errorf("NaN input: %v", err)
 	}
 }

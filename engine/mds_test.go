@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/manifoldlab/manifold/engine"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -14,7 +15,7 @@ func TestMDSAgainstSklearn(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := loadFixture(t, name)
 			x := f.input(t)
-			m, err := MDS{Dim: f.Dim}.Fit(context.Background(), x)
+			m, err := engine.MDS{Dim: f.Dim}.Fit(context.Background(), x)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,11 +37,11 @@ func TestMDSIsPCAAndTriangulates(t *testing.T) {
 	n, d := x.Dims()
 	train := x.Slice(0, n-50, 0, d).(*mat.Dense)
 	test := x.Slice(n-50, n, 0, d).(*mat.Dense)
-	mds, err := MDS{Dim: 2}.Fit(ctx, train)
+	mds, err := engine.MDS{Dim: 2}.Fit(ctx, train)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pca, err := PCA{Dim: 2}.Fit(ctx, train)
+	pca, err := engine.PCA{Dim: 2}.Fit(ctx, train)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,14 +85,14 @@ func TestMDSIsPCAAndTriangulates(t *testing.T) {
 			dist.Set(i, j, mat.Norm(&diff, 2))
 		}
 	}
-	md, err := MDS{Dim: 2}.FitDistances(ctx, dist)
+	md, err := engine.MDS{Dim: 2}.FitDistances(ctx, dist)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !mat.EqualApprox(md.Embedding(), mds.Embedding(), 1e-8) {
 		t.Error("FitDistances differs from Fit")
 	}
-	if _, err := md.Transform(ctx, test); !errors.Is(err, ErrNoTransform) {
+	if _, err := md.Transform(ctx, test); !errors.Is(err, engine.ErrNoTransform) {
 		t.Errorf("Transform of a distance-fitted model: error %v, want ErrNoTransform", err)
 	}
 	l := reloaded(t, mds)
@@ -106,17 +107,17 @@ func TestMDSIsPCAAndTriangulates(t *testing.T) {
 
 func TestMDSBadInput(t *testing.T) {
 	ctx := context.Background()
-	if _, err := (MDS{Dim: 1}).FitDistances(ctx, mat.NewDense(2, 3, nil)); !errors.Is(err, ErrShape) {
+	if _, err := (engine.MDS{Dim: 1}).FitDistances(ctx, mat.NewDense(2, 3, nil)); !errors.Is(err, engine.ErrShape) {
 		t.Errorf("non-square distances: %v", err)
 	}
-	if _, err := (MDS{Dim: 1}).FitDistances(ctx, mat.NewDense(2, 2, []float64{0, -1, -1, 0})); !errors.Is(err, ErrBadSetting) {
+	if _, err := (engine.MDS{Dim: 1}).FitDistances(ctx, mat.NewDense(2, 2, []float64{0, -1, -1, 0})); !errors.Is(err, engine.ErrBadSetting) {
 		t.Errorf("negative distances: %v", err)
 	}
-	if _, err := (MDS{Dim: 3}).Fit(ctx, mat.NewDense(3, 2, []float64{0, 0, 1, 0, 0, 1})); !errors.Is(err, ErrDimension) {
+	if _, err := (engine.MDS{Dim: 3}).Fit(ctx, mat.NewDense(3, 2, []float64{0, 0, 1, 0, 0, 1})); !errors.Is(err, engine.ErrDimension) {
 		t.Errorf("dim ≥ N: %v", err)
 	}
 	// Three collinear points support one dimension, not two.
-	if _, err := (MDS{Dim: 2}).Fit(ctx, mat.NewDense(4, 2, []float64{0, 0, 1, 1, 2, 2, 3, 3})); !errors.Is(err, ErrDimension) {
+	if _, err := (engine.MDS{Dim: 2}).Fit(ctx, mat.NewDense(4, 2, []float64{0, 0, 1, 1, 2, 2, 3, 3})); !errors.Is(err, engine.ErrDimension) {
 		t.Errorf("collinear points, dim 2: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -39,22 +41,22 @@ type modelFileCase struct {
 // follow fails here.
 func TestModelFilesLoad(t *testing.T) {
 	dir := filepath.Join("testdata", "models")
-	x, labels := relData(80, 5, 11)
-	q, _ := relData(7, 5, 12)
+	x, labels := engine.RelData(80, 5, 11)
+	q, _ := engine.RelData(7, 5, 12)
 	ctx := context.Background()
-	for _, m := range append(relMethods, modelFileVariants(x, labels)...) {
-		path := filepath.Join(dir, m.name+".model")
+	for _, m := range append(enginetest.Methods, modelFileVariants(x, labels)...) {
+		path := filepath.Join(dir, m.Name+".model")
 		if _, err := os.Stat(path); *updateModels && err != nil {
-			model, err := relFit(ctx, m, x, relCase{Dim: 2, Seed: 3}, labels)
+			model, err := relFit(ctx, m, x, enginetest.Settings{Dim: 2, Seed: 3}, labels)
 			if err != nil {
-				t.Fatalf("%s: %v", m.name, err)
+				t.Fatalf("%s: %v", m.Name, err)
 			}
 			writeModelFile(t, path, model, q)
 		}
 		var want modelFileCase
-		raw, err := os.ReadFile(filepath.Join(dir, m.name+".json"))
+		raw, err := os.ReadFile(filepath.Join(dir, m.Name+".json"))
 		if err != nil {
-			t.Fatalf("%s: %v (a method without a committed model file: run with -update-models)", m.name, err)
+			t.Fatalf("%s: %v (a method without a committed model file: run with -update-models)", m.Name, err)
 		}
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatal(err)
@@ -63,25 +65,25 @@ func TestModelFilesLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		model, err := Load(f)
+		model, err := engine.Load(f)
 		f.Close()
 		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+			t.Fatalf("%s: %v", m.Name, err)
 		}
 		if model.Method() != want.Method {
-			t.Fatalf("%s: loaded a %q model", m.name, model.Method())
+			t.Fatalf("%s: loaded a %q model", m.Name, model.Method())
 		}
-		compareRows(t, m.name+" embedding", model.Embedding(), want.Embedding)
+		compareRows(t, m.Name+" embedding", model.Embedding(), want.Embedding)
 		y, err := model.Transform(ctx, mat.NewDense(len(want.Queries), len(want.Queries[0]), flatten(want.Queries)))
 		switch {
 		case want.Transform == nil:
-			if !errors.Is(err, ErrNoTransform) {
-				t.Fatalf("%s: Transform of a model that mapped no new points: %v", m.name, err)
+			if !errors.Is(err, engine.ErrNoTransform) {
+				t.Fatalf("%s: Transform of a model that mapped no new points: %v", m.Name, err)
 			}
 		case err != nil:
-			t.Fatalf("%s: Transform: %v", m.name, err)
+			t.Fatalf("%s: Transform: %v", m.Name, err)
 		default:
-			compareRows(t, m.name+" transform", y, want.Transform)
+			compareRows(t, m.Name+" transform", y, want.Transform)
 		}
 	}
 }
@@ -89,38 +91,39 @@ func TestModelFilesLoad(t *testing.T) {
 // modelFileVariants are the model files whose optional fields the
 // defaults leave out: approximate-neighbour indexes, float32 geodesics,
 // sparse input, a supervised graph.
-func modelFileVariants(x *mat.Dense, labels []int) []relMethod {
-	approx := Options{Neighbors: Neighbors{Search: NeighborsApprox}}
+func modelFileVariants(x *mat.Dense, labels []int) []enginetest.Method {
+	approx := enginetest.Settings{Dim: 2, Seed: 3, Options: engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox}}}
 	sp := denseToCSR(x)
-	return []relMethod{
-		{name: "isomap-approx", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-			return relModel(Isomap{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
-		}},
-		{name: "lle-approx", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-			return relModel(LLE{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
-		}},
-		{name: "lle-approx-lists", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-			return relModel(LLE{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
-		}},
-		{name: "ltsa-approx-lists", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-			return relModel(LTSA{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
-		}},
-		{name: "laplacian-approx-lists", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-			return relModel(LaplacianEigenmaps{Dim: 2, Seed: 3, Options: approx}.Fit(ctx, x))
-		}},
-		{name: "isomap-float32-supervised", fit: func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-			return relModel(Isomap{Dim: 2, Seed: 3, Float32: true, K: 6, Labels: labels}.Fit(ctx, x))
-		}},
-		{name: "lpp-sparse", fit: func(ctx context.Context, _ mat.Matrix, c relCase) (Model, error) {
-			return relModel(LPP{Dim: 2, Seed: 3}.Fit(ctx, sp))
-		}},
-		{name: "lsi-sparse", fit: func(ctx context.Context, _ mat.Matrix, c relCase) (Model, error) {
-			return relModel(LSI{Dim: 2, Seed: 3}.Fit(ctx, sp))
-		}},
+	// like returns method, fitted with s (to input instead of x when set),
+	// under another name.
+	like := func(name, method string, s enginetest.Settings, input mat.Matrix) enginetest.Method {
+		m, ok := enginetest.Lookup(method)
+		if !ok {
+			panic("no method " + method)
+		}
+		fit := m.Fit
+		m.Name = name
+		m.Fit = func(ctx context.Context, x mat.Matrix, _ enginetest.Settings) (engine.Model, error) {
+			if input != nil {
+				x = input
+			}
+			return fit(ctx, x, s)
+		}
+		return m
+	}
+	return []enginetest.Method{
+		like("isomap-approx", "isomap", approx, nil),
+		like("lle-approx", "lle", approx, nil),
+		like("lle-approx-lists", "lle", approx, nil),
+		like("ltsa-approx-lists", "ltsa", approx, nil),
+		like("laplacian-approx-lists", "laplacian", approx, nil),
+		like("isomap-float32-supervised", "isomap-float32", enginetest.Settings{Dim: 2, Seed: 3, K: 6, Labels: labels}, nil),
+		like("lpp-sparse", "lpp", enginetest.Settings{Dim: 2, Seed: 3}, sp),
+		like("lsi-sparse", "lsi", enginetest.Settings{Dim: 2, Seed: 3}, sp),
 	}
 }
 
-func writeModelFile(t *testing.T, path string, m Model, q *mat.Dense) {
+func writeModelFile(t *testing.T, path string, m engine.Model, q *mat.Dense) {
 	var buf bytes.Buffer
 	if err := m.Save(&buf); err != nil {
 		t.Fatal(err)
@@ -128,7 +131,7 @@ func writeModelFile(t *testing.T, path string, m Model, q *mat.Dense) {
 	c := modelFileCase{Method: m.Method(), Embedding: rows(m.Embedding()), Queries: rows(q)}
 	if y, err := m.Transform(context.Background(), q); err == nil {
 		c.Transform = rows(y)
-	} else if !errors.Is(err, ErrNoTransform) {
+	} else if !errors.Is(err, engine.ErrNoTransform) {
 		t.Fatalf("%s: %v", m.Method(), err)
 	}
 	js, err := json.MarshalIndent(c, "", " ")

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -19,7 +20,7 @@ func TestNPEAgainstReference(t *testing.T) {
 	f := loadBaseFixture(t, "swiss_npe")
 	x := rowsToDense(f.X)
 	for _, in := range []mat.Matrix{x, sparse.FromDense(x)} {
-		m, err := NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit(ctx, in)
+		m, err := engine.NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestNPEAgainstReference(t *testing.T) {
 		f := loadBaseFixture(t, "yale_npe")
 		x := f.input(t)
 		for _, in := range []mat.Matrix{x, sparse.FromDense(x)} {
-			m, err := NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit(ctx, in)
+			m, err := engine.NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit(ctx, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +66,7 @@ func TestNPETransformAndSave(t *testing.T) {
 	for i := range labels {
 		labels[i] = i % 3
 	}
-	m, err := NPE{Dim: 2, K: 6, Labels: labels}.Fit(ctx, x)
+	m, err := engine.NPE{Dim: 2, K: 6, Labels: labels}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestNPETransformAndSave(t *testing.T) {
 		t.Errorf("Transform of the training points differs from the embedding (%v)", err)
 	}
 	l := reloaded(t, m)
-	if _, ok := l.(*NPEModel); !ok {
+	if _, ok := l.(*engine.NPEModel); !ok {
 		t.Fatalf("loaded %T", l)
 	}
 	yl, err := l.Transform(ctx, sparse.FromDense(x))
@@ -87,16 +88,16 @@ func TestNPEBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
 	for _, c := range []struct {
-		s    NPE
+		s    engine.NPE
 		want error
 	}{
-		{NPE{K: 20}, ErrTooFewSamples},
-		{NPE{K: -1}, ErrBadSetting},
-		{NPE{Dim: 4}, ErrDimension},
-		{NPE{Reg: -1}, ErrBadSetting},
-		{NPE{Eps: 1e-9}, ErrBadSetting}, // no neighbour within ε
-		{NPE{Labels: []int{1, 2}}, ErrLabels},
-		{NPE{Labels: append([]int{7}, make([]int, 19)...)}, ErrLabels}, // a class of one
+		{engine.NPE{K: 20}, engine.ErrTooFewSamples},
+		{engine.NPE{K: -1}, engine.ErrBadSetting},
+		{engine.NPE{Dim: 4}, engine.ErrDimension},
+		{engine.NPE{Reg: -1}, engine.ErrBadSetting},
+		{engine.NPE{Eps: 1e-9}, engine.ErrBadSetting}, // no neighbour within ε
+		{engine.NPE{Labels: []int{1, 2}}, engine.ErrLabels},
+		{engine.NPE{Labels: append([]int{7}, make([]int, 19)...)}, engine.ErrLabels}, // a class of one
 	} {
 		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
 			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/manifoldlab/manifold/engine"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -15,8 +16,8 @@ func TestPCAAgainstSklearn(t *testing.T) {
 			f := loadFixture(t, name)
 			x := f.input(t)
 			want := rowsToDense(f.Embedding)
-			for _, solver := range []PCASolver{PCAAuto, PCACovariance, PCAGram} {
-				m, err := PCA{Dim: f.Dim, Solver: solver}.Fit(context.Background(), x)
+			for _, solver := range []engine.PCASolver{engine.PCAAuto, engine.PCACovariance, engine.PCAGram} {
+				m, err := engine.PCA{Dim: f.Dim, Solver: solver}.Fit(context.Background(), x)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -52,7 +53,7 @@ func TestPCAAgainstSklearn(t *testing.T) {
 func TestPCATransformReconstructSave(t *testing.T) {
 	f := loadFixture(t, "swiss_pca")
 	x := f.input(t)
-	m, err := PCA{Dim: 3}.Fit(context.Background(), x)
+	m, err := engine.PCA{Dim: 3}.Fit(context.Background(), x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,16 +89,16 @@ func TestPCABadInput(t *testing.T) {
 	cases := []struct {
 		name string
 		x    mat.Matrix
-		s    PCA
+		s    engine.PCA
 		want error
 	}{
-		{"one sample", mat.NewDense(1, 3, []float64{1, 2, 3}), PCA{Dim: 1}, ErrTooFewSamples},
-		{"NaN", mat.NewDense(3, 2, []float64{1, 2, math.NaN(), 4, 5, 6}), PCA{Dim: 1}, ErrNotFinite},
-		{"dim > features", mat.NewDense(5, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1}), PCA{Dim: 3}, ErrDimension},
-		{"dim < 0", mat.NewDense(5, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1}), PCA{Dim: -1}, ErrBadSetting},
-		{"constant rows", mat.NewDense(4, 2, []float64{1, 1, 1, 1, 1, 1, 1, 1}), PCA{Dim: 1}, ErrDimension},
-		{"rank 1 asked 2", mat.NewDense(4, 2, []float64{1, 2, 2, 4, 3, 6, 4, 8}), PCA{Dim: 2}, ErrDimension},
-		{"bad solver", mat.NewDense(4, 2, []float64{1, 2, 2, 5, 3, 6, 4, 8}), PCA{Dim: 1, Solver: "qr"}, ErrBadSetting},
+		{"one sample", mat.NewDense(1, 3, []float64{1, 2, 3}), engine.PCA{Dim: 1}, engine.ErrTooFewSamples},
+		{"NaN", mat.NewDense(3, 2, []float64{1, 2, math.NaN(), 4, 5, 6}), engine.PCA{Dim: 1}, engine.ErrNotFinite},
+		{"dim > features", mat.NewDense(5, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1}), engine.PCA{Dim: 3}, engine.ErrDimension},
+		{"dim < 0", mat.NewDense(5, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1}), engine.PCA{Dim: -1}, engine.ErrBadSetting},
+		{"constant rows", mat.NewDense(4, 2, []float64{1, 1, 1, 1, 1, 1, 1, 1}), engine.PCA{Dim: 1}, engine.ErrDimension},
+		{"rank 1 asked 2", mat.NewDense(4, 2, []float64{1, 2, 2, 4, 3, 6, 4, 8}), engine.PCA{Dim: 2}, engine.ErrDimension},
+		{"bad solver", mat.NewDense(4, 2, []float64{1, 2, 2, 5, 3, 6, 4, 8}), engine.PCA{Dim: 1, Solver: "qr"}, engine.ErrBadSetting},
 	}
 	for _, c := range cases {
 		_, err := c.s.Fit(ctx, c.x)
@@ -105,11 +106,11 @@ func TestPCABadInput(t *testing.T) {
 			t.Errorf("%s: error %v, want %v", c.name, err, c.want)
 		}
 	}
-	m, err := PCA{Dim: 1}.Fit(ctx, mat.NewDense(4, 2, []float64{1, 2, 2, 5, 3, 6, 4, 8}))
+	m, err := engine.PCA{Dim: 1}.Fit(ctx, mat.NewDense(4, 2, []float64{1, 2, 2, 5, 3, 6, 4, 8}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Transform(ctx, mat.NewDense(1, 3, nil)); !errors.Is(err, ErrShape) {
+	if _, err := m.Transform(ctx, mat.NewDense(1, 3, nil)); !errors.Is(err, engine.ErrShape) {
 		t.Errorf("Transform with 3 features: error %v, want ErrShape", err)
 	}
 }

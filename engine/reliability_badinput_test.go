@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -29,16 +31,16 @@ func (z zeroRows) T() mat.Matrix       { return mat.Transpose{Matrix: z} }
 type badCase struct {
 	name string
 	x    mat.Matrix
-	c    relCase
+	c    enginetest.Settings
 	// want lists the sentinels the error may wrap; nil means the fit may
 	// succeed (and must then be finite) or fail with any of okErrs.
 	want []error
 	// applies says whether the case concerns a method; nil: every one.
-	applies func(m relMethod) bool
+	applies func(m enginetest.Method) bool
 	// okErrs, when the case may succeed, are the errors allowed instead.
 	okErrs []error
 	// check runs on a successful fit.
-	check func(t *testing.T, m relMethod, mod Model)
+	check func(t *testing.T, m enginetest.Method, mod engine.Model)
 }
 
 // badCases builds the bad-input matrix on a 60×3 curved sheet x. The
@@ -52,11 +54,11 @@ func badCases(x *mat.Dense, labels []int) []badCase {
 		edit(y)
 		return y
 	}
-	hasK := func(m relMethod) bool { return m.k }
-	hasEps := func(m relMethod) bool { return m.eps }
-	hasPolicy := func(m relMethod) bool { return m.policy }
-	hasLabels := func(m relMethod) bool { return m.labels }
-	linear := func(m relMethod) bool { return m.linear }
+	hasK := func(m enginetest.Method) bool { return m.K }
+	hasEps := func(m enginetest.Method) bool { return m.Eps }
+	hasPolicy := func(m enginetest.Method) bool { return m.Policy }
+	hasLabels := func(m enginetest.Method) bool { return m.Labels }
+	linear := func(m enginetest.Method) bool { return m.Linear }
 	emptyCSR, _ := sparse.NewCSR(0, 3, []int{0}, nil, nil)
 	constant := with(func(y *mat.Dense) {
 		for i := 0; i < n; i++ {
@@ -70,39 +72,39 @@ func badCases(x *mat.Dense, labels []int) []badCase {
 		}
 	})
 	outlier := with(func(y *mat.Dense) { y.SetRow(n-1, []float64{100, 100, 100}) })
-	finite := []error{ErrDimension, ErrNumerical}
-	keptHalf := func(t *testing.T, m relMethod, mod Model) {
+	finite := []error{engine.ErrDimension, engine.ErrNumerical}
+	keptHalf := func(t *testing.T, m enginetest.Method, mod engine.Model) {
 		if r, _ := mod.Embedding().Dims(); r != n/2 {
-			t.Errorf("%s, largest component: %d rows, want %d", m.name, r, n/2)
+			t.Errorf("%s, largest component: %d rows, want %d", m.Name, r, n/2)
 		}
 	}
 	return []badCase{
-		{name: "nil matrix", x: nil, want: []error{ErrEmpty}},
-		{name: "0×0 matrix", x: &mat.Dense{}, want: []error{ErrEmpty}},
-		{name: "0×3 matrix", x: zeroRows{3}, want: []error{ErrEmpty}},
-		{name: "0×3 sparse", x: emptyCSR, want: []error{ErrEmpty}},
+		{name: "nil matrix", x: nil, want: []error{engine.ErrEmpty}},
+		{name: "0×0 matrix", x: &mat.Dense{}, want: []error{engine.ErrEmpty}},
+		{name: "0×3 matrix", x: zeroRows{3}, want: []error{engine.ErrEmpty}},
+		{name: "0×3 sparse", x: emptyCSR, want: []error{engine.ErrEmpty}},
 		// One sample: too few for every method (LSI, which needs no
 		// second sample, has no second dimension: ErrDimension).
-		{name: "one sample", x: mat.NewDense(1, 3, []float64{1, 2, 3}), want: []error{ErrTooFewSamples, ErrDimension}},
-		{name: "one sample, dim 1", x: mat.NewDense(1, 3, []float64{1, 2, 3}), c: relCase{Dim: 1}, want: []error{ErrTooFewSamples, ErrDimension},
-			applies: func(m relMethod) bool { return m.name != "lsi" }},
-		{name: "N = k", x: x, c: relCase{K: n}, want: []error{ErrTooFewSamples}, applies: hasK},
-		{name: "N < k", x: x, c: relCase{K: n + 5}, want: []error{ErrTooFewSamples}, applies: hasK},
-		{name: "k < 0", x: x, c: relCase{K: -1}, want: []error{ErrBadSetting}, applies: hasK},
-		{name: "dim = N", x: x, c: relCase{Dim: n}, want: []error{ErrDimension}},
-		{name: "dim > N", x: x, c: relCase{Dim: n + 1}, want: []error{ErrDimension}},
-		{name: "dim > D", x: x, c: relCase{Dim: 4}, want: []error{ErrDimension}, applies: linear},
-		{name: "dim < 0", x: x, c: relCase{Dim: -2}, want: []error{ErrBadSetting}},
-		{name: "NaN", x: with(func(y *mat.Dense) { y.Set(5, 1, math.NaN()) }), want: []error{ErrNotFinite}},
-		{name: "+Inf", x: with(func(y *mat.Dense) { y.Set(0, 0, math.Inf(1)) }), want: []error{ErrNotFinite}},
-		{name: "-Inf", x: with(func(y *mat.Dense) { y.Set(n-1, 2, math.Inf(-1)) }), want: []error{ErrNotFinite}},
-		{name: "NaN, sparse", x: sparse.FromDense(with(func(y *mat.Dense) { y.Set(7, 2, math.NaN()) })), want: []error{ErrNotFinite}},
-		{name: "NaN, other matrix type", x: plainMatrix{with(func(y *mat.Dense) { y.Set(3, 0, math.NaN()) })}, want: []error{ErrNotFinite}},
-		{name: "values overflow", x: with(func(y *mat.Dense) { y.Set(4, 1, 1e200) }), want: []error{ErrNotFinite}},
-		{name: "spread underflows", x: with(func(y *mat.Dense) { y.Scale(1e-200, y) }), want: []error{ErrNumerical}},
+		{name: "one sample", x: mat.NewDense(1, 3, []float64{1, 2, 3}), want: []error{engine.ErrTooFewSamples, engine.ErrDimension}},
+		{name: "one sample, dim 1", x: mat.NewDense(1, 3, []float64{1, 2, 3}), c: enginetest.Settings{Dim: 1}, want: []error{engine.ErrTooFewSamples, engine.ErrDimension},
+			applies: func(m enginetest.Method) bool { return m.Name != "lsi" }},
+		{name: "N = k", x: x, c: enginetest.Settings{K: n}, want: []error{engine.ErrTooFewSamples}, applies: hasK},
+		{name: "N < k", x: x, c: enginetest.Settings{K: n + 5}, want: []error{engine.ErrTooFewSamples}, applies: hasK},
+		{name: "k < 0", x: x, c: enginetest.Settings{K: -1}, want: []error{engine.ErrBadSetting}, applies: hasK},
+		{name: "dim = N", x: x, c: enginetest.Settings{Dim: n}, want: []error{engine.ErrDimension}},
+		{name: "dim > N", x: x, c: enginetest.Settings{Dim: n + 1}, want: []error{engine.ErrDimension}},
+		{name: "dim > D", x: x, c: enginetest.Settings{Dim: 4}, want: []error{engine.ErrDimension}, applies: linear},
+		{name: "dim < 0", x: x, c: enginetest.Settings{Dim: -2}, want: []error{engine.ErrBadSetting}},
+		{name: "NaN", x: with(func(y *mat.Dense) { y.Set(5, 1, math.NaN()) }), want: []error{engine.ErrNotFinite}},
+		{name: "+Inf", x: with(func(y *mat.Dense) { y.Set(0, 0, math.Inf(1)) }), want: []error{engine.ErrNotFinite}},
+		{name: "-Inf", x: with(func(y *mat.Dense) { y.Set(n-1, 2, math.Inf(-1)) }), want: []error{engine.ErrNotFinite}},
+		{name: "NaN, sparse", x: sparse.FromDense(with(func(y *mat.Dense) { y.Set(7, 2, math.NaN()) })), want: []error{engine.ErrNotFinite}},
+		{name: "NaN, other matrix type", x: plainMatrix{with(func(y *mat.Dense) { y.Set(3, 0, math.NaN()) })}, want: []error{engine.ErrNotFinite}},
+		{name: "values overflow", x: with(func(y *mat.Dense) { y.Set(4, 1, 1e200) }), want: []error{engine.ErrNotFinite}},
+		{name: "spread underflows", x: with(func(y *mat.Dense) { y.Scale(1e-200, y) }), want: []error{engine.ErrNumerical}},
 		// Constant rows: no distance or direction to embed.
-		{name: "constant rows", x: constant, want: []error{ErrDimension}},
-		{name: "constant rows, sparse", x: sparse.FromDense(constant), want: []error{ErrDimension}},
+		{name: "constant rows", x: constant, want: []error{engine.ErrDimension}},
+		{name: "constant rows, sparse", x: sparse.FromDense(constant), want: []error{engine.ErrDimension}},
 		// Duplicates: every point twice; the methods embed them (duplicates
 		// land on the same point) or, where a graph needs distinct
 		// neighbours, say why not.
@@ -116,7 +118,7 @@ func badCases(x *mat.Dense, labels []int) []badCase {
 			for i := 0; i < 40; i++ {
 				y.SetRow(i, []float64{1, 2, 3})
 			}
-		}), okErrs: append([]error{ErrDisconnected}, finite...)},
+		}), okErrs: append([]error{engine.ErrDisconnected}, finite...)},
 		// A constant feature: the rest still spans two dimensions.
 		{name: "zero-variance feature", x: with(func(y *mat.Dense) {
 			for i := 0; i < n; i++ {
@@ -130,42 +132,42 @@ func badCases(x *mat.Dense, labels []int) []badCase {
 				y.SetRow(i, []float64{float64(i), 2 * float64(i), -1})
 			}
 		}), okErrs: finite},
-		{name: "disconnected, error", x: twoParts, c: relCase{K: 5}, want: []error{ErrDisconnected}, applies: hasPolicy},
-		{name: "disconnected, connect", x: twoParts, c: relCase{K: 5, Disconnected: DisconnectedConnect}, applies: hasPolicy},
-		{name: "disconnected, largest", x: twoParts, c: relCase{K: 5, Disconnected: DisconnectedLargest}, applies: hasPolicy, check: keptHalf},
-		{name: "disconnected, no policy", x: twoParts, c: relCase{K: 5}, okErrs: []error{ErrDisconnected},
-			applies: func(m relMethod) bool { return m.k && !m.policy }},
-		{name: "ε with an isolated point, error", x: outlier, c: relCase{Eps: 8}, want: []error{ErrDisconnected}, applies: hasPolicy},
+		{name: "disconnected, error", x: twoParts, c: enginetest.Settings{K: 5}, want: []error{engine.ErrDisconnected}, applies: hasPolicy},
+		{name: "disconnected, connect", x: twoParts, c: enginetest.Settings{K: 5, Disconnected: engine.DisconnectedConnect}, applies: hasPolicy},
+		{name: "disconnected, largest", x: twoParts, c: enginetest.Settings{K: 5, Disconnected: engine.DisconnectedLargest}, applies: hasPolicy, check: keptHalf},
+		{name: "disconnected, no policy", x: twoParts, c: enginetest.Settings{K: 5}, okErrs: []error{engine.ErrDisconnected},
+			applies: func(m enginetest.Method) bool { return m.K && !m.Policy }},
+		{name: "ε with an isolated point, error", x: outlier, c: enginetest.Settings{Eps: 8}, want: []error{engine.ErrDisconnected}, applies: hasPolicy},
 		// Without a policy: NPE cannot reconstruct the point from nothing
 		// (ErrBadSetting, naming it); LPP's projection stays defined.
-		{name: "ε with an isolated point, no policy", x: outlier, c: relCase{Eps: 8}, okErrs: []error{ErrBadSetting},
-			applies: func(m relMethod) bool { return m.eps && !m.policy }},
-		{name: "ε with an isolated point, largest", x: outlier, c: relCase{Eps: 8, Disconnected: DisconnectedLargest}, applies: hasPolicy,
-			check: func(t *testing.T, m relMethod, mod Model) {
+		{name: "ε with an isolated point, no policy", x: outlier, c: enginetest.Settings{Eps: 8}, okErrs: []error{engine.ErrBadSetting},
+			applies: func(m enginetest.Method) bool { return m.Eps && !m.Policy }},
+		{name: "ε with an isolated point, largest", x: outlier, c: enginetest.Settings{Eps: 8, Disconnected: engine.DisconnectedLargest}, applies: hasPolicy,
+			check: func(t *testing.T, m enginetest.Method, mod engine.Model) {
 				if r, _ := mod.Embedding().Dims(); r != n-1 {
-					t.Errorf("%s: %d rows, want %d without the isolated point", m.name, r, n-1)
+					t.Errorf("%s: %d rows, want %d without the isolated point", m.Name, r, n-1)
 				}
 			}},
-		{name: "ε < 0", x: x, c: relCase{Eps: -1}, want: []error{ErrBadSetting}, applies: hasEps},
-		{name: "labels too short", x: x, c: relCase{Labels: labels[:n-1]}, want: []error{ErrLabels}, applies: hasLabels},
-		{name: "labels too long", x: x, c: relCase{Labels: append(append([]int(nil), labels...), 0)}, want: []error{ErrLabels}, applies: hasLabels},
-		{name: "one class", x: x, c: relCase{Labels: make([]int, n)}, want: []error{ErrLabels},
-			applies: func(m relMethod) bool { return m.needLabels || m.name == "lowrank-isomap" }},
+		{name: "ε < 0", x: x, c: enginetest.Settings{Eps: -1}, want: []error{engine.ErrBadSetting}, applies: hasEps},
+		{name: "labels too short", x: x, c: enginetest.Settings{Labels: labels[:n-1]}, want: []error{engine.ErrLabels}, applies: hasLabels},
+		{name: "labels too long", x: x, c: enginetest.Settings{Labels: append(append([]int(nil), labels...), 0)}, want: []error{engine.ErrLabels}, applies: hasLabels},
+		{name: "one class", x: x, c: enginetest.Settings{Labels: make([]int, n)}, want: []error{engine.ErrLabels},
+			applies: func(m enginetest.Method) bool { return m.NeedsLabels || m.Name == "lowrank-isomap" }},
 	}
 }
 
 // TestBadInput runs every bad input of badCases through every method of
-// relMethods: no panic, an error wrapping the case's sentinel, or a finite
+// enginetest.Methods: no panic, an error wrapping the case's sentinel, or a finite
 // embedding where the case allows success.
 func TestBadInput(t *testing.T) {
 	ctx := context.Background()
-	x, labels := relData(60, 3, 1)
+	x, labels := engine.RelData(60, 3, 1)
 	for _, bc := range badCases(x, labels) {
-		for _, m := range relMethods {
+		for _, m := range enginetest.Methods {
 			if bc.applies != nil && !bc.applies(m) {
 				continue
 			}
-			t.Run(m.name+"/"+bc.name, func(t *testing.T) {
+			t.Run(m.Name+"/"+bc.name, func(t *testing.T) {
 				mod, err := relFitNoPanic(t, ctx, m, bc.x, bc.c, labels)
 				switch {
 				case bc.want != nil && err == nil:
@@ -199,7 +201,7 @@ func isAny(err error, targets []error) bool {
 }
 
 // relFitNoPanic fits, turning a panic into a test failure.
-func relFitNoPanic(t *testing.T, ctx context.Context, m relMethod, x mat.Matrix, c relCase, labels []int) (mod Model, err error) {
+func relFitNoPanic(t *testing.T, ctx context.Context, m enginetest.Method, x mat.Matrix, c enginetest.Settings, labels []int) (mod engine.Model, err error) {
 	t.Helper()
 	defer func() {
 		if p := recover(); p != nil {
@@ -213,7 +215,7 @@ func relFitNoPanic(t *testing.T, ctx context.Context, m relMethod, x mat.Matrix,
 // typed errors naming the problem, finite outputs otherwise.
 func TestBadTransformInput(t *testing.T) {
 	ctx := context.Background()
-	x, labels := relData(40, 3, 2)
+	x, labels := engine.RelData(40, 3, 2)
 	nan := mat.DenseCopyOf(x)
 	nan.Set(2, 1, math.NaN())
 	cases := []struct {
@@ -221,20 +223,20 @@ func TestBadTransformInput(t *testing.T) {
 		x    mat.Matrix
 		want error
 	}{
-		{"nil", nil, ErrEmpty},
-		{"0×0", &mat.Dense{}, ErrEmpty},
-		{"0×3", zeroRows{3}, ErrEmpty},
-		{"4 features", mat.NewDense(2, 4, nil), ErrShape},
-		{"2 features", mat.NewDense(2, 2, nil), ErrShape},
-		{"NaN", nan, ErrNotFinite},
-		{"Inf, sparse", sparse.FromDense(mat.NewDense(1, 3, []float64{0, math.Inf(1), 0})), ErrNotFinite},
+		{"nil", nil, engine.ErrEmpty},
+		{"0×0", &mat.Dense{}, engine.ErrEmpty},
+		{"0×3", zeroRows{3}, engine.ErrEmpty},
+		{"4 features", mat.NewDense(2, 4, nil), engine.ErrShape},
+		{"2 features", mat.NewDense(2, 2, nil), engine.ErrShape},
+		{"NaN", nan, engine.ErrNotFinite},
+		{"Inf, sparse", sparse.FromDense(mat.NewDense(1, 3, []float64{0, math.Inf(1), 0})), engine.ErrNotFinite},
 		{"zeros", mat.NewDense(3, 3, nil), nil},
 		{"far away", mat.NewDense(1, 3, []float64{1e6, -1e6, 1e6}), nil},
 	}
-	for _, m := range relMethods {
-		mod, err := relFit(ctx, m, x, relCase{}, labels)
+	for _, m := range enginetest.Methods {
+		mod, err := relFit(ctx, m, x, enginetest.Settings{}, labels)
 		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+			t.Fatalf("%s: %v", m.Name, err)
 		}
 		for _, c := range cases {
 			y, err := func() (y *mat.Dense, err error) {
@@ -247,11 +249,11 @@ func TestBadTransformInput(t *testing.T) {
 			}()
 			switch {
 			case c.want != nil && !errors.Is(err, c.want):
-				t.Errorf("%s transform of %s: error %v, want %v", m.name, c.name, err, c.want)
-			case c.want == nil && err != nil && !errors.Is(err, ErrNoTransform):
-				t.Errorf("%s transform of %s: %v", m.name, c.name, err)
+				t.Errorf("%s transform of %s: error %v, want %v", m.Name, c.name, err, c.want)
+			case c.want == nil && err != nil && !errors.Is(err, engine.ErrNoTransform):
+				t.Errorf("%s transform of %s: %v", m.Name, c.name, err)
 			case c.want == nil && err == nil:
-				assertFinite(t, m.name+" transform of "+c.name, y)
+				assertFinite(t, m.Name+" transform of "+c.name, y)
 			}
 		}
 	}
@@ -261,7 +263,7 @@ func TestBadTransformInput(t *testing.T) {
 // an error wrapping ErrModelFile that says what is wrong.
 func TestBadModelFiles(t *testing.T) {
 	ctx := context.Background()
-	x, labels := relData(30, 3, 3)
+	x, labels := engine.RelData(30, 3, 3)
 	// reseal recomputes the checksum, so the damage reaches the decoder.
 	reseal := func(b []byte) []byte {
 		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
@@ -281,10 +283,10 @@ func TestBadModelFiles(t *testing.T) {
 		out = append(out, b[16+hl:]...)
 		return reseal(out)
 	}
-	for _, m := range relMethods {
-		mod, err := relFit(ctx, m, x, relCase{}, labels)
+	for _, m := range enginetest.Methods {
+		mod, err := relFit(ctx, m, x, enginetest.Settings{}, labels)
 		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+			t.Fatalf("%s: %v", m.Name, err)
 		}
 		var buf bytes.Buffer
 		if err := mod.Save(&buf); err != nil {
@@ -307,7 +309,7 @@ func TestBadModelFiles(t *testing.T) {
 			{"format version 0, resealed", edit(func(b []byte) []byte { b[8] = 0; return reseal(b) }), "version 0"},
 			{"header says format 2", withHeader(good, func(h string) string { return strings.Replace(h, `"format":1`, `"format":2`, 1) }), "format 2"},
 			{"unknown method", withHeader(good, func(h string) string {
-				return strings.Replace(h, `"method":"`+m.name+`"`, `"method":"t-sne"`, 1)
+				return strings.Replace(h, `"method":"`+m.Name+`"`, `"method":"t-sne"`, 1)
 			}), "unknown method"},
 			{"header not JSON", withHeader(good, func(h string) string { return "{" + h }), "header"},
 			{"array longer than the file", withHeader(good, func(h string) string {
@@ -324,17 +326,17 @@ func TestBadModelFiles(t *testing.T) {
 			}), "NaN"},
 		}
 		for _, c := range cases {
-			l, err := Load(bytes.NewReader(c.file))
-			if l != nil || !errors.Is(err, ErrModelFile) {
-				t.Errorf("%s, %s: model %v, error %v; want ErrModelFile", m.name, c.name, l != nil, err)
+			l, err := engine.Load(bytes.NewReader(c.file))
+			if l != nil || !errors.Is(err, engine.ErrModelFile) {
+				t.Errorf("%s, %s: model %v, error %v; want ErrModelFile", m.Name, c.name, l != nil, err)
 				continue
 			}
 			if says := strings.Split(c.says, "|"); len(says) > 1 {
 				if !slices.ContainsFunc(says[1:], func(s string) bool { return strings.Contains(err.Error(), s) }) {
-					t.Errorf("%s, %s: error %q says none of %q", m.name, c.name, err, says[1:])
+					t.Errorf("%s, %s: error %q says none of %q", m.Name, c.name, err, says[1:])
 				}
 			} else if !strings.Contains(err.Error(), c.says) {
-				t.Errorf("%s, %s: error %q does not say %q", m.name, c.name, err, c.says)
+				t.Errorf("%s, %s: error %q does not say %q", m.Name, c.name, err, c.says)
 			}
 		}
 	}

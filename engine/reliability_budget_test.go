@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -40,44 +42,44 @@ func TestMemoryBudget(t *testing.T) {
 		sizes = [][2]int{{400, 10}}
 	}
 	for _, nd := range sizes {
-		x, labels := relData(nd[0], nd[1], 12)
-		for _, m := range relMethods {
+		x, labels := engine.RelData(nd[0], nd[1], 12)
+		for _, m := range enginetest.Methods {
 			runtime.GC()
-			mod, err := relFit(ctx, m, x, relCase{}, labels)
+			mod, err := relFit(ctx, m, x, enginetest.Settings{}, labels)
 			if err != nil {
-				t.Fatalf("%s, %d×%d: %v", m.name, nd[0], nd[1], err)
+				t.Fatalf("%s, %d×%d: %v", m.Name, nd[0], nd[1], err)
 			}
 			rep := mod.Report()
 			est := rep.EstimatedBytes
 			if est <= 0 {
-				t.Errorf("%s: no memory estimate in the report", m.name)
+				t.Errorf("%s: no memory estimate in the report", m.Name)
 				continue
 			}
 			peak := int64(rep.PeakHeapBytes) - int64(rep.BaseHeapBytes)
-			t.Logf("%-16s %4d×%-3d estimate %8.2f MiB, measured peak %8.2f MiB (%.2f)", m.name, nd[0], nd[1],
+			t.Logf("%-16s %4d×%-3d estimate %8.2f MiB, measured peak %8.2f MiB (%.2f)", m.Name, nd[0], nd[1],
 				float64(est)/(1<<20), float64(peak)/(1<<20), float64(peak)/float64(est))
 			if !testing.Short() && (float64(peak) > budgetHigh*float64(est)+budgetSlack || float64(est) > budgetLow*float64(peak)+budgetSlack) {
 				t.Errorf("%s, %d×%d: estimate %d B, measured peak %d B: outside [estimate/%.1f, %.1f·estimate] ± %d B",
-					m.name, nd[0], nd[1], est, peak, budgetLow, budgetHigh, budgetSlack)
+					m.Name, nd[0], nd[1], est, peak, budgetLow, budgetHigh, budgetSlack)
 			}
 			// One byte below: refused before the allocations.
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err = relFit(ctx, m, x, relCase{Options: Options{MaxBytes: est - 1}}, labels)
+			_, err = relFit(ctx, m, x, enginetest.Settings{Options: engine.Options{MaxBytes: est - 1}}, labels)
 			runtime.ReadMemStats(&after)
-			if !errors.Is(err, ErrMemoryBudget) {
-				t.Errorf("%s: budget %d B (estimate − 1): error %v, want ErrMemoryBudget", m.name, est-1, err)
+			if !errors.Is(err, engine.ErrMemoryBudget) {
+				t.Errorf("%s: budget %d B (estimate − 1): error %v, want ErrMemoryBudget", m.Name, est-1, err)
 			} else {
-				if msg := err.Error(); !strings.Contains(msg, fmtBytes(est)) || !strings.Contains(msg, "cheaper") {
-					t.Errorf("%s: %q does not name the estimate %s and cheaper alternatives", m.name, msg, fmtBytes(est))
+				if msg := err.Error(); !strings.Contains(msg, engine.FmtBytes(est)) || !strings.Contains(msg, "cheaper") {
+					t.Errorf("%s: %q does not name the estimate %s and cheaper alternatives", m.Name, msg, engine.FmtBytes(est))
 				}
 				if spent := int64(after.TotalAlloc - before.TotalAlloc); spent > est/4+1<<20 {
-					t.Errorf("%s: the refused fit allocated %d B of its %d B estimate", m.name, spent, est)
+					t.Errorf("%s: the refused fit allocated %d B of its %d B estimate", m.Name, spent, est)
 				}
 			}
 			// At the estimate: it fits.
-			if _, err := relFit(ctx, m, x, relCase{Options: Options{MaxBytes: est}}, labels); err != nil {
-				t.Errorf("%s: budget = estimate %d B: %v", m.name, est, err)
+			if _, err := relFit(ctx, m, x, enginetest.Settings{Options: engine.Options{MaxBytes: est}}, labels); err != nil {
+				t.Errorf("%s: budget = estimate %d B: %v", m.Name, est, err)
 			}
 		}
 	}
@@ -89,28 +91,28 @@ func TestMemoryBudget(t *testing.T) {
 // never copied.
 func TestMemoryBudgetDenseCopy(t *testing.T) {
 	ctx := context.Background()
-	x, labels := relData(300, 10, 13)
+	x, labels := engine.RelData(300, 10, 13)
 	xs := sparse.FromDense(x)
 	huge, err := sparse.NewCSR(3, 1<<62, []int{0, 1, 2, 3}, []int{0, 1, 2}, []float64{1, 2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range relMethods {
-		_, err := relFit(ctx, m, xs, relCase{Options: Options{MaxBytes: 300*10*8 - 1}}, labels)
+	for _, m := range enginetest.Methods {
+		_, err := relFit(ctx, m, xs, enginetest.Settings{Options: engine.Options{MaxBytes: 300*10*8 - 1}}, labels)
 		switch {
-		case !m.sparse && (!errors.Is(err, ErrMemoryBudget) || !strings.Contains(err.Error(), "dense copy")):
-			t.Errorf("%s: sparse input, budget below its dense copy: %v", m.name, err)
-		case m.sparse && err != nil && strings.Contains(err.Error(), "dense copy"):
-			t.Errorf("%s keeps sparse rows but counts a dense copy: %v", m.name, err)
+		case !m.Sparse && (!errors.Is(err, engine.ErrMemoryBudget) || !strings.Contains(err.Error(), "dense copy")):
+			t.Errorf("%s: sparse input, budget below its dense copy: %v", m.Name, err)
+		case m.Sparse && err != nil && strings.Contains(err.Error(), "dense copy"):
+			t.Errorf("%s keeps sparse rows but counts a dense copy: %v", m.Name, err)
 		}
-		_, err = relFit(ctx, m, huge, relCase{}, []int{0, 1, 2})
-		if !errors.Is(err, ErrMemoryBudget) {
-			t.Errorf("%s: 3×2⁶² sparse input: %v, want ErrMemoryBudget", m.name, err)
+		_, err = relFit(ctx, m, huge, enginetest.Settings{}, []int{0, 1, 2})
+		if !errors.Is(err, engine.ErrMemoryBudget) {
+			t.Errorf("%s: 3×2⁶² sparse input: %v, want ErrMemoryBudget", m.Name, err)
 		}
 	}
 	// A non-Dense matrix type is copied, so it counts.
-	_, err = PCA{Options: Options{MaxBytes: 1000}}.Fit(ctx, plainMatrix{mat.DenseCopyOf(x)})
-	if !errors.Is(err, ErrMemoryBudget) || !strings.Contains(err.Error(), "dense copy") {
+	_, err = engine.PCA{Options: engine.Options{MaxBytes: 1000}}.Fit(ctx, plainMatrix{mat.DenseCopyOf(x)})
+	if !errors.Is(err, engine.ErrMemoryBudget) || !strings.Contains(err.Error(), "dense copy") {
 		t.Errorf("PCA of a non-Dense matrix over budget: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -18,39 +20,21 @@ import (
 // cancelled (the package contract, doc.go).
 const cancelBound = 100 * time.Millisecond
 
-// cancelVariants are the methods of relMethods plus the settings that
-// take other code paths (solvers, float32 storage, distances input).
-func cancelVariants() []relMethod {
-	v := append([]relMethod(nil), relMethods...)
-	add := func(name string, fit func(ctx context.Context, x mat.Matrix, c relCase) (Model, error)) {
-		v = append(v, relMethod{name: name, fit: fit})
+// cancelVariants are the methods and variants of enginetest (other
+// solvers, float32 storage) plus MDS from distances.
+func cancelVariants() []enginetest.Method {
+	v := append(append([]enginetest.Method(nil), enginetest.Methods...), enginetest.Variants...)
+	add := func(name string, fit func(ctx context.Context, x mat.Matrix, c enginetest.Settings) (engine.Model, error)) {
+		v = append(v, enginetest.Method{Name: name, Fit: fit})
 	}
-	add("isomap/float32", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-		return relModel(Isomap{Float32: true, Options: c.Options}.Fit(ctx, x))
-	})
-	add("isomap/dense", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-		return relModel(Isomap{Eigensolver: EigenDense, Options: c.Options}.Fit(ctx, x))
-	})
-	add("isoprojection/direct", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-		return relModel(IsoProjection{Solver: IsoProjectionDirect, Options: c.Options}.Fit(ctx, x))
-	})
-	add("oip/operator", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-		return relModel(OIP{Solver: OIPOperator, Options: c.Options}.Fit(ctx, x))
-	})
-	add("lle/lanczos", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-		return relModel(LLE{Eigensolver: EigenLanczos, Options: c.Options}.Fit(ctx, x))
-	})
-	add("lsi/lanczos", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
-		return relModel(LSI{Eigensolver: EigenLanczos, Options: c.Options}.Fit(ctx, x))
-	})
 	var distOf *mat.Dense // the distances of the last x, made once
 	var dist *mat.Dense
-	add("mds/distances", func(ctx context.Context, x mat.Matrix, c relCase) (Model, error) {
+	add("mds/distances", func(ctx context.Context, x mat.Matrix, c enginetest.Settings) (engine.Model, error) {
 		if r, _ := x.Dims(); c.MaxBytes > 0 && int64(r)*int64(r)*8 > c.MaxBytes {
-			return nil, fmt.Errorf("%w: the test's %d×%d distance matrix", ErrMemoryBudget, r, r)
+			return nil, fmt.Errorf("%w: the test's %d×%d distance matrix", engine.ErrMemoryBudget, r, r)
 		}
 		if distOf == x {
-			return relModel(MDS{Options: c.Options}.FitDistances(ctx, dist))
+			return asModel(engine.MDS{Options: c.Options}.FitDistances(ctx, dist))
 		}
 		g := x.(*mat.Dense).RawMatrix()
 		n := g.Rows
@@ -66,7 +50,7 @@ func cancelVariants() []relMethod {
 			}
 		}
 		distOf, dist = x.(*mat.Dense), d
-		return relModel(MDS{Options: c.Options}.FitDistances(ctx, d))
+		return asModel(engine.MDS{Options: c.Options}.FitDistances(ctx, d))
 	})
 	return v
 }
@@ -84,7 +68,7 @@ var cancelMaxBytes int64
 func init() {
 	if os.Getenv("MANIFOLD_CANCEL_N") != "" {
 		cancelCap, timerSpan = time.Minute, time.Minute
-		cancelMaxBytes = DefaultMaxBytes()
+		cancelMaxBytes = engine.DefaultMaxBytes()
 	}
 }
 
@@ -114,12 +98,12 @@ func cancelSize() (int, int) {
 // return (negative when the fit ended before the cancel), the stage
 // running at the cancel and, for a cancel from the callback, the stages
 // that started after it.
-func cancelledFit(m relMethod, x mat.Matrix, labels []int, trigger func(Progress) bool, delay time.Duration) (err error, latency time.Duration, at string, after []string) {
+func cancelledFit(m enginetest.Method, x mat.Matrix, labels []int, trigger func(engine.Progress) bool, delay time.Duration) (err error, latency time.Duration, at string, after []string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var t0 time.Time
 	var current string
-	opt := Options{MaxBytes: cancelMaxBytes, Progress: func(p Progress) {
+	opt := engine.Options{MaxBytes: cancelMaxBytes, Progress: func(p engine.Progress) {
 		if trigger != nil && !t0.IsZero() {
 			if p.Stage != current {
 				after = append(after, p.Stage)
@@ -139,7 +123,7 @@ func cancelledFit(m relMethod, x mat.Matrix, labels []int, trigger func(Progress
 		tm := time.AfterFunc(delay, func() { fired <- time.Now(); cancel() })
 		defer tm.Stop()
 	}
-	_, err = relFit(ctx, m, x, relCase{Options: opt}, labels)
+	_, err = relFit(ctx, m, x, enginetest.Settings{Options: opt}, labels)
 	end := time.Now()
 	if trigger == nil {
 		select {
@@ -163,31 +147,31 @@ func cancelledFit(m relMethod, x mat.Matrix, labels []int, trigger func(Progress
 // counts.
 func TestCancelEveryStage(t *testing.T) {
 	n, d := cancelSize()
-	x, labels := relData(n, d, 11)
+	x, labels := engine.RelData(n, d, 11)
 	for _, m := range cancelVariants() {
-		t.Run(m.name, func(t *testing.T) {
+		t.Run(m.Name, func(t *testing.T) {
 			before := runtime.NumGoroutine()
 			var stages []string
 			t0 := time.Now()
 			ctx, stop := context.WithTimeout(context.Background(), cancelCap)
 			defer stop()
-			_, err := relFit(ctx, m, x, relCase{Options: Options{MaxBytes: cancelMaxBytes, Progress: func(p Progress) {
+			_, err := relFit(ctx, m, x, enginetest.Settings{Options: engine.Options{MaxBytes: cancelMaxBytes, Progress: func(p engine.Progress) {
 				if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
 					stages = append(stages, p.Stage)
 				}
 			}}}, labels)
 			total := time.Since(t0)
-			if errors.Is(err, ErrMemoryBudget) {
+			if errors.Is(err, engine.ErrMemoryBudget) {
 				t.Skipf("refused at %d×%d by the memory budget: %v", n, d, err)
 			}
-			if errors.Is(err, ErrDimension) && d < 10 {
+			if errors.Is(err, engine.ErrDimension) && d < 10 {
 				t.Skipf("not applicable to %d features: %v", d, err) // a MANIFOLD_CANCEL_D run
 			}
 			if err != nil {
 				// The stages that ran can still be cancelled (LLE's Lanczos
 				// path does not converge on these data, see doc.go; a fit
 				// is cut at a second).
-				if !errors.Is(err, ErrNumerical) && !errors.Is(err, context.DeadlineExceeded) {
+				if !errors.Is(err, engine.ErrNumerical) && !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatal(err)
 				}
 				t.Logf("uncancelled fit: %v", err)
@@ -240,7 +224,7 @@ func TestCancelEveryStage(t *testing.T) {
 			}
 			for _, stage := range stages {
 				check("cancel as "+stage+" starts", func() (error, time.Duration, string, []string) {
-					return cancelledFit(m, x, labels, func(p Progress) bool { return p.Stage == stage }, 0)
+					return cancelledFit(m, x, labels, func(p engine.Progress) bool { return p.Stage == stage }, 0)
 				})
 			}
 			// Timed cancels within the first half second of a long fit (all
@@ -256,8 +240,8 @@ func TestCancelEveryStage(t *testing.T) {
 }
 
 // engineErrs are the engine's error kinds; a cancellation wraps none.
-var engineErrs = []error{ErrEmpty, ErrNotFinite, ErrTooFewSamples, ErrBadSetting, ErrDimension, ErrShape,
-	ErrLabels, ErrMemoryBudget, ErrModelFile, ErrNoTransform, ErrNumerical, ErrDisconnected}
+var engineErrs = []error{engine.ErrEmpty, engine.ErrNotFinite, engine.ErrTooFewSamples, engine.ErrBadSetting, engine.ErrDimension, engine.ErrShape,
+	engine.ErrLabels, engine.ErrMemoryBudget, engine.ErrModelFile, engine.ErrNoTransform, engine.ErrNumerical, engine.ErrDisconnected}
 
 // engineKind returns the first engine error kind err wraps, or nil.
 func engineKind(err error) error {

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -47,23 +49,23 @@ func TestConcurrentTransform(t *testing.T) {
 	if testing.Short() {
 		n = 120
 	}
-	x, labels := relData(n, 5, 8)
+	x, labels := engine.RelData(n, 5, 8)
 	q := mat.DenseCopyOf(x.Slice(0, 30, 0, 5))
 	for i := 0; i < 30; i++ {
 		for j := 0; j < 5; j++ {
 			q.Set(i, j, q.At(i, j)+0.05*float64((i+j)%3-1))
 		}
 	}
-	for _, m := range relMethods {
+	for _, m := range enginetest.Methods {
 		before := runtime.NumGoroutine()
-		mod, err := relFit(ctx, m, x, relCase{}, labels)
+		mod, err := relFit(ctx, m, x, enginetest.Settings{}, labels)
 		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+			t.Fatalf("%s: %v", m.Name, err)
 		}
-		goroutinesSettle(t, before, m.name+" fit")
+		goroutinesSettle(t, before, m.Name+" fit")
 		want, err := mod.Transform(ctx, q)
 		if err != nil {
-			t.Fatalf("%s transform: %v", m.name, err)
+			t.Fatalf("%s transform: %v", m.Name, err)
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, 16)
@@ -78,14 +80,14 @@ func TestConcurrentTransform(t *testing.T) {
 		wg.Wait()
 		for g := range got {
 			if errs[g] != nil {
-				t.Errorf("%s, goroutine %d: %v", m.name, g, errs[g])
+				t.Errorf("%s, goroutine %d: %v", m.Name, g, errs[g])
 			} else if !mat.Equal(got[g], want) {
-				t.Errorf("%s, goroutine %d: a concurrent transform differs from a lone one", m.name, g)
+				t.Errorf("%s, goroutine %d: a concurrent transform differs from a lone one", m.Name, g)
 			}
 		}
 		if !mat.Equal(mod.Embedding(), mod.Embedding()) {
-			t.Errorf("%s: the embedding changed", m.name)
+			t.Errorf("%s: the embedding changed", m.Name)
 		}
-		goroutinesSettle(t, before, m.name+" transforms")
+		goroutinesSettle(t, before, m.Name+" transforms")
 	}
 }

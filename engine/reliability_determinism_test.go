@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -13,21 +13,23 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 )
 
 // fitBits fits m and returns its embedding and the mapping of the first
 // rows of x, as float64 bit patterns.
-func fitBits(t *testing.T, m relMethod, x *mat.Dense, labels []int, seed uint64) []uint64 {
+func fitBits(t *testing.T, m enginetest.Method, x *mat.Dense, labels []int, seed uint64) []uint64 {
 	t.Helper()
 	ctx := context.Background()
-	mod, err := relFit(ctx, m, x, relCase{Seed: seed}, labels)
+	mod, err := relFit(ctx, m, x, enginetest.Settings{Seed: seed}, labels)
 	if err != nil {
-		t.Fatalf("%s: %v", m.name, err)
+		t.Fatalf("%s: %v", m.Name, err)
 	}
 	q := x.Slice(0, 10, 0, x.RawMatrix().Cols)
 	z, err := mod.Transform(ctx, q)
 	if err != nil {
-		t.Fatalf("%s transform: %v", m.name, err)
+		t.Fatalf("%s transform: %v", m.Name, err)
 	}
 	var bits []uint64
 	for _, y := range []*mat.Dense{mod.Embedding(), z} {
@@ -69,8 +71,8 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 		sizes = []int{300}
 	}
 	for _, n := range sizes {
-		x, labels := relData(n, 6, 5)
-		for _, m := range relMethods {
+		x, labels := engine.RelData(n, 6, 5)
+		for _, m := range enginetest.Methods {
 			var ref []uint64
 			for _, p := range []int{1, 2, 8} {
 				var got []uint64
@@ -80,12 +82,12 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 					continue
 				}
 				if len(got) != len(ref) {
-					t.Fatalf("%s, N = %d: %d values with GOMAXPROCS %d, %d with 1", m.name, n, len(got), p, len(ref))
+					t.Fatalf("%s, N = %d: %d values with GOMAXPROCS %d, %d with 1", m.Name, n, len(got), p, len(ref))
 				}
 				for i := range got {
 					if got[i] != ref[i] {
 						t.Errorf("%s, N = %d: value %d differs between GOMAXPROCS 1 (%v) and %d (%v)",
-							m.name, n, i, math.Float64frombits(ref[i]), p, math.Float64frombits(got[i]))
+							m.Name, n, i, math.Float64frombits(ref[i]), p, math.Float64frombits(got[i]))
 						break
 					}
 				}
@@ -106,26 +108,26 @@ func TestBLASThreadsAgree(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	x, labels := relData(n, 6, 5)
-	for _, m := range relMethods {
+	x, labels := engine.RelData(n, 6, 5)
+	for _, m := range enginetest.Methods {
 		var one, four []uint64
 		withProcs(4, 1, func() { one = fitBits(t, m, x, labels, 42) })
 		withProcs(4, 4, func() { four = fitBits(t, m, x, labels, 42) })
 		if len(one) != len(four) {
-			t.Fatalf("%s: %d values with 1 BLAS thread, %d with 4", m.name, len(one), len(four))
+			t.Fatalf("%s: %d values with 1 BLAS thread, %d with 4", m.Name, len(one), len(four))
 		}
 		scale, diff := 0.0, 0.0
 		for i := range one {
 			a, b := math.Float64frombits(one[i]), math.Float64frombits(four[i])
 			scale, diff = max(scale, math.Abs(a)), max(diff, math.Abs(a-b))
 		}
-		tol := backendTolerance(m.name)
-		t.Logf("%-16s 1 vs 4 BLAS threads: max relative difference %.2g", m.name, diff/scale)
+		tol := backendTolerance(m.Name)
+		t.Logf("%-16s 1 vs 4 BLAS threads: max relative difference %.2g", m.Name, diff/scale)
 		if backend.Active().Name() == "purego" {
 			tol = 0
 		}
 		if !(diff <= tol*scale) {
-			t.Errorf("%s: 1 and 4 BLAS threads differ by %.3g relative, tolerance %.0g", m.name, diff/scale, tol)
+			t.Errorf("%s: 1 and 4 BLAS threads differ by %.3g relative, tolerance %.0g", m.Name, diff/scale, tol)
 		}
 	}
 }
@@ -172,16 +174,16 @@ func otherBackend(name string) string {
 // numeric change: go test -run TestBackendsAgree -update-backend-golden,
 // with and without -tags openblas.
 func TestBackendsAgree(t *testing.T) {
-	x, labels := relData(150, 5, 6)
+	x, labels := engine.RelData(150, 5, 6)
 	active := backend.Active().Name()
 	got := map[string][]float64{}
-	for _, m := range relMethods {
+	for _, m := range enginetest.Methods {
 		bits := fitBits(t, m, x, labels, 7)
 		v := make([]float64, len(bits))
 		for i, b := range bits {
 			v[i] = math.Float64frombits(b)
 		}
-		got[m.name] = v
+		got[m.Name] = v
 	}
 	if *updateGolden {
 		b, err := json.MarshalIndent(got, "", " ")
@@ -204,10 +206,10 @@ func TestBackendsAgree(t *testing.T) {
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range relMethods {
-		w, g := want[m.name], got[m.name]
+	for _, m := range enginetest.Methods {
+		w, g := want[m.Name], got[m.Name]
 		if len(w) != len(g) {
-			t.Errorf("%s: %d values, the golden file has %d (stale? regenerate with -update-backend-golden)", m.name, len(g), len(w))
+			t.Errorf("%s: %d values, the golden file has %d (stale? regenerate with -update-backend-golden)", m.Name, len(g), len(w))
 			continue
 		}
 		scale, diff := 0.0, 0.0
@@ -216,11 +218,11 @@ func TestBackendsAgree(t *testing.T) {
 			diff = max(diff, math.Abs(w[i]-g[i]))
 		}
 		rel := diff / scale
-		t.Logf("%-16s backend %s against %s: max relative difference %.2g", m.name, active, otherBackend(active), rel)
-		if !(rel <= backendTolerance(m.name)) {
+		t.Logf("%-16s backend %s against %s: max relative difference %.2g", m.Name, active, otherBackend(active), rel)
+		if !(rel <= backendTolerance(m.Name)) {
 			t.Errorf("%s: the %s backend differs from the %s backend's golden file by %.3g (relative), tolerance %.0g "+
 				"(after a deliberate numeric change regenerate both files with -update-backend-golden, with and without -tags openblas)",
-				m.name, active, otherBackend(active), rel, backendTolerance(m.name))
+				m.Name, active, otherBackend(active), rel, backendTolerance(m.Name))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -15,12 +17,12 @@ import (
 // or Inf, and never an untyped error.
 func TestFarAwayPoints(t *testing.T) {
 	ctx := context.Background()
-	x, labels := relData(60, 3, 5)
+	x, labels := engine.RelData(60, 3, 5)
 	_, d := x.Dims()
-	for _, m := range relMethods {
-		mod, err := relFit(ctx, m, x, relCase{}, labels)
+	for _, m := range enginetest.Methods {
+		mod, err := relFit(ctx, m, x, enginetest.Settings{}, labels)
 		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+			t.Fatalf("%s: %v", m.Name, err)
 		}
 		for _, scale := range []float64{1e3, 1e19, 1e20, 1e40, 1e100, 1e152, 1e155, 1e200, 1e300} {
 			q := mat.NewDense(3, d, nil)
@@ -32,13 +34,13 @@ func TestFarAwayPoints(t *testing.T) {
 			q.Set(2, 0, scale)
 			y, err := mod.Transform(ctx, q)
 			switch {
-			case errors.Is(err, ErrNoTransform):
+			case errors.Is(err, engine.ErrNoTransform):
 			case err != nil:
 				if engineKind(err) == nil {
-					t.Errorf("%s at %g: untyped error %v", m.name, scale, err)
+					t.Errorf("%s at %g: untyped error %v", m.Name, scale, err)
 				}
 			case !allFinite(y):
-				t.Errorf("%s at %g: output not finite: %v", m.name, scale, mat.Formatted(y))
+				t.Errorf("%s at %g: output not finite: %v", m.Name, scale, mat.Formatted(y))
 			}
 		}
 	}
@@ -49,9 +51,9 @@ func TestFarAwayPoints(t *testing.T) {
 // that scale map finitely.
 func TestLandmarkIsomapHugeScale(t *testing.T) {
 	ctx := context.Background()
-	x, _ := relData(200, 3, 7)
-	fit := func(x mat.Matrix) *LandmarkIsomapModel {
-		m, err := LandmarkIsomap{Dim: 2, K: 8, Landmarks: 40}.Fit(ctx, x)
+	x, _ := engine.RelData(200, 3, 7)
+	fit := func(x mat.Matrix) *engine.LandmarkIsomapModel {
+		m, err := engine.LandmarkIsomap{Dim: 2, K: 8, Landmarks: 40}.Fit(ctx, x)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -21,8 +23,8 @@ import (
 
 // engineSentinels are the errors every failure caused by user data must
 // wrap.
-var engineSentinels = []error{ErrEmpty, ErrNotFinite, ErrTooFewSamples, ErrBadSetting, ErrDimension, ErrShape,
-	ErrLabels, ErrMemoryBudget, ErrModelFile, ErrNoTransform, ErrNumerical, ErrDisconnected}
+var engineSentinels = []error{engine.ErrEmpty, engine.ErrNotFinite, engine.ErrTooFewSamples, engine.ErrBadSetting, engine.ErrDimension, engine.ErrShape,
+	engine.ErrLabels, engine.ErrMemoryBudget, engine.ErrModelFile, engine.ErrNoTransform, engine.ErrNumerical, engine.ErrDisconnected}
 
 func typedError(err error) bool {
 	for _, s := range engineSentinels {
@@ -44,8 +46,8 @@ func typedError(err error) bool {
 //	value of the row before (duplicate rows); missing values are
 //	sin(7i + 3j).
 type fuzzFit struct {
-	m      relMethod
-	c      relCase
+	m      enginetest.Method
+	c      enginetest.Settings
 	x      mat.Matrix
 	n, d   int
 	labels []int
@@ -59,7 +61,7 @@ func decodeFuzzFit(b []byte) (fuzzFit, bool) {
 		return fuzzFit{}, false
 	}
 	var f fuzzFit
-	f.m = relMethods[int(b[0])%len(relMethods)]
+	f.m = enginetest.Methods[int(b[0])%len(enginetest.Methods)]
 	f.n, f.d = 1+int(b[1])%40, 1+int(b[2])%6
 	f.c.Dim, f.c.K = int(b[3])%5, int(b[4])%14
 	flags := b[5]
@@ -67,7 +69,7 @@ func decodeFuzzFit(b []byte) (fuzzFit, bool) {
 		f.c.Eps = float64(b[6]) / 16
 		f.c.K = 0
 	}
-	f.c.Disconnected = Disconnected((flags >> 1) & 3 % 3)
+	f.c.Disconnected = engine.Disconnected((flags >> 1) & 3 % 3)
 	classes := 1 + int(b[6])%4
 	f.labels = make([]int, f.n)
 	for i := range f.labels {
@@ -124,38 +126,38 @@ func checkFuzzFit(t *testing.T, f fuzzFit) {
 	t0 := time.Now()
 	m, err := relFit(ctx, f.m, f.x, f.c, f.labels)
 	if d := time.Since(t0); d > fuzzSlow {
-		t.Fatalf("%s, %d×%d, %+v: the fit took %v (error %v)", f.m.name, f.n, f.d, f.c, d, err)
+		t.Fatalf("%s, %d×%d, %+v: the fit took %v (error %v)", f.m.Name, f.n, f.d, f.c, d, err)
 	}
 	if err != nil {
 		if !typedError(err) {
-			t.Fatalf("%s, %d×%d, %+v: untyped error %v", f.m.name, f.n, f.d, f.c, err)
+			t.Fatalf("%s, %d×%d, %+v: untyped error %v", f.m.Name, f.n, f.d, f.c, err)
 		}
 		return
 	}
 	y := m.Embedding()
 	rows, cols := y.Dims()
 	if rows < 1 || rows > f.n || cols != m.Dim() || cols < 1 {
-		t.Fatalf("%s: embedding %d×%d of %d samples (Dim %d)", f.m.name, rows, cols, f.n, m.Dim())
+		t.Fatalf("%s: embedding %d×%d of %d samples (Dim %d)", f.m.Name, rows, cols, f.n, m.Dim())
 	}
-	assertFinite(t, f.m.name+" embedding", y)
+	assertFinite(t, f.m.Name+" embedding", y)
 	z, err := m.Transform(ctx, f.x)
 	if err != nil {
 		if !typedError(err) {
-			t.Fatalf("%s: transform: untyped error %v", f.m.name, err)
+			t.Fatalf("%s: transform: untyped error %v", f.m.Name, err)
 		}
 	} else {
-		assertFinite(t, f.m.name+" transform", z)
+		assertFinite(t, f.m.Name+" transform", z)
 	}
 	var buf bytes.Buffer
 	if err := m.Save(&buf); err != nil {
-		t.Fatalf("%s: save: %v", f.m.name, err)
+		t.Fatalf("%s: save: %v", f.m.Name, err)
 	}
-	l, err := Load(&buf)
+	l, err := engine.Load(&buf)
 	if err != nil {
-		t.Fatalf("%s: load of a saved model: %v", f.m.name, err)
+		t.Fatalf("%s: load of a saved model: %v", f.m.Name, err)
 	}
 	if !mat.Equal(l.Embedding(), y) {
-		t.Fatalf("%s: the loaded model has another embedding", f.m.name)
+		t.Fatalf("%s: the loaded model has another embedding", f.m.Name)
 	}
 }
 
@@ -164,7 +166,7 @@ func checkFuzzFit(t *testing.T, f fuzzFit) {
 var fuzzSlow = 20 * time.Second
 
 func FuzzFit(f *testing.F) {
-	for i := range relMethods {
+	for i := range enginetest.Methods {
 		// A 30×3 curve with defaults, then small shapes and odd values.
 		vals := make([]byte, 90)
 		for p := range vals {
@@ -190,11 +192,11 @@ func FuzzFit(f *testing.F) {
 // rest is taken as a file whose trailing CRC is recomputed, so mutations
 // get past the checksum into the header and the arrays.
 func FuzzLoad(f *testing.F) {
-	x, labels := relData(30, 3, 4)
-	for _, m := range relMethods {
-		mod, err := relFit(context.Background(), m, x, relCase{}, labels)
+	x, labels := engine.RelData(30, 3, 4)
+	for _, m := range enginetest.Methods {
+		mod, err := relFit(context.Background(), m, x, enginetest.Settings{}, labels)
 		if err != nil {
-			f.Fatalf("%s: %v", m.name, err)
+			f.Fatalf("%s: %v", m.Name, err)
 		}
 		var buf bytes.Buffer
 		if err := mod.Save(&buf); err != nil {
@@ -211,12 +213,12 @@ func FuzzLoad(f *testing.F) {
 		if b[0]&1 != 0 && len(file) >= 20 {
 			binary.LittleEndian.PutUint32(file[len(file)-4:], crc32.ChecksumIEEE(file[:len(file)-4]))
 		}
-		m, err := Load(bytes.NewReader(file))
+		m, err := engine.Load(bytes.NewReader(file))
 		if (m == nil) == (err == nil) {
 			t.Fatalf("model %v with error %v", m, err)
 		}
 		if err != nil {
-			if !errors.Is(err, ErrModelFile) {
+			if !errors.Is(err, engine.ErrModelFile) {
 				t.Fatalf("error without ErrModelFile: %v", err)
 			}
 			return

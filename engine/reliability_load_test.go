@@ -4,19 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // zeroReader is an endless stream of zero bytes, as /dev/zero.
@@ -98,63 +93,6 @@ func TestLoadBounded(t *testing.T) {
 	}
 }
 
-// TestLoadHugeValues: checksum-valid files holding values no fit produces
-// (1e308 in the triangulation or the graph, 1e200 in the training data) are
-// refused by Load, so they never reach Transform.
-func TestLoadHugeValues(t *testing.T) {
-	ctx := context.Background()
-	x, labels := relData(30, 3, 3)
-	for _, m := range relMethods {
-		good, h, off := savedFile(t, ctx, m, x, labels, relCase{})
-		for _, a := range h.Floats {
-			n := a.Rows * a.Cols
-			if n == 0 {
-				continue
-			}
-			for _, v := range []float64{1e308, -1e200, 2e154} {
-				if squaredArrays[a.Name] && math.Abs(v) < maxModelSquared {
-					continue
-				}
-				b := append([]byte(nil), good...)
-				binary.LittleEndian.PutUint64(b[off+8*(n-1):], math.Float64bits(v))
-				binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
-				l, err := Load(bytes.NewReader(b))
-				if l != nil || !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "no fit produces") {
-					t.Errorf("%s, %g in %q: model %v, error %v", m.name, v, a.Name, l != nil, err)
-				}
-			}
-			off += 8 * n
-		}
-		// The file as saved loads and maps its training data finitely.
-		l, err := Load(bytes.NewReader(good))
-		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-		y, err := l.Transform(ctx, x)
-		if errors.Is(err, ErrNoTransform) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-		if !allFinite(y) {
-			t.Errorf("%s: Transform of the training data is not finite", m.name)
-		}
-	}
-}
-
-func allFinite(y *mat.Dense) bool {
-	r, c := y.Dims()
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			if v := y.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 func TestAvailableMemory(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {
@@ -203,104 +141,4 @@ func TestAvailableMemory(t *testing.T) {
 	if _, err := os.Stat("/proc/meminfo"); err == nil && (m.Available <= 0 || DefaultMaxBytes() >= m.Available) {
 		t.Errorf("available %d, default budget %d", m.Available, DefaultMaxBytes())
 	}
-}
-
-// Index arrays (graph columns and row pointers, kept and dropped points,
-// landmarks, nonzero coefficients) holding an index no fit produces —
-// negative, or past the arrays they index — are refused by Load with
-// ErrModelFile, for every method: never a panic or a NaN in Transform.
-// LDA's class values are labels, any integer: a changed one must still
-// load and map finitely.
-func TestLoadBadIndices(t *testing.T) {
-	ctx := context.Background()
-	x, labels := relData(30, 3, 3)
-	cases := 0
-	// Each method at its defaults, and the graph methods with approximate
-	// neighbours (whose models keep neighbour lists).
-	type variant struct {
-		m relMethod
-		c relCase
-	}
-	var variants []variant
-	for _, m := range relMethods {
-		variants = append(variants, variant{m, relCase{}})
-		if m.k {
-			variants = append(variants, variant{m, relCase{Options: Options{Neighbors: Neighbors{Search: NeighborsApprox}}}})
-		}
-	}
-	for _, v := range variants {
-		m, c := v.m, v.c
-		good, h, off := savedFile(t, ctx, m, x, labels, c)
-		for _, a := range h.Floats {
-			off += 8 * a.Rows * a.Cols
-		}
-		for _, a := range h.Ints {
-			n := a.Rows * a.Cols
-			for _, at := range []int{0, n - 1} {
-				if n == 0 {
-					break
-				}
-				for _, v := range []int64{-1, -1 << 40, 1 << 40, 1000} {
-					b := append([]byte(nil), good...)
-					binary.LittleEndian.PutUint64(b[off+8*at:], uint64(v))
-					binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
-					cases++
-					what := fmt.Sprintf("%s, %q[%d] = %d", m.name, a.Name, at, v)
-					l, y, err := loadAndMap(ctx, b, x)
-					switch {
-					case a.Name == "classes":
-						if err != nil && !errors.Is(err, ErrModelFile) {
-							t.Errorf("%s: %v", what, err)
-						}
-						if err == nil && y != nil && !allFinite(y) {
-							t.Errorf("%s: Transform is not finite", what)
-						}
-					case l != nil || !errors.Is(err, ErrModelFile):
-						t.Errorf("%s: loaded %v, error %v; want ErrModelFile", what, l != nil, err)
-					}
-				}
-			}
-			off += 8 * n
-		}
-	}
-	t.Logf("%d crafted index arrays", cases)
-}
-
-// loadAndMap loads b and, if it loads, maps x; a panic is an error.
-func loadAndMap(ctx context.Context, b []byte, x mat.Matrix) (l Model, y *mat.Dense, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	l, err = Load(bytes.NewReader(b))
-	if err != nil {
-		return nil, nil, err
-	}
-	y, err = l.Transform(ctx, x)
-	if errors.Is(err, ErrNoTransform) {
-		err = nil
-	}
-	return l, y, err
-}
-
-// savedFile fits m, saves the model and returns the file, its header and
-// the offset of its first array, for tests that forge model files.
-func savedFile(t *testing.T, ctx context.Context, m relMethod, x mat.Matrix, labels []int, c relCase) ([]byte, modelHeader, int) {
-	t.Helper()
-	mod, err := relFit(ctx, m, x, c, labels)
-	if err != nil {
-		t.Fatalf("%s: %v", m.name, err)
-	}
-	var buf bytes.Buffer
-	if err := mod.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
-	hl := int(binary.LittleEndian.Uint32(good[12:16]))
-	var h modelHeader
-	if err := json.Unmarshal(good[16:16+hl], &h); err != nil {
-		t.Fatal(err)
-	}
-	return good, h, 16 + hl
 }

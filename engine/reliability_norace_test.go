@@ -1,5 +1,5 @@
 //go:build !race
 
-package engine
+package engine_test
 
 const raceEnabled = false

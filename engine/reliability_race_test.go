@@ -1,6 +1,6 @@
 //go:build race
 
-package engine
+package engine_test
 
 // raceEnabled: the race detector slows the code 2–20×, so timing bounds
 // are not checked.

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/manifoldlab/manifold/engine"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -39,7 +40,7 @@ func TestLaplacianBinaryAgainstSklearn(t *testing.T) {
 			} else {
 				x = rowsToDense(f.X)
 			}
-			m, err := LaplacianEigenmaps{Dim: f.Dim, K: f.K, Weight: WeightBinary}.Fit(context.Background(), x)
+			m, err := engine.LaplacianEigenmaps{Dim: f.Dim, K: f.K, Weight: engine.WeightBinary}.Fit(context.Background(), x)
 			if err != nil {
 				t.Fatal(err)
 			}

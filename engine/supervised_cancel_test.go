@@ -1,9 +1,12 @@
-package engine
+package engine_test
 
 import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 )
 
 // Cancelling from the progress callback at the start of each stage of OIP,
@@ -11,53 +14,48 @@ import (
 // context.Canceled, and no later stage starts. (The last stage is short
 // and has no boundary after it: a fit cancelled there may complete.)
 func TestSupervisedMethodsCancellation(t *testing.T) {
-	x := curvedData(300, 20, 9)
+	x := engine.CurvedData(300, 20, 9)
 	labels := make([]int, 300)
 	for i := range labels {
 		labels[i] = i % 4
 	}
-	fits := map[string]func(ctx context.Context, o Options) error{
-		"oip": func(ctx context.Context, o Options) error {
-			_, err := OIP{Dim: 3, K: 8, Options: o}.Fit(ctx, x)
-			return err
-		},
-		"oip-operator": func(ctx context.Context, o Options) error {
-			_, err := OIP{Dim: 3, K: 8, Solver: OIPOperator, Options: o}.Fit(ctx, x)
-			return err
-		},
-		"soip": func(ctx context.Context, o Options) error {
-			_, err := SOIP{Dim: 3, K: 8, Options: o}.Fit(ctx, x)
-			return err
-		},
-		"tdpm": func(ctx context.Context, o Options) error {
-			_, err := TDPM{Dim: 2, K: 10, Options: o}.Fit(ctx, x)
-			return err
-		},
-		"lda": func(ctx context.Context, o Options) error {
-			_, err := LDA{Labels: labels, Options: o}.Fit(ctx, x)
-			return err
-		},
-		"lowrank-isomap": func(ctx context.Context, o Options) error {
-			_, err := LowRankIsomap{Dim: 2, Landmarks: 5, Options: o}.Fit(ctx, x)
-			return err
-		},
+	// The settings of each method (enginetest.Methods and Variants).
+	fits := map[string]enginetest.Settings{
+		"oip":          {Dim: 3, K: 8},
+		"oip-operator": {Dim: 3, K: 8},
+		"soip":         {Dim: 3, K: 8},
+		"tdpm":         {Dim: 2, K: 10},
+		"lda":          {Labels: labels},
+		"lowrank-isomap": {Dim: 2, Tune: func(p any) {
+			p.(*engine.LowRankIsomap).Landmarks = 5
+		}},
 	}
-	for name, fit := range fits {
+	for name, s := range fits {
+		m, ok := enginetest.Lookup(name)
+		if !ok {
+			t.Fatalf("no method %q", name)
+		}
+		fit := func(ctx context.Context, o engine.Options) error {
+			s := s
+			s.Options = o
+			_, err := m.Fit(ctx, x, s)
+			return err
+		}
 		// The stages of an uncancelled fit.
 		var stages []string
-		err := fit(context.Background(), Options{Progress: func(p Progress) {
+		err := fit(context.Background(), engine.Options{Progress: func(p engine.Progress) {
 			if p.Done == 0 && p.Total == 0 && (len(stages) == 0 || stages[len(stages)-1] != p.Stage) {
 				stages = append(stages, p.Stage)
 			}
 		}})
-		if err != nil && !errors.Is(err, ErrDimension) {
+		if err != nil && !errors.Is(err, engine.ErrDimension) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for si, stop := range stages {
 			ctx, cancel := context.WithCancel(context.Background())
 			var after []string
 			cancelled := false
-			err := fit(ctx, Options{Progress: func(p Progress) {
+			err := fit(ctx, engine.Options{Progress: func(p engine.Progress) {
 				if cancelled && p.Stage != stop {
 					after = append(after, p.Stage)
 				}

@@ -9,7 +9,9 @@
 //	gorun -stage paths -graph G.mtx             # all-pairs Dijkstra alone
 //	gorun -quality -in X.npy -y Y.npy [-ref R.npy] [-k 10]
 //
-// Methods and the settings that match scikit-learn's (bench/peers/sk_run.py):
+// -method is any method of engine/enginetest, fitted with -dim and -k.
+// Those with a scikit-learn peer, and the settings that match
+// scikit-learn's (bench/peers/sk_run.py):
 // isomap (K), lle (K, reg 1e-3), ltsa (K), laplacian (K, connectivity
 // weights: SpectralEmbedding's n_neighbors = K + 1 counts the point
 // itself), pca, mds (classical; scikit-learn's KernelPCA of −½·D²).
@@ -33,13 +35,14 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/engine/metrics"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
 func main() {
-	method := flag.String("method", "", "isomap, lle, ltsa, laplacian, pca or mds")
+	method := flag.String("method", "", "a method of engine/enginetest: isomap, lle, ltsa, laplacian, pca, mds, …")
 	stage := flag.String("stage", "", "knn or paths: time one stage alone")
 	quality := flag.Bool("quality", false, "print trustworthiness and Procrustes disparity")
 	in := flag.String("in", "", "input .npy (rows = samples)")
@@ -105,22 +108,19 @@ func main() {
 	fmt.Println(string(b))
 }
 
+// fit fits the engine/enginetest method of that name with Dim and K;
+// Laplacian eigenmaps with connectivity (0/1) weights, as scikit-learn's
+// SpectralEmbedding.
 func fit(ctx context.Context, method string, x *mat.Dense, k, dim int) (engine.Model, error) {
-	switch method {
-	case "isomap":
-		return engine.Isomap{Dim: dim, K: k}.Fit(ctx, x)
-	case "lle":
-		return engine.LLE{Dim: dim, K: k}.Fit(ctx, x)
-	case "ltsa":
-		return engine.LTSA{Dim: dim, K: k}.Fit(ctx, x)
-	case "laplacian":
-		return engine.LaplacianEigenmaps{Dim: dim, K: k, Weight: engine.WeightConnectivity}.Fit(ctx, x)
-	case "pca":
-		return engine.PCA{Dim: dim}.Fit(ctx, x)
-	case "mds":
-		return engine.MDS{Dim: dim}.Fit(ctx, x)
+	m, ok := enginetest.Lookup(method)
+	if !ok {
+		return nil, fmt.Errorf("unknown method %q", method)
 	}
-	return nil, fmt.Errorf("unknown method %q", method)
+	s := enginetest.Settings{Dim: dim, K: k}
+	if method == "laplacian" {
+		s.Tune = func(p any) { p.(*engine.LaplacianEigenmaps).Weight = engine.WeightConnectivity }
+	}
+	return m.Fit(ctx, x, s)
 }
 
 func read(path string) *mat.Dense {

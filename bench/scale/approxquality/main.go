@@ -19,6 +19,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/engine/metrics"
 )
 
@@ -46,24 +47,19 @@ func run(n, dim, k int, methods []string) error {
 	}
 	fmt.Printf("| method | N | D | search | neighbours (s) | fit (s) | recall (200 pts) | trustworthiness | Procrustes vs exact |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, m := range methods {
+		name := m
+		if m == "isomap" {
+			name = "isomap-float32" // half the memory of the N×N geodesics
+		}
+		method, ok := enginetest.Lookup(name)
+		if !ok || !method.K {
+			return fmt.Errorf("method %q: not a graph method of engine/enginetest", m)
+		}
 		var ys [2]*mat.Dense
 		for c, mode := range []engine.NeighborSearch{engine.NeighborsExact, engine.NeighborsApprox} {
 			opts := engine.Options{Neighbors: engine.Neighbors{Search: mode}}
 			t0 := time.Now()
-			var model engine.Model
-			var err error
-			switch m {
-			case "laplacian":
-				model, err = engine.LaplacianEigenmaps{K: k, Options: opts}.Fit(ctx, x)
-			case "lle":
-				model, err = engine.LLE{K: k, Options: opts}.Fit(ctx, x)
-			case "ltsa":
-				model, err = engine.LTSA{K: k, Options: opts}.Fit(ctx, x)
-			case "isomap":
-				model, err = engine.Isomap{K: k, Float32: true, Options: opts}.Fit(ctx, x)
-			default:
-				return fmt.Errorf("method %q", m)
-			}
+			model, err := method.Fit(ctx, x, enginetest.Settings{K: k, Options: opts})
 			if err != nil {
 				return fmt.Errorf("%s %v: %w", m, mode, err)
 			}

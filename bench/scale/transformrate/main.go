@@ -26,6 +26,7 @@ import (
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 )
 
@@ -71,19 +72,15 @@ func run(data string, n, m, k, landmarks, width, repeat int, methods []string) e
 	approx := engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox, Width: width}}
 	for _, name := range methods {
 		start := time.Now()
-		var model engine.Model
-		switch name {
-		case "landmark-isomap":
-			model, err = asModel(engine.LandmarkIsomap{K: k, Landmarks: landmarks, Options: approx}.Fit(ctx, x))
-		case "lle":
-			model, err = asModel(engine.LLE{K: k, Options: approx}.Fit(ctx, x))
-		case "ltsa":
-			model, err = asModel(engine.LTSA{K: k, Options: approx}.Fit(ctx, x))
-		case "laplacian":
-			model, err = asModel(engine.LaplacianEigenmaps{K: k, Options: approx}.Fit(ctx, x))
-		default:
-			return fmt.Errorf("unknown method %q", name)
+		method, ok := enginetest.Lookup(name)
+		if !ok || !method.K {
+			return fmt.Errorf("unknown method %q (a graph method of engine/enginetest)", name)
 		}
+		model, err := method.Fit(ctx, x, enginetest.Settings{K: k, Options: approx, Tune: func(p any) {
+			if s, ok := p.(*engine.LandmarkIsomap); ok {
+				s.Landmarks = landmarks
+			}
+		}})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -160,10 +157,3 @@ func recall(ctx context.Context, x, q *mat.Dense, k, width int) error {
 }
 
 var cpuProfile *os.File
-
-func asModel[M engine.Model](m M, err error) (engine.Model, error) {
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}

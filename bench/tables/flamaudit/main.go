@@ -39,19 +39,19 @@ import (
 	"github.com/manifoldlab/manifold/bench/internal/repro"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/engine/metrics"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
 const prog = "flamaudit"
 
-type fitter interface {
-	Report() engine.Report
-}
-
+// job is one fit: a method of engine/enginetest (by name) with its
+// settings, on one input.
 type job struct {
-	method, input string
-	fit           func(ctx context.Context) (fitter, error)
+	label, method, input string
+	x                    mat.Matrix
+	s                    enginetest.Settings
 }
 
 func main() {
@@ -104,47 +104,38 @@ func main() {
 	}
 	reuters = reuters.NormalizeRows(sparse.L2)
 
+	connect := engine.DisconnectedConnect
+	landmarks := func(n int) func(any) {
+		return func(p any) {
+			switch s := p.(type) {
+			case *engine.LandmarkIsomap:
+				s.Landmarks = n
+			case *engine.LowRankIsomap:
+				s.Landmarks = n
+			}
+		}
+	}
 	jobs := []job{
-		{"pca", "usps9298 9298×256, dim 10", func(ctx context.Context) (fitter, error) { return engine.PCA{Dim: 10}.Fit(ctx, usps) }},
-		{"mds", "swiss roll 5000, dim 2", func(ctx context.Context) (fitter, error) { return engine.MDS{Dim: 2}.Fit(ctx, roll5k) }},
-		{"isomap", "swiss roll 5000, k 10", func(ctx context.Context) (fitter, error) { return engine.Isomap{Dim: 2, K: 10}.Fit(ctx, roll5k) }},
-		{"landmark-isomap", "swiss roll 20000, k 10, 300 landmarks", func(ctx context.Context) (fitter, error) {
-			return engine.LandmarkIsomap{Dim: 2, K: 10, Landmarks: 300}.Fit(ctx, roll20k)
-		}},
-		{"lle", "swiss roll 5000, k 10", func(ctx context.Context) (fitter, error) { return engine.LLE{Dim: 2, K: 10}.Fit(ctx, roll5k) }},
-		{"ltsa", "swiss roll 5000, k 10", func(ctx context.Context) (fitter, error) { return engine.LTSA{Dim: 2, K: 10}.Fit(ctx, roll5k) }},
-		{"laplacian", "swiss roll 5000, k 10", func(ctx context.Context) (fitter, error) {
-			return engine.LaplacianEigenmaps{Dim: 2, K: 10}.Fit(ctx, roll5k)
-		}},
-		{"tdpm", "swiss roll 2000, k 12", func(ctx context.Context) (fitter, error) { return engine.TDPM{Dim: 2, K: 12}.Fit(ctx, roll2k) }},
-		{"isoprojection", "usps 4649×256 (50 %), k 10, dim 10", func(ctx context.Context) (fitter, error) {
-			return engine.IsoProjection{Dim: 10, K: 10, Disconnected: engine.DisconnectedConnect}.Fit(ctx, half)
-		}},
-		{"isoprojection-direct", "usps 4649×256 (50 %), k 10, dim 10", func(ctx context.Context) (fitter, error) {
-			return engine.IsoProjection{Dim: 10, K: 10, Solver: engine.IsoProjectionDirect, Disconnected: engine.DisconnectedConnect}.Fit(ctx, half)
-		}},
-		{"isoprojection-sparse", "reuters 8293×18933 sparse, k 5, dim 10", func(ctx context.Context) (fitter, error) {
-			return engine.IsoProjection{Dim: 10, K: 5, Disconnected: engine.DisconnectedConnect}.Fit(ctx, reuters)
-		}},
-		{"oip", "usps 4649×256 (50 %), k 10, dim 40", func(ctx context.Context) (fitter, error) {
-			return engine.OIP{Dim: 40, K: 10, Disconnected: engine.DisconnectedConnect}.Fit(ctx, half)
-		}},
-		{"soip", "usps 4649×256 (50 %), k 10, dim 40, cardinality 64", func(ctx context.Context) (fitter, error) {
-			return engine.SOIP{Dim: 40, K: 10, Disconnected: engine.DisconnectedConnect}.Fit(ctx, half)
-		}},
-		{"soip-faces", "orl32 400×1024, k 8, dim 60, cardinality 256", func(ctx context.Context) (fitter, error) {
-			return engine.SOIP{Dim: 60, K: 8, Disconnected: engine.DisconnectedConnect}.Fit(ctx, orl)
-		}},
-		{"oip-faces", "orl32 400×1024, k 8, dim 60", func(ctx context.Context) (fitter, error) {
-			return engine.OIP{Dim: 60, K: 8, Disconnected: engine.DisconnectedConnect}.Fit(ctx, orl)
-		}},
-		{"lpp", "usps 4649×256 (50 %), k 10, dim 10", func(ctx context.Context) (fitter, error) { return engine.LPP{Dim: 10, K: 10}.Fit(ctx, half) }},
-		{"npe", "usps 4649×256 (50 %), k 10, dim 10", func(ctx context.Context) (fitter, error) { return engine.NPE{Dim: 10, K: 10}.Fit(ctx, half) }},
-		{"lda", "usps 4649×256 (50 %), 10 classes", func(ctx context.Context) (fitter, error) { return engine.LDA{Labels: halfY}.Fit(ctx, half) }},
-		{"lsi", "reuters 8293×18933 sparse, dim 10", func(ctx context.Context) (fitter, error) { return engine.LSI{Dim: 10}.Fit(ctx, reuters) }},
-		{"lowrank-isomap", "orl32 400×1024, 20 clusters, dim 10", func(ctx context.Context) (fitter, error) {
-			return engine.LowRankIsomap{Dim: 10, Landmarks: 20}.Fit(ctx, orl)
-		}},
+		{"pca", "pca", "usps9298 9298×256, dim 10", usps, enginetest.Settings{Dim: 10}},
+		{"mds", "mds", "swiss roll 5000, dim 2", roll5k, enginetest.Settings{Dim: 2}},
+		{"isomap", "isomap", "swiss roll 5000, k 10", roll5k, enginetest.Settings{Dim: 2, K: 10}},
+		{"landmark-isomap", "landmark-isomap", "swiss roll 20000, k 10, 300 landmarks", roll20k, enginetest.Settings{Dim: 2, K: 10, Tune: landmarks(300)}},
+		{"lle", "lle", "swiss roll 5000, k 10", roll5k, enginetest.Settings{Dim: 2, K: 10}},
+		{"ltsa", "ltsa", "swiss roll 5000, k 10", roll5k, enginetest.Settings{Dim: 2, K: 10}},
+		{"laplacian", "laplacian", "swiss roll 5000, k 10", roll5k, enginetest.Settings{Dim: 2, K: 10}},
+		{"tdpm", "tdpm", "swiss roll 2000, k 12", roll2k, enginetest.Settings{Dim: 2, K: 12}},
+		{"isoprojection", "isoprojection", "usps 4649×256 (50 %), k 10, dim 10", half, enginetest.Settings{Dim: 10, K: 10, Disconnected: connect}},
+		{"isoprojection-direct", "isoprojection-direct", "usps 4649×256 (50 %), k 10, dim 10", half, enginetest.Settings{Dim: 10, K: 10, Disconnected: connect}},
+		{"isoprojection-sparse", "isoprojection", "reuters 8293×18933 sparse, k 5, dim 10", reuters, enginetest.Settings{Dim: 10, K: 5, Disconnected: connect}},
+		{"oip", "oip", "usps 4649×256 (50 %), k 10, dim 40", half, enginetest.Settings{Dim: 40, K: 10, Disconnected: connect}},
+		{"soip", "soip", "usps 4649×256 (50 %), k 10, dim 40, cardinality 64", half, enginetest.Settings{Dim: 40, K: 10, Disconnected: connect}},
+		{"soip-faces", "soip", "orl32 400×1024, k 8, dim 60, cardinality 256", orl, enginetest.Settings{Dim: 60, K: 8, Disconnected: connect}},
+		{"oip-faces", "oip", "orl32 400×1024, k 8, dim 60", orl, enginetest.Settings{Dim: 60, K: 8, Disconnected: connect}},
+		{"lpp", "lpp", "usps 4649×256 (50 %), k 10, dim 10", half, enginetest.Settings{Dim: 10, K: 10}},
+		{"npe", "npe", "usps 4649×256 (50 %), k 10, dim 10", half, enginetest.Settings{Dim: 10, K: 10}},
+		{"lda", "lda", "usps 4649×256 (50 %), 10 classes", half, enginetest.Settings{Labels: halfY}},
+		{"lsi", "lsi", "reuters 8293×18933 sparse, dim 10", reuters, enginetest.Settings{Dim: 10}},
+		{"lowrank-isomap", "lowrank-isomap", "orl32 400×1024, 20 clusters, dim 10", orl, enginetest.Settings{Dim: 10, Tune: landmarks(20)}},
 	}
 	want := map[string]bool{}
 	for _, m := range strings.Split(*only, ",") {
@@ -158,10 +149,14 @@ func main() {
 	var evidence strings.Builder
 	ctx := context.Background()
 	for _, j := range jobs {
-		if len(want) > 0 && !want[j.method] {
+		if len(want) > 0 && !want[j.label] {
 			continue
 		}
-		path := filepath.Join(*profiles, j.method+"-"+impl.Name()+".pprof")
+		method, ok := enginetest.Lookup(j.method)
+		if !ok {
+			repro.Fatal(prog, fmt.Errorf("no method %q", j.method))
+		}
+		path := filepath.Join(*profiles, j.label+"-"+impl.Name()+".pprof")
 		f, err := os.Create(path)
 		if err != nil {
 			repro.Fatal(prog, err)
@@ -170,21 +165,21 @@ func main() {
 			repro.Fatal(prog, err)
 		}
 		t0 := time.Now()
-		m, err := j.fit(ctx)
+		m, err := method.Fit(ctx, j.x, j.s)
 		wall := time.Since(t0).Seconds()
 		pprof.StopCPUProfile()
 		f.Close()
 		if err != nil {
-			repro.Fatal(prog, fmt.Errorf("%s: %w", j.method, err))
+			repro.Fatal(prog, fmt.Errorf("%s: %w", j.label, err))
 		}
 		rep := m.Report()
-		fmt.Fprintf(os.Stderr, "%s: %s %.2f s\n", prog, j.method, wall)
+		fmt.Fprintf(os.Stderr, "%s: %s %.2f s\n", prog, j.label, wall)
 		first := true
 		for _, s := range rep.Stages {
 			share := s.Seconds / rep.Seconds
 			name := ""
 			if first {
-				name = fmt.Sprintf("**%s** (%s; %.2f s)", j.method, j.input, rep.Seconds)
+				name = fmt.Sprintf("**%s** (%s; %.2f s)", j.label, j.input, rep.Seconds)
 				first = false
 			}
 			rate := 0.0
@@ -197,7 +192,7 @@ func main() {
 			if share >= 0.2 && s.Seconds >= 0.05 {
 				top := pprofTop(path, s.Name)
 				fmt.Fprintf(&evidence, "`go tool pprof -top -tagfocus stage=%s %s` (%s, %.2f s, %.0f %% of the fit):\n\n```\n%s```\n\n",
-					s.Name, filepath.Base(path), j.method, s.Seconds, 100*share, top)
+					s.Name, filepath.Base(path), j.label, s.Seconds, 100*share, top)
 			}
 		}
 	}

@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// The embedding solves the generalized problem L·y = λ·D·y with yᵀDy = 1
+// and yᵀD1 = 0 (Belkin & Niyogi §2 step 3), checked against the graph
+// rebuilt here; sparse rows give the same embedding as dense ones.
+func TestLaplacianEigenproblem(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(600, 0.05, 4)
+	m, err := LaplacianEigenmaps{Dim: 3, K: 8}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := neighborsForTest(x, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := reweight(fixed, samples{dense: x.RawMatrix()}, WeightHeat, 0, 8)
+	deg := degrees(w)
+	y := m.Embedding()
+	n, dim := y.Dims()
+	col := make([]float64, n)
+	wy := make([]float64, n)
+	for j := 0; j < dim; j++ {
+		mat.Col(col, j, y)
+		w.MulVecTo(wy, col)
+		lam := m.Eigenvalues()[j]
+		res, norm, d1 := 0.0, 0.0, 0.0
+		for i := range col {
+			r := deg[i]*col[i] - wy[i] - lam*deg[i]*col[i]
+			res = math.Max(res, math.Abs(r))
+			norm += deg[i] * col[i] * col[i]
+			d1 += deg[i] * col[i]
+		}
+		if res > 1e-7 || math.Abs(norm-1) > 1e-9 || math.Abs(d1) > 1e-7 {
+			t.Errorf("vector %d: residual %g, yᵀDy = %v, yᵀD1 = %g", j, res, norm, d1)
+		}
+	}
+	ms, err := LaplacianEigenmaps{Dim: 3, K: 8}.Fit(ctx, sparse.FromDense(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := colsUpToSign(t, y, ms.Embedding()); e > 1e-6 {
+		t.Errorf("sparse rows: embedding differs by %g", e)
+	}
+}
+
+func neighborsForTest(x *mat.Dense, k int) (*sparse.CSR, error) {
+	r, err := startRun(context.Background(), "test", Options{}, 0, 0, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer r.finish()
+	f, err := inputGraph(r, samples{dense: x.RawMatrix()}, graphSpec{k: k}, true)
+	if err != nil {
+		return nil, err
+	}
+	return f.Graph, nil
+}
+
+// colsUpToSign returns the largest |a_ij − s_j·b_ij| / max|a_·j| over the
+// columns j, each column of b flipped (s_j = ±1) to agree with a.
+func colsUpToSign(t *testing.T, a, b mat.Matrix) float64 {
+	t.Helper()
+	r, c := a.Dims()
+	if br, bc := b.Dims(); br != r || bc != c {
+		t.Fatalf("shapes %d×%d and %d×%d", r, c, br, bc)
+	}
+	worst := 0.0
+	for j := 0; j < c; j++ {
+		dot, scale := 0.0, 0.0
+		for i := 0; i < r; i++ {
+			dot += a.At(i, j) * b.At(i, j)
+			scale = math.Max(scale, math.Abs(a.At(i, j)))
+		}
+		s := 1.0
+		if dot < 0 {
+			s = -1
+		}
+		for i := 0; i < r; i++ {
+			worst = math.Max(worst, math.Abs(a.At(i, j)-s*b.At(i, j))/scale)
+		}
+	}
+	return worst
+}
