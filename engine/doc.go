@@ -119,7 +119,10 @@
 // naming the estimate and cheaper settings (float32 geodesics, landmarks,
 // the Lanczos eigensolver, fewer samples, a method that keeps sparse rows
 // sparse). The estimate counts the dense copy of an input that is not a
-// *mat.Dense and the neighbour search's tile of up to 8 MiB. Measured with
+// *mat.Dense, the neighbour search's tile of up to 8 MiB and, when the
+// search is approximate, NN-descent's float32 copy of the rows, forest,
+// heaps and candidate lists (neighbors.ApproxBytes, within 0.7–1.3 of the
+// heap it adds: TestApproxBytes). Measured with
 // GOGC = 10, the peak heap a fit adds lies within [estimate/3,
 // 2.5·estimate] ± 4 MiB (TestMemoryBudget, at 1100×10 and 400×150: ratios
 // 0.45–1.4 for the methods whose estimate exceeds 4 MiB). With the default

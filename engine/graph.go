@@ -291,14 +291,22 @@ func checkKNNConnected(method string, nb *neighbors.Result) error {
 		method, ErrDisconnected, len(nb.Ind)/max(n, 1), parts, strings.Join(sizes, ", "))
 }
 
-// graphBytes estimates the memory of the neighbour stages for n points and
-// k neighbours (an ε-graph counts as k = 10): the brute-force search's key
-// tile (up to 1024² keys, 8 MiB; the k-d tree needs less), the neighbour
-// lists, and the symmetrised graph with the copy the disconnected policy
-// makes, about 64·n·k bytes.
-func graphBytes(n, k int) int64 {
+// graphBytes estimates the memory of the neighbour stages for the rows in
+// and k neighbours (an ε-graph counts as k = 10): the brute-force search's
+// key tile (up to 1024² keys, 8 MiB; the k-d tree needs less), the
+// neighbour lists, and the symmetrised graph with the copy the disconnected
+// policy makes, about 64·n·k bytes; and, when o's search of k > 0
+// neighbours will be approximate, what NN-descent holds besides
+// (neighbors.ApproxBytes: the rows' float32 copy, the forest, heaps and
+// candidate lists).
+func graphBytes(o Neighbors, in samples, k int) int64 {
+	n, d := in.dims()
 	t := int64(min(n, 1024))
-	return 8*t*t + 64*int64(n)*int64(max(k, 10))
+	b := 8*t*t + 64*int64(n)*int64(max(k, 10))
+	if o.approximate(n, d, in.nnz(), k) {
+		b += neighbors.ApproxBytes(n, d, k, in.isSparse(), o.Approx)
+	}
+	return b
 }
 
 // subsetRows returns the rows idx of x as a compact matrix.
@@ -410,6 +418,18 @@ func (o Neighbors) check() error {
 	return nil
 }
 
+// approximate reports whether o's search of k neighbours among n rows of d
+// features (nnz stored values in all) is NN-descent: always with
+// NeighborsApprox, with NeighborsAuto when the exact search's predicted
+// flam passes AutoApproxFlam; never for k = 0 (an ε-graph).
+func (o Neighbors) approximate(n, d, nnz, k int) bool {
+	if k <= 0 {
+		return false
+	}
+	exact := neighbors.Options{}.Flam(n, n, d, k) * float64(nnz) / float64(max(1, n*d))
+	return o.Search == NeighborsApprox || (o.Search == NeighborsAuto && exact > AutoApproxFlam)
+}
+
 // knnSearch is a fit's choice of neighbour search for a self search of k
 // neighbours among n rows of d features (nnz stored values in all): the
 // search options and whether the lists will be approximate.
@@ -419,8 +439,7 @@ func (r *run) knnSearch(n, d, nnz, k int, metric neighbors.Metric) (neighbors.Op
 		return neighbors.Options{}, fmt.Errorf("%s: %w", r.method, err)
 	}
 	opt := neighbors.Options{Metric: metric}
-	exact := opt.Flam(n, n, d, max(k, 1)) * float64(nnz) / float64(max(1, n*d))
-	if k > 0 && (o.Search == NeighborsApprox || (o.Search == NeighborsAuto && exact > AutoApproxFlam)) {
+	if o.approximate(n, d, nnz, k) {
 		opt.Algorithm = neighbors.NNDescent
 		opt.Approx = o.Approx
 	}

@@ -129,7 +129,7 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 				elem = 4
 			}
 			return fitPlan{dim: s.Dim, params: params,
-				bytes:   elem*int64(n)*int64(n) + 8*int64(n)*int64(d+2*s.Dim) + graphBytes(n, s.K),
+				bytes:   elem*int64(n)*int64(n) + 8*int64(n)*int64(d+2*s.Dim) + graphBytes(s.Neighbors, in, s.K),
 				what:    fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
 				cheaper: "float32 geodesics (Float32, halves the N×N matrix) or landmark-isomap (O(L·N))"}, nil
 		},

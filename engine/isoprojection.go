@@ -171,7 +171,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if s.Float32 {
 				elem = 4
 			}
-			est := elem*int64(n)*int64(n) + 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(n, s.K)
+			est := elem*int64(n)*int64(n) + 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(s.Neighbors, xs, s.K)
 			if s.Solver == IsoProjectionDirect {
 				est += 8 * int64(n) * int64(min(n, d)+n)
 			}

@@ -117,7 +117,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 			params := map[string]any{"dim": s.Dim, "landmarks": s.Landmarks, "choice": string(choice)}
 			s.spec().params(params)
 			return fitPlan{dim: s.Dim, params: params,
-				bytes: 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(n, s.K),
+				bytes: 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K),
 				what:  fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
 		},
 		stages: func(r *run, in samples) (*LandmarkIsomapModel, error) { return s.stages(r, in.dense, choice) },

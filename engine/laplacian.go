@@ -134,7 +134,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			}
 			params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "eigensolver": string(solver), "input": in.kind()}
 			s.spec().params(params)
-			est := int64(8)*int64(in.nnz()+n*(4*s.K+2*s.Dim+40)) + graphBytes(n, s.K)
+			est := int64(8)*int64(in.nnz()+n*(4*s.K+2*s.Dim+40)) + graphBytes(s.Neighbors, in, s.K)
 			if solver == EigenDense {
 				est += 8 * int64(n) * int64(n)
 			}

@@ -96,7 +96,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 			if solver == EigenDense {
 				est += 8 * int64(n) * int64(n)
 			}
-			est += graphBytes(n, s.K)
+			est += graphBytes(s.Neighbors, in, s.K)
 			return fitPlan{dim: s.Dim, params: params,
 				bytes: est, what: "LLE", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
 		},

@@ -105,7 +105,7 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 				params["pca_dim"] = s.PCADim
 			}
 			return fitPlan{dim: s.Dim, params: params,
-				bytes: lgeBytes(in, s.PCADim) + graphBytes(n, s.K), what: "LPP", cheaper: "a smaller PCADim (fewer singular directions)"}, nil
+				bytes: lgeBytes(in, s.PCADim) + graphBytes(s.Neighbors, in, s.K), what: "LPP", cheaper: "a smaller PCADim (fewer singular directions)"}, nil
 		},
 		stages: func(r *run, in samples) (*LPPModel, error) {
 			n, d := in.dims()

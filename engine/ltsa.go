@@ -120,7 +120,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 				return fitPlan{}, err
 			}
 			params := map[string]any{"dim": s.Dim, "k": s.K, "eigensolver": string(solver), "input": in.kind()}
-			est := int64(8)*int64(in.nnz()+3*n*s.K*s.K) + graphBytes(n, s.K)
+			est := int64(8)*int64(in.nnz()+3*n*s.K*s.K) + graphBytes(s.Neighbors, in, s.K)
 			if solver == EigenDense {
 				est += 8 * int64(n) * int64(n)
 			}

@@ -98,7 +98,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 				params["pca_dim"] = s.PCADim
 			}
 			return fitPlan{dim: s.Dim, params: params,
-				bytes: lgeBytes(in, s.PCADim) + graphBytes(n, s.K), what: "NPE", cheaper: "a smaller PCADim (fewer singular directions)"}, nil
+				bytes: lgeBytes(in, s.PCADim) + graphBytes(s.Neighbors, in, s.K), what: "NPE", cheaper: "a smaller PCADim (fewer singular directions)"}, nil
 		},
 		stages: func(r *run, in samples) (*NPEModel, error) {
 			n, d := in.dims()

@@ -206,16 +206,17 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 				return fitPlan{}, err
 			}
 			solver = s.solver(n, d)
-			return s.plan(method, n, d, s.params(solver)), nil
+			return s.plan(method, in, s.params(solver)), nil
 		},
 		stages: func(r *run, in samples) (*OIPModel, error) { return s.stages(r, in.dense, solver) },
 	}.fit(ctx, x)
 }
 
-// plan is the fit plan of OIP and SOIP on n samples of d features.
-func (s OIP) plan(method string, n, d int, params map[string]any) fitPlan {
+// plan is the fit plan of OIP and SOIP on the samples in.
+func (s OIP) plan(method string, in samples, params map[string]any) fitPlan {
+	n, d := in.dims()
 	return fitPlan{dim: s.Dim, params: params,
-		bytes:   8*(int64(n)*int64(n)+2*int64(n)*int64(d)+3*int64(d)*int64(d)+int64(n)*int64(10+s.Dim)) + graphBytes(n, s.K),
+		bytes:   8*(int64(n)*int64(n)+2*int64(n)*int64(d)+3*int64(d)*int64(d)+int64(n)*int64(10+s.Dim)) + graphBytes(s.Neighbors, in, s.K),
 		what:    fmt.Sprintf("%s on %d samples (one %d×%d τ(D_G))", method, n, n, n),
 		cheaper: "fewer training samples (the projection maps the rest)"}
 }

@@ -108,7 +108,7 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 			params := o.params(solver)
 			params["cardinality"] = card
 			params["alpha"] = s.Alpha
-			return o.plan(method, n, d, params), nil
+			return o.plan(method, in, params), nil
 		},
 		stages: func(r *run, in samples) (*SOIPModel, error) { return s.stages(r, in.dense, o, solver, card) },
 	}.fit(ctx, x)

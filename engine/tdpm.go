@@ -142,7 +142,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 			}
 			t := s.TangentDim
 			params := map[string]any{"dim": s.Dim, "tangent_dim": t, "k": s.K, "eigensolver": string(solver)}
-			est := 8*(int64(n)*int64(n)+int64(n)*int64(d)*int64(t+2)+int64(n)*int64(s.K+t+s.Dim)*2+int64(n)*int64(tdpmBlock(t))*int64(t)) + graphBytes(n, s.K)
+			est := 8*(int64(n)*int64(n)+int64(n)*int64(d)*int64(t+2)+int64(n)*int64(s.K+t+s.Dim)*2+int64(n)*int64(tdpmBlock(t))*int64(t)) + graphBytes(s.Neighbors, in, s.K)
 			return fitPlan{dim: s.Dim, params: params,
 				bytes: est, what: fmt.Sprintf("TDPM on %d points (one %d×%d matrix of tangent distances)", n, n, n), cheaper: "fewer points"}, nil
 		},

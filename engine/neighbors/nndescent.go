@@ -122,6 +122,30 @@ func KNNApprox(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Re
 	return nnDescent(ctx, newDense32(g, opt.Metric), k, opt)
 }
 
+// ApproxBytes estimates the memory KNNApprox (sparse: false) or
+// KNNApproxSparse (sparse: true) allocates for n rows of d features and k
+// neighbours, besides the input: the rows' float32 copy (dense: n·d·4
+// bytes, with 2 MiB of huge-page alignment; sparse: two norms a row), the
+// forest's permutations (two arrays of n indices while a tree grows, one a
+// tree kept), the heaps of the iterations (9 bytes a neighbour), the new
+// and old candidate lists (24 bytes a candidate) and the result (16 bytes a
+// neighbour).
+func ApproxBytes(n, d, k int, sparse bool, opt ApproxOptions) int64 {
+	n64, k64 := int64(n), int64(k)
+	rows := 16 * n64
+	if !sparse {
+		rows = 4*n64*int64(d) + 4*n64
+		if rows >= 4<<20 {
+			rows += 2 << 20
+		}
+	}
+	forest := 4 * n64 * int64(opt.trees(n)+2)
+	heaps := 9 * n64 * k64
+	cand := 24 * n64 * int64(min(opt.candidates(k), max(n-1, 1)))
+	result := 16*n64*k64 + 8*n64
+	return rows + forest + heaps + cand + result
+}
+
 // KNNApproxSparse is KNNApprox for sparse rows (text; usually Cosine).
 func KNNApproxSparse(ctx context.Context, x *sparse.CSR, k int, opt ApproxOptions) (*Result, ApproxInfo, error) {
 	n, _ := x.Dims()
