@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // trainingLists are the neighbour lists of a model's training rows, kept
@@ -18,7 +20,8 @@ import (
 // afford them per new point.
 type trainingLists struct {
 	lists *neighbors.Result
-	width int // the queries' search width (0: the default; see Neighbors.Width)
+	width int             // the queries' search width (0: the default; see Neighbors.Width)
+	tree  *neighbors.Tree // the index's tree as a model file kept it; nil: grown on first use
 	once  sync.Once
 	ix    *neighbors.Index
 	err   error
@@ -34,22 +37,39 @@ func keepLists(r *run, train samples, nb *neighbors.Result) *trainingLists {
 	return &trainingLists{lists: nb, width: r.opts.Neighbors.Width}
 }
 
+// graphLists returns the lists to keep with a geodesic model whose graph g
+// (the lists of its rows) came from an approximate search (rep), else nil.
+func graphLists(rep *Report, eps float64, g *sparse.CSR, width int) *trainingLists {
+	if !approxSearched(rep) || eps > 0 {
+		return nil
+	}
+	n, _ := g.Dims()
+	return &trainingLists{lists: &neighbors.Result{Ptr: g.RowPtr()[:n+1], Ind: g.ColIdx(), Dist: g.Values()}, width: width}
+}
+
+// index returns the index of the training rows train and the lists, built
+// on first use (with the kept tree, when a model file held one).
+func (t *trainingLists) index(train blas64.General) (*neighbors.Index, error) {
+	t.once.Do(func() {
+		t.ix, t.err = neighbors.IndexWithTree(context.Background(), toDense(train), t.lists, t.tree, neighbors.ApproxOptions{})
+	})
+	return t.ix, t.err
+}
+
 // query returns the k approximate nearest training rows of every row of q.
 func (t *trainingLists) query(ctx context.Context, train, q blas64.General, k int) (*neighbors.Result, error) {
-	t.once.Do(func() {
-		t.ix, t.err = neighbors.IndexFromLists(context.Background(), toDense(train), t.lists, neighbors.ApproxOptions{})
-	})
-	if t.err != nil {
-		return nil, t.err
+	ix, err := t.index(train)
+	if err != nil {
+		return nil, err
 	}
-	return t.ix.Query(ctx, toDense(q), k, t.width)
+	return ix.Query(ctx, toDense(q), k, t.width)
 }
 
 // lists carries the neighbour lists of n training rows as "neighbor_ptr",
 // "neighbor_ind" and "neighbor_dist": nothing when t is nil (an exact
 // fit), and a nil t from a file that holds none (an exact fit, or a file
 // from before the lists were kept: Transform then searches exactly).
-func (c *codec) lists(t **trainingLists, n int) {
+func (c *codec) lists(t **trainingLists, train blas64.General, n int) {
 	if (!c.load && *t == nil) || (c.load && !c.has("neighbor_ptr")) {
 		return
 	}
@@ -60,9 +80,17 @@ func (c *codec) lists(t **trainingLists, n int) {
 	c.ints("neighbor_ptr", &r.Ptr, n+1)
 	c.indices("neighbor_ind", &r.Ind, -1, 0, n)
 	c.vector("neighbor_dist", &r.Dist, len(r.Ind))
-	if !c.loaded() {
-		return
+	if c.loaded() {
+		c.checkLists(r, n)
+		if c.err == nil {
+			*t = &trainingLists{lists: &r, width: searchWidth(c.d.report)}
+		}
 	}
+	c.indexTree(*t, train)
+}
+
+// checkLists refuses lists whose pointers or distances no search gives.
+func (c *codec) checkLists(r neighbors.Result, n int) {
 	if r.Ptr[0] != 0 || r.Ptr[n] != len(r.Ind) {
 		c.failf("neighbour lists: pointers [%d … %d] for %d entries", r.Ptr[0], r.Ptr[n], len(r.Ind))
 		return
@@ -79,5 +107,80 @@ func (c *codec) lists(t **trainingLists, n int) {
 			return
 		}
 	}
-	*t = &trainingLists{lists: &r, width: searchWidth(c.d.report)}
+}
+
+// indexTree carries the tree of t's index as "neighbor_tree_child",
+// "neighbor_tree_span", "neighbor_tree_perm", "neighbor_tree_normal" and
+// "neighbor_tree_offset" (neighbors.Tree), so that a loaded model's queries
+// go down the tree its fit's queries did without growing it again. Saving
+// builds the index if no query has; loading a file without the tree (older
+// files) leaves it to be grown on first use, from the same seed. t nil:
+// nothing.
+func (c *codec) indexTree(t *trainingLists, train blas64.General) {
+	if t == nil || c.skip() || (c.load && !c.has("neighbor_tree_child")) {
+		return
+	}
+	var child, span, perm []int
+	var normal blas64.General
+	var off []float64
+	d := train.Cols
+	if !c.load {
+		ix, err := t.index(train)
+		if err != nil {
+			c.err = err
+			return
+		}
+		tr := ix.Tree()
+		child, span, perm = widen(tr.Child), widen(tr.Span), widen(tr.Perm)
+		normal = newGeneral(len(tr.Offsets), d)
+		for i, v := range tr.Normals {
+			normal.Data[i] = float64(v)
+		}
+		off = make([]float64, len(tr.Offsets))
+		for i, v := range tr.Offsets {
+			off[i] = float64(v)
+		}
+	}
+	c.ints("neighbor_tree_child", &child, -1)
+	c.ints("neighbor_tree_span", &span, len(child))
+	c.ints("neighbor_tree_perm", &perm, train.Rows)
+	c.matrix("neighbor_tree_normal", &normal, -1, d)
+	c.vector("neighbor_tree_offset", &off, normal.Rows)
+	if !c.loaded() {
+		return
+	}
+	tr := &neighbors.Tree{Child: narrow(child), Span: narrow(span), Perm: narrow(perm),
+		Normals: make([]float32, len(normal.Data)), Offsets: make([]float32, len(off))}
+	for i, v := range normal.Data {
+		tr.Normals[i] = float32(v)
+	}
+	for i, v := range off {
+		tr.Offsets[i] = float32(v)
+	}
+	if err := tr.Check(train.Rows, d); err != nil {
+		c.failf("%v", err)
+		return
+	}
+	t.tree = tr
+}
+
+func widen(v []int32) []int {
+	w := make([]int, len(v))
+	for i, x := range v {
+		w[i] = int(x)
+	}
+	return w
+}
+
+// narrow converts to int32, mapping values outside its range to
+// MinInt32 (which the tree's checks refuse: IndexWithTree).
+func narrow(v []int) []int32 {
+	w := make([]int32, len(v))
+	for i, x := range v {
+		if x < math.MinInt32 || x > math.MaxInt32 {
+			x = math.MinInt32
+		}
+		w[i] = int32(x)
+	}
+	return w
 }

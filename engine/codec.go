@@ -33,6 +33,9 @@ func saveModel(w io.Writer, m describedModel) error {
 	b := m.core()
 	c := &codec{d: newModelData(b.method, map[string]any{}, &b.report)}
 	m.fields(c)
+	if c.err != nil {
+		return c.err
+	}
 	return c.d.write(w)
 }
 

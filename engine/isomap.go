@@ -87,6 +87,9 @@ type IsomapModel struct {
 	// (SupervisedConstant), 0 when the graph joins every pair.
 	between float64
 	geo     *lazyGeo // the request path's index (transform_geodesic.go)
+	// near, when the fit's graph came from an approximate search, answers
+	// Transform's neighbour queries from the graph's lists (graphLists).
+	near *trainingLists
 }
 
 const methodIsomap = "isomap"
@@ -163,13 +166,14 @@ func (s Isomap) stages(r *run, g blas64.General, solver Eigensolver) (*IsomapMod
 		return nil, err
 	}
 	m.eig = vals
+	m.near = graphLists(r.rep, m.eps, m.graph, r.opts.Neighbors.Width)
 	m.prepareGeo()
 	return m, nil
 }
 
 func (m *IsomapModel) prepareGeo() {
 	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodIsomap, m.train, m.graph, m.k, m.eps, nil, m.f32, m.between, &m.report, m.tri)
+		return newGeoIndex(methodIsomap, m.train, m.graph, m.k, m.eps, nil, m.f32, m.between, m.near, m.tri)
 	})
 }
 
@@ -446,6 +450,10 @@ func (m *IsomapModel) fields(c *codec) {
 	c.matrix("train", &m.train, n, -1)
 	c.graph(&m.graph, n)
 	c.keptDropped(&m.kept, &m.dropped, n)
+	if c.loaded() {
+		m.near = graphLists(&m.report, m.eps, m.graph, searchWidth(&m.report))
+	}
+	c.indexTree(m.near, m.train)
 	if c.loaded() {
 		m.prepareGeo()
 	}

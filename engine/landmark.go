@@ -67,6 +67,9 @@ type LandmarkIsomapModel struct {
 	tri       triangulation
 	eig       []float64
 	geo       *lazyGeo // the request path's index (transform_geodesic.go)
+	// near, when the fit's graph came from an approximate search, answers
+	// Transform's neighbour queries from the graph's lists (graphLists).
+	near *trainingLists
 }
 
 const methodLandmarkIsomap = "landmark-isomap"
@@ -229,6 +232,7 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 			m.eig[i] = math.Ldexp(m.eig[i], 2*e)
 		}
 	}
+	m.near = graphLists(r.rep, m.eps, m.graph, r.opts.Neighbors.Width)
 	m.prepareGeo()
 	return m, nil
 }
@@ -274,7 +278,7 @@ func scaleGeneral(a blas64.General, e int) {
 
 func (m *LandmarkIsomapModel) prepareGeo() {
 	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, &m.report, m.tri)
+		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, m.near, m.tri)
 	})
 }
 
@@ -450,6 +454,10 @@ func (m *LandmarkIsomapModel) fields(c *codec) {
 	c.matrix("train", &m.train, n, -1)
 	c.graph(&m.graph, n)
 	c.kept(&m.kept, n)
+	if c.loaded() {
+		m.near = graphLists(&m.report, m.eps, m.graph, searchWidth(&m.report))
+	}
+	c.indexTree(m.near, m.train)
 	if c.loaded() {
 		m.prepareGeo()
 	}

@@ -388,7 +388,7 @@ func (m *LaplacianModel) fields(c *codec) {
 	c.input("train", &m.train, n)
 	c.keptDropped(&m.kept, &m.dropped, n)
 	if !m.train.isSparse() {
-		c.lists(&m.near, n)
+		c.lists(&m.near, m.train.dense, n)
 	}
 }
 

@@ -426,5 +426,5 @@ func (m *LLEModel) fields(c *codec) {
 	c.check(m.k < n, "k = %d for %d training points", m.k, n)
 	c.matrix("train", &m.train, n, -1)
 	c.vector("eigenvalues", &m.eig, dim)
-	c.lists(&m.near, n)
+	c.lists(&m.near, m.train, n)
 }

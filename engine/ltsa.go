@@ -486,7 +486,7 @@ func (m *LTSAModel) fields(c *codec) {
 	c.vector("eigenvalues", &m.eig, dim)
 	c.input("train", &m.train, n)
 	if !m.train.isSparse() {
-		c.lists(&m.near, n)
+		c.lists(&m.near, m.train.dense, n)
 	}
 }
 

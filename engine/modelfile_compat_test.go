@@ -117,6 +117,13 @@ func modelFileVariants(x *mat.Dense, labels []int) []enginetest.Method {
 		like("lle-approx-lists", "lle", approx, nil),
 		like("ltsa-approx-lists", "ltsa", approx, nil),
 		like("laplacian-approx-lists", "laplacian", approx, nil),
+		// Written once the index's tree was kept (the -lists and plain
+		// approx files above predate it and grow theirs on first use).
+		like("isomap-approx-tree", "isomap", approx, nil),
+		like("landmark-isomap-approx-tree", "landmark-isomap", approx, nil),
+		like("lle-approx-tree", "lle", approx, nil),
+		like("ltsa-approx-tree", "ltsa", approx, nil),
+		like("laplacian-approx-tree", "laplacian", approx, nil),
 		like("isomap-float32-supervised", "isomap-float32", enginetest.Settings{Dim: 2, Seed: 3, K: 6, Labels: labels}, nil),
 		like("lpp-sparse", "lpp", enginetest.Settings{Dim: 2, Seed: 3}, sp),
 		like("lsi-sparse", "lsi", enginetest.Settings{Dim: 2, Seed: 3}, sp),

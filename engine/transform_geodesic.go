@@ -153,12 +153,12 @@ func (l *lazyGeo) get() (*geoIndex, error) {
 	return l.gi, l.err
 }
 
-// newGeoIndex prepares the index; with approx (the fit's graph came from
-// NN-descent) the neighbour queries go through a neighbors.Index of the
-// training rows and the stored graph. It fails only on a graph the shortest
+// newGeoIndex prepares the index; with near (the fit's graph came from
+// NN-descent: graphLists) the neighbour queries go through its
+// neighbors.Index of the training rows and the stored graph. It fails only on a graph the shortest
 // paths cannot use (a corrupt model file).
-func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, between float64, rep *Report, tri triangulation) (*geoIndex, error) {
-	approx := approxSearched(rep)
+func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, between float64, near *trainingLists, tri triangulation) (*geoIndex, error) {
+	approx := near != nil
 	pg, err := sparse.NewPathGraph(graph)
 	if err != nil {
 		return nil, modelErr("%s model: graph: %v", method, err)
@@ -168,7 +168,7 @@ func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, 
 	}
 	k = min(k, train.Rows)
 	gi := &geoIndex{method: method, train: train, paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri, symmetric: graph.IsSymmetric(0)}
-	if !approx || eps > 0 {
+	if !approx {
 		// The exact search; a model fitted with approximate neighbours
 		// answers its queries by the index below instead.
 		gi.search = newExactSearch(train)
@@ -181,12 +181,9 @@ func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, 
 			gi.pinvT[c*r+j] = v
 		}
 	}
-	if approx && eps == 0 {
-		gi.width = searchWidth(rep)
-		n, _ := graph.Dims()
-		lists := &neighbors.Result{Ptr: graph.RowPtr()[:n+1], Ind: graph.ColIdx(), Dist: graph.Values()}
-		gi.approx, err = neighbors.IndexFromLists(context.Background(), toDense(train), lists, neighbors.ApproxOptions{})
-		if err != nil {
+	if approx {
+		gi.width = near.width
+		if gi.approx, err = near.index(train); err != nil {
 			return nil, fmt.Errorf("%s model: neighbour index: %w", method, err)
 		}
 	}

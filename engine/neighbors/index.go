@@ -57,6 +57,15 @@ func NewIndex(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Ind
 // already found for them (by KNN or KNNApprox; any number per row).
 // opt gives the metric, the seed and the leaf size of the tree.
 func IndexFromLists(ctx context.Context, x mat.Matrix, lists *Result, opt ApproxOptions) (*Index, error) {
+	return IndexWithTree(ctx, x, lists, nil, opt)
+}
+
+// IndexWithTree is IndexFromLists with the tree of an index built before
+// (Index.Tree, kept in a model file), which it checks instead of growing
+// one: a tree that does not fit the rows' count or dimension, or is not a
+// tree, is an error wrapping ErrInput. A nil tree grows one as
+// IndexFromLists does.
+func IndexWithTree(ctx context.Context, x mat.Matrix, lists *Result, tree *Tree, opt ApproxOptions) (*Index, error) {
 	g, err := rowMajor("x", x)
 	if err != nil {
 		return nil, err
@@ -108,6 +117,12 @@ func IndexFromLists(ctx context.Context, x mat.Matrix, lists *Result, opt Approx
 	k := 1
 	if n > 0 {
 		k = max(1, len(lists.Ind)/n)
+	}
+	if tree != nil {
+		if err := ix.setTree(tree); err != nil {
+			return nil, err
+		}
+		return ix, nil
 	}
 	leaf := opt.leafSize(k)
 	ix.perm, _ = growTreeNodes(ctx, ix.v, leaf, rand.New(rand.NewPCG(opt.Seed, 0x9e7e)), &ix.nodes)
@@ -412,4 +427,140 @@ func sortKept(d []float32, j []int32) {
 		}
 		d[b], j[b] = dv, jv
 	}
+}
+
+// Tree is an index's random-projection tree as a model file keeps it.
+// Node 0 is the root and children are numbered after their parent: node
+// i's children are Child[2i] and Child[2i+1], both 0 at a leaf (no node's
+// child is the root). Node i covers the rows Perm[Span[2i]:Span[2i+1]]:
+// the root all of them, an inner node's left child the first part of its
+// span and its right child the rest, a leaf at least one row. An inner node
+// sends a query q (scaled to unit length under Cosine) left when its
+// hyperplane's normal·q + offset < 0, else right; the normals and offsets
+// of the inner nodes are Normals (D a node) and Offsets, in node order. A
+// node whose split put every row on one side has a zero normal and offset:
+// it sends every query right, as the index it came from did.
+type Tree struct {
+	Child   []int32
+	Span    []int32
+	Normals []float32
+	Offsets []float32
+	Perm    []int32
+}
+
+// Tree returns the index's tree (a copy).
+func (ix *Index) Tree() *Tree {
+	d, m := ix.v.dim, len(ix.nodes)
+	t := &Tree{Child: make([]int32, 2*m), Span: make([]int32, 2*m), Perm: append([]int32(nil), ix.perm...)}
+	for i := m - 1; i >= 0; i-- { // children before parents: the spans of inner nodes
+		nd := ix.nodes[i]
+		if nd.left < 0 {
+			t.Span[2*i], t.Span[2*i+1] = nd.lo, nd.hi
+			continue
+		}
+		t.Child[2*i], t.Child[2*i+1] = nd.left, nd.right
+		t.Span[2*i], t.Span[2*i+1] = t.Span[2*nd.left], t.Span[2*nd.right+1]
+	}
+	for _, nd := range ix.nodes {
+		if nd.left < 0 {
+			continue
+		}
+		if nd.degenerate {
+			t.Normals = append(t.Normals, make([]float32, d)...)
+			t.Offsets = append(t.Offsets, 0)
+		} else {
+			t.Normals = append(t.Normals, nd.normal...)
+			t.Offsets = append(t.Offsets, nd.off)
+		}
+	}
+	return t
+}
+
+// Check returns an error wrapping ErrInput unless t is the tree of an
+// index of n rows of d features: a permutation of the rows; spans that
+// start at the root with all rows and split at every inner node into its
+// children's, down to non-empty leaves; children numbered after their
+// parent; a finite hyperplane for every inner node.
+func (t *Tree) Check(n, d int) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: index tree: "+format, append([]any{ErrInput}, a...)...)
+	}
+	nodes := len(t.Child) / 2
+	if nodes == 0 || len(t.Child) != 2*nodes || len(t.Span) != 2*nodes || nodes > 2*n {
+		return bad("%d child and %d span entries for %d rows", len(t.Child), len(t.Span), n)
+	}
+	if len(t.Perm) != n {
+		return bad("a permutation of %d rows for %d", len(t.Perm), n)
+	}
+	seen := make([]bool, n)
+	for _, j := range t.Perm {
+		if j < 0 || int(j) >= n || seen[j] {
+			return bad("row %d out of range or repeated in the permutation", j)
+		}
+		seen[j] = true
+	}
+	if t.Span[0] != 0 || int(t.Span[1]) != n {
+		return bad("the root spans [%d, %d) of %d rows", t.Span[0], t.Span[1], n)
+	}
+	inner := 0
+	for i := 0; i < nodes; i++ {
+		l, r := t.Child[2*i], t.Child[2*i+1]
+		lo, hi := t.Span[2*i], t.Span[2*i+1]
+		if l == 0 && r == 0 {
+			if lo < 0 || lo >= hi || int(hi) > n {
+				return bad("leaf %d spans [%d, %d) of %d rows", i, lo, hi, n)
+			}
+			continue
+		}
+		if int(l) <= i || int(r) <= i || int(l) >= nodes || int(r) >= nodes || l == r {
+			return bad("node %d's children %d and %d are not two later nodes", i, l, r)
+		}
+		if t.Span[2*l] != lo || t.Span[2*l+1] != t.Span[2*r] || t.Span[2*r+1] != hi {
+			return bad("node %d's span [%d, %d) is not its children's [%d, %d) and [%d, %d)", i, lo, hi, t.Span[2*l], t.Span[2*l+1], t.Span[2*r], t.Span[2*r+1])
+		}
+		inner++
+	}
+	if len(t.Normals) != inner*d || len(t.Offsets) != inner {
+		return bad("%d normal entries and %d offsets for %d inner nodes of dimension %d", len(t.Normals), len(t.Offsets), inner, d)
+	}
+	for _, vs := range [][]float32{t.Normals, t.Offsets} {
+		for _, v := range vs {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return bad("hyperplane entry %v", v)
+			}
+		}
+	}
+	return nil
+}
+
+// setTree takes t, checked, as the index's tree.
+func (ix *Index) setTree(t *Tree) error {
+	d := ix.v.dim
+	if err := t.Check(ix.v.n(), d); err != nil {
+		return err
+	}
+	ix.nodes = make([]rpNode, len(t.Child)/2)
+	p := 0
+	for i := range ix.nodes {
+		nd := &ix.nodes[i]
+		nd.left, nd.right, nd.lo, nd.hi = -1, -1, t.Span[2*i], t.Span[2*i+1]
+		if t.Child[2*i] == 0 {
+			continue
+		}
+		nd.left, nd.right = t.Child[2*i], t.Child[2*i+1]
+		nd.normal, nd.off = append([]float32(nil), t.Normals[p*d:(p+1)*d]...), t.Offsets[p]
+		nd.degenerate = nd.off == 0 && allZero(nd.normal)
+		p++
+	}
+	ix.perm = append([]int32(nil), t.Perm...)
+	return nil
+}
+
+func allZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
