@@ -11,6 +11,7 @@ neighbours by brute force (a neighbour at the k-th exact distance counts).
 
     /usr/bin/python3 bench/peers/knn_peers.py --kind digits --n 100000
     /usr/bin/python3 bench/peers/knn_peers.py --kind roll --dim 784 --n 100000
+    /usr/bin/python3 bench/peers/knn_peers.py --kind digits --n 1000000 --hnsw-configs 1 --workdir /tmp/knn1m
 
 The data come from go run ./bench/scale/gendata (deformed USPS digits, or a swiss
 roll embedded in --dim dimensions); run from the repository root.
@@ -59,6 +60,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--tools", default="manifold,pynndescent,hnswlib")
     ap.add_argument("--workdir", default=None)
+    ap.add_argument("--hnsw-configs", type=int, default=2,
+                    help="hnswlib settings to run: 1 = M=16 efc=100 ef=50 only (at 10^6 points each takes tens of minutes), 2 = also efc=200 ef=100")
     a = ap.parse_args()
     work = a.workdir or tempfile.mkdtemp(prefix="knn-peers-")
     data = os.path.join(work, "%s-%d-%d.npy" % (a.kind, a.n, a.dim))
@@ -77,7 +80,7 @@ def main():
             cfgs = [("defaults", []), ("rho=2", ["-rho", "2"])]
         elif tool == "hnswlib":
             cfgs = [("M=16 efc=100 ef=50", ["--M", "16", "--efc", "100", "--ef", "50"]),
-                    ("M=16 efc=200 ef=100", ["--M", "16", "--efc", "200", "--ef", "100"])]
+                    ("M=16 efc=200 ef=100", ["--M", "16", "--efc", "200", "--ef", "100"])][:a.hnsw_configs]
         else:
             cfgs = [("defaults", [])]
         for name, extra in cfgs:
