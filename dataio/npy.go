@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -55,42 +56,60 @@ func ReadNPY(r io.Reader) (*mat.Dense, error) {
 // Fortran order, which is reordered in a copy) before any data is read; an
 // array that does not fit gives an error wrapping ErrLimit.
 func ReadNPYCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error) {
+	data, rows, cols, err := readNPY[float64](ctx, r, lim)
+	if err != nil {
+		return nil, err
+	}
+	return mat.NewDense(rows, cols, data), nil
+}
+
+// ReadNPY32Ctx is ReadNPYCtx into float32, for data that float32 holds
+// well enough and that would not fit twice as large (float64 values are
+// rounded to the nearest float32; one out of float32's range is an error
+// wrapping ErrFormat): the rows × cols values, row-major. The budget
+// counts 6 bytes an element (10 for Fortran order).
+func ReadNPY32Ctx(ctx context.Context, r io.Reader, lim Limits) (data []float32, rows, cols int, err error) {
+	return readNPY[float32](ctx, r, lim)
+}
+
+// readNPY reads a .npy file's array as T, rows × cols.
+func readNPY[T float32 | float64](ctx context.Context, r io.Reader, lim Limits) ([]T, int, int, error) {
 	br := bufio.NewReaderSize(&guard{ctx: ctx, r: r, max: lim.maxInput()}, 1<<16)
 	var pre [10]byte
 	if n, err := io.ReadFull(br, pre[:8]); err != nil {
-		return nil, npyEOF(err, "npy: file has %d bytes, too short for the magic string and version", n)
+		return nil, 0, 0, npyEOF(err, "npy: file has %d bytes, too short for the magic string and version", n)
 	}
 	if string(pre[:6]) != npyMagic {
-		return nil, formatErr(0, 0, "npy: not a NumPy file (it does not start with \\x93NUMPY)")
+		return nil, 0, 0, formatErr(0, 0, "npy: not a NumPy file (it does not start with \\x93NUMPY)")
 	}
 	major, minor := pre[6], pre[7]
 	var hlen int
 	switch major {
 	case 1:
 		if _, err := io.ReadFull(br, pre[8:10]); err != nil {
-			return nil, npyEOF(err, "npy: file ends in the header length")
+			return nil, 0, 0, npyEOF(err, "npy: file ends in the header length")
 		}
 		hlen = int(binary.LittleEndian.Uint16(pre[8:10]))
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(br, b[:]); err != nil {
-			return nil, npyEOF(err, "npy: file ends in the header length")
+			return nil, 0, 0, npyEOF(err, "npy: file ends in the header length")
 		}
 		h := binary.LittleEndian.Uint32(b[:])
 		if h > maxNPYHeader {
-			return nil, formatErr(0, 0, "npy: header length %d exceeds %d bytes", h, maxNPYHeader)
+			return nil, 0, 0, formatErr(0, 0, "npy: header length %d exceeds %d bytes", h, maxNPYHeader)
 		}
 		hlen = int(h)
 	default:
-		return nil, unsupported("npy: format version %d.%d (want 1.0, 2.0 or 3.0)", major, minor)
+		return nil, 0, 0, unsupported("npy: format version %d.%d (want 1.0, 2.0 or 3.0)", major, minor)
 	}
 	hdr := make([]byte, hlen)
 	if n, err := io.ReadFull(br, hdr); err != nil {
-		return nil, npyEOF(err, "npy: header is %d bytes, the file ends after %d", hlen, n)
+		return nil, 0, 0, npyEOF(err, "npy: header is %d bytes, the file ends after %d", hlen, n)
 	}
 	dt, fortran, shape, err := parseNPYHeader(hdr, major == 3)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	// rows × cols, and the bytes the payload must have, without overflow.
 	rows, cols := 1, 1
@@ -98,7 +117,7 @@ func ReadNPYCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error
 	for i, d := range shape {
 		hi, lo := bits.Mul64(elems, uint64(d))
 		if hi != 0 || lo > maxNPYBytes/uint64(dt.size) {
-			return nil, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
+			return nil, 0, 0, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
 		}
 		elems = lo
 		if i == 0 {
@@ -108,40 +127,41 @@ func ReadNPYCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error
 		}
 	}
 	if elems == 0 {
-		return nil, emptyErr("npy: array of shape %s has no elements", shapeString(shape))
+		return nil, 0, 0, emptyErr("npy: array of shape %s has no elements", shapeString(shape))
 	}
 	if uint64(rows)*uint64(cols) != elems || elems > uint64(math.MaxInt/8) {
-		return nil, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
+		return nil, 0, 0, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
 	}
-	perElem := int64(12) // 8, and half again while the storage doubles as the data arrive
+	size := int64(unsafe.Sizeof(T(0)))
+	perElem := size * 3 / 2 // the element, and half again while the storage doubles as the data arrive
 	if fortran && len(shape) > 1 {
-		perElem += 8 // the reordered copy
+		perElem += size // the reordered copy
 	}
 	if err := lim.budget(int64(elems)*perElem, 0, "npy: shape "+shapeString(shape)+" and its copies"); err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
-	data, nread, err := readNPYData(br, dt, int(elems))
+	data, nread, err := readNPYData[T](br, dt, int(elems))
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) && ctx.Err() == nil {
-			return nil, formatErr(0, 0, "npy: data truncated: shape %s of %s needs %d bytes, the file has %d",
+			return nil, 0, 0, formatErr(0, 0, "npy: data truncated: shape %s of %s needs %d bytes, the file has %d",
 				shapeString(shape), dt.descr, elems*uint64(dt.size), nread)
 		}
-		return nil, err
+		return nil, 0, 0, err
 	}
 	if n, _ := br.Read(pre[:1]); n > 0 {
-		return nil, formatErr(0, 0, "npy: bytes after the %d promised by shape %s of %s", elems*uint64(dt.size), shapeString(shape), dt.descr)
+		return nil, 0, 0, formatErr(0, 0, "npy: bytes after the %d promised by shape %s of %s", elems*uint64(dt.size), shapeString(shape), dt.descr)
 	}
 	if fortran && len(shape) > 1 {
 		data = fortranToC(data, shape)
 	}
-	if dt.kind == 'f' {
+	if dt.kind == 'f' || size == 4 { // float32: a large integer or float64 may not fit
 		for k, v := range data {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, formatErr(0, 0, "npy: row %d, column %d (0-based) is %v, not a finite number", k/cols, k%cols, v)
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, 0, 0, formatErr(0, 0, "npy: row %d, column %d (0-based) is %v, not a finite number (as %T)", k/cols, k%cols, v, v)
 			}
 		}
 	}
-	return mat.NewDense(rows, cols, data), nil
+	return data, rows, cols, nil
 }
 
 // npyEOF turns an early end of file into a format error.
@@ -152,23 +172,27 @@ func npyEOF(err error, format string, a ...any) error {
 	return err
 }
 
-// readNPYData reads elems elements of type dt, converting them to float64.
-// The slice grows with the bytes actually read. It returns the bytes read,
-// and on a short file io.ErrUnexpectedEOF.
-func readNPYData(r io.Reader, dt npyType, elems int) ([]float64, int, error) {
-	data := make([]float64, 0, min(elems, 1<<16))
+// readNPYData reads elems elements of type dt, converting them to T
+// (through float64). The slice grows with the bytes actually read. It
+// returns the bytes read, and on a short file io.ErrUnexpectedEOF.
+func readNPYData[T float32 | float64](r io.Reader, dt npyType, elems int) ([]T, int, error) {
+	data := make([]T, 0, min(elems, 1<<16))
 	buf := make([]byte, (1<<16)/dt.size*dt.size)
+	var conv []float64
 	nread := 0
 	for len(data) < elems {
 		want := min(len(buf), (elems-len(data))*dt.size)
 		n, err := io.ReadFull(r, buf[:want])
 		nread += n
 		if need := len(data) + n/dt.size; need > cap(data) {
-			grown := make([]float64, len(data), min(max(2*cap(data), need), elems))
+			grown := make([]T, len(data), min(max(2*cap(data), need), elems))
 			copy(grown, data)
 			data = grown
 		}
-		data = appendConverted(data, buf[:n-n%dt.size], dt)
+		conv = appendConverted(conv[:0], buf[:n-n%dt.size], dt)
+		for _, v := range conv {
+			data = append(data, T(v))
+		}
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -265,8 +289,8 @@ func halfToFloat64(h uint16) float64 {
 
 // fortranToC reorders the elements of an array of the given shape from
 // Fortran (first index fastest) to C order (last index fastest).
-func fortranToC(in []float64, shape []int) []float64 {
-	out := make([]float64, len(in))
+func fortranToC[T float32 | float64](in []T, shape []int) []T {
+	out := make([]T, len(in))
 	k := len(shape)
 	cstride := make([]int, k) // C-order stride of each index
 	cstride[k-1] = 1

@@ -11,7 +11,7 @@ neighbours by brute force (a neighbour at the k-th exact distance counts).
 
     /usr/bin/python3 bench/peers/knn_peers.py --kind digits --n 100000
     /usr/bin/python3 bench/peers/knn_peers.py --kind roll --dim 784 --n 100000
-    /usr/bin/python3 bench/peers/knn_peers.py --kind digits --n 1000000 --hnsw-configs 1 --workdir /tmp/knn1m
+    /usr/bin/python3 bench/peers/knn_peers.py --kind digits --n 1000000 --hnsw-configs 1 --manifold-float32 --workdir /tmp/knn1m
 
 The data come from go run ./bench/scale/gendata (deformed USPS digits, or a swiss
 roll embedded in --dim dimensions); run from the repository root.
@@ -60,6 +60,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--tools", default="manifold,pynndescent,hnswlib")
     ap.add_argument("--workdir", default=None)
+    ap.add_argument("--manifold-float32", action="store_true",
+                    help="also run manifold reading the data as float32 and searching it in place (neighbors.KNNApprox32)")
     ap.add_argument("--hnsw-configs", type=int, default=2,
                     help="hnswlib settings to run: 1 = M=16 efc=100 ef=50 only (at 10^6 points each takes tens of minutes), 2 = also efc=200 ef=100")
     a = ap.parse_args()
@@ -78,6 +80,8 @@ def main():
     for tool in a.tools.split(","):
         if tool == "manifold":
             cfgs = [("defaults", []), ("rho=2", ["-rho", "2"])]
+            if a.manifold_float32:
+                cfgs.append(("defaults float32", ["-float32"]))
         elif tool == "hnswlib":
             cfgs = [("M=16 efc=100 ef=50", ["--M", "16", "--efc", "100", "--ef", "50"]),
                     ("M=16 efc=200 ef=100", ["--M", "16", "--efc", "200", "--ef", "100"])][:a.hnsw_configs]
@@ -86,7 +90,7 @@ def main():
         for name, extra in cfgs:
             out = os.path.join(work, "ind-%s-%s.npy" % (tool, name.replace(" ", "_").replace("=", "")))
             if tool == "manifold":
-                cmd = [gorun, "-in", data, "-k", str(a.k), "-out", out, "-sample", "200"] + extra
+                cmd = [gorun, "-in", data, "-k", str(a.k), "-out", out] + (["-sample", "200"] if "-float32" not in extra else []) + extra
             else:
                 cmd = ["/usr/bin/python3", os.path.join(ROOT, "bench/peers/knn_tools.py"), tool, data, str(a.k), out] + extra
             res = run(cmd, a.timeout)

@@ -122,6 +122,40 @@ func KNNApprox(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Re
 	return nnDescent(ctx, newDense32(g, opt.Metric), k, opt)
 }
 
+// KNNApprox32 is KNNApprox for Euclidean distances between rows held in
+// float32 (x is rows × cols, row i at x[i·cols:(i+1)·cols]) without a
+// copy of them: the search moves the rows of x into the first tree's
+// order while it runs and puts them back before it returns, on every path
+// (an error or a cancellation included), so x must not be read or written
+// meanwhile. The reported distances are computed in float64 from the
+// float32 values. The memory is ApproxBytes less the rows' copy. Errors
+// as KNNApprox (ErrInput for a metric other than Euclidean).
+func KNNApprox32(ctx context.Context, x []float32, cols, k int, opt ApproxOptions) (*Result, ApproxInfo, error) {
+	if cols < 1 || len(x)%cols != 0 {
+		return nil, ApproxInfo{}, fmt.Errorf("%w: %d values in rows of %d", ErrInput, len(x), cols)
+	}
+	if opt.Metric != Euclidean {
+		return nil, ApproxInfo{}, fmt.Errorf("%w: KNNApprox32 computes Euclidean distances only", ErrInput)
+	}
+	n := len(x) / cols
+	if err := checkApprox(n, k, opt); err != nil {
+		return nil, ApproxInfo{}, err
+	}
+	d := &dense32{metric: Euclidean, rows: n, dim: cols, x: x, sq: make([]float32, n), inPlace: true}
+	for i := 0; i < n; i++ {
+		sq := 0.0
+		for c, v := range d.row(i) {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, ApproxInfo{}, fmt.Errorf("%w: x[%d, %d] = %v", ErrInput, i, c, v)
+			}
+			sq += float64(v) * float64(v)
+		}
+		d.sq[i] = float32(sq)
+	}
+	defer d.restore()
+	return nnDescent(ctx, d, k, opt)
+}
+
 // ApproxBytes estimates the memory KNNApprox (sparse: false) or
 // KNNApproxSparse (sparse: true) allocates for n rows of d features and k
 // neighbours, besides the input: the rows' float32 copy (dense: n·d·4

@@ -39,15 +39,17 @@ type hyperplane struct {
 }
 
 // dense32 holds dense rows in float32 (unit rows for cosine) for the fast
-// keys, and the caller's float64 rows for the exact distances.
+// keys, and the caller's float64 rows for the exact distances — or, in
+// place (KNNApprox32), the caller's float32 rows, which give both.
 type dense32 struct {
-	metric Metric
-	rows   int
-	dim    int
-	x      []float32 // rows × dim
-	sq     []float32 // squared norms of the rows of x
-	orig   blas64.General
-	order  []int32 // after reorder: row p of x is row order[p] of orig
+	metric  Metric
+	rows    int
+	dim     int
+	x       []float32 // rows × dim
+	sq      []float32 // squared norms of the rows of x
+	orig    blas64.General
+	order   []int32 // after reorder: row p of x is row order[p] of orig (of the caller's x, in place)
+	inPlace bool    // x is the caller's: restore puts its rows back
 }
 
 // reorder moves row order[p] of x to row p, in place (following the
@@ -79,6 +81,19 @@ func (d *dense32) reorder(order []int32) {
 		}
 	}
 	d.order = order
+}
+
+// restore puts the rows of an in-place x back in the caller's order.
+func (d *dense32) restore() {
+	if !d.inPlace || d.order == nil {
+		return
+	}
+	inv := make([]int32, len(d.order))
+	for p, i := range d.order {
+		inv[i] = int32(p)
+	}
+	d.reorder(inv) // row inv[i] (where the caller's row i went) back to i
+	d.order = nil
 }
 
 func newDense32(g blas64.General, metric Metric) *dense32 {
@@ -150,6 +165,14 @@ func (d *dense32) side(p *hyperplane, i int) float32 {
 }
 
 func (d *dense32) exactDist(i, j int) float64 {
+	if d.inPlace { // positions in x, whatever its order
+		var s float64
+		for c, v := range d.row(i) {
+			t := float64(v) - float64(d.x[j*d.dim+c])
+			s += t * t
+		}
+		return math.Sqrt(s)
+	}
 	if d.order != nil {
 		i, j = int(d.order[i]), int(d.order[j])
 	}

@@ -37,6 +37,7 @@ func main() {
 	leaf := flag.Int("leaf", 0, "leaf size (0: default)")
 	sample := flag.Int("sample", 200, "points of the sampled recall")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the build")
+	f32 := flag.Bool("float32", false, "read -in as float32 and search it in place (neighbors.KNNApprox32: no float64 copy of the data, no float32 copy either); no sampled recall")
 	flag.Parse()
 	if *prof != "" {
 		f, err := os.Create(*prof)
@@ -45,7 +46,13 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if err := run(*in, *gen, *k, *mode, *out, *seed, *trees, *rho, *delta, *leaf, *sample); err != nil {
+	var err error
+	if *f32 {
+		err = run32(*in, *k, *out, neighbors.ApproxOptions{Seed: *seed, Trees: *trees, Rho: *rho, Delta: *delta, LeafSize: *leaf})
+	} else {
+		err = run(*in, *gen, *k, *mode, *out, *seed, *trees, *rho, *delta, *leaf, *sample)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "knnrun:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -110,5 +117,42 @@ func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, d
 		"tool": "manifold", "mode": mode, "n": n, "k": k, "seconds": secs,
 		"iterations": info.Iterations, "updates": info.Updates, "trees": info.Trees, "leaf": info.LeafSize,
 		"distances": info.Distances, "sampled_recall": est.Recall, "sampled_recall_se": est.StdErr,
+	})
+}
+
+// run32 is the -float32 path: the rows read as float32 and searched in
+// place, so the process holds one float32 copy of the data.
+func run32(in string, k int, out string, opt neighbors.ApproxOptions) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	x, n, d, err := dataio.ReadNPY32Ctx(context.Background(), f, dataio.Limits{})
+	f.Close()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, info, err := neighbors.KNNApprox32(context.Background(), x, d, k, opt)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	if out != "" {
+		ind := mat.NewDense(n, k, nil)
+		for i := 0; i < n; i++ {
+			js, _ := res.Row(i)
+			for c, j := range js {
+				ind.Set(i, c, float64(j))
+			}
+		}
+		if err := dataio.WriteMatrixFile(out, ind); err != nil {
+			return err
+		}
+	}
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{
+		"tool": "manifold", "mode": "approx-float32", "n": n, "k": k, "seconds": secs,
+		"iterations": info.Iterations, "updates": info.Updates, "trees": info.Trees, "leaf": info.LeafSize,
+		"distances": info.Distances,
 	})
 }

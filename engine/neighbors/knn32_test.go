@@ -1,0 +1,83 @@
+package neighbors
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestKNNApprox32: on rows that float32 holds exactly, KNNApprox32 gives
+// KNNApprox's lists and distances (the same search on the same keys) and
+// leaves the caller's rows as they were, also when it is cancelled; bad
+// input is refused.
+func TestKNNApprox32(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, d, k := 6000, 12, 10 // above the 4096 rows from which the rows are reordered
+	x32 := make([]float32, n*d)
+	for i := range x32 {
+		x32[i] = float32(math.Round(rng.NormFloat64()*64) / 64)
+	}
+	copy(x32[100*d:101*d], x32[7*d:8*d]) // a duplicate row
+	orig := slices.Clone(x32)
+	x := mat.NewDense(n, d, nil)
+	for i, v := range x32 {
+		x.RawMatrix().Data[i] = float64(v)
+	}
+	opt := ApproxOptions{Seed: 3}
+	want, _, err := KNNApprox(ctx, x, k, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := KNNApprox32(ctx, x32, d, k, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Ind, want.Ind) || !slices.Equal(got.Ptr, want.Ptr) {
+		t.Fatal("KNNApprox32's lists differ from KNNApprox's")
+	}
+	for i, v := range got.Dist {
+		if math.Abs(v-want.Dist[i]) > 1e-12*max(1, v) {
+			t.Fatalf("distance %d: %v, KNNApprox %v", i, v, want.Dist[i])
+		}
+	}
+	if !slices.Equal(x32, orig) {
+		t.Fatal("the rows were not put back")
+	}
+	// Cancelled at once, and (usually) in the middle of the iterations.
+	for _, after := range []time.Duration{0, 30 * time.Millisecond} {
+		cctx, cancel := context.WithTimeout(ctx, after)
+		_, _, err := KNNApprox32(cctx, x32, d, k, opt)
+		cancel()
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("cancelled after %v: %v", after, err)
+		}
+		if !slices.Equal(x32, orig) {
+			t.Fatalf("the rows were not put back after a cancellation after %v", after)
+		}
+	}
+	for name, call := range map[string]func() error{
+		"ragged": func() error { _, _, err := KNNApprox32(ctx, x32[:d*10+1], d, 3, opt); return err },
+		"cosine": func() error {
+			_, _, err := KNNApprox32(ctx, x32, d, 3, ApproxOptions{Metric: Cosine})
+			return err
+		},
+		"k ≥ n": func() error { _, _, err := KNNApprox32(ctx, x32[:5*d], d, 5, opt); return err },
+		"NaN": func() error {
+			y := slices.Clone(x32[:50*d])
+			y[17] = float32(math.NaN())
+			_, _, err := KNNApprox32(ctx, y, d, 3, opt)
+			return err
+		},
+	} {
+		if err := call(); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: %v, want ErrInput", name, err)
+		}
+	}
+}
