@@ -79,7 +79,10 @@
 // or after MaxIter iterations. Cost: O(n·ρ²k²·D) per iteration, about 2–8
 // iterations; memory n·k·9 bytes of heaps, 2·n·⌈ρk⌉·12 of candidates, and
 // a float32 copy of the rows (n·D·4 bytes, and 2 MiB of huge-page
-// alignment when that is 4 MiB or more).
+// alignment when that is 4 MiB or more): ApproxBytes. KNNApprox32 searches
+// rows the caller holds in float32 in place (dataio.ReadNPY32Ctx reads a
+// file so), with no copy of them: 10⁶ × 256 digits in 2.9 GiB of process
+// memory where the float64 path takes 5.1 (bench/RESULTS.md, knn-peers).
 //
 // The keys are float32 (the dot products by gonum's Sdot, SIMD assembly on
 // amd64, the squared distance as ‖x‖² + ‖y‖² − 2x·y); the returned distances are
@@ -97,7 +100,8 @@
 // Index answers approximate queries of new points, as pynndescent's
 // query: NewIndex (or IndexFromLists, from lists already found) keeps the
 // rows in float32, their neighbour graph (forward and reverse edges) and
-// one random-projection tree with its hyperplanes; Query descends the tree
+// one random-projection tree with its hyperplanes (Tree, which a model file
+// keeps: IndexWithTree rebuilds the index without growing it again); Query descends the tree
 // to a leaf, starts from its points and searches the graph best first,
 // keeping Width candidates; the rows a step visits are prefetched and
 // their keys computed four at a time (dot4.go: SSE2 assembly on amd64, the
