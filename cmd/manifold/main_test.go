@@ -81,6 +81,7 @@ func testMain(m *testing.M) int {
 type result struct {
 	code           int
 	stdout, stderr string
+	cpu            time.Duration // the process's user and system time (runLimited)
 }
 
 // runCmd runs the built command with args in dir.
