@@ -15,8 +15,8 @@
 // counters rows_in, rows_out and dead_letters (namespace "manifold") let a
 // run check that nothing was lost.
 //
-// FitPCA and FitLDA fit PCA and LDA on every row by merging distributed
-// statistics; FitSample fits any unsupervised method on a uniform sample
+// FitPCA, FitLSI and FitLDA fit PCA, LSI and LDA on every row by merging
+// distributed statistics; FitSample fits any unsupervised method on a uniform sample
 // (a bottom-k sketch, the same however the rows are sharded) on one
 // worker, for Project to map every row with.
 //

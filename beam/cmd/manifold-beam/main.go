@@ -6,11 +6,13 @@
 //
 //	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy] [--runner …]
 //	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+//	manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method METHOD -sample N -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
 //
-// fit -method pca and -method lda fold every row into distributed
-// statistics (lda: the class is the CSV header's column -label); any other
+// fit -method pca, -method lsi and -method lda fold every row into
+// distributed statistics (lsi: the uncentred term-space XᵀX, rows of at
+// most 4096 features; lda: the class is the CSV header's column -label); any other
 // method (isomap, landmark-isomap, lle, ltsa, laplacian, mds, tdpm, lpp,
 // npe, isoprojection, oip; pca too with -sample) is fitted by one worker
 // on a uniform sample of -sample rows (default 5000), and project then
@@ -42,6 +44,7 @@ import (
 const usage = `usage:
   manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy] [-block B] [--runner prism|flink|spark|dataflow …]
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+  manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method METHOD [-sample N] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
 `
@@ -74,7 +77,7 @@ func run(args []string, stderr io.Writer) error {
 		output = fs.String("output", "", "project: output directory (part-*.csv, dead-letters-*.csv, _SUCCESS)")
 		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
 		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…) or npy (part-*.npy with part-*.ids.csv)")
-		method = fs.String("method", "", "fit: method (pca, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
+		method = fs.String("method", "", "fit: method (pca, lsi, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
 		label  = fs.String("label", "", "fit -method lda: the CSV header's column of the integer class labels")
 		dim    = fs.Int("dim", 0, "fit: output dimension (0: 2; lda: classes − 1)")
 		dead   = fs.String("dead", "", "fit: directory for the dead letters (rows left out)")
@@ -137,6 +140,12 @@ func run(args []string, stderr io.Writer) error {
 		switch {
 		case *method == "lda":
 			dl = manifoldbeam.FitLDA(s, rows, *dim, *model)
+		case *method == "lsi" && *sample == 0:
+			lsiDim := *dim
+			if lsiDim == 0 {
+				lsiDim = 2
+			}
+			dl = manifoldbeam.FitLSI(s, rows, lsiDim, *model)
 		case *method == "pca" && *sample == 0:
 			pcaDim := *dim
 			if pcaDim == 0 {
