@@ -16,9 +16,9 @@
 // run check that nothing was lost.
 //
 // FitPCA, FitLSI and FitLDA fit PCA, LSI and LDA on every row by merging
-// distributed statistics; FitSample fits any unsupervised method on a uniform sample
-// (a bottom-k sketch, the same however the rows are sharded) on one
-// worker, for Project to map every row with.
+// distributed statistics; FitSample fits any unsupervised method on a
+// uniform or a stratified sample (bottom-k sketches, the same however the
+// rows are sharded) on one worker, for Project to map every row with.
 //
 // Cost: one Transform call per block of B rows (DefaultBlock); the model
 // is loaded once per worker process, so a worker's start-up cost is the

@@ -8,7 +8,7 @@
 //	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
-//	manifold-beam fit -method METHOD -sample N -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
+//	manifold-beam fit -method METHOD -sample N [-stratify NAME] -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
 //
 // fit -method pca, -method lsi and -method lda fold every row into
 // distributed statistics (lsi: the uncentred term-space XᵀX, rows of at
@@ -16,7 +16,11 @@
 // method (isomap, landmark-isomap, lle, ltsa, laplacian, mds, tdpm, lpp,
 // npe, isoprojection, oip; pca too with -sample) is fitted by one worker
 // on a uniform sample of -sample rows (default 5000), and project then
-// maps every row with the model.
+// maps every row with the model. With -stratify NAME the sample is
+// stratified by the CSV header's column NAME (any text; not a feature):
+// every stratum gets one row, the rest is shared in proportion to the
+// strata's sizes (largest remainders), each stratum's rows of least hash
+// key — the same sample however the input is sharded, for a given -seed.
 //
 // Inputs ending in .npy are NumPy shards; anything else is CSV (gzip by
 // the .gz suffix). Errors: exit status 1 and one line on standard error.
@@ -46,7 +50,7 @@ const usage = `usage:
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
-  manifold-beam fit -method METHOD [-sample N] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
+  manifold-beam fit -method METHOD [-sample N] [-stratify NAME] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
 `
 
 // errUsage marks command-line mistakes.
@@ -85,6 +89,7 @@ func run(args []string, stderr io.Writer) error {
 		k      = fs.Int("k", 0, "fit on a sample: neighbours (0: the method's default)")
 		lms    = fs.Int("landmarks", 0, "fit on a sample: landmark-isomap's landmarks (0: its default)")
 		seed   = fs.Uint64("seed", 1, "fit on a sample: the sample's and the method's seed")
+		strat  = fs.String("stratify", "", "fit on a sample: the CSV header's column of the strata; the sample is stratified (proportional, at least one row a stratum)")
 	)
 	own, beamArgs := splitArgs(fs, rest)
 	if err := fs.Parse(own); err != nil {
@@ -112,14 +117,24 @@ func run(args []string, stderr io.Writer) error {
 	if *label != "" && *label == *id {
 		return fmt.Errorf("%w: -label and -id name the same column %q", errUsage, *id)
 	}
+	if *strat != "" && (cmd != "fit" || *method == "lda" || *method == "lsi") {
+		return fmt.Errorf("%w: -stratify NAME goes with fit on a sample (not project, lda or lsi)", errUsage)
+	}
+	if *strat != "" && *strat == *id {
+		return fmt.Errorf("%w: -stratify and -id name the same column %q", errUsage, *id)
+	}
 	var rows beam.PCollection
 	if strings.HasSuffix(*input, ".npy") {
-		if *id != "" || *label != "" {
-			return fmt.Errorf("%w: -id and -label apply to CSV input, not .npy", errUsage)
+		if *id != "" || *label != "" || *strat != "" {
+			return fmt.Errorf("%w: -id, -label and -stratify apply to CSV input, not .npy", errUsage)
 		}
 		rows = manifoldbeam.ReadNPY(s, *input)
 	} else {
-		rows = manifoldbeam.ReadLabeledCSV(s, *input, *id, *label)
+		labelCol := *label
+		if *strat != "" {
+			labelCol = *strat // the stratum travels as the row's label
+		}
+		rows = manifoldbeam.ReadLabeledCSV(s, *input, *id, labelCol)
 	}
 	switch cmd {
 	case "project":
@@ -146,14 +161,14 @@ func run(args []string, stderr io.Writer) error {
 				lsiDim = 2
 			}
 			dl = manifoldbeam.FitLSI(s, rows, lsiDim, *model)
-		case *method == "pca" && *sample == 0:
+		case *method == "pca" && *sample == 0 && *strat == "":
 			pcaDim := *dim
 			if pcaDim == 0 {
 				pcaDim = 2
 			}
 			dl = manifoldbeam.FitPCA(s, rows, pcaDim, *model)
 		default:
-			fit := manifoldbeam.SampleFit{Method: *method, Dim: *dim, K: *k, Landmarks: *lms, Size: *sample, Seed: *seed}
+			fit := manifoldbeam.SampleFit{Method: *method, Dim: *dim, K: *k, Landmarks: *lms, Size: *sample, Seed: *seed, Stratify: *strat != ""}
 			if err := manifoldbeam.CheckSampleFit(fit); err != nil {
 				return fmt.Errorf("%w: fit: %v", errUsage, err)
 			}
