@@ -20,6 +20,10 @@
 // uniform or a stratified sample (bottom-k sketches, the same however the
 // rows are sharded) on one worker, for Project to map every row with.
 //
+// Input and output: sharded CSV (ReadCSV, WriteCSV), NumPy .npy (ReadNPY,
+// WriteNPY) and Parquet (ReadParquet through Beam's parquetio,
+// WriteParquet), every output committed by renaming, _SUCCESS last.
+//
 // Cost: one Transform call per block of B rows (DefaultBlock); the model
 // is loaded once per worker process, so a worker's start-up cost is the
 // model file's size read once.

@@ -4,7 +4,7 @@
 // runner and submits to Flink, Spark or Dataflow (--runner and the runner's
 // flags; see the module's README).
 //
-//	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy] [--runner …]
+//	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [--runner …]
 //	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
@@ -22,8 +22,11 @@
 // strata's sizes (largest remainders), each stratum's rows of least hash
 // key — the same sample however the input is sharded, for a given -seed.
 //
-// Inputs ending in .npy are NumPy shards; anything else is CSV (gzip by
-// the .gz suffix). Errors: exit status 1 and one line on standard error.
+// Inputs ending in .npy are NumPy shards, inputs ending in .parquet are
+// Parquet files (columns id, a UTF8 string, and x, the features as a
+// repeated DOUBLE; read by Beam's parquetio); anything else is CSV (gzip
+// by the .gz suffix). -format parquet writes part-NNNNN.parquet (columns
+// id and y, the coordinates as a repeated DOUBLE). Errors: exit status 1 and one line on standard error.
 package main
 
 import (
@@ -46,7 +49,7 @@ import (
 )
 
 const usage = `usage:
-  manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy] [-block B] [--runner prism|flink|spark|dataflow …]
+  manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [-block B] [--runner prism|flink|spark|dataflow …]
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
@@ -76,11 +79,11 @@ func run(args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var (
 		model  = fs.String("model", "", "model file (project: read; fit: written); any Beam filesystem path")
-		input  = fs.String("input", "", "input shards: a glob of .csv, .csv.gz or .npy files")
+		input  = fs.String("input", "", "input shards: a glob of .csv, .csv.gz, .npy or .parquet files (parquet: columns id and x, repeated double)")
 		id     = fs.String("id", "", "CSV: the header's ID column (without it: FILE:LINE)")
 		output = fs.String("output", "", "project: output directory (part-*.csv, dead-letters-*.csv, _SUCCESS)")
 		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
-		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…) or npy (part-*.npy with part-*.ids.csv)")
+		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…), npy (part-*.npy with part-*.ids.csv) or parquet (part-*.parquet: id, y repeated double)")
 		method = fs.String("method", "", "fit: method (pca, lsi, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
 		label  = fs.String("label", "", "fit -method lda: the CSV header's column of the integer class labels")
 		dim    = fs.Int("dim", 0, "fit: output dimension (0: 2; lda: classes − 1)")
@@ -124,12 +127,17 @@ func run(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%w: -stratify and -id name the same column %q", errUsage, *id)
 	}
 	var rows beam.PCollection
-	if strings.HasSuffix(*input, ".npy") {
+	switch {
+	case strings.HasSuffix(*input, ".npy"), strings.HasSuffix(*input, ".parquet"):
 		if *id != "" || *label != "" || *strat != "" {
-			return fmt.Errorf("%w: -id, -label and -stratify apply to CSV input, not .npy", errUsage)
+			return fmt.Errorf("%w: -id, -label and -stratify apply to CSV input, not .npy or .parquet", errUsage)
 		}
-		rows = manifoldbeam.ReadNPY(s, *input)
-	} else {
+		if strings.HasSuffix(*input, ".npy") {
+			rows = manifoldbeam.ReadNPY(s, *input)
+		} else {
+			rows = manifoldbeam.ReadParquet(s, *input)
+		}
+	default:
 		labelCol := *label
 		if *strat != "" {
 			labelCol = *strat // the stratum travels as the row's label
@@ -147,8 +155,10 @@ func run(args []string, stderr io.Writer) error {
 			manifoldbeam.WriteCSV(s, *output, emb, dl)
 		case "npy":
 			manifoldbeam.WriteNPY(s, *output, emb, dl)
+		case "parquet":
+			manifoldbeam.WriteParquet(s, *output, emb, dl)
 		default:
-			return fmt.Errorf("%w: -format %q: want csv or npy", errUsage, *format)
+			return fmt.Errorf("%w: -format %q: want csv, npy or parquet", errUsage, *format)
 		}
 	case "fit":
 		var dl beam.PCollection
