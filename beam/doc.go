@@ -15,10 +15,14 @@
 // counters rows_in, rows_out and dead_letters (namespace "manifold") let a
 // run check that nothing was lost.
 //
-// FitPCA and FitLDA fit PCA and LDA on every row by merging distributed
-// statistics; FitSample fits any unsupervised method on a uniform sample
-// (a bottom-k sketch, the same however the rows are sharded) on one
-// worker, for Project to map every row with.
+// FitPCA, FitLSI and FitLDA fit PCA, LSI and LDA on every row by merging
+// distributed statistics; FitSample fits any unsupervised method on a
+// uniform or a stratified sample (bottom-k sketches, the same however the
+// rows are sharded) on one worker, for Project to map every row with.
+//
+// Input and output: sharded CSV (ReadCSV, WriteCSV), NumPy .npy (ReadNPY,
+// WriteNPY) and Parquet (ReadParquet through Beam's parquetio,
+// WriteParquet), every output committed by renaming, _SUCCESS last.
 //
 // Cost: one Transform call per block of B rows (DefaultBlock); the model
 // is loaded once per worker process, so a worker's start-up cost is the

@@ -27,6 +27,10 @@ type SampleFit struct {
 	Landmarks int    // landmark-isomap's landmarks (0: its default)
 	Size      int    // rows in the sample (0: DefaultSampleSize)
 	Seed      uint64 // the sample's and the method's seed
+	// Stratify draws the sample per stratum, the rows' Label
+	// (ReadLabeledCSV's column): proportional allocation with at least one
+	// row a stratum (Allocate), each stratum's rows of least key.
+	Stratify bool
 }
 
 // DefaultSampleSize is the sample FitSample fits on when SampleFit.Size is
@@ -122,13 +126,29 @@ func init() {
 // for Landmark Isomap the landmark geodesics stay with the fit while the
 // triangulation of all rows runs distributed. Rows with an Err or a
 // NaN/Inf value are returned as dead letters and left out of the sample.
+//
+// With fit.Stratify the sample is stratified by the rows' Label (read by
+// ReadLabeledCSV; any text, "" included, is a stratum): every stratum's
+// rows are counted and kept in their own bottom-k sketch (Size rows of
+// least key), and the sample is, for every stratum h, its Allocate(counts,
+// Size)[h] rows of least key — proportional allocation with at least one
+// row a stratum, so a rare stratum is never left out. The sample is still
+// independent of the sharding and fixed by the seed. Memory: up to
+// 2·Size rows a stratum in a worker, so strata should be few (tens, not
+// thousands); a sample smaller than the number of strata fails with ErrFit.
 func FitSample(s beam.Scope, rows beam.PCollection, fit SampleFit, modelPath string) (dead beam.PCollection) {
 	s = s.Scope("manifold.FitSample")
 	if fit.Size <= 0 {
 		fit.Size = DefaultSampleSize
 	}
-	good, dead := beam.ParDo2(s, &finiteRowsFn{}, rows)
-	sample := beam.Combine(s, &sampleCombineFn{Size: fit.Size, Seed: fit.Seed}, good)
+	var good, sample beam.PCollection
+	if fit.Stratify {
+		good, dead = beam.ParDo2(s, &stratifiedRowsFn{}, rows)
+		sample = beam.Combine(s, &stratifiedCombineFn{Size: fit.Size, Seed: fit.Seed}, good)
+	} else {
+		good, dead = beam.ParDo2(s, &finiteRowsFn{}, rows)
+		sample = beam.Combine(s, &sampleCombineFn{Size: fit.Size, Seed: fit.Seed}, good)
+	}
 	beam.ParDo0(s, &fitSampleFn{Path: modelPath, Fit: fit}, sample)
 	return dead
 }

@@ -170,3 +170,57 @@ func LDAFromStats(ctx context.Context, st LDAStats, dim int) (*LDAModel, error) 
 		Params: map[string]any{"dim": dim, "classes": c, "solver": "svd statistics", "pca_dim": rk}}
 	return m, nil
 }
+
+// LSIFromGram builds an LSI model from the term-space Gram matrix
+// G = XᵀX (D×D, uncentred, not divided by anything) of n rows it never
+// sees, e.g. summed across the workers of a distributed pipeline. The
+// components are the dim leading eigenvectors of G (backend.EigTopCtx, each
+// with its largest-magnitude entry positive, as LSI.Fit), the singular
+// values the square roots of their eigenvalues, so the model equals
+// LSI.Fit of the same data up to the statistics' rounding and the signs
+// LSI.Fit's X·Xᵀ side may pick (it uses that side when n < D). The
+// training rows were never seen, so the model's Embedding is one row: the
+// coordinates of the zero row, zeros (1×dim). Transform, Save and Load work
+// as for a fitted LSI.
+//
+// Cost: one dense D×D symmetric eigenproblem (D² words).
+func LSIFromGram(ctx context.Context, gram mat.Symmetric, n, dim int) (*LSIModel, error) {
+	const method = "lsi from gram"
+	if gram == nil || gram.SymmetricDim() == 0 {
+		return nil, fmt.Errorf("%s: %w", method, ErrEmpty)
+	}
+	d := gram.SymmetricDim()
+	if n < 1 {
+		return nil, fmt.Errorf("%s: %w: %d sample(s)", method, ErrTooFewSamples, n)
+	}
+	if err := checkDim(methodLSI, dim, min(n, d), "min(documents, terms)"); err != nil {
+		return nil, err
+	}
+	g := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			v := gram.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: %w: gram[%d,%d] = %v", method, ErrNotFinite, i, j, v)
+			}
+			g.Data[i*d+j] = v
+		}
+	}
+	vals, vecs, err := backend.EigTopCtx(ctx, backend.Active(), g, dim)
+	if err != nil {
+		return nil, wrapNumerical(err)
+	}
+	if j := numericalRank(vals, nullTol); j < len(vals) {
+		return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", methodLSI, ErrDimension, j, dim)
+	}
+	m := &LSIModel{base: base{method: methodLSI, embedding: blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: make([]float64, dim)}},
+		components: vecs, sigma: make([]float64, dim)}
+	for j, v := range vals {
+		m.sigma[j] = math.Sqrt(v)
+	}
+	backend.FixSigns(m.components)
+	info := backend.Info()
+	m.report = Report{Method: methodLSI, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim,
+		Params: map[string]any{"dim": dim, "eigensolver": string(EigenDense), "input": "gram statistics"}}
+	return m, nil
+}

@@ -4,20 +4,29 @@
 // runner and submits to Flink, Spark or Dataflow (--runner and the runner's
 // flags; see the module's README).
 //
-//	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy] [--runner …]
+//	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [--runner …]
 //	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+//	manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
-//	manifold-beam fit -method METHOD -sample N -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
+//	manifold-beam fit -method METHOD -sample N [-stratify NAME] -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
 //
-// fit -method pca and -method lda fold every row into distributed
-// statistics (lda: the class is the CSV header's column -label); any other
+// fit -method pca, -method lsi and -method lda fold every row into
+// distributed statistics (lsi: the uncentred term-space XᵀX, rows of at
+// most 4096 features; lda: the class is the CSV header's column -label); any other
 // method (isomap, landmark-isomap, lle, ltsa, laplacian, mds, tdpm, lpp,
 // npe, isoprojection, oip; pca too with -sample) is fitted by one worker
 // on a uniform sample of -sample rows (default 5000), and project then
-// maps every row with the model.
+// maps every row with the model. With -stratify NAME the sample is
+// stratified by the CSV header's column NAME (any text; not a feature):
+// every stratum gets one row, the rest is shared in proportion to the
+// strata's sizes (largest remainders), each stratum's rows of least hash
+// key — the same sample however the input is sharded, for a given -seed.
 //
-// Inputs ending in .npy are NumPy shards; anything else is CSV (gzip by
-// the .gz suffix). Errors: exit status 1 and one line on standard error.
+// Inputs ending in .npy are NumPy shards, inputs ending in .parquet are
+// Parquet files (columns id, a UTF8 string, and x, the features as a
+// repeated DOUBLE; read by Beam's parquetio); anything else is CSV (gzip
+// by the .gz suffix). -format parquet writes part-NNNNN.parquet (columns
+// id and y, the coordinates as a repeated DOUBLE). Errors: exit status 1 and one line on standard error.
 package main
 
 import (
@@ -40,10 +49,11 @@ import (
 )
 
 const usage = `usage:
-  manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy] [-block B] [--runner prism|flink|spark|dataflow …]
+  manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [-block B] [--runner prism|flink|spark|dataflow …]
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+  manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
-  manifold-beam fit -method METHOD [-sample N] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
+  manifold-beam fit -method METHOD [-sample N] [-stratify NAME] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
 `
 
 // errUsage marks command-line mistakes.
@@ -69,12 +79,12 @@ func run(args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var (
 		model  = fs.String("model", "", "model file (project: read; fit: written); any Beam filesystem path")
-		input  = fs.String("input", "", "input shards: a glob of .csv, .csv.gz or .npy files")
+		input  = fs.String("input", "", "input shards: a glob of .csv, .csv.gz, .npy or .parquet files (parquet: columns id and x, repeated double)")
 		id     = fs.String("id", "", "CSV: the header's ID column (without it: FILE:LINE)")
 		output = fs.String("output", "", "project: output directory (part-*.csv, dead-letters-*.csv, _SUCCESS)")
 		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
-		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…) or npy (part-*.npy with part-*.ids.csv)")
-		method = fs.String("method", "", "fit: method (pca, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
+		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…), npy (part-*.npy with part-*.ids.csv) or parquet (part-*.parquet: id, y repeated double)")
+		method = fs.String("method", "", "fit: method (pca, lsi, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
 		label  = fs.String("label", "", "fit -method lda: the CSV header's column of the integer class labels")
 		dim    = fs.Int("dim", 0, "fit: output dimension (0: 2; lda: classes − 1)")
 		dead   = fs.String("dead", "", "fit: directory for the dead letters (rows left out)")
@@ -82,6 +92,7 @@ func run(args []string, stderr io.Writer) error {
 		k      = fs.Int("k", 0, "fit on a sample: neighbours (0: the method's default)")
 		lms    = fs.Int("landmarks", 0, "fit on a sample: landmark-isomap's landmarks (0: its default)")
 		seed   = fs.Uint64("seed", 1, "fit on a sample: the sample's and the method's seed")
+		strat  = fs.String("stratify", "", "fit on a sample: the CSV header's column of the strata; the sample is stratified (proportional, at least one row a stratum)")
 	)
 	own, beamArgs := splitArgs(fs, rest)
 	if err := fs.Parse(own); err != nil {
@@ -109,14 +120,29 @@ func run(args []string, stderr io.Writer) error {
 	if *label != "" && *label == *id {
 		return fmt.Errorf("%w: -label and -id name the same column %q", errUsage, *id)
 	}
+	if *strat != "" && (cmd != "fit" || *method == "lda" || *method == "lsi") {
+		return fmt.Errorf("%w: -stratify NAME goes with fit on a sample (not project, lda or lsi)", errUsage)
+	}
+	if *strat != "" && *strat == *id {
+		return fmt.Errorf("%w: -stratify and -id name the same column %q", errUsage, *id)
+	}
 	var rows beam.PCollection
-	if strings.HasSuffix(*input, ".npy") {
-		if *id != "" || *label != "" {
-			return fmt.Errorf("%w: -id and -label apply to CSV input, not .npy", errUsage)
+	switch {
+	case strings.HasSuffix(*input, ".npy"), strings.HasSuffix(*input, ".parquet"):
+		if *id != "" || *label != "" || *strat != "" {
+			return fmt.Errorf("%w: -id, -label and -stratify apply to CSV input, not .npy or .parquet", errUsage)
 		}
-		rows = manifoldbeam.ReadNPY(s, *input)
-	} else {
-		rows = manifoldbeam.ReadLabeledCSV(s, *input, *id, *label)
+		if strings.HasSuffix(*input, ".npy") {
+			rows = manifoldbeam.ReadNPY(s, *input)
+		} else {
+			rows = manifoldbeam.ReadParquet(s, *input)
+		}
+	default:
+		labelCol := *label
+		if *strat != "" {
+			labelCol = *strat // the stratum travels as the row's label
+		}
+		rows = manifoldbeam.ReadLabeledCSV(s, *input, *id, labelCol)
 	}
 	switch cmd {
 	case "project":
@@ -129,22 +155,30 @@ func run(args []string, stderr io.Writer) error {
 			manifoldbeam.WriteCSV(s, *output, emb, dl)
 		case "npy":
 			manifoldbeam.WriteNPY(s, *output, emb, dl)
+		case "parquet":
+			manifoldbeam.WriteParquet(s, *output, emb, dl)
 		default:
-			return fmt.Errorf("%w: -format %q: want csv or npy", errUsage, *format)
+			return fmt.Errorf("%w: -format %q: want csv, npy or parquet", errUsage, *format)
 		}
 	case "fit":
 		var dl beam.PCollection
 		switch {
 		case *method == "lda":
 			dl = manifoldbeam.FitLDA(s, rows, *dim, *model)
-		case *method == "pca" && *sample == 0:
+		case *method == "lsi" && *sample == 0:
+			lsiDim := *dim
+			if lsiDim == 0 {
+				lsiDim = 2
+			}
+			dl = manifoldbeam.FitLSI(s, rows, lsiDim, *model)
+		case *method == "pca" && *sample == 0 && *strat == "":
 			pcaDim := *dim
 			if pcaDim == 0 {
 				pcaDim = 2
 			}
 			dl = manifoldbeam.FitPCA(s, rows, pcaDim, *model)
 		default:
-			fit := manifoldbeam.SampleFit{Method: *method, Dim: *dim, K: *k, Landmarks: *lms, Size: *sample, Seed: *seed}
+			fit := manifoldbeam.SampleFit{Method: *method, Dim: *dim, K: *k, Landmarks: *lms, Size: *sample, Seed: *seed, Stratify: *strat != ""}
 			if err := manifoldbeam.CheckSampleFit(fit); err != nil {
 				return fmt.Errorf("%w: fit: %v", errUsage, err)
 			}

@@ -99,8 +99,8 @@ func TestFitThenProject(t *testing.T) {
 	if nrows != n {
 		t.Errorf("-format npy: %d rows in %d parts, want %d", nrows, len(parts), n)
 	}
-	if err := run([]string{"project", "-model", model, "-input", glob, "-output", nout, "-format", "parquet"}, &stderr); !errors.Is(err, errUsage) {
-		t.Errorf("-format parquet: %v, want a usage error", err)
+	if err := run([]string{"project", "-model", model, "-input", glob, "-output", nout, "-format", "orc"}, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("-format orc: %v, want a usage error", err)
 	}
 	if err := run([]string{"fit", "-method", "soip", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
 		t.Errorf("fit -method soip: %v, want a usage error", err)
