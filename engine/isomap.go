@@ -140,6 +140,8 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	}.fit(ctx, x)
 }
 
+// stages fits the Isomap embedding of g: the graph, the geodesics and
+// their eigenproblem by solver, the triangulation of new points.
 func (s Isomap) stages(r *run, g blas64.General, solver Eigensolver) (*IsomapModel, error) {
 	fixed, err := neighbourGraph(r, g, s.spec())
 	if err != nil {

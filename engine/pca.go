@@ -97,6 +97,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	}.fit(ctx, x)
 }
 
+// stages computes the dim principal components of g by solver.
 func (s PCA) stages(r *run, g blas64.General, dim int, solver PCASolver) (*PCAModel, error) {
 	const method = methodPCA
 	n, d := g.Rows, g.Cols
