@@ -101,17 +101,8 @@ func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, d
 		return err
 	}
 	n, _ := x.Dims()
-	if out != "" {
-		ind := mat.NewDense(n, k, nil)
-		for i := 0; i < n; i++ {
-			js, _ := res.Row(i)
-			for c, j := range js {
-				ind.Set(i, c, float64(j))
-			}
-		}
-		if err := dataio.WriteMatrixFile(out, ind); err != nil {
-			return err
-		}
+	if err := writeIndices(out, res, n, k); err != nil {
+		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"tool": "manifold", "mode": mode, "n": n, "k": k, "seconds": secs,
@@ -138,21 +129,28 @@ func run32(in string, k int, out string, opt neighbors.ApproxOptions) error {
 		return err
 	}
 	secs := time.Since(start).Seconds()
-	if out != "" {
-		ind := mat.NewDense(n, k, nil)
-		for i := 0; i < n; i++ {
-			js, _ := res.Row(i)
-			for c, j := range js {
-				ind.Set(i, c, float64(j))
-			}
-		}
-		if err := dataio.WriteMatrixFile(out, ind); err != nil {
-			return err
-		}
+	if err := writeIndices(out, res, n, k); err != nil {
+		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"tool": "manifold", "mode": "approx-float32", "n": n, "k": k, "seconds": secs,
 		"iterations": info.Iterations, "updates": info.Updates, "trees": info.Trees, "leaf": info.LeafSize,
 		"distances": info.Distances,
 	})
+}
+
+// writeIndices writes the neighbour indices of res (n rows of k) to out as
+// .npy, for the side-by-side script's recall; out "" writes nothing.
+func writeIndices(out string, res *neighbors.Result, n, k int) error {
+	if out == "" {
+		return nil
+	}
+	ind := mat.NewDense(n, k, nil)
+	for i := 0; i < n; i++ {
+		js, _ := res.Row(i)
+		for c, j := range js {
+			ind.Set(i, c, float64(j))
+		}
+	}
+	return dataio.WriteMatrixFile(out, ind)
 }
