@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -84,28 +85,16 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 	s = s.resolved()
 	return fitter[*LPPModel]{method: method, opts: s.Options, input: sparseRows,
 		plan: func(in samples) (fitPlan, error) {
-			n, d := in.dims()
-			if err := s.spec().validate(method, n); err != nil {
-				return fitPlan{}, err
-			}
-			if err := s.Weight.check(method); err != nil {
-				return fitPlan{}, err
-			}
-			if s.T < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) || s.PCADim < 0 {
-				return fitPlan{}, fmt.Errorf("%s: %w: t = %v, PCADim = %d", method, ErrBadSetting, s.T, s.PCADim)
-			}
-			if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
-				return fitPlan{}, err
-			}
 			params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "input": in.kind()}
-			spec := s.spec()
-			spec.params(params)
-			delete(params, "disconnected")
-			if s.PCADim > 0 {
-				params["pca_dim"] = s.PCADim
-			}
-			return fitPlan{dim: s.Dim, params: params,
-				bytes: lgeBytes(in, s.PCADim) + graphBytes(s.Neighbors, in, s.K), what: "LPP", cheaper: "a smaller PCADim (fewer singular directions)"}, nil
+			return lgePlan(method, in, s.spec(), s.Dim, s.PCADim, s.Options, params, func() error {
+				if err := s.Weight.check(method); err != nil {
+					return err
+				}
+				if s.T < 0 || math.IsNaN(s.T) || math.IsInf(s.T, 0) || s.PCADim < 0 {
+					return fmt.Errorf("%s: %w: t = %v, PCADim = %d", method, ErrBadSetting, s.T, s.PCADim)
+				}
+				return nil
+			})
 		},
 		stages: func(r *run, in samples) (*LPPModel, error) {
 			n, d := in.dims()
@@ -166,6 +155,31 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			return m, nil
 		},
 	}.fit(ctx, x)
+}
+
+// lgePlan is the plan of a linear graph embedding (LPP, NPE) of in on the
+// graph spec: the graph checked against the samples, then the method's own
+// settings (check), then the dimension; the graph's parameters added to
+// params (every graph is accepted: no disconnected policy); the memory of
+// the graph and of the SVD step (lgeBytes).
+func lgePlan(method string, in samples, spec graphSpec, dim, pcaDim int, opts Options, params map[string]any, check func() error) (fitPlan, error) {
+	n, d := in.dims()
+	if err := spec.validate(method, n); err != nil {
+		return fitPlan{}, err
+	}
+	if err := check(); err != nil {
+		return fitPlan{}, err
+	}
+	if err := checkDim(method, dim, min(n-1, d), "min(samples−1, features)"); err != nil {
+		return fitPlan{}, err
+	}
+	spec.params(params)
+	delete(params, "disconnected")
+	if pcaDim > 0 {
+		params["pca_dim"] = pcaDim
+	}
+	return fitPlan{dim: dim, params: params, bytes: lgeBytes(in, pcaDim) + graphBytes(opts.Neighbors, in, spec.k),
+		what: strings.ToUpper(method), cheaper: "a smaller PCADim (fewer singular directions)"}, nil
 }
 
 // symmetrize replaces a square matrix by (A + Aᵀ)/2.

@@ -80,25 +80,13 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	s = s.resolved()
 	return fitter[*NPEModel]{method: method, opts: s.Options, input: sparseRows,
 		plan: func(in samples) (fitPlan, error) {
-			n, d := in.dims()
-			spec := graphSpec{k: s.K, eps: s.Eps, labels: s.Labels}
-			if err := spec.validate(method, n); err != nil {
-				return fitPlan{}, err
-			}
-			if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) || s.PCADim < 0 {
-				return fitPlan{}, fmt.Errorf("%s: %w: reg = %v, PCADim = %d", method, ErrBadSetting, s.Reg, s.PCADim)
-			}
-			if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
-				return fitPlan{}, err
-			}
 			params := map[string]any{"dim": s.Dim, "reg": s.Reg, "input": in.kind()}
-			spec.params(params)
-			delete(params, "disconnected")
-			if s.PCADim > 0 {
-				params["pca_dim"] = s.PCADim
-			}
-			return fitPlan{dim: s.Dim, params: params,
-				bytes: lgeBytes(in, s.PCADim) + graphBytes(s.Neighbors, in, s.K), what: "NPE", cheaper: "a smaller PCADim (fewer singular directions)"}, nil
+			return lgePlan(method, in, graphSpec{k: s.K, eps: s.Eps, labels: s.Labels}, s.Dim, s.PCADim, s.Options, params, func() error {
+				if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) || s.PCADim < 0 {
+					return fmt.Errorf("%s: %w: reg = %v, PCADim = %d", method, ErrBadSetting, s.Reg, s.PCADim)
+				}
+				return nil
+			})
 		},
 		stages: func(r *run, in samples) (*NPEModel, error) {
 			n, d := in.dims()
