@@ -198,12 +198,20 @@ func (f *readNPYFn) ProcessElement(ctx context.Context, file fileio.ReadableFile
 // leaves no file named as complete. Either collection may be the zero
 // PCollection (not written).
 func WriteCSV(s beam.Scope, dir string, embedded, dead beam.PCollection) {
-	s = s.Scope("manifold.WriteCSV")
+	writeCommitted(s.Scope("manifold.WriteCSV"), dir, embedded, dead, func(tmp string) any { return &writeEmbFn{writer: writer{Tmp: tmp}} })
+}
+
+// writeCommitted writes the embedded rows (by the DoFn embFn makes for the
+// temporary folder) and the dead letters (CSV) into a temporary folder of
+// dir, then commits them: renamed to their final names with _SUCCESS
+// beside them, only after every part is written (commitFn). One element
+// more than the rows, so the commit runs even with no rows.
+func writeCommitted(s beam.Scope, dir string, embedded, dead beam.PCollection, embFn func(tmp string) any) {
 	dir = strings.TrimSuffix(dir, "/")
 	tmp := joinPath(dir, ".tmp-"+uuid.NewString())
-	cols := []beam.PCollection{beam.Create(s, "")} // one element, so the commit runs even with no rows
+	cols := []beam.PCollection{beam.Create(s, "")}
 	if embedded.IsValid() {
-		cols = append(cols, beam.ParDo(s, &writeEmbFn{writer: writer{Tmp: tmp}}, embedded))
+		cols = append(cols, beam.ParDo(s, embFn(tmp), embedded))
 	}
 	if dead.IsValid() {
 		cols = append(cols, beam.ParDo(s, &writeDeadFn{writer: writer{Tmp: tmp}}, dead))
@@ -219,19 +227,7 @@ func WriteCSV(s beam.Scope, dir string, embedded, dead beam.PCollection) {
 // bundle writes a part every npyRows rows, so a worker holds at most
 // npyRows rows. Dead letters are CSV files as WriteCSV writes them.
 func WriteNPY(s beam.Scope, dir string, embedded, dead beam.PCollection) {
-	s = s.Scope("manifold.WriteNPY")
-	dir = strings.TrimSuffix(dir, "/")
-	tmp := joinPath(dir, ".tmp-"+uuid.NewString())
-	cols := []beam.PCollection{beam.Create(s, "")}
-	if embedded.IsValid() {
-		cols = append(cols, beam.ParDo(s, &writeNPYFn{Tmp: tmp}, embedded))
-	}
-	if dead.IsValid() {
-		cols = append(cols, beam.ParDo(s, &writeDeadFn{writer: writer{Tmp: tmp}}, dead))
-	}
-	names := beam.Flatten(s, cols...)
-	grouped := beam.GroupByKey(s, beam.AddFixedKey(s, names))
-	beam.ParDo0(s, &commitFn{Dir: dir, Tmp: tmp}, grouped)
+	writeCommitted(s.Scope("manifold.WriteNPY"), dir, embedded, dead, func(tmp string) any { return &writeNPYFn{Tmp: tmp} })
 }
 
 // npyRows is the most rows a part of WriteNPY holds.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/parquetio"
@@ -62,19 +61,7 @@ func parquetToRow(p ParquetRow) Row { return Row{ID: p.ID, X: p.X} }
 // after, so a failed run could leave a file named as complete.) Dead
 // letters are CSV files as WriteCSV writes them.
 func WriteParquet(s beam.Scope, dir string, embedded, dead beam.PCollection) {
-	s = s.Scope("manifold.WriteParquet")
-	dir = strings.TrimSuffix(dir, "/")
-	tmp := joinPath(dir, ".tmp-"+uuid.NewString())
-	cols := []beam.PCollection{beam.Create(s, "")}
-	if embedded.IsValid() {
-		cols = append(cols, beam.ParDo(s, &writeParquetFn{Tmp: tmp}, embedded))
-	}
-	if dead.IsValid() {
-		cols = append(cols, beam.ParDo(s, &writeDeadFn{writer: writer{Tmp: tmp}}, dead))
-	}
-	names := beam.Flatten(s, cols...)
-	grouped := beam.GroupByKey(s, beam.AddFixedKey(s, names))
-	beam.ParDo0(s, &commitFn{Dir: dir, Tmp: tmp}, grouped)
+	writeCommitted(s.Scope("manifold.WriteParquet"), dir, embedded, dead, func(tmp string) any { return &writeParquetFn{Tmp: tmp} })
 }
 
 // parquetRows is the most rows a part of WriteParquet holds.
