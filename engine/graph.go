@@ -625,6 +625,116 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 	return res, rep, nil
 }
 
+// Approximate reports whether Search of n rows of d dense features will
+// be approximate (NN-descent): the rule of Options.Neighbors (auto:
+// exact while the exact search's predicted flam is at most
+// AutoApproxFlam). The command asks it to choose how to read its input.
+func (s KNNGraph) Approximate(n, d int) bool {
+	return s.Options.Neighbors.approximate(n, d, n*d, s.K)
+}
+
+// Search32 is Search for dense rows held in float32 (x is rows × cols,
+// row i at x[i·cols:(i+1)·cols]), as dataio.ReadNPY32Ctx reads them, for
+// inputs that would not fit twice as large. An approximate search runs on
+// x in place (neighbors.KNNApprox32: x is reordered while it runs and put
+// back before it returns) and measures its recall on the same float32
+// values; the memory budget counts NN-descent's own memory
+// (neighbors.ApproxBytes without the rows' copy). An exact search widens
+// the rows into a float64 copy first (8·rows·cols bytes more) and is
+// Search on it. The reported distances are computed in float64 from the
+// float32 values.
+func (s KNNGraph) Search32(ctx context.Context, x []float32, cols int) (*neighbors.Result, *Report, error) {
+	if cols < 1 || len(x) == 0 {
+		return nil, nil, fmt.Errorf("%s: %w: %d values in rows of %d features", methodKNNGraph, ErrEmpty, len(x), cols)
+	}
+	if len(x)%cols != 0 {
+		return nil, nil, fmt.Errorf("%s: %w: %d values do not make rows of %d features", methodKNNGraph, ErrBadSetting, len(x), cols)
+	}
+	n, d := len(x)/cols, cols
+	if err := checkSize(methodKNNGraph, n, d); err != nil {
+		return nil, nil, err
+	}
+	if !s.Approximate(n, d) {
+		w := mat.NewDense(n, d, nil)
+		for i, v := range x {
+			w.RawMatrix().Data[i] = float64(v)
+		}
+		return s.Search(ctx, w)
+	}
+	if err := checkFinite32(x, d); err != nil {
+		return nil, nil, err
+	}
+	if s.K < 1 || s.K >= n {
+		return nil, nil, fmt.Errorf("%s: %w: k = %d neighbours of %d samples (need 1 ≤ k < samples)", methodKNNGraph, ErrBadSetting, s.K, n)
+	}
+	o := s.Options.Neighbors
+	if err := o.check(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", methodKNNGraph, err)
+	}
+	r, err := startRun(ctx, methodKNNGraph, s.Options, n, d, 0, map[string]any{"k": s.K, "neighbors": o.Search.String(), "rows": "float32"})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.finish()
+	own := neighbors.ApproxBytes(n, d, s.K, false, o.Approx) - 4*int64(n)*int64(d)
+	if err := r.checkBudget(own, fmt.Sprintf("NN-descent of %d rows × %d features, k = %d", n, d, s.K), "a smaller k"); err != nil {
+		return nil, nil, err
+	}
+	opt := neighbors.Options{Algorithm: neighbors.NNDescent, Approx: o.Approx}
+	var res *neighbors.Result
+	err = r.stage("neighbors", opt.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
+		err := st.watchSearch(ctx, opt, n, func(ctx context.Context) error {
+			var err error
+			res, _, err = neighbors.KNNApprox32(ctx, x, d, s.K, o.Approx)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		st.search = "nn-descent"
+		st.detail = fmt.Sprintf("%d rows in float32", n)
+		sample := o.RecallSample
+		if sample == 0 {
+			sample = 200
+		}
+		if sample < 0 {
+			return nil
+		}
+		est, err := neighbors.SampledRecall32(ctx, x, d, res, sample, o.Approx.Seed^0x5eed, neighbors.Options{})
+		if err != nil {
+			return err
+		}
+		st.recall = &est
+		st.predicted += flam.KNNBrute(est.Sample, n, d)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, mapGraphErr(err)
+	}
+	rep, err := r.done()
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, rep, nil
+}
+
+// checkFinite32 returns an ErrNotFinite error naming the first value of
+// the float32 rows x (cols a row) that is NaN or infinite, or so large that
+// squared distances in float32 overflow.
+func checkFinite32(x []float32, cols int) error {
+	limit := float32(math.Sqrt(math.MaxFloat32 / (4 * float64(cols))))
+	for i, v := range x {
+		if v-v != 0 {
+			return fmt.Errorf("%s: %w: row %d, column %d is %v", methodKNNGraph, ErrNotFinite, i/cols, i%cols, v)
+		}
+		if v > limit || v < -limit {
+			return fmt.Errorf("%s: %w: row %d, column %d is %.3g: squared distances of %d features in float32 overflow above about %.3g; rescale the data",
+				methodKNNGraph, ErrNotFinite, i/cols, i%cols, v, cols, limit)
+		}
+	}
+	return nil
+}
+
 // searchWidth is the search width of a model's approximate Transform
 // queries, as its report keeps it ("search_width"; 0: the default).
 func searchWidth(rep *Report) int {
