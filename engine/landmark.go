@@ -370,37 +370,58 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 
 // maxMin picks l points greedily: each the farthest from those chosen
 // (ties to the lower index). The squared distances to each new landmark
-// are computed directly, in parallel over fixed chunks of points (a tiled
-// Gemm of one row against N is all overhead): O(l·N·D) in all. It checks
-// ctx before each landmark (a pass over the N points).
+// are computed directly, in parallel over fixed chunks of points, but only
+// for the points the new landmark can be nearer to: a point whose nearest
+// landmark a lies at distance r from it cannot be nearer to a new
+// landmark q unless ‖q − a‖ < 2r (the triangle inequality; Elkan, ICML
+// 2003, prunes k-means' assignments the same way), so a point is skipped
+// when ‖q − a‖ exceeds 2r by a relative margin far above rounding, and
+// the choices are those of computing every distance. Each pass reads the
+// points' nearest landmarks and distances (12 bytes a point) and the rows
+// of the points not skipped: O(l·N) plus the distances computed, at most
+// O(l·N·D). It checks ctx before each landmark.
 func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) {
 	n, d := x.Rows, x.Cols
-	closest := make([]float64, n)
+	closest := make([]float64, n) // squared distance to the nearest landmark
+	owner := make([]int32, n)     // which landmark (its position in idx)
 	for i := range closest {
 		closest[i] = math.Inf(1)
 	}
 	const grain = 4096
+	const margin = 1 + 1e-6 // skip only when ‖q − a‖ > 2r·margin
 	chunks := (n + grain - 1) / grain
 	bestI := make([]int, chunks)
 	bestD := make([]float64, chunks)
 	idx := []int{first}
+	// gap[a]: ‖q − landmark a‖ for the new landmark q, halved and shrunk
+	// by the margin: a point owned by a is skipped when gap[a]² > r².
+	var gap []float64
+	sqDist := func(a, b []float64) float64 {
+		s := 0.0
+		for j, v := range a {
+			t := v - b[j]
+			s += t * t
+		}
+		return s
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		last := idx[len(idx)-1]
-		q := x.Data[last*x.Stride : last*x.Stride+d]
+		last := len(idx) - 1
+		q := x.Data[idx[last]*x.Stride : idx[last]*x.Stride+d]
+		gap = gap[:0]
+		for _, a := range idx[:last] {
+			g := math.Sqrt(sqDist(q, x.Data[a*x.Stride:a*x.Stride+d])) / (2 * margin)
+			gap = append(gap, g*g)
+		}
 		backend.ParallelFor(n, grain, func(lo, hi int) {
 			bi, bd := lo, -1.0
 			for i := lo; i < hi; i++ {
-				row := x.Data[i*x.Stride : i*x.Stride+d]
-				s := 0.0
-				for j, v := range row {
-					t := v - q[j]
-					s += t * t
-				}
-				if s < closest[i] {
-					closest[i] = s
+				if c := closest[i]; last == 0 || gap[owner[i]] <= c {
+					if s := sqDist(x.Data[i*x.Stride:i*x.Stride+d], q); s < c {
+						closest[i], owner[i] = s, int32(last)
+					}
 				}
 				if closest[i] > bd {
 					bi, bd = i, closest[i]
