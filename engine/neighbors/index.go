@@ -26,7 +26,7 @@ import (
 type Index struct {
 	v     *dense32
 	walk  walkSpace // where queries walk the graph: v's rows, or their principal coordinates
-	adjP  []int32 // adjacency: row i's graph neighbours are adj[adjP[i]:adjP[i+1]]
+	adjP  []int32   // adjacency: row i's graph neighbours are adj[adjP[i]:adjP[i+1]]
 	adj   []int32
 	nodes []rpNode
 	perm  []int32
