@@ -446,6 +446,19 @@ func (r *run) knnSearch(n, d, nnz, k int, metric neighbors.Metric) (neighbors.Op
 	return opt, nil
 }
 
+// recallSample is the number of points whose exact neighbours measure an
+// approximate search's recall: RecallSample, 200 when it is 0, none (0)
+// when it is negative.
+func (o Neighbors) recallSample() int {
+	switch {
+	case o.RecallSample < 0:
+		return 0
+	case o.RecallSample == 0:
+		return 200
+	}
+	return o.RecallSample
+}
+
 // noteSearch writes, into the stage's report, which search made the lists
 // res of the rows in and, for an approximate one, its recall measured on a
 // seeded sample of Neighbors.RecallSample points (their exact neighbours by
@@ -465,11 +478,8 @@ func noteSearch(ctx context.Context, st *stageCtx, in samples, opt neighbors.Opt
 		return nil
 	}
 	st.search = "nn-descent"
-	sample := st.r.opts.Neighbors.RecallSample
-	if sample == 0 {
-		sample = 200
-	}
-	if sample < 0 || res == nil {
+	sample := st.r.opts.Neighbors.recallSample()
+	if sample == 0 || res == nil {
 		return nil
 	}
 	var est neighbors.RecallEstimate
@@ -615,6 +625,12 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 		res, err = selfKNN(ctx, st, in, s.K)
 		return err
 	})
+	return searched(r, res, err)
+}
+
+// searched ends a KNNGraph search: the stage's error, or the lists with
+// the run's report.
+func searched(r *run, res *neighbors.Result, err error) (*neighbors.Result, *Report, error) {
 	if err != nil {
 		return nil, nil, mapGraphErr(err)
 	}
@@ -693,11 +709,8 @@ func (s KNNGraph) Search32(ctx context.Context, x []float32, cols int) (*neighbo
 		}
 		st.search = "nn-descent"
 		st.detail = fmt.Sprintf("%d rows in float32", n)
-		sample := o.RecallSample
+		sample := o.recallSample()
 		if sample == 0 {
-			sample = 200
-		}
-		if sample < 0 {
 			return nil
 		}
 		est, err := neighbors.SampledRecall32(ctx, x, d, res, sample, o.Approx.Seed^0x5eed, neighbors.Options{})
@@ -708,14 +721,7 @@ func (s KNNGraph) Search32(ctx context.Context, x []float32, cols int) (*neighbo
 		st.predicted += flam.KNNBrute(est.Sample, n, d)
 		return nil
 	})
-	if err != nil {
-		return nil, nil, mapGraphErr(err)
-	}
-	rep, err := r.done()
-	if err != nil {
-		return nil, nil, err
-	}
-	return res, rep, nil
+	return searched(r, res, err)
 }
 
 // checkFinite32 returns an ErrNotFinite error naming the first value of
