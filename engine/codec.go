@@ -25,13 +25,16 @@ type codec struct {
 type describedModel interface {
 	Model
 	fields(c *codec)
-	core() *base
+	core() *modelCore
+	params() any
+	setReport(Report)
 }
 
 // saveModel writes m in the model file format.
 func saveModel(w io.Writer, m describedModel) error {
 	b := m.core()
 	c := &codec{d: newModelData(b.method, map[string]any{}, &b.report)}
+	c.params(m.params())
 	m.fields(c)
 	if c.err != nil {
 		return c.err
@@ -45,8 +48,10 @@ func loadModel(d *modelData, m describedModel) (Model, error) {
 	b.method = d.method
 	if d.report != nil {
 		b.report = *d.report
+		reported(m.params(), d.report.Params)
 	}
 	c := &codec{d: d, load: true}
+	c.params(m.params())
 	m.fields(c)
 	if c.err != nil {
 		return nil, c.err

@@ -12,7 +12,7 @@ import (
 // the input, the run with its report and heap sampler, the budget check
 // before anything large is allocated, and the end (fitted: the context
 // checked after the last stage, the report into the model).
-type fitter[M interface{ setReport(Report) }] struct {
+type fitter[M describedModel] struct {
 	method string
 	opts   Options
 	input  fitInput
@@ -100,16 +100,18 @@ func (f fitter[M]) fit(ctx context.Context, x mat.Matrix) (M, error) {
 // fitted ends every Fit: the run's report into the model, or, when ctx
 // was cancelled during a last stage that does not check it, the error
 // (done) and no model.
-func fitted[M interface{ setReport(Report) }](r *run, m M) (M, error) {
+func fitted[M describedModel](r *run, m M) (M, error) {
 	rep, err := r.done()
 	if err != nil {
 		var none M
 		return none, err
 	}
+	params := reportParams(m)
+	for k, v := range rep.Params {
+		params[k] = v
+	}
+	rep.Params = params
 	if w := r.opts.Neighbors.Width; w > 0 && approxSearched(rep) {
-		if rep.Params == nil {
-			rep.Params = map[string]any{}
-		}
 		rep.Params["search_width"] = w
 	}
 	m.setReport(*rep)

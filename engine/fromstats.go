@@ -58,8 +58,9 @@ func PCAFromCovariance(ctx context.Context, mean []float64, cov mat.Symmetric, n
 	if err := checkRank(methodPCA, vals, dim); err != nil {
 		return nil, err
 	}
-	m := &PCAModel{base: base{method: methodPCA, embedding: blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: make([]float64, dim)}},
+	m := &PCAModel{base: newBase(methodPCA, noParams{}),
 		mean: append([]float64(nil), mean...), components: vecs, variance: vals, total: total}
+	m.embedding = rowVec(make([]float64, dim)) // the mean's coordinates
 	info := backend.Info()
 	m.report = Report{Method: methodPCA, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim,
 		Params: map[string]any{"dim": dim, "solver": "covariance statistics"}}
@@ -164,7 +165,8 @@ func LDAFromStats(ctx context.Context, st LDAStats, dim int) (*LDAModel, error) 
 	for k := range f.logPri {
 		f.logPri[k] = math.Log(float64(st.Counts[k]) / float64(n))
 	}
-	m := &LDAModel{base: base{method: methodLDA, embedding: blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: make([]float64, dim)}}, fisher: f}
+	m := &LDAModel{base: newBase(methodLDA, noParams{}), fisher: f}
+	m.embedding = rowVec(make([]float64, dim))
 	info := backend.Info()
 	m.report = Report{Method: methodLDA, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim,
 		Params: map[string]any{"dim": dim, "classes": c, "solver": "svd statistics", "pca_dim": rk}}
@@ -213,8 +215,9 @@ func LSIFromGram(ctx context.Context, gram mat.Symmetric, n, dim int) (*LSIModel
 	if j := numericalRank(vals, nullTol); j < len(vals) {
 		return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", methodLSI, ErrDimension, j, dim)
 	}
-	m := &LSIModel{base: base{method: methodLSI, embedding: blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: make([]float64, dim)}},
+	m := &LSIModel{base: newBase(methodLSI, noParams{}),
 		components: vecs, sigma: make([]float64, dim)}
+	m.embedding = rowVec(make([]float64, dim))
 	for j, v := range vals {
 		m.sigma[j] = math.Sqrt(v)
 	}

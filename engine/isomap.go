@@ -73,7 +73,7 @@ type Isomap struct {
 
 // IsomapModel is a fitted Isomap.
 type IsomapModel struct {
-	base
+	base[noParams]
 	train   blas64.General // training points kept in the graph
 	graph   *sparse.CSR    // the connected neighbour graph on them
 	kept    []int          // original indices of the rows of train
@@ -147,7 +147,7 @@ func (s Isomap) stages(r *run, g blas64.General, solver Eigensolver) (*IsomapMod
 	if err != nil {
 		return nil, err
 	}
-	m := &IsomapModel{base: base{method: methodIsomap}, graph: fixed.Graph, kept: fixed.Kept, dropped: fixed.Dropped, k: s.K, eps: s.Eps, f32: s.Float32}
+	m := &IsomapModel{base: newBase(methodIsomap, noParams{}), graph: fixed.Graph, kept: fixed.Kept, dropped: fixed.Dropped, k: s.K, eps: s.Eps, f32: s.Float32}
 	if len(fixed.Dropped) > 0 {
 		m.train = subsetRows(g, fixed.Kept)
 		r.rep.Params["dropped"] = len(fixed.Dropped)

@@ -92,7 +92,7 @@ type IsoProjection struct {
 
 // IsoProjectionModel is a fitted Isometric Projection: the D×Dim map A.
 type IsoProjectionModel struct {
-	base
+	base[noParams]
 	proj blas64.General // D×Dim
 	eig  []float64      // the Dim eigenvalues of τ(D_G) (regression) or of eq. 7 (direct)
 	kept []int
@@ -206,7 +206,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if err != nil {
 				return nil, err
 			}
-			m := &IsoProjectionModel{base: base{method: method}, kept: fixed.Kept}
+			m := &IsoProjectionModel{base: newBase(method, noParams{}), kept: fixed.Kept}
 			if s.Solver == IsoProjectionDirect {
 				m.proj, m.eig, err = isoProjectionDirect(r, train.dense, tau, s.Dim, s.Seed)
 			} else {

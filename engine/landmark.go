@@ -57,7 +57,7 @@ type LandmarkIsomap struct {
 
 // LandmarkIsomapModel is a fitted Landmark Isomap.
 type LandmarkIsomapModel struct {
-	base
+	base[noParams]
 	train     blas64.General
 	graph     *sparse.CSR
 	kept      []int
@@ -134,7 +134,7 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 	if err != nil {
 		return nil, err
 	}
-	m := &LandmarkIsomapModel{base: base{method: method}, graph: fixed.Graph, kept: fixed.Kept, k: s.K, eps: s.Eps}
+	m := &LandmarkIsomapModel{base: newBase(method, noParams{}), graph: fixed.Graph, kept: fixed.Kept, k: s.K, eps: s.Eps}
 	if len(fixed.Dropped) > 0 {
 		m.train = subsetRows(g, fixed.Kept)
 		r.rep.Params["dropped"] = len(fixed.Dropped)

@@ -75,7 +75,7 @@ type LaplacianEigenmaps struct {
 
 // LaplacianModel is a fitted Laplacian eigenmap.
 type LaplacianModel struct {
-	base
+	base[noParams]
 	train   samples // training rows kept in the graph
 	kept    []int
 	dropped []int
@@ -146,7 +146,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			if err != nil {
 				return nil, err
 			}
-			m := &LaplacianModel{base: base{method: method}, kept: fixed.Kept, dropped: fixed.Dropped,
+			m := &LaplacianModel{base: newBase(method, noParams{}), kept: fixed.Kept, dropped: fixed.Dropped,
 				k: s.K, eps: s.Eps, weight: s.Weight}
 			if len(fixed.Dropped) > 0 {
 				m.train = in.subset(fixed.Kept)

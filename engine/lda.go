@@ -124,7 +124,7 @@ func (s LDA) solver() (LDASolver, error) {
 
 // LDAModel is a fitted LDA.
 type LDAModel struct {
-	base
+	base[noParams]
 	fisher
 }
 
@@ -216,7 +216,7 @@ func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 		},
 		stages: func(r *run, in samples) (*LDAModel, error) {
 			var err error
-			m := &LDAModel{base: base{method: method}}
+			m := &LDAModel{base: newBase(method, noParams{})}
 			m.fisher, m.embedding, err = fitFisher(r, in.dense, y, classes, dim, s.Reg, solver, usePCA)
 			if err != nil {
 				return nil, err

@@ -469,13 +469,13 @@ func weightedMean(in samples, b []float64) []float64 {
 
 // linearModel is a fitted linear method: y = (x − mean)·proj.
 type linearModel struct {
-	base
+	base[noParams]
 	mean    []float64
 	proj    blas64.General // D×Dim
 	eig     []float64
 	kept    []int
 	dropped []int
-	params  map[string]any // saved with the model
+	other   map[string]any // saved with the model
 }
 
 // apply maps rows: (X − 1·meanᵀ)·proj = X·proj − 1·(meanᵀ·proj).
@@ -536,7 +536,7 @@ func (m *linearModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *linearModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.otherParams(&m.params, "dim")
+	c.otherParams(&m.other, "dim")
 	c.vector("mean", &m.mean, -1)
 	c.matrix("projection", &m.proj, len(m.mean), dim)
 	c.vector("eigenvalues", &m.eig, dim)

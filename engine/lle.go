@@ -42,7 +42,7 @@ type LLE struct {
 
 // LLEModel is a fitted LLE.
 type LLEModel struct {
-	base
+	base[noParams]
 	train blas64.General
 	k     int
 	reg   float64
@@ -125,7 +125,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m := &LLEModel{base: base{method: methodLLE}, train: copyGeneral(g), k: s.K, reg: s.Reg}
+			m := &LLEModel{base: newBase(methodLLE, noParams{}), train: copyGeneral(g), k: s.K, reg: s.Reg}
 			m.near = keepLists(r, samples{dense: g}, nb)
 			mm, err := lleM(ctx, w, n)
 			if err != nil {

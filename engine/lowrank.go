@@ -99,7 +99,7 @@ type LowRankIsomap struct {
 
 // LowRankIsomapModel is a fitted Low-Rank Isomap.
 type LowRankIsomapModel struct {
-	base
+	base[noParams]
 	mean      []float64
 	proj      blas64.General // D×Dim
 	eig       []float64      // generalized eigenvalues, descending
@@ -162,7 +162,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			g := in.dense
 			n, d := g.Rows, g.Cols
 			var err error
-			m := &LowRankIsomapModel{base: base{method: method}}
+			m := &LowRankIsomapModel{base: newBase(method, noParams{})}
 			if y == nil {
 				err = r.stage("kmeans", 20*flam.KNNBrute(n, nc, d), func(ctx context.Context, st *stageCtx) error {
 					res, err := cluster.KMeans{K: nc, Seed: s.Seed}.Fit(ctx, g)

@@ -138,8 +138,8 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m := &LPPModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, kept: fixed.Kept,
-				params: map[string]any{"k": s.K, "eps": s.Eps, "weight": s.Weight.String(), "rank": res.rank}}}
+			m := &LPPModel{linearModel{base: newBase(method, noParams{}), mean: res.mean, proj: res.proj, kept: fixed.Kept,
+				other: map[string]any{"k": s.K, "eps": s.Eps, "weight": s.Weight.String(), "rank": res.rank}}}
 			m.eig = make([]float64, s.Dim)
 			for j, v := range res.vals {
 				m.eig[j] = 1 - v

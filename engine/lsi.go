@@ -43,7 +43,7 @@ type LSI struct {
 
 // LSIModel is a fitted LSI: y = x·V.
 type LSIModel struct {
-	base
+	base[noParams]
 	components blas64.General // D×Dim, orthonormal columns V
 	sigma      []float64      // Dim singular values, descending
 }
@@ -146,7 +146,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 			if j := numericalRank(vals, nullTol); j < len(vals) {
 				return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
 			}
-			mod := &LSIModel{base: base{method: method}, sigma: make([]float64, s.Dim)}
+			mod := &LSIModel{base: newBase(method, noParams{}), sigma: make([]float64, s.Dim)}
 			for j, v := range vals {
 				mod.sigma[j] = math.Sqrt(v)
 			}

@@ -65,7 +65,7 @@ type LTSA struct {
 
 // LTSAModel is a fitted LTSA.
 type LTSAModel struct {
-	base
+	base[noParams]
 	train samples
 	k     int
 	eig   []float64 // the Dim eigenvalues of B used, ascending
@@ -215,7 +215,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k, nullity: eig.nullity}
+			m := &LTSAModel{base: newBase(method, noParams{}), train: copyInput(in), k: k, nullity: eig.nullity}
 			m.near = keepLists(r, in, nb)
 			m.embedding = eig.vecs
 			m.eig = eig.vals

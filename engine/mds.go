@@ -33,7 +33,7 @@ type MDS struct {
 
 // MDSModel is a fitted classical MDS.
 type MDSModel struct {
-	base
+	base[noParams]
 	tri   triangulation
 	train blas64.General // training data (Fit only; empty after FitDistances)
 	eig   []float64      // the Dim eigenvalues of B, descending
@@ -148,7 +148,7 @@ func (s MDS) check(n int) error {
 // sq (overwritten).
 func (s MDS) embed(r *run, sq blas64.General) (*MDSModel, error) {
 	dim := s.dim()
-	m := &MDSModel{base: base{method: methodMDS}}
+	m := &MDSModel{base: newBase(methodMDS, noParams{})}
 	vals, vecs, means, err := centreAndEig(r, sq, dim, s.Eigensolver, s.Seed)
 	if err != nil {
 		return nil, err

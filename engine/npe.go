@@ -153,8 +153,8 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 			for i := range all {
 				all[i] = i
 			}
-			m := &NPEModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, eig: res.vals, kept: all,
-				params: map[string]any{"k": s.K, "eps": s.Eps, "reg": s.Reg, "rank": res.rank}}}
+			m := &NPEModel{linearModel{base: newBase(method, noParams{}), mean: res.mean, proj: res.proj, eig: res.vals, kept: all,
+				other: map[string]any{"k": s.K, "eps": s.Eps, "reg": s.Reg, "rank": res.rank}}}
 			r.rep.Params["rank"] = res.rank
 			err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
 				m.embedding = m.apply(in)

@@ -109,7 +109,7 @@ type OIP struct {
 
 // OIPModel is a fitted OIP: the D×Dim orthonormal projection V.
 type OIPModel struct {
-	base
+	base[noParams]
 	proj blas64.General // D×Dim, orthonormal columns
 	eig  []float64      // the Dim smallest eigenvalues of M, ascending
 	kept []int
@@ -229,7 +229,7 @@ func (s OIP) stages(r *run, g blas64.General, solver OIPSolver) (*OIPModel, erro
 	if err != nil {
 		return nil, err
 	}
-	m := &OIPModel{base: base{method: method}, kept: kept}
+	m := &OIPModel{base: newBase(method, noParams{}), kept: kept}
 	m.proj, m.eig, err = oipSolve(r, tr, tau, s.Dim, solver, s.Seed)
 	if err != nil {
 		return nil, err

@@ -42,7 +42,7 @@ type PCA struct {
 
 // PCAModel is a fitted PCA.
 type PCAModel struct {
-	base
+	base[noParams]
 	mean       []float64      // D
 	components blas64.General // D×Dim, orthonormal columns
 	variance   []float64      // Dim eigenvalues of the covariance, descending
@@ -103,7 +103,7 @@ func (s PCA) stages(r *run, g blas64.General, dim int, solver PCASolver) (*PCAMo
 	n, d := g.Rows, g.Cols
 	var err error
 	impl := backend.Active()
-	m := &PCAModel{base: base{method: method}}
+	m := &PCAModel{base: newBase(method, noParams{})}
 	var centred blas64.General
 	err = r.stage("center", float64(n*d), func(ctx context.Context, st *stageCtx) error {
 		m.mean, centred, m.total = centre(g)

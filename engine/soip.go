@@ -69,7 +69,7 @@ type SOIP struct {
 
 // SOIPModel is a fitted Sparse OIP: the D×Dim sparse projection.
 type SOIPModel struct {
-	base
+	base[noParams]
 	proj     blas64.General // D×Dim, unit columns, sparse
 	eig      []float64      // the Dim smallest eigenvalues of M (of OIP)
 	kept     []int
@@ -126,7 +126,7 @@ func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int
 	if err != nil {
 		return nil, err
 	}
-	m := &SOIPModel{base: base{method: method}, eig: vals, kept: kept}
+	m := &SOIPModel{base: newBase(method, noParams{}), eig: vals, kept: kept}
 	nk := tr.Rows
 	y := newGeneral(nk, o.Dim)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tr, v, 0, y)

@@ -88,7 +88,7 @@ type TDPM struct {
 
 // TDPMModel is a fitted TDPM.
 type TDPMModel struct {
-	base
+	base[noParams]
 	train   blas64.General // the centred training points, n×D
 	mean    []float64      // their mean (subtracted from new points)
 	tangent blas64.General // D×(n·t): columns i·t … i·t+t−1 are P_i
@@ -151,7 +151,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 			n, d := g.Rows, g.Cols
 			var err error
 			t := s.TangentDim
-			m := &TDPMModel{base: base{method: method}, k: s.K, t: t}
+			m := &TDPMModel{base: newBase(method, noParams{}), k: s.K, t: t}
 			m.mean, m.train, _ = centre(g)
 			var nb *neighbors.Result
 			err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
