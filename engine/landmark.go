@@ -57,19 +57,24 @@ type LandmarkIsomap struct {
 
 // LandmarkIsomapModel is a fitted Landmark Isomap.
 type LandmarkIsomapModel struct {
-	base[noParams]
+	base[landmarkParams]
 	train     blas64.General
 	graph     *sparse.CSR
 	kept      []int
 	landmarks []int // rows of train
-	k         int
-	eps       float64
 	tri       triangulation
 	eig       []float64
 	geo       *lazyGeo // the request path's index (transform_geodesic.go)
 	// near, when the fit's graph came from an approximate search, answers
 	// Transform's neighbour queries from the graph's lists (graphLists).
 	near *trainingLists
+}
+
+// landmarkParams are Landmark Isomap's parameters.
+type landmarkParams struct {
+	graphParams
+	Landmarks int            `param:"landmarks,report"` // asked for (fewer when points coincide)
+	Choice    LandmarkChoice `param:"choice,report"`    // "maxmin" for LandmarksMaxMin
 }
 
 const methodLandmarkIsomap = "landmark-isomap"
@@ -117,9 +122,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 			if choice == LandmarksMaxMin {
 				choice = "maxmin"
 			}
-			params := map[string]any{"dim": s.Dim, "landmarks": s.Landmarks, "choice": string(choice)}
-			s.spec().params(params)
-			return fitPlan{dim: s.Dim, params: params,
+			return fitPlan{dim: s.Dim,
 				bytes: 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K),
 				what:  fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
 		},
@@ -134,10 +137,11 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 	if err != nil {
 		return nil, err
 	}
-	m := &LandmarkIsomapModel{base: newBase(method, noParams{}), graph: fixed.Graph, kept: fixed.Kept, k: s.K, eps: s.Eps}
+	p := landmarkParams{graphParams: s.spec().params(), Landmarks: s.Landmarks, Choice: choice}
+	p.Dropped = len(fixed.Dropped)
+	m := &LandmarkIsomapModel{base: newBase(method, p), graph: fixed.Graph, kept: fixed.Kept}
 	if len(fixed.Dropped) > 0 {
 		m.train = subsetRows(g, fixed.Kept)
-		r.rep.Params["dropped"] = len(fixed.Dropped)
 	} else {
 		m.train = copyGeneral(g)
 	}
@@ -232,7 +236,7 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 			m.eig[i] = math.Ldexp(m.eig[i], 2*e)
 		}
 	}
-	m.near = graphLists(r.rep, m.eps, m.graph, r.opts.Neighbors.Width)
+	m.near = graphLists(r.rep, m.p.Eps, m.graph, r.opts.Neighbors.Width)
 	m.prepareGeo()
 	return m, nil
 }
@@ -278,7 +282,7 @@ func scaleGeneral(a blas64.General, e int) {
 
 func (m *LandmarkIsomapModel) prepareGeo() {
 	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, m.near, m.tri)
+		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.p.K, m.p.Eps, m.landmarks, true, 0, m.near, m.tri)
 	})
 }
 
@@ -441,8 +445,6 @@ func (m *LandmarkIsomapModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *LandmarkIsomapModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.intParam("k", &m.k, 0, math.MaxInt32)
-	c.floatParam("eps", &m.eps)
 	c.ints("landmarks", &m.landmarks, -1)
 	c.triangulated(&m.embedding, &m.tri, &m.eig, dim, len(m.landmarks))
 	n := m.embedding.Rows
@@ -455,7 +457,7 @@ func (m *LandmarkIsomapModel) fields(c *codec) {
 	c.graph(&m.graph, n)
 	c.kept(&m.kept, n)
 	if c.loaded() {
-		m.near = graphLists(&m.report, m.eps, m.graph, searchWidth(&m.report))
+		m.near = graphLists(&m.report, m.p.Eps, m.graph, searchWidth(&m.report))
 	}
 	c.indexTree(m.near, m.train)
 	if c.loaded() {
