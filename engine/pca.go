@@ -42,11 +42,16 @@ type PCA struct {
 
 // PCAModel is a fitted PCA.
 type PCAModel struct {
-	base[noParams]
+	base[pcaParams]
 	mean       []float64      // D
 	components blas64.General // D×Dim, orthonormal columns
 	variance   []float64      // Dim eigenvalues of the covariance, descending
-	total      float64        // total variance: trace of the covariance
+}
+
+// pcaParams are PCA's parameters.
+type pcaParams struct {
+	Solver PCASolver `param:"solver,report"`
+	Total  float64   `param:"total_variance,file"` // total variance: trace of the covariance
 }
 
 const methodPCA = "pca"
@@ -90,8 +95,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 			if solver == PCAGram {
 				est = int64(8 * (n*d + n*n))
 			}
-			return fitPlan{dim: dim, params: map[string]any{"dim": dim, "solver": string(solver)},
-				bytes: est, what: string(solver) + " PCA", cheaper: "the other solver, or fewer samples"}, nil
+			return fitPlan{dim: dim, bytes: est, what: string(solver) + " PCA", cheaper: "the other solver, or fewer samples"}, nil
 		},
 		stages: func(r *run, in samples) (*PCAModel, error) { return s.stages(r, in.dense, dim, solver) },
 	}.fit(ctx, x)
@@ -103,11 +107,11 @@ func (s PCA) stages(r *run, g blas64.General, dim int, solver PCASolver) (*PCAMo
 	n, d := g.Rows, g.Cols
 	var err error
 	impl := backend.Active()
-	m := &PCAModel{base: newBase(method, noParams{})}
+	m := &PCAModel{base: newBase(method, pcaParams{Solver: solver})}
 	var centred blas64.General
 	err = r.stage("center", float64(n*d), func(ctx context.Context, st *stageCtx) error {
-		m.mean, centred, m.total = centre(g)
-		m.total /= float64(n - 1)
+		m.mean, centred, m.p.Total = centre(g)
+		m.p.Total /= float64(n - 1)
 		return nil
 	})
 	if err != nil {
@@ -276,7 +280,7 @@ func (m *PCAModel) ExplainedVariance() []float64 { return append([]float64(nil),
 func (m *PCAModel) ExplainedVarianceRatio() []float64 {
 	r := make([]float64, len(m.variance))
 	for i, v := range m.variance {
-		r[i] = v / m.total
+		r[i] = v / m.p.Total
 	}
 	return r
 }
@@ -331,7 +335,6 @@ func (m *PCAModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *PCAModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.floatParam("total_variance", &m.total)
 	c.vector("mean", &m.mean, -1)
 	c.matrix("components", &m.components, len(m.mean), dim)
 	c.vector("variance", &m.variance, dim)
