@@ -159,29 +159,6 @@ func (c *codec) boolParam(name string, p *bool) {
 	})
 }
 
-// otherParams carries the parameters a model keeps as a map (reported,
-// not used by Transform): saved beside the others, loaded as every
-// parameter of the file but those named in except.
-func (c *codec) otherParams(p *map[string]any, except ...string) {
-	if c.skip() {
-		return
-	}
-	if !c.load {
-		for k, v := range *p {
-			c.d.params[k] = v
-		}
-		return
-	}
-	m := make(map[string]any, len(c.d.params))
-	for k, v := range c.d.params {
-		m[k] = v
-	}
-	for _, k := range except {
-		delete(m, k)
-	}
-	*p = m
-}
-
 // matrix carries a float array of rows×cols (either < 0: any).
 func (c *codec) matrix(name string, p *blas64.General, rows, cols int) {
 	if c.skip() {

@@ -35,10 +35,6 @@ import (
 // Every report and file also holds "dim", the embedding's dimension (the
 // model's fields method reads it first, for the shapes of its arrays).
 
-// noParams is the parameter struct of a model without parameters besides
-// "dim".
-type noParams struct{}
-
 // paramField is one tagged field of a parameter struct.
 type paramField struct {
 	name         string
