@@ -34,7 +34,7 @@ type describedModel interface {
 func saveModel(w io.Writer, m describedModel) error {
 	b := m.core()
 	c := &codec{d: newModelData(b.method, map[string]any{}, &b.report)}
-	c.params(m.params())
+	c.params(m.params(), false)
 	m.fields(c)
 	if c.err != nil {
 		return c.err
@@ -48,10 +48,12 @@ func loadModel(d *modelData, m describedModel) (Model, error) {
 	b.method = d.method
 	if d.report != nil {
 		b.report = *d.report
-		reported(m.params(), d.report.Params)
+		// The parameters only the report holds, those it holds as the
+		// fit wrote them (nothing that maps points reads them).
+		(&codec{d: &modelData{params: d.report.Params}, load: true}).params(m.params(), true)
 	}
 	c := &codec{d: d, load: true}
-	c.params(m.params())
+	c.params(m.params(), false)
 	m.fields(c)
 	if c.err != nil {
 		return nil, c.err
