@@ -136,6 +136,15 @@ func (g graphSpec) validate(method string, n int) error {
 	return nil
 }
 
+// defaultK is K with the default of the graph methods, 10 neighbours,
+// unless the graph is an ε-graph or supervised.
+func defaultK(k int, eps float64, labels []int) int {
+	if k == 0 && eps == 0 && labels == nil {
+		return 10
+	}
+	return k
+}
+
 // graphParams are the parameters of a method's neighbour graph: its size,
 // k or ε, which a model that keeps the graph also saves, and in the report
 // how it was built and what its disconnected policy did.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -113,18 +114,8 @@ type isoProjectionParams struct {
 const methodIsoProjection = "isoprojection"
 
 func (s IsoProjection) resolved() IsoProjection {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
-	if s.Alpha == 0 {
-		s.Alpha = 0.01
-	}
-	if s.RegressionTol == 0 {
-		s.RegressionTol = 1e-6
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels)
+	s.Alpha, s.RegressionTol = cmp.Or(s.Alpha, 0.01), cmp.Or(s.RegressionTol, 1e-6)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -80,15 +81,7 @@ type landmarkParams struct {
 const methodLandmarkIsomap = "landmark-isomap"
 
 func (s LandmarkIsomap) resolved(n int) LandmarkIsomap {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
-	if s.Landmarks == 0 {
-		s.Landmarks = min(n, 300)
-	}
+	s.Dim, s.K, s.Landmarks = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels), cmp.Or(s.Landmarks, min(n, 300))
 	return s
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -99,12 +100,7 @@ type laplacianParams struct {
 const methodLaplacian = "laplacian"
 
 func (s LaplacianEigenmaps) resolved() LaplacianEigenmaps {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels)
 	return s
 }
 

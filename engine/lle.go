@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -61,15 +62,7 @@ type lleParams struct {
 const methodLLE = "lle"
 
 func (s LLE) resolved() LLE {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 {
-		s.K = 10
-	}
-	if s.Reg == 0 {
-		s.Reg = 1e-3
-	}
+	s.Dim, s.K, s.Reg = cmp.Or(s.Dim, 2), cmp.Or(s.K, 10), cmp.Or(s.Reg, 1e-3)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -125,15 +126,7 @@ type lowRankParams struct {
 const methodLowRankIsomap = "lowrank-isomap"
 
 func (s LowRankIsomap) resolved() LowRankIsomap {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.Landmarks == 0 {
-		s.Landmarks = 20
-	}
-	if s.Ridge == 0 {
-		s.Ridge = 1e-3
-	}
+	s.Dim, s.Landmarks, s.Ridge = cmp.Or(s.Dim, 2), cmp.Or(s.Landmarks, 20), cmp.Or(s.Ridge, 1e-3)
 	return s
 }
 

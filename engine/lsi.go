@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -59,9 +60,7 @@ const methodLSI = "lsi"
 // Fit computes the truncated SVD of the rows of x (a *sparse.CSR, or dense).
 func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	const method = methodLSI
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
+	s.Dim = cmp.Or(s.Dim, 2)
 	var solver Eigensolver
 	return fitter[*LSIModel]{method: method, opts: s.Options, input: sparseRowsAlike,
 		plan: func(in samples) (fitPlan, error) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -84,12 +85,7 @@ type ltsaParams struct {
 const methodLTSA = "ltsa"
 
 func (s LTSA) resolved() LTSA {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 {
-		s.K = 10
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), cmp.Or(s.K, 10)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -46,12 +47,7 @@ type mdsParams struct {
 
 const methodMDS = "mds"
 
-func (s MDS) dim() int {
-	if s.Dim == 0 {
-		return 2
-	}
-	return s.Dim
-}
+func (s MDS) dim() int { return cmp.Or(s.Dim, 2) }
 
 // Fit embeds the rows of x by classical MDS of their Euclidean distances.
 func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -70,15 +71,7 @@ const methodNPE = "npe"
 func (s NPE) spec() graphSpec { return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels} }
 
 func (s NPE) resolved() NPE {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
-	if s.Reg == 0 {
-		s.Reg = 1e-3
-	}
+	s.Dim, s.K, s.Reg = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels), cmp.Or(s.Reg, 1e-3)
 	return s
 }
 

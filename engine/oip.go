@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -131,12 +132,7 @@ type oipParams struct {
 const methodOIP = "oip"
 
 func (s OIP) resolved() OIP {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -56,12 +57,7 @@ type pcaParams struct {
 
 const methodPCA = "pca"
 
-func (s PCA) dim() int {
-	if s.Dim == 0 {
-		return 2
-	}
-	return s.Dim
-}
+func (s PCA) dim() int { return cmp.Or(s.Dim, 2) }
 
 // Fit computes the principal components of the rows of x.
 func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -108,15 +109,8 @@ type tdpmParams struct {
 const methodTDPM = "tdpm"
 
 func (s TDPM) resolved() TDPM {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.TangentDim == 0 {
-		s.TangentDim = s.Dim
-	}
-	if s.K == 0 {
-		s.K = 12
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), cmp.Or(s.K, 12)
+	s.TangentDim = cmp.Or(s.TangentDim, s.Dim)
 	return s
 }
 
