@@ -136,25 +136,44 @@ func (g graphSpec) validate(method string, n int) error {
 	return nil
 }
 
-func (g graphSpec) params(p map[string]any) {
-	if g.eps > 0 {
-		p["eps"] = g.eps
-	} else {
-		p["k"] = g.k
+// defaultK is K with the default of the graph methods, 10 neighbours,
+// unless the graph is an ε-graph or supervised.
+func defaultK(k int, eps float64, labels []int) int {
+	if k == 0 && eps == 0 && labels == nil {
+		return 10
 	}
+	return k
+}
+
+// graphParams are the parameters of a method's neighbour graph: its size,
+// k or ε, which a model that keeps the graph also saves, and in the report
+// how it was built and what its disconnected policy did.
+type graphParams struct {
+	K                  int     `param:"k,unless=eps"`
+	Eps                float64 `param:"eps,omitempty"`
+	Supervised         bool    `param:"supervised,report,omitempty"`
+	SupervisedGeodesic string  `param:"supervised_geodesic,report,omitempty"`
+	// Disconnected is the policy applied ("constant": the classes of a
+	// supervised graph left apart, see SupervisedConstant); "" for the
+	// methods that take every graph.
+	Disconnected string `param:"disconnected,report,omitempty"`
+	Dropped      int    `param:"dropped,report,omitempty"` // points the policy left out
+}
+
+// params returns the parameters of the graph of g.
+func (g graphSpec) params() graphParams {
+	p := graphParams{K: g.k, Eps: g.eps, Disconnected: "constant"}
 	if g.labels != nil {
-		p["supervised"] = true
-		p["supervised_geodesic"] = g.between.String()
+		p.Supervised, p.SupervisedGeodesic = true, g.between.String()
 	}
-	if g.constantBetween() {
-		p["disconnected"] = "constant"
-		return
+	if !g.constantBetween() {
+		policy := g.policy
+		if g.labels != nil && policy == DisconnectedError {
+			policy = DisconnectedConnect // see neighbourGraph
+		}
+		p.Disconnected = policy.String()
 	}
-	policy := g.policy
-	if g.labels != nil && policy == DisconnectedError {
-		policy = DisconnectedConnect // see neighbourGraph
-	}
-	p["disconnected"] = policy.String()
+	return p
 }
 
 // neighbourGraph builds the graph of the rows of x (stage "neighbors") and

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -57,13 +58,11 @@ type LandmarkIsomap struct {
 
 // LandmarkIsomapModel is a fitted Landmark Isomap.
 type LandmarkIsomapModel struct {
-	base
+	base[landmarkParams]
 	train     blas64.General
 	graph     *sparse.CSR
 	kept      []int
 	landmarks []int // rows of train
-	k         int
-	eps       float64
 	tri       triangulation
 	eig       []float64
 	geo       *lazyGeo // the request path's index (transform_geodesic.go)
@@ -72,18 +71,17 @@ type LandmarkIsomapModel struct {
 	near *trainingLists
 }
 
+// landmarkParams are Landmark Isomap's parameters.
+type landmarkParams struct {
+	graphParams
+	Landmarks int            `param:"landmarks,report"` // asked for (fewer when points coincide)
+	Choice    LandmarkChoice `param:"choice,report"`    // "maxmin" for LandmarksMaxMin
+}
+
 const methodLandmarkIsomap = "landmark-isomap"
 
 func (s LandmarkIsomap) resolved(n int) LandmarkIsomap {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
-	if s.Landmarks == 0 {
-		s.Landmarks = min(n, 300)
-	}
+	s.Dim, s.K, s.Landmarks = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels), cmp.Or(s.Landmarks, min(n, 300))
 	return s
 }
 
@@ -117,9 +115,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 			if choice == LandmarksMaxMin {
 				choice = "maxmin"
 			}
-			params := map[string]any{"dim": s.Dim, "landmarks": s.Landmarks, "choice": string(choice)}
-			s.spec().params(params)
-			return fitPlan{dim: s.Dim, params: params,
+			return fitPlan{dim: s.Dim,
 				bytes: 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K),
 				what:  fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
 		},
@@ -134,10 +130,11 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 	if err != nil {
 		return nil, err
 	}
-	m := &LandmarkIsomapModel{base: base{method: method}, graph: fixed.Graph, kept: fixed.Kept, k: s.K, eps: s.Eps}
+	p := landmarkParams{graphParams: s.spec().params(), Landmarks: s.Landmarks, Choice: choice}
+	p.Dropped = len(fixed.Dropped)
+	m := &LandmarkIsomapModel{base: newBase(method, p), graph: fixed.Graph, kept: fixed.Kept}
 	if len(fixed.Dropped) > 0 {
 		m.train = subsetRows(g, fixed.Kept)
-		r.rep.Params["dropped"] = len(fixed.Dropped)
 	} else {
 		m.train = copyGeneral(g)
 	}
@@ -232,7 +229,7 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 			m.eig[i] = math.Ldexp(m.eig[i], 2*e)
 		}
 	}
-	m.near = graphLists(r.rep, m.eps, m.graph, r.opts.Neighbors.Width)
+	m.near = graphLists(r.rep, m.p.Eps, m.graph, r.opts.Neighbors.Width)
 	m.prepareGeo()
 	return m, nil
 }
@@ -278,7 +275,7 @@ func scaleGeneral(a blas64.General, e int) {
 
 func (m *LandmarkIsomapModel) prepareGeo() {
 	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, m.near, m.tri)
+		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.p.K, m.p.Eps, m.landmarks, true, 0, m.near, m.tri)
 	})
 }
 
@@ -462,8 +459,6 @@ func (m *LandmarkIsomapModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *LandmarkIsomapModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.intParam("k", &m.k, 0, math.MaxInt32)
-	c.floatParam("eps", &m.eps)
 	c.ints("landmarks", &m.landmarks, -1)
 	c.triangulated(&m.embedding, &m.tri, &m.eig, dim, len(m.landmarks))
 	n := m.embedding.Rows
@@ -476,7 +471,7 @@ func (m *LandmarkIsomapModel) fields(c *codec) {
 	c.graph(&m.graph, n)
 	c.kept(&m.kept, n)
 	if c.loaded() {
-		m.near = graphLists(&m.report, m.eps, m.graph, searchWidth(&m.report))
+		m.near = graphLists(&m.report, m.p.Eps, m.graph, searchWidth(&m.report))
 	}
 	c.indexTree(m.near, m.train)
 	if c.loaded() {
