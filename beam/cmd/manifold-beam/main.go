@@ -6,7 +6,7 @@
 //
 //	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [--runner …]
 //	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
-//	manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+//	manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] [-solver auto|gram|randomized] [-power Q] [-oversample P] [-seed S] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method METHOD -sample N [-stratify NAME] -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
 //	manifold-beam fit -method lda|isoprojection|lpp|npe|oip -label NAME -sample N [-stratify NAME] -input GLOB … -model FILE
@@ -14,8 +14,11 @@
 // Every subcommand takes -width D: rows without exactly D features are
 // dead letters (without it, rows of differing widths fail a fit).
 // fit -method pca, -method lsi and -method lda fold every row into
-// distributed statistics (lsi: the uncentred term-space XᵀX, rows of at
-// most 4096 features; lda: the class is the column -label); any other
+// distributed statistics (lsi: the uncentred term-space XᵀX for rows of at
+// most 4096 features, past that — or with -solver randomized — the
+// randomized range finder of Halko, Martinsson & Tropp (SIAM Review 2011),
+// -power + 2 passes over the rows with a basis of -dim + -oversample
+// columns; lda: the class is the column -label); any other
 // method (isomap, landmark-isomap, lle, ltsa, laplacian, mds, tdpm, lpp,
 // npe, isoprojection, oip; pca too with -sample) is fitted by one worker
 // on a uniform sample of -sample rows (default 5000), and project then
@@ -62,7 +65,7 @@ import (
 const usage = `usage:
   manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [-block B] [--runner prism|flink|spark|dataflow …]
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
-  manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+  manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] [-solver auto|gram|randomized] [-power Q] [-oversample P] [-seed S] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method METHOD [-sample N] [-stratify NAME] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lda|isoprojection|lpp|npe|oip -label NAME [-sample N] [-stratify NAME] -input GLOB … -model FILE
@@ -106,6 +109,9 @@ func run(args []string, stderr io.Writer) error {
 		k      = fs.Int("k", 0, "fit on a sample: neighbours (0: the method's default)")
 		lms    = fs.Int("landmarks", 0, "fit on a sample: landmark-isomap's landmarks (0: its default)")
 		seed   = fs.Uint64("seed", 1, "fit on a sample: the sample's and the method's seed")
+		solver = fs.String("solver", manifoldbeam.LSIAuto, "fit -method lsi: auto (gram up to 4096 terms, randomized past it: the width of the first row of the first shard decides), gram (the exact D×D XᵀX) or randomized (Halko, Martinsson & Tropp 2011: power + 2 passes)")
+		power  = fs.Int("power", manifoldbeam.DefaultLSIPower, "fit -method lsi, randomized: power iterations q, one pass over the rows each (0: none)")
+		over   = fs.Int("oversample", manifoldbeam.DefaultLSIOversample, "fit -method lsi, randomized: oversampling p, the basis has dim + p columns")
 		strat  = fs.String("stratify", "", "fit on a sample: the column of the strata (CSV header or Parquet column; with -label, the same column); the sample is stratified (proportional, at least one row a stratum)")
 	)
 	own, beamArgs := splitArgs(fs, rest)
@@ -146,6 +152,16 @@ func run(args []string, stderr io.Writer) error {
 	}
 	if *strat != "" && *strat == *id {
 		return fmt.Errorf("%w: -stratify and -id name the same column %q", errUsage, *id)
+	}
+	lsiFlag := false
+	fs.Visit(func(f *flag.Flag) {
+		lsiFlag = lsiFlag || f.Name == "solver" || f.Name == "power" || f.Name == "oversample"
+	})
+	if lsiFlag && (cmd != "fit" || *method != "lsi" || *sample != 0) {
+		return fmt.Errorf("%w: -solver, -power and -oversample go with fit -method lsi", errUsage)
+	}
+	if *power < 0 {
+		return fmt.Errorf("%w: -power %d", errUsage, *power)
 	}
 	if *width < 0 {
 		return fmt.Errorf("%w: -width %d", errUsage, *width)
@@ -194,11 +210,21 @@ func run(args []string, stderr io.Writer) error {
 		case *method == "lda" && *sample == 0 && *strat == "":
 			dl = manifoldbeam.FitLDA(s, rows, *dim, *model)
 		case *method == "lsi" && *sample == 0:
-			lsiDim := *dim
-			if lsiDim == 0 {
-				lsiDim = 2
+			opts := manifoldbeam.LSIOptions{Dim: *dim, Solver: *solver, Power: *power, Oversample: *over, Seed: *seed}
+			if opts.Power == 0 {
+				opts.Power = -1 // the library's 0 is its default
 			}
-			dl = manifoldbeam.FitLSI(s, rows, lsiDim, *model)
+			if err := manifoldbeam.CheckLSIOptions(opts); err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			if opts.Solver == manifoldbeam.LSIAuto {
+				w, err := manifoldbeam.InputWidth(context.Background(), *input, *id, labelCol)
+				if err != nil {
+					fmt.Fprintf(stderr, "manifold-beam: -solver auto: %v; the gram solver is used\n", err)
+				}
+				opts.Terms = w
+			}
+			dl = manifoldbeam.FitLSIWith(s, rows, opts, *model)
 		case *method == "pca" && *sample == 0 && *strat == "":
 			pcaDim := *dim
 			if pcaDim == 0 {
