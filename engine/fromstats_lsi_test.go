@@ -235,7 +235,6 @@ func TestLSIFromRange(t *testing.T) {
 	}
 }
 
-
 // identityDense returns the n×n identity.
 func identityDense(n int) *mat.Dense {
 	m := mat.NewDense(n, n, nil)
