@@ -16,13 +16,22 @@
 // run check that nothing was lost.
 //
 // FitPCA, FitLSI and FitLDA fit PCA, LSI and LDA on every row by merging
-// distributed statistics; FitSample fits any unsupervised method on a
-// uniform or a stratified sample (bottom-k sketches, the same however the
-// rows are sharded) on one worker, for Project to map every row with.
+// distributed statistics; FitLSIWith fits LSI of vocabularies past
+// MaxLSITerms with the randomized SVD of Halko, Martinsson & Tropp
+// ("Finding structure with randomness", SIAM Review 53(2), 2011): a
+// seeded Gaussian range pass, q power passes and a projected pass, D×ℓ
+// words a worker. FitSample fits any unsupervised method — or, with the
+// rows' classes kept in the sample (SampleFit.Supervised), LDA and the
+// supervised graph methods — on a uniform or a stratified sample (bottom-k
+// sketches, Cohen & Kaplan, PODC 2007: the same however the rows are
+// sharded) on one worker, for Project to map every row with.
 //
-// Input and output: sharded CSV (ReadCSV, WriteCSV), NumPy .npy (ReadNPY,
-// WriteNPY) and Parquet (ReadParquet through Beam's parquetio,
-// WriteParquet), every output committed by renaming, _SUCCESS last.
+// Input and output: sharded CSV (ReadCSV, ReadLabeledCSV, WriteCSV), NumPy
+// .npy (ReadNPY, WriteNPY) and Parquet (ReadParquet through Beam's
+// parquetio; ReadLabeledParquet, a label column named at run time, through
+// parquet-go's column reader; WriteParquet), every output committed by
+// renaming, _SUCCESS last. RequireWidth turns rows of another width into
+// dead letters.
 //
 // Cost: one Transform call per block of B rows (DefaultBlock); the model
 // is loaded once per worker process, so a worker's start-up cost is the

@@ -46,6 +46,7 @@ func init() {
 	register.Combiner3[PCAStats, []float64, PCAStats](&pcaCombineFn{})
 	register.DoFn4x0[context.Context, Row, func([]float64), func(DeadLetter)](&finiteRowsFn{})
 	register.DoFn2x1[context.Context, PCAStats, error](&writePCAFn{})
+	register.DoFn1x1[Row, Row](&requireWidthFn{})
 	register.Emitter1[[]float64]()
 }
 
@@ -84,6 +85,27 @@ func (f *finiteRowsFn) ProcessElement(ctx context.Context, r Row, emit func([]fl
 	}
 	rowsOut.Inc(ctx, 1)
 	emit(r.X)
+}
+
+// RequireWidth marks every row without exactly width features (and no
+// error yet) with an error (Row.Err), so that Project and the fits send it
+// to the dead letters with its ID instead of failing: a fit learns the
+// width from the rows themselves, and without RequireWidth rows of
+// differing widths fail it with ErrFit, since no worker can tell which
+// width is the wrong one. CSV with a header, .npy and Parquet shards all
+// go through it alike (manifold-beam's -width D).
+func RequireWidth(s beam.Scope, rows beam.PCollection, width int) beam.PCollection {
+	return beam.ParDo(s.Scope("manifold.RequireWidth"), &requireWidthFn{Width: width}, rows)
+}
+
+type requireWidthFn struct{ Width int }
+
+func (f *requireWidthFn) ProcessElement(r Row) Row {
+	if r.Err == "" && len(r.X) != f.Width {
+		r.Err = fmt.Sprintf("row has %d features, want %d (the required width)", len(r.X), f.Width)
+		r.X = nil
+	}
+	return r
 }
 
 // rowProblem says why r cannot enter a fit (its read error, no features,

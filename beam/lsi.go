@@ -21,8 +21,8 @@ import (
 // being summed), the shuffle carries two per partial accumulator, and the
 // worker that solves the eigenproblem one more — about half a GiB, a usual
 // worker's share. Beyond it a D×D matrix does not belong in one worker's
-// memory (Reuters-21578's 18,933 terms: 2.9 GB a copy): reduce the
-// vocabulary (the most frequent terms, hashing) or fit on a sample.
+// memory (Reuters-21578's 18,933 terms: 2.9 GB a copy): FitLSIWith's
+// randomized solver (LSIRandomized, D×ℓ words a worker) fits wider rows.
 const MaxLSITerms = 4096
 
 // LSIStats are the merged statistics of a distributed LSI fit: the row
@@ -64,7 +64,7 @@ func init() {
 // training rows are never gathered (as FitPCA's and FitLDA's). Rows with
 // an Err or a NaN/Inf value are returned as dead letters and left out;
 // rows of differing widths, or wider than MaxLSITerms, fail the pipeline
-// with ErrFit.
+// with ErrFit (FitLSIWith picks the randomized solver for those).
 //
 // Cost: D² flam a dense row, nnz² a sparse one (at most D/4 non-zeros);
 // 3·D² words a worker, 2·D² a merge; the eigen step is one dense D×D
@@ -134,7 +134,8 @@ func (lsiCombineFn) AddInput(a LSIStats, x []float64) LSIStats {
 func lsiWidthProblem(d int) string {
 	if d > MaxLSITerms {
 		return fmt.Sprintf("rows of %d features exceed MaxLSITerms = %d: the fit sums the D×D Gram matrix XᵀX, "+
-			"%.1f GiB a copy at D = %d and three copies a worker; reduce the vocabulary or fit on a sample",
+			"%.1f GiB a copy at D = %d and three copies a worker; use the randomized solver (FitLSIWith, LSIRandomized; "+
+			"manifold-beam fit -method lsi -solver randomized), reduce the vocabulary or fit on a sample",
 			d, MaxLSITerms, float64(d)*float64(d)*8/(1<<30), d)
 	}
 	return ""

@@ -5,11 +5,18 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/parquetio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/google/uuid"
+	"github.com/xitongsys/parquet-go-source/buffer"
+	"github.com/xitongsys/parquet-go/common"
+	"github.com/xitongsys/parquet-go/parquet"
+	"github.com/xitongsys/parquet-go/reader"
 	parquetwriter "github.com/xitongsys/parquet-go/writer"
 )
 
@@ -35,6 +42,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*ParquetEmbedded)(nil)).Elem())
 	register.Function1x1(parquetToRow)
 	register.DoFn3x1[context.Context, Embedded, func(string), error](&writeParquetFn{})
+	register.DoFn3x1[context.Context, fileio.ReadableFile, func(Row), error](&readParquetColumnsFn{})
 }
 
 // ReadParquet reads the Parquet shards matching glob (any registered
@@ -50,6 +58,223 @@ func ReadParquet(s beam.Scope, glob string) beam.PCollection {
 }
 
 func parquetToRow(p ParquetRow) Row { return Row{ID: p.ID, X: p.X} }
+
+// ReadLabeledParquet is ReadParquet with the class label (or stratum) of
+// every row in the column labelColumn (Row.Label; not a feature), as
+// ReadLabeledCSV: any primitive type (an integer, a string, a boolean, a
+// float written with the fewest digits), a null label makes the row a
+// dead letter downstream (Row.Err), a file without the column fails the
+// pipeline. With labelColumn "" it is ReadParquet.
+//
+// parquetio.Read cannot read a column named at run time (its schema is a
+// Go struct type fixed when the program is compiled), so the labelled read
+// is a DoFn of this package over Beam's fileio matches that reads the
+// three columns with parquet-go's column reader (the library parquetio
+// wraps), a shard whole into one worker's memory as parquetio does. The
+// features may be the repeated DOUBLE column x of ParquetRow or a list
+// column x (pyarrow's compliant list<double>, x.list.element); a null
+// feature makes the row a dead letter, as does a row without features;
+// FLOAT, INT32 and INT64 features are converted to float64. A null id
+// gives the ID "FILE:ROW" (0-based row index).
+func ReadLabeledParquet(s beam.Scope, glob, labelColumn string) beam.PCollection {
+	if labelColumn == "" {
+		return ReadParquet(s, glob)
+	}
+	s = s.Scope("manifold.ReadParquet")
+	files := fileio.ReadMatches(s, fileio.MatchFiles(s, glob), fileio.ReadUncompressed())
+	return beam.ParDo(s, &readParquetColumnsFn{LabelColumn: labelColumn}, files)
+}
+
+// readParquetColumnsFn reads the id, x and label columns of a Parquet
+// shard by name.
+type readParquetColumnsFn struct {
+	LabelColumn string
+}
+
+// parquetLeaf is one leaf column of a Parquet schema found by the name of
+// its top-level field.
+type parquetLeaf struct {
+	path   string // parquet-go's in-path
+	maxDL  int32  // definition level of a present value
+	listDL int32  // definition level from which a list is non-empty (repeated columns)
+	maxRL  int32
+}
+
+// findParquetLeaf returns the one leaf column under the top-level field
+// name, or an error when there is none or more than one.
+func findParquetLeaf(pr *reader.ParquetReader, name string) (parquetLeaf, error) {
+	sh := pr.SchemaHandler
+	var found []parquetLeaf
+	for _, in := range sh.ValueColumns {
+		ex := common.StrToPath(sh.InPathToExPath[in])
+		if len(ex) < 2 || ex[1] != name {
+			continue
+		}
+		inPath := common.StrToPath(in)
+		leaf := parquetLeaf{path: in}
+		var err error
+		if leaf.maxDL, err = sh.MaxDefinitionLevel(inPath); err != nil {
+			return parquetLeaf{}, err
+		}
+		if leaf.maxRL, err = sh.MaxRepetitionLevel(inPath); err != nil {
+			return parquetLeaf{}, err
+		}
+		// The definition level of the repeated node: values at or above it
+		// are inside a list, below it the list is null or empty.
+		leaf.listDL = leaf.maxDL
+		for i := 2; i <= len(inPath); i++ {
+			rt, err := sh.GetRepetitionType(inPath[:i])
+			if err != nil {
+				return parquetLeaf{}, err
+			}
+			if rt == parquet.FieldRepetitionType_REPEATED {
+				if leaf.listDL, err = sh.MaxDefinitionLevel(inPath[:i]); err != nil {
+					return parquetLeaf{}, err
+				}
+				break
+			}
+		}
+		found = append(found, leaf)
+	}
+	switch len(found) {
+	case 0:
+		return parquetLeaf{}, fmt.Errorf("no column %q", name)
+	case 1:
+		return found[0], nil
+	}
+	return parquetLeaf{}, fmt.Errorf("column %q has %d leaf columns, want one", name, len(found))
+}
+
+func (f *readParquetColumnsFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(Row)) error {
+	name := file.Metadata.Path
+	fail := func(err error) error { return fmt.Errorf("%w %s: %v", ErrInput, name, err) }
+	data, err := file.Read(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	pr, err := reader.NewParquetColumnReader(buffer.NewBufferFileFromBytes(data), 1)
+	if err != nil {
+		return fail(err)
+	}
+	defer pr.ReadStop()
+	n := pr.GetNumRows()
+	cols := map[string]parquetLeaf{}
+	for _, c := range []string{"id", "x", f.LabelColumn} {
+		leaf, err := findParquetLeaf(pr, c)
+		if err != nil {
+			return fail(err)
+		}
+		if c != "x" && leaf.maxRL > 0 {
+			return fail(fmt.Errorf("column %q is repeated; want one value a row", c))
+		}
+		if c == "x" && leaf.maxRL > 1 {
+			return fail(fmt.Errorf("column x is nested %d deep; want a list of numbers", leaf.maxRL))
+		}
+		cols[c] = leaf
+	}
+	if n == 0 {
+		return nil
+	}
+	read := func(c string) ([]any, []int32, []int32, error) {
+		v, rl, dl, err := pr.ReadColumnByPath(cols[c].path, n)
+		if err == nil && (len(v) != len(dl) || len(rl) != len(dl)) {
+			err = fmt.Errorf("column %q: %d values, %d levels", c, len(v), len(dl))
+		}
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("column %q: %v", c, err)
+		}
+		return v, rl, dl, nil
+	}
+	ids, _, idDL, err := read("id")
+	if err != nil {
+		return fail(err)
+	}
+	labels, _, labDL, err := read(f.LabelColumn)
+	if err != nil {
+		return fail(err)
+	}
+	xs, xRL, xDL, err := read("x")
+	if err != nil {
+		return fail(err)
+	}
+	if int64(len(ids)) != n || int64(len(labels)) != n {
+		return fail(fmt.Errorf("%d rows, %d ids and %d labels", n, len(ids), len(labels)))
+	}
+	xc := cols["x"]
+	k := 0 // the next value of x
+	for i := range int(n) {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r := Row{ID: name + ":" + strconv.Itoa(i)}
+		if idDL[i] == cols["id"].maxDL {
+			r.ID = parquetText(ids[i])
+		}
+		if labDL[i] == cols[f.LabelColumn].maxDL {
+			r.Label = parquetText(labels[i])
+		} else {
+			r.Err = fmt.Sprintf("%s row %d: no label (column %q is null)", name, i, f.LabelColumn)
+		}
+		if k >= len(xs) || (xc.maxRL > 0 && xRL[k] != 0) {
+			return fail(fmt.Errorf("column x: no value for row %d", i))
+		}
+		// The values of row i: from k to the next repetition level 0.
+		for first := true; k < len(xs) && (first || xc.maxRL > 0 && xRL[k] != 0); first = false {
+			dl := xDL[k]
+			switch v, ok := parquetFloat(xs[k]); {
+			case dl == xc.maxDL && ok:
+				r.X = append(r.X, v)
+			case dl == xc.maxDL:
+				return fail(fmt.Errorf("column x holds %T values, want numbers", xs[k]))
+			case dl >= xc.listDL && r.Err == "":
+				r.Err = fmt.Sprintf("%s row %d: feature %d is null", name, i, len(r.X)+1)
+			}
+			k++
+		}
+		if r.Err != "" {
+			r.X = nil
+		}
+		emit(r)
+	}
+	if k != len(xs) {
+		return fail(fmt.Errorf("column x: %d values left after %d rows", len(xs)-k, n))
+	}
+	return nil
+}
+
+// parquetText writes a Parquet value (a label or an ID) as text.
+func parquetText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case int32:
+		return strconv.FormatInt(int64(v), 10)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case bool:
+		return strconv.FormatBool(v)
+	case float32:
+		return strconv.FormatFloat(float64(v), 'g', -1, 32)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.TrimSpace(fmt.Sprint(v))
+}
+
+// parquetFloat converts a Parquet feature value to float64.
+func parquetFloat(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case float32:
+		return float64(v), true
+	case int32:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	}
+	return 0, false
+}
 
 // WriteParquet is WriteCSV with the embedded rows as Parquet files:
 // "part-NNNNN.parquet" with the ParquetEmbedded schema (id, y), one a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,9 @@ import (
 	"github.com/xitongsys/parquet-go-source/buffer"
 	"github.com/xitongsys/parquet-go/reader"
 	parquetwriter "github.com/xitongsys/parquet-go/writer"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
 )
 
 // writeParquetRows writes rows to the Parquet file p (the ParquetRow
@@ -132,5 +136,119 @@ func TestParquetRoundTrip(t *testing.T) {
 	}
 	if tmp, _ := filepath.Glob(filepath.Join(out, ".tmp-*")); len(tmp) != 0 {
 		t.Errorf("temporary files left: %v", tmp)
+	}
+}
+
+// labeledParquetRow is a Parquet schema with a label column "digit" (an
+// optional INT64) beside ParquetRow's id and x.
+type labeledParquetRow struct {
+	ID    string    `parquet:"name=id, type=BYTE_ARRAY, convertedtype=UTF8, encoding=PLAIN"`
+	X     []float64 `parquet:"name=x, type=DOUBLE, repetitiontype=REPEATED"`
+	Digit *int64    `parquet:"name=digit, type=INT64, repetitiontype=OPTIONAL"`
+}
+
+// TestFitLDAParquet fits LDA from Parquet shards with a label column
+// (ReadLabeledParquet, column "digit", an optional INT64; uneven shards,
+// one with no rows; RequireWidth 6) and compares the model file with
+// engine.LDA's in-process fit of the good rows as TestFitLDA does
+// (principal angles ≤ 1e-8°, eigenvalues to 1e-9, the same predictions);
+// a NaN row, a row of 5 features, a row with a null label, a row without
+// features and a row whose label is not an integer are the five dead
+// letters, by ID, and the counters account for every row.
+func TestFitLDAParquet(t *testing.T) {
+	dir := t.TempDir()
+	const n, d = 900, 6
+	rng := rand.New(rand.NewPCG(8, 9))
+	x := mat.NewDense(n, d, nil)
+	labels := make([]int, n)
+	var rows []labeledParquetRow
+	for i := range n {
+		labels[i] = 3 * (i % 4)
+		for j := range d - 1 {
+			x.Set(i, j, 1e4+float64(j+1)*rng.NormFloat64()+float64((i%4)*(j%3)))
+		}
+		x.Set(i, d-1, 3) // constant
+		c := int64(labels[i])
+		rows = append(rows, labeledParquetRow{ID: fmt.Sprint("r", i), X: x.RawRowView(i), Digit: &c})
+	}
+	zero := int64(0)
+	bad := []labeledParquetRow{
+		{ID: "nan", X: []float64{1, math.NaN(), 1, 1, 1, 1}, Digit: &zero},
+		{ID: "narrow", X: []float64{1, 2, 3, 4, 5}, Digit: &zero},
+		{ID: "nolabel", X: []float64{1, 2, 3, 4, 5, 6}},
+		{ID: "empty", Digit: &zero},
+	}
+	shards := [][]labeledParquetRow{rows[:4], nil, append(append([]labeledParquetRow{}, rows[4:400]...), bad[:3]...), append(append([]labeledParquetRow{}, rows[400:]...), bad[3:4]...)}
+	for k, sh := range shards {
+		writeParquetAny(t, filepath.Join(dir, fmt.Sprintf("s%d.parquet", k)), new(labeledParquetRow), sh)
+	}
+	// A shard with a string label column: "cat" is not an integer.
+	type stringLabel struct {
+		ID    string    `parquet:"name=id, type=BYTE_ARRAY, convertedtype=UTF8, encoding=PLAIN"`
+		X     []float64 `parquet:"name=x, type=DOUBLE, repetitiontype=REPEATED"`
+		Digit string    `parquet:"name=digit, type=BYTE_ARRAY, convertedtype=UTF8"`
+	}
+	writeParquetAny(t, filepath.Join(dir, "s9.parquet"), new(stringLabel), []stringLabel{{ID: "cat", X: []float64{1, 2, 3, 4, 5, 6}, Digit: "cat"}})
+
+	path := filepath.Join(dir, "lda.bin")
+	p, s := beam.NewPipelineWithRoot()
+	in := RequireWidth(s, ReadLabeledParquet(s, filepath.Join(dir, "*.parquet"), "digit"), d)
+	key := t.Name()
+	beam.ParDo0(s, &collectDeadFn{Key: key}, FitLDA(s, in, 0, path))
+	res, err := ptest.RunWithMetrics(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dead = 5
+	if c := counters(t, res); c[MetricRowsIn] != n+dead || c[MetricRowsOut] != n || c[MetricDeadLetter] != dead {
+		t.Errorf("counters %v, want %d in, %d out, %d dead", c, n+dead, n, dead)
+	}
+	_, dl := takeCollected(key)
+	got := map[string]string{}
+	for _, e := range dl {
+		got[e.ID] = e.Error
+	}
+	for id, want := range map[string]string{"nan": "NaN", "narrow": "5 features, want 6", "nolabel": "no label", "empty": "0 features", "cat": "not an integer"} {
+		if !strings.Contains(got[id], want) {
+			t.Errorf("dead letter %q: %q, want it to say %q", id, got[id], want)
+		}
+	}
+	if len(dl) != dead {
+		t.Errorf("dead letters %v", got)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := engine.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLDA(t, m, x, labels)
+}
+
+// writeParquetAny writes rows (a slice of the struct schema points to)
+// to the Parquet file p with parquet-go.
+func writeParquetAny[T any](t *testing.T, p string, schema *T, rows []T) {
+	t.Helper()
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := parquetwriter.NewParquetWriterFromWriter(f, schema, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if err := pw.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.WriteStop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

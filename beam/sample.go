@@ -31,6 +31,12 @@ type SampleFit struct {
 	// (ReadLabeledCSV's column): proportional allocation with at least one
 	// row a stratum (Allocate), each stratum's rows of least key.
 	Stratify bool
+	// Supervised carries every row's class (Row.Label, an integer) into
+	// the sample and fits the method with the sampled rows' classes: lda
+	// (which needs them) or the supervised graph of isoprojection, lpp,
+	// npe and oip (SupervisedMethods). With Stratify too, the strata are
+	// the classes.
+	Supervised bool
 }
 
 // DefaultSampleSize is the sample FitSample fits on when SampleFit.Size is
@@ -40,43 +46,63 @@ const DefaultSampleSize = 5000
 
 // sampleFitters are the methods FitSample fits, by their command-line
 // names: the unsupervised methods on dense rows.
-var sampleFitters = map[string]func(context.Context, SampleFit, *mat.Dense) (engine.Model, error){
-	"pca": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+// Each takes the sampled rows and, for a supervised fit, their classes
+// (nil otherwise).
+var sampleFitters = map[string]func(context.Context, SampleFit, *mat.Dense, []int) (engine.Model, error){
+	"pca": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
 		return model(engine.PCA{Dim: f.Dim}.Fit(ctx, x))
 	},
-	"mds": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+	"mds": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
 		return model(engine.MDS{Dim: f.Dim, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"isomap": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+	"isomap": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
 		return model(engine.Isomap{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"landmark-isomap": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+	"landmark-isomap": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
 		return model(engine.LandmarkIsomap{Dim: f.Dim, K: f.K, Landmarks: f.Landmarks, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"lle": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+	"lle": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
 		return model(engine.LLE{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"ltsa": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+	"ltsa": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
 		return model(engine.LTSA{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"laplacian": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+	"laplacian": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
 		return model(engine.LaplacianEigenmaps{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"tdpm": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
+	"tdpm": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
 		return model(engine.TDPM{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"lpp": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
-		return model(engine.LPP{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	"lpp": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
+		return model(engine.LPP{Dim: f.Dim, K: f.K, Labels: y, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"npe": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
-		return model(engine.NPE{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	"npe": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
+		return model(engine.NPE{Dim: f.Dim, K: f.K, Labels: y, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"isoprojection": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
-		return model(engine.IsoProjection{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	"isoprojection": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
+		return model(engine.IsoProjection{Dim: f.Dim, K: f.K, Labels: y, Seed: f.Seed}.Fit(ctx, x))
 	},
-	"oip": func(ctx context.Context, f SampleFit, x *mat.Dense) (engine.Model, error) {
-		return model(engine.OIP{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
+	"lda": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
+		return model(engine.LDA{Dim: f.Dim, Labels: y}.Fit(ctx, x))
 	},
+	"oip": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
+		return model(engine.OIP{Dim: f.Dim, K: f.K, Labels: y, Seed: f.Seed}.Fit(ctx, x))
+	},
+}
+
+// supervisedMethods are the methods of sampleFitters that take the
+// sampled rows' classes (lda needs them).
+var supervisedMethods = map[string]bool{"lda": true, "isoprojection": true, "lpp": true, "npe": true, "oip": true}
+
+// SupervisedMethods returns the names of the methods FitSample fits with
+// the rows' classes (SampleFit.Supervised), sorted.
+func SupervisedMethods() []string {
+	var names []string
+	for n := range supervisedMethods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func model[M engine.Model](m M, err error) (engine.Model, error) {
@@ -101,24 +127,29 @@ func SampleMethods() []string {
 // bottom-k sketch: Cohen & Kaplan, "Summarizing data using bottom-k
 // sketches", PODC 2007, doi:10.1145/1281100.1281133), so the sample is
 // the same however the input is sharded, bundled or merged. Rows are kept
-// flat (D values each) with their keys; Err records rows of differing
-// widths.
+// flat (D values each) with their keys, and with their classes in a
+// labelled sample (Labels, one a row; nil otherwise); Err records rows of
+// differing widths.
 type Sample struct {
-	Size int
-	D    int
-	Keys []uint64
-	Flat []float64
-	Err  string
+	Size   int
+	D      int
+	Keys   []uint64
+	Flat   []float64
+	Labels []int
+	Err    string
 }
 
 func init() {
 	beam.RegisterType(reflect.TypeOf((*Sample)(nil)).Elem())
 	register.Combiner3[Sample, []float64, Sample](&sampleCombineFn{})
+	register.Combiner3[Sample, Labeled, Sample](&labeledSampleCombineFn{})
 	register.DoFn2x1[context.Context, Sample, error](&fitSampleFn{})
 }
 
 // FitSample fits a nonlinear (or any unsupervised) method on a sample of
-// rows too many for one machine: the rows are reduced to a sample of
+// rows too many for one machine, or with fit.Supervised a supervised one
+// (SupervisedMethods: LDA, or the supervised graph of IsoProjection, LPP,
+// NPE, OIP) on a sample of labelled rows: the rows are reduced to a sample of
 // fit.Size rows by a bottom-k sketch (Sample; one pass, Size rows a
 // worker), one worker fits the method with the engine and writes the model
 // file to modelPath (any registered filesystem; under a temporary name,
@@ -136,16 +167,28 @@ func init() {
 // independent of the sharding and fixed by the seed. Memory: up to
 // 2·Size rows a stratum in a worker, so strata should be few (tens, not
 // thousands); a sample smaller than the number of strata fails with ErrFit.
+//
+// With fit.Supervised every row's Label must be an integer class (a row
+// whose label is not is a dead letter, as in FitLDA); the sample keeps
+// each sampled row's class and the method is fitted with them (the rows in
+// key order, their classes beside them). With Stratify too the strata are
+// the classes, so every class is in the sample, in proportion to its size
+// and with at least one row — what LDA needs of a sample where a rare
+// class would otherwise be missed. Memory: one int more a sampled row.
 func FitSample(s beam.Scope, rows beam.PCollection, fit SampleFit, modelPath string) (dead beam.PCollection) {
 	s = s.Scope("manifold.FitSample")
 	if fit.Size <= 0 {
 		fit.Size = DefaultSampleSize
 	}
 	var good, sample beam.PCollection
-	if fit.Stratify {
-		good, dead = beam.ParDo2(s, &stratifiedRowsFn{}, rows)
-		sample = beam.Combine(s, &stratifiedCombineFn{Size: fit.Size, Seed: fit.Seed}, good)
-	} else {
+	switch {
+	case fit.Stratify:
+		good, dead = beam.ParDo2(s, &stratifiedRowsFn{Supervised: fit.Supervised}, rows)
+		sample = beam.Combine(s, &stratifiedCombineFn{Size: fit.Size, Seed: fit.Seed, Supervised: fit.Supervised}, good)
+	case fit.Supervised:
+		good, dead = beam.ParDo2(s, &labeledRowsFn{}, rows)
+		sample = beam.Combine(s, &labeledSampleCombineFn{Size: fit.Size, Seed: fit.Seed}, good)
+	default:
 		good, dead = beam.ParDo2(s, &finiteRowsFn{}, rows)
 		sample = beam.Combine(s, &sampleCombineFn{Size: fit.Size, Seed: fit.Seed}, good)
 	}
@@ -158,6 +201,12 @@ func FitSample(s beam.Scope, rows beam.PCollection, fit SampleFit, modelPath str
 func CheckSampleFit(f SampleFit) error {
 	if _, ok := sampleFitters[f.Method]; !ok {
 		return fmt.Errorf("%w: method %q cannot be fitted on a sample (methods: %v)", ErrFit, f.Method, SampleMethods())
+	}
+	if f.Supervised && !supervisedMethods[f.Method] {
+		return fmt.Errorf("%w: method %q takes no class labels (supervised on a sample: %v)", ErrFit, f.Method, SupervisedMethods())
+	}
+	if f.Method == "lda" && !f.Supervised {
+		return fmt.Errorf("%w: lda on a sample needs the rows' classes (SampleFit.Supervised, -label)", ErrFit)
 	}
 	if f.Dim < 0 || f.K < 0 || f.Landmarks < 0 || f.Size < 0 {
 		return fmt.Errorf("%w: negative setting in %+v", ErrFit, f)
@@ -187,6 +236,12 @@ type sampleCombineFn struct {
 func (f *sampleCombineFn) CreateAccumulator() Sample { return Sample{Size: f.Size} }
 
 func (f *sampleCombineFn) AddInput(a Sample, x []float64) Sample {
+	return a.add(f.Seed, x, 0, false)
+}
+
+// add puts the row x (with its class when labelled) into the sketch,
+// which it cuts back to its Size rows of least key when it holds 2·Size.
+func (a Sample) add(seed uint64, x []float64, label int, labelled bool) Sample {
 	if a.Err != "" {
 		return a
 	}
@@ -197,8 +252,11 @@ func (f *sampleCombineFn) AddInput(a Sample, x []float64) Sample {
 		a.Err = fmt.Sprintf("a row has %d features, others %d", len(x), a.D)
 		return a
 	}
-	a.Keys = append(a.Keys, sampleKey(f.Seed, x))
+	a.Keys = append(a.Keys, sampleKey(seed, x))
 	a.Flat = append(a.Flat, x...)
+	if labelled {
+		a.Labels = append(a.Labels, label)
+	}
 	if len(a.Keys) >= 2*max(a.Size, 1) {
 		a = a.least()
 	}
@@ -219,16 +277,55 @@ func (f *sampleCombineFn) MergeAccumulators(a, b Sample) Sample {
 		a.Err = fmt.Sprintf("rows have %d and %d features", a.D, b.D)
 		return a
 	}
+	return a.merge(b)
+}
+
+// merge puts b's rows into a's (both non-empty, of the same width) and
+// keeps the Size rows of least key.
+func (a Sample) merge(b Sample) Sample {
+	if (len(a.Labels) > 0) != (len(b.Labels) > 0) {
+		a.Err = "a labelled and an unlabelled sample merged"
+		return a
+	}
 	a.Keys = append(a.Keys, b.Keys...)
 	a.Flat = append(a.Flat, b.Flat...)
+	a.Labels = append(a.Labels, b.Labels...)
 	return a.least()
 }
 
 func (f *sampleCombineFn) ExtractOutput(a Sample) Sample { return a.least() }
 
-// least keeps the Size rows of least (key, values), in that order.
+// labeledSampleCombineFn is sampleCombineFn for labelled rows: the sample
+// keeps every sampled row's class.
+type labeledSampleCombineFn struct {
+	Size int
+	Seed uint64
+}
+
+func (f *labeledSampleCombineFn) CreateAccumulator() Sample { return Sample{Size: f.Size} }
+
+func (f *labeledSampleCombineFn) AddInput(a Sample, x Labeled) Sample {
+	return a.add(f.Seed, x.X, x.Label, true)
+}
+
+func (f *labeledSampleCombineFn) MergeAccumulators(a, b Sample) Sample {
+	return (&sampleCombineFn{Size: f.Size, Seed: f.Seed}).MergeAccumulators(a, b)
+}
+
+func (f *labeledSampleCombineFn) ExtractOutput(a Sample) Sample { return a.least() }
+
+// least keeps the Size rows of least (key, values, class), in that order
+// (the class breaks the tie of equal rows of different classes, so the
+// sample does not depend on the order rows arrive in).
 func (a Sample) least() Sample {
 	n, d := len(a.Keys), a.D
+	// A labelled sample has one class a row (nil or empty otherwise: the
+	// coder may give either for no labels).
+	labelled := len(a.Labels) > 0
+	if labelled && len(a.Labels) != n {
+		a.Err = fmt.Sprintf("%d rows and %d labels in a sample", n, len(a.Labels))
+		return a
+	}
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
@@ -237,29 +334,46 @@ func (a Sample) least() Sample {
 		if c := cmp.Compare(a.Keys[i], a.Keys[j]); c != 0 {
 			return c
 		}
-		return slices.Compare(a.Flat[i*d:(i+1)*d], a.Flat[j*d:(j+1)*d])
+		if c := slices.Compare(a.Flat[i*d:(i+1)*d], a.Flat[j*d:(j+1)*d]); c != 0 || !labelled {
+			return c
+		}
+		return cmp.Compare(a.Labels[i], a.Labels[j])
 	})
 	m := min(n, a.Size)
 	keys := make([]uint64, m)
 	flat := make([]float64, m*d)
+	var labels []int
+	if labelled {
+		labels = make([]int, m)
+	}
 	for c, i := range order[:m] {
 		keys[c] = a.Keys[i]
 		copy(flat[c*d:(c+1)*d], a.Flat[i*d:(i+1)*d])
+		if labelled {
+			labels[c] = a.Labels[i]
+		}
 	}
-	a.Keys, a.Flat = keys, flat
+	a.Keys, a.Flat, a.Labels = keys, flat, labels
 	return a
 }
 
 // Matrix returns the sampled rows, in key order.
 func (a Sample) Matrix() (*mat.Dense, error) {
+	x, _, err := a.Rows()
+	return x, err
+}
+
+// Rows returns the sampled rows, in key order, and their classes (none
+// for an unlabelled sample).
+func (a Sample) Rows() (*mat.Dense, []int, error) {
 	a = a.least()
 	if a.Err != "" {
-		return nil, fmt.Errorf("%w: %s", ErrFit, a.Err)
+		return nil, nil, fmt.Errorf("%w: %s", ErrFit, a.Err)
 	}
 	if len(a.Keys) == 0 {
-		return nil, fmt.Errorf("%w: %w: no rows to sample", ErrFit, engine.ErrTooFewSamples)
+		return nil, nil, fmt.Errorf("%w: %w: no rows to sample", ErrFit, engine.ErrTooFewSamples)
 	}
-	return mat.NewDense(len(a.Keys), a.D, a.Flat), nil
+	return mat.NewDense(len(a.Keys), a.D, a.Flat), a.Labels, nil
 }
 
 // fitSampleFn fits the method on the sample and writes the model.
@@ -272,11 +386,14 @@ func (f *fitSampleFn) ProcessElement(ctx context.Context, a Sample) error {
 	if err := CheckSampleFit(f.Fit); err != nil {
 		return err
 	}
-	x, err := a.Matrix()
+	x, labels, err := a.Rows()
 	if err != nil {
 		return err
 	}
-	m, err := sampleFitters[f.Fit.Method](ctx, f.Fit, x)
+	if f.Fit.Supervised != (len(labels) > 0) {
+		return fmt.Errorf("%w: a supervised fit needs a labelled sample", ErrFit)
+	}
+	m, err := sampleFitters[f.Fit.Method](ctx, f.Fit, x, labels)
 	if err != nil {
 		return fmt.Errorf("%w: %s on a sample of %d rows: %w", ErrFit, f.Fit.Method, x.RawMatrix().Rows, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -15,10 +16,12 @@ import (
 )
 
 // Stratified is a row's features with its stratum (Row.Label: the CSV
-// header's column that ReadLabeledCSV reads, any text).
+// header's column that ReadLabeledCSV reads, any text) and, in a
+// supervised sample, its class (the stratum as an integer).
 type Stratified struct {
 	Stratum string
 	X       []float64
+	Label   int
 }
 
 // StratifiedSample is a stratified sample in the making: for every stratum
@@ -107,23 +110,39 @@ func Allocate(counts []int64, size int) ([]int, error) {
 }
 
 // stratifiedRowsFn passes the rows that can enter a sample with their
-// strata and sends the others to the dead letters.
-type stratifiedRowsFn struct{}
+// strata and sends the others to the dead letters. Supervised: the
+// stratum is the row's class, an integer (written canonically, so "07"
+// and "7" are one stratum); a row whose label is not is a dead letter.
+type stratifiedRowsFn struct {
+	Supervised bool
+}
 
 func (f *stratifiedRowsFn) ProcessElement(ctx context.Context, r Row, emit func(Stratified), dead func(DeadLetter)) {
 	rowsIn.Inc(ctx, 1)
-	if msg := rowProblem(r); msg != "" {
+	msg := rowProblem(r)
+	out := Stratified{Stratum: r.Label, X: r.X}
+	if f.Supervised && msg == "" {
+		label, err := strconv.Atoi(strings.TrimSpace(r.Label))
+		if err != nil {
+			msg = fmt.Sprintf("%v: label %q is not an integer", engine.ErrLabels, r.Label)
+		}
+		out.Stratum, out.Label = strconv.Itoa(label), label
+	}
+	if msg != "" {
 		deadLetters.Inc(ctx, 1)
 		dead(DeadLetter{ID: r.ID, Error: msg})
 		return
 	}
 	rowsOut.Inc(ctx, 1)
-	emit(Stratified{Stratum: r.Label, X: r.X})
+	emit(out)
 }
 
+// stratifiedCombineFn draws a stratified sample; Supervised: the sample
+// keeps every row's class (Stratified.Label).
 type stratifiedCombineFn struct {
-	Size int
-	Seed uint64
+	Size       int
+	Seed       uint64
+	Supervised bool
 }
 
 func (f *stratifiedCombineFn) CreateAccumulator() StratifiedSample {
@@ -154,7 +173,7 @@ func (f *stratifiedCombineFn) AddInput(a StratifiedSample, x Stratified) Stratif
 	}
 	k := a.stratum(x.Stratum)
 	a.Counts[k]++
-	a.Samples[k] = (&sampleCombineFn{Size: f.Size, Seed: f.Seed}).AddInput(a.Samples[k], x.X)
+	a.Samples[k] = a.Samples[k].add(f.Seed, x.X, x.Label, f.Supervised)
 	return a
 }
 
@@ -210,8 +229,12 @@ func (a StratifiedSample) Draw() (Sample, []int, error) {
 	for k, sk := range a.Samples {
 		sk.Size = alloc[k]
 		sk = sk.least()
+		if sk.Err != "" {
+			return Sample{}, nil, fmt.Errorf("%w: %s", ErrFit, sk.Err)
+		}
 		out.Keys = append(out.Keys, sk.Keys...)
 		out.Flat = append(out.Flat, sk.Flat...)
+		out.Labels = append(out.Labels, sk.Labels...)
 	}
 	out.Size = len(out.Keys)
 	return out.least(), alloc, nil

@@ -178,7 +178,7 @@ func TestStratifiedSketch(t *testing.T) {
 		t.Errorf("seed 10: allocation %v (%v), same sample %v", alloc2, err, slices.Equal(s2.Flat, want.Flat))
 	}
 
-	bad := fn.AddInput(fn.AddInput(fn.CreateAccumulator(), Stratified{"a", []float64{1, 2}}), Stratified{"a", []float64{1, 2, 3}})
+	bad := fn.AddInput(fn.AddInput(fn.CreateAccumulator(), Stratified{Stratum: "a", X: []float64{1, 2}}), Stratified{Stratum: "a", X: []float64{1, 2, 3}})
 	if _, err := fn.ExtractOutput(bad).Matrix(); !errors.Is(err, ErrFit) {
 		t.Errorf("rows of widths 2 and 3: %v", err)
 	}
@@ -222,7 +222,7 @@ func TestFitSampleStratified(t *testing.T) {
 		t.Fatal(err)
 	}
 	fit := SampleFit{Method: "pca", Size: 40, Seed: 4, Stratify: true}
-	want, err := sampleFitters["pca"](ctx, fit, xs)
+	want, err := sampleFitters["pca"](ctx, fit, xs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -229,3 +229,90 @@ func fromStats[M describedModel](m M, n, d, dim int) M {
 	b.report = Report{Method: b.method, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim, Params: reportParams(m)}
 	return m
 }
+
+// LSIFromRange builds an LSI model from the statistics of a randomized
+// range finder over rows it never sees (Halko, Martinsson & Tropp,
+// "Finding structure with randomness: probabilistic algorithms for
+// constructing approximate matrix decompositions", SIAM Review 53(2),
+// 2011, Algorithms 4.4 and 5.1), e.g. summed across the workers of a
+// distributed pipeline: basis is Q (D×ℓ, orthonormal columns), an
+// approximate basis of the range of XᵀX (the span of the leading right
+// singular vectors of the n×D rows X), and proj is the projected Gram
+// matrix C = QᵀXᵀXQ (ℓ×ℓ, not divided by anything). The Rayleigh–Ritz
+// step C = WΛWᵀ gives the components V = Q·W_dim (each with its
+// largest-magnitude entry positive, as LSI.Fit) and the singular values
+// √λ_j. When Q spans the dim leading right singular vectors exactly (ℓ = D,
+// Q = I: C is XᵀX) the model equals LSIFromGram's and LSI.Fit's up to the
+// statistics' rounding; otherwise the error of each σ_j² is of the order
+// of the square of the angle between its singular vector and span(Q).
+// The training rows were never seen, so the model's Embedding is one row
+// of zeros (1×dim). Transform, Save and Load work as for a fitted LSI.
+//
+// basis must be orthonormal to 1e-8 (largest |QᵀQ − I|), dim ≤ min(n, ℓ).
+// Cost: ℓ²·D flam to check the basis and D·ℓ·dim for V, one dense ℓ×ℓ
+// symmetric eigenproblem.
+func LSIFromRange(ctx context.Context, basis mat.Matrix, proj mat.Symmetric, n, dim int) (*LSIModel, error) {
+	const method = "lsi from range"
+	if basis == nil || proj == nil || proj.SymmetricDim() == 0 {
+		return nil, fmt.Errorf("%s: %w", method, ErrEmpty)
+	}
+	d, l := basis.Dims()
+	if proj.SymmetricDim() != l || l > d {
+		return nil, fmt.Errorf("%s: %w: basis %d×%d, projected Gram matrix %d×%d (want D×ℓ and ℓ×ℓ, ℓ ≤ D)", method, ErrShape, d, l, proj.SymmetricDim(), proj.SymmetricDim())
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("%s: %w: %d sample(s)", method, ErrTooFewSamples, n)
+	}
+	if err := checkDim(methodLSI, dim, min(n, l), "min(documents, basis columns)"); err != nil {
+		return nil, err
+	}
+	q := newGeneral(d, l)
+	for i := 0; i < d; i++ {
+		for j := 0; j < l; j++ {
+			v := basis.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: %w: basis[%d,%d] = %v", method, ErrNotFinite, i, j, v)
+			}
+			q.Data[i*l+j] = v
+		}
+	}
+	qtq := blas64.Symmetric{N: l, Stride: l, Uplo: blas.Upper, Data: make([]float64, l*l)}
+	blas64.Syrk(blas.Trans, 1, q, 0, qtq)
+	for i := 0; i < l; i++ {
+		for j := i; j < l; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if e := math.Abs(qtq.Data[i*l+j] - want); e > 1e-8 {
+				return nil, fmt.Errorf("%s: %w: the basis is not orthonormal: |QᵀQ − I|[%d,%d] = %.3g", method, ErrBadSetting, i, j, e)
+			}
+		}
+	}
+	c := blas64.Symmetric{N: l, Stride: l, Uplo: blas.Upper, Data: make([]float64, l*l)}
+	for i := 0; i < l; i++ {
+		for j := i; j < l; j++ {
+			v := proj.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: %w: projected gram[%d,%d] = %v", method, ErrNotFinite, i, j, v)
+			}
+			c.Data[i*l+j] = v
+		}
+	}
+	vals, w, err := backend.EigTopCtx(ctx, backend.Active(), c, dim)
+	if err != nil {
+		return nil, wrapNumerical(err)
+	}
+	if j := numericalRank(vals, nullTol); j < len(vals) {
+		return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", methodLSI, ErrDimension, j, dim)
+	}
+	v := newGeneral(d, dim)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, q, w, 0, v)
+	m := &LSIModel{base: newBase(methodLSI, lsiParams{Eigensolver: "randomized range", Input: "range statistics", Basis: l}),
+		components: v, sigma: make([]float64, dim)}
+	for j, e := range vals {
+		m.sigma[j] = math.Sqrt(e)
+	}
+	backend.FixSigns(m.components)
+	return fromStats(m, n, d, dim), nil
+}

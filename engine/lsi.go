@@ -52,7 +52,8 @@ type LSIModel struct {
 // lsiParams are LSI's parameters.
 type lsiParams struct {
 	Eigensolver Eigensolver `param:"eigensolver,report"`
-	Input       string      `param:"input,report"` // "dense", "sparse" (or "gram statistics": LSIFromGram)
+	Input       string      `param:"input,report"`           // "dense", "sparse" (or "gram statistics": LSIFromGram; "range statistics": LSIFromRange)
+	Basis       int         `param:"basis,report,omitempty"` // LSIFromRange: the columns of the range basis
 }
 
 const methodLSI = "lsi"

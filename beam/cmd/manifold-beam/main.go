@@ -6,13 +6,19 @@
 //
 //	manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [--runner …]
 //	manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
-//	manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+//	manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] [-solver auto|gram|randomized] [-power Q] [-oversample P] [-seed S] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
 //	manifold-beam fit -method METHOD -sample N [-stratify NAME] -input GLOB [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [--runner …]
+//	manifold-beam fit -method lda|isoprojection|lpp|npe|oip -label NAME -sample N [-stratify NAME] -input GLOB … -model FILE
 //
+// Every subcommand takes -width D: rows without exactly D features are
+// dead letters (without it, rows of differing widths fail a fit).
 // fit -method pca, -method lsi and -method lda fold every row into
-// distributed statistics (lsi: the uncentred term-space XᵀX, rows of at
-// most 4096 features; lda: the class is the CSV header's column -label); any other
+// distributed statistics (lsi: the uncentred term-space XᵀX for rows of at
+// most 4096 features, past that — or with -solver randomized — the
+// randomized range finder of Halko, Martinsson & Tropp (SIAM Review 2011),
+// -power + 2 passes over the rows with a basis of -dim + -oversample
+// columns; lda: the class is the column -label); any other
 // method (isomap, landmark-isomap, lle, ltsa, laplacian, mds, tdpm, lpp,
 // npe, isoprojection, oip; pca too with -sample) is fitted by one worker
 // on a uniform sample of -sample rows (default 5000), and project then
@@ -21,10 +27,17 @@
 // every stratum gets one row, the rest is shared in proportion to the
 // strata's sizes (largest remainders), each stratum's rows of least hash
 // key — the same sample however the input is sharded, for a given -seed.
+// With -label NAME a sample fit is supervised: the sample keeps each row's
+// class (an integer) and lda, or the supervised graph of isoprojection,
+// lpp, npe or oip, is fitted with them; -stratify then names the same
+// column (the strata are the classes). -method lda with -label alone folds
+// every row (distributed); with -sample or -stratify it fits on a sample.
 //
 // Inputs ending in .npy are NumPy shards, inputs ending in .parquet are
 // Parquet files (columns id, a UTF8 string, and x, the features as a
-// repeated DOUBLE; read by Beam's parquetio); anything else is CSV (gzip
+// repeated DOUBLE; read by Beam's parquetio; with -label or -stratify the
+// column of that name too, read by parquet-go's column reader, and x may be
+// a list column); anything else is CSV (gzip
 // by the .gz suffix). -format parquet writes part-NNNNN.parquet (columns
 // id and y, the coordinates as a repeated DOUBLE). Errors: exit status 1 and one line on standard error.
 package main
@@ -36,6 +49,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -51,9 +65,11 @@ import (
 const usage = `usage:
   manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [-block B] [--runner prism|flink|spark|dataflow …]
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
-  manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
+  manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] [-solver auto|gram|randomized] [-power Q] [-oversample P] [-seed S] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method METHOD [-sample N] [-stratify NAME] -input GLOB [-id NAME] [-dim D] [-k K] [-landmarks L] [-seed S] -model FILE [-dead DIR] [--runner …]
+  manifold-beam fit -method lda|isoprojection|lpp|npe|oip -label NAME [-sample N] [-stratify NAME] -input GLOB … -model FILE
+  every subcommand: [-width D] (rows without D features are dead letters)
 `
 
 // errUsage marks command-line mistakes.
@@ -85,14 +101,18 @@ func run(args []string, stderr io.Writer) error {
 		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
 		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…), npy (part-*.npy with part-*.ids.csv) or parquet (part-*.parquet: id, y repeated double)")
 		method = fs.String("method", "", "fit: method (pca, lsi, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
-		label  = fs.String("label", "", "fit -method lda: the CSV header's column of the integer class labels")
+		label  = fs.String("label", "", "fit -method lda, or a supervised fit on a sample ("+strings.Join(manifoldbeam.SupervisedMethods(), ", ")+"): the column of the integer class labels (CSV header or Parquet column)")
+		width  = fs.Int("width", 0, "rows without exactly this many features are dead letters (0: not checked; a fit then fails on rows of differing widths)")
 		dim    = fs.Int("dim", 0, "fit: output dimension (0: 2; lda: classes − 1)")
 		dead   = fs.String("dead", "", "fit: directory for the dead letters (rows left out)")
 		sample = fs.Int("sample", 0, "fit: rows in the sample a method other than pca is fitted on (0: 5000); with pca, fit on a sample too")
 		k      = fs.Int("k", 0, "fit on a sample: neighbours (0: the method's default)")
 		lms    = fs.Int("landmarks", 0, "fit on a sample: landmark-isomap's landmarks (0: its default)")
 		seed   = fs.Uint64("seed", 1, "fit on a sample: the sample's and the method's seed")
-		strat  = fs.String("stratify", "", "fit on a sample: the CSV header's column of the strata; the sample is stratified (proportional, at least one row a stratum)")
+		solver = fs.String("solver", manifoldbeam.LSIAuto, "fit -method lsi: auto (gram up to 4096 terms, randomized past it: the width of the first row of the first shard decides), gram (the exact D×D XᵀX) or randomized (Halko, Martinsson & Tropp 2011: power + 2 passes)")
+		power  = fs.Int("power", manifoldbeam.DefaultLSIPower, "fit -method lsi, randomized: power iterations q, one pass over the rows each (0: none)")
+		over   = fs.Int("oversample", manifoldbeam.DefaultLSIOversample, "fit -method lsi, randomized: oversampling p, the basis has dim + p columns")
+		strat  = fs.String("stratify", "", "fit on a sample: the column of the strata (CSV header or Parquet column; with -label, the same column); the sample is stratified (proportional, at least one row a stratum)")
 	)
 	own, beamArgs := splitArgs(fs, rest)
 	if err := fs.Parse(own); err != nil {
@@ -114,35 +134,59 @@ func run(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%w: -input and -model are required\n%s", errUsage, usage)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	if (*label != "") != (cmd == "fit" && *method == "lda") {
-		return fmt.Errorf("%w: -label NAME goes with fit -method lda, and only there", errUsage)
+	if *method == "lda" && *label == "" && cmd == "fit" {
+		return fmt.Errorf("%w: fit -method lda needs -label NAME, the column of the classes", errUsage)
+	}
+	if *label != "" && (cmd != "fit" || (*method != "lda" && !slices.Contains(manifoldbeam.SupervisedMethods(), *method))) {
+		return fmt.Errorf("%w: -label NAME goes with fit -method lda or a supervised fit on a sample (%s), and only there",
+			errUsage, strings.Join(manifoldbeam.SupervisedMethods(), ", "))
 	}
 	if *label != "" && *label == *id {
 		return fmt.Errorf("%w: -label and -id name the same column %q", errUsage, *id)
 	}
-	if *strat != "" && (cmd != "fit" || *method == "lda" || *method == "lsi") {
-		return fmt.Errorf("%w: -stratify NAME goes with fit on a sample (not project, lda or lsi)", errUsage)
+	if *strat != "" && (cmd != "fit" || *method == "lsi") {
+		return fmt.Errorf("%w: -stratify NAME goes with fit on a sample (not project or lsi)", errUsage)
+	}
+	if *strat != "" && *label != "" && *strat != *label {
+		return fmt.Errorf("%w: with -label, -stratify must name the same column (a supervised sample is stratified by class): %q and %q", errUsage, *label, *strat)
 	}
 	if *strat != "" && *strat == *id {
 		return fmt.Errorf("%w: -stratify and -id name the same column %q", errUsage, *id)
 	}
+	lsiFlag := false
+	fs.Visit(func(f *flag.Flag) {
+		lsiFlag = lsiFlag || f.Name == "solver" || f.Name == "power" || f.Name == "oversample"
+	})
+	if lsiFlag && (cmd != "fit" || *method != "lsi" || *sample != 0) {
+		return fmt.Errorf("%w: -solver, -power and -oversample go with fit -method lsi", errUsage)
+	}
+	if *power < 0 {
+		return fmt.Errorf("%w: -power %d", errUsage, *power)
+	}
+	if *width < 0 {
+		return fmt.Errorf("%w: -width %d", errUsage, *width)
+	}
+	labelCol := *label
+	if *strat != "" {
+		labelCol = *strat // the stratum travels as the row's label
+	}
 	var rows beam.PCollection
 	switch {
-	case strings.HasSuffix(*input, ".npy"), strings.HasSuffix(*input, ".parquet"):
-		if *id != "" || *label != "" || *strat != "" {
-			return fmt.Errorf("%w: -id, -label and -stratify apply to CSV input, not .npy or .parquet", errUsage)
+	case strings.HasSuffix(*input, ".npy"):
+		if *id != "" || labelCol != "" {
+			return fmt.Errorf("%w: -id, -label and -stratify apply to CSV and Parquet input, not .npy", errUsage)
 		}
-		if strings.HasSuffix(*input, ".npy") {
-			rows = manifoldbeam.ReadNPY(s, *input)
-		} else {
-			rows = manifoldbeam.ReadParquet(s, *input)
+		rows = manifoldbeam.ReadNPY(s, *input)
+	case strings.HasSuffix(*input, ".parquet"):
+		if *id != "" {
+			return fmt.Errorf("%w: -id applies to CSV input; Parquet's ID is the column id", errUsage)
 		}
+		rows = manifoldbeam.ReadLabeledParquet(s, *input, labelCol)
 	default:
-		labelCol := *label
-		if *strat != "" {
-			labelCol = *strat // the stratum travels as the row's label
-		}
 		rows = manifoldbeam.ReadLabeledCSV(s, *input, *id, labelCol)
+	}
+	if *width > 0 {
+		rows = manifoldbeam.RequireWidth(s, rows, *width)
 	}
 	switch cmd {
 	case "project":
@@ -163,14 +207,24 @@ func run(args []string, stderr io.Writer) error {
 	case "fit":
 		var dl beam.PCollection
 		switch {
-		case *method == "lda":
+		case *method == "lda" && *sample == 0 && *strat == "":
 			dl = manifoldbeam.FitLDA(s, rows, *dim, *model)
 		case *method == "lsi" && *sample == 0:
-			lsiDim := *dim
-			if lsiDim == 0 {
-				lsiDim = 2
+			opts := manifoldbeam.LSIOptions{Dim: *dim, Solver: *solver, Power: *power, Oversample: *over, Seed: *seed}
+			if opts.Power == 0 {
+				opts.Power = -1 // the library's 0 is its default
 			}
-			dl = manifoldbeam.FitLSI(s, rows, lsiDim, *model)
+			if err := manifoldbeam.CheckLSIOptions(opts); err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			if opts.Solver == manifoldbeam.LSIAuto {
+				w, err := manifoldbeam.InputWidth(context.Background(), *input, *id, labelCol)
+				if err != nil {
+					fmt.Fprintf(stderr, "manifold-beam: -solver auto: %v; the gram solver is used\n", err)
+				}
+				opts.Terms = w
+			}
+			dl = manifoldbeam.FitLSIWith(s, rows, opts, *model)
 		case *method == "pca" && *sample == 0 && *strat == "":
 			pcaDim := *dim
 			if pcaDim == 0 {
@@ -178,7 +232,8 @@ func run(args []string, stderr io.Writer) error {
 			}
 			dl = manifoldbeam.FitPCA(s, rows, pcaDim, *model)
 		default:
-			fit := manifoldbeam.SampleFit{Method: *method, Dim: *dim, K: *k, Landmarks: *lms, Size: *sample, Seed: *seed, Stratify: *strat != ""}
+			fit := manifoldbeam.SampleFit{Method: *method, Dim: *dim, K: *k, Landmarks: *lms, Size: *sample, Seed: *seed,
+				Stratify: *strat != "", Supervised: *label != ""}
 			if err := manifoldbeam.CheckSampleFit(fit); err != nil {
 				return fmt.Errorf("%w: fit: %v", errUsage, err)
 			}
