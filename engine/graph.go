@@ -690,6 +690,10 @@ func (s KNNGraph) Search32(ctx context.Context, x []float32, cols int) (*neighbo
 		return nil, nil, err
 	}
 	if !s.Approximate(n, d) {
+		if b := 8 * int64(n) * int64(d); s.MaxBytes > 0 && b > s.MaxBytes {
+			return nil, nil, fmt.Errorf("%s: %w: the exact search widens the %d×%d float32 rows to float64, about %s, budget %s; cheaper: an approximate search (searched in place)",
+				methodKNNGraph, ErrMemoryBudget, n, d, fmtBytes(b), fmtBytes(s.MaxBytes))
+		}
 		w := mat.NewDense(n, d, nil)
 		for i, v := range x {
 			w.RawMatrix().Data[i] = float64(v)

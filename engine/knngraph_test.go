@@ -83,6 +83,7 @@ func TestKNNGraphSearch32(t *testing.T) {
 		{"ragged", approx, x32[:d*20+1], d, engine.ErrBadSetting},
 		{"empty", approx, nil, d, engine.ErrEmpty},
 		{"budget", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: 1 << 20, Neighbors: approx.Options.Neighbors}}, x32, d, engine.ErrMemoryBudget},
+		{"budget, exact", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: 1 << 18, Neighbors: engine.Neighbors{Search: engine.NeighborsExact}}}, x32, d, engine.ErrMemoryBudget},
 	} {
 		if _, _, err := c.g.Search32(ctx, c.x, c.cols); !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
