@@ -81,3 +81,26 @@ func TestSeededPathsToMatchesAugmentedGraph(t *testing.T) {
 		t.Fatalf("NaN length: %v, want ErrInvalid", err)
 	}
 }
+
+// A seed that is an isolated vertex numbered last in the search order
+// (its record is empty and ends the graph's storage) is searched without
+// reading past the graph: a regression test for an index out of range.
+func TestSeededPathsToIsolatedLastVertex(t *testing.T) {
+	c := NewCOO(3, 3, 2)
+	c.Add(0, 1, 1)
+	c.Add(1, 0, 1)
+	pg, err := NewPathGraph(c.ToCSR())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pg.g.perm[2]; got != 2 {
+		t.Fatalf("vertex 2 is at position %d of the order, the test wants it last", got)
+	}
+	dst := make([]float64, 3)
+	if _, err := pg.SeededPathsTo(dst, []int{0, 2}, []float64{0, 5}, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{0, 1, 5}; dst[0] != want[0] || dst[1] != want[1] || dst[2] != want[2] {
+		t.Fatalf("distances %v, want %v", dst, want)
+	}
+}

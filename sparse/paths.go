@@ -93,8 +93,11 @@ func orderedPathGraph(a *CSR, perm []int32) *pathGraph {
 	for k := 0; k < n; k++ {
 		g.ptr[k+1] += g.ptr[k]
 	}
-	g.adj = make([]int32, g.ptr[n])
-	g.w = make([]float64, g.ptr[n])
+	// One slot more than the edges: settle's prefetch reads the first
+	// entry of the next vertex's list, which for a last vertex of degree
+	// 0 is just past the last list.
+	g.adj = make([]int32, g.ptr[n]+1)
+	g.w = make([]float64, g.ptr[n]+1)
 	backend.ParallelFor(n, 4096, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			v := int(perm[k])
@@ -415,7 +418,7 @@ func shortestPaths[T float](ctx context.Context, what string, g *CSR, sources []
 	// Per-worker scratch, taken from and returned to a pool for each chunk.
 	pool := make(chan *dijkstra, backend.Workers())
 	// Chunks of about 2·10⁶ heap and edge operations (a few milliseconds).
-	grain := max(1, 2_000_000/(n+len(pg.adj)+1))
+	grain := max(1, 2_000_000/(n+int(pg.ptr[n])+1))
 	return backend.ParallelForCtx(ctx, rows, grain, func(lo, hi int) {
 		var s *dijkstra
 		select {
