@@ -4,19 +4,24 @@
 //
 //	go run ./bench/scale/gendata -kind digits -n 100000 -out digits100k.npy -labels digits100k.txt
 //	go run ./bench/scale/gendata -kind roll -n 100000 -dim 784 -out roll784.npy
+//	go run ./bench/scale/gendata -kind digits -n 100000 -seed 7 -float32 -out shard-007.npy
 //
 // Kinds: digits (DeformDigits of ../shared/data/usps9298, 256 features),
 // roll and scurve (SwissRoll or SCurve with noise -noise, embedded in -dim
 // dimensions by Embed with noise -embed-noise). The same flags give the
-// same file.
+// same file. With -float32 the values are written as '<f4' (half the
+// file: shards of 10⁷ rows for the Beam fits, one seed a shard).
 package main
 
 import (
 	"bufio"
+	"encoding/binary"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -34,16 +39,20 @@ func main() {
 	data := flag.String("data", filepath.Join("..", "shared", "data"), "digits: the shared data folder (holds usps9298/)")
 	out := flag.String("out", "", "output .npy (or .csv)")
 	labels := flag.String("labels", "", "optional labels file (digits: the digit; roll, scurve: the manifold parameter t)")
+	f32 := flag.Bool("float32", false, "write the .npy values as float32 ('<f4')")
 	flag.Parse()
-	if err := run(*kind, *n, *dim, *noise, *embedNoise, *seed, *data, *out, *labels); err != nil {
+	if err := run(*kind, *n, *dim, *noise, *embedNoise, *seed, *data, *out, *labels, *f32); err != nil {
 		fmt.Fprintln(os.Stderr, "gendata:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kind string, n, dim int, noise, embedNoise float64, seed uint64, data, out, labels string) error {
+func run(kind string, n, dim int, noise, embedNoise float64, seed uint64, data, out, labels string, f32 bool) error {
 	if out == "" {
 		return fmt.Errorf("-out is required")
+	}
+	if f32 && filepath.Ext(out) != ".npy" {
+		return fmt.Errorf("-float32 writes .npy only, not %s", out)
 	}
 	if n <= 0 {
 		return fmt.Errorf("-n %d: need at least one sample", n)
@@ -89,7 +98,11 @@ func run(kind string, n, dim int, noise, embedNoise float64, seed uint64, data, 
 	default:
 		return fmt.Errorf("-kind %q: want digits, roll or scurve", kind)
 	}
-	if err := dataio.WriteMatrixFile(out, x); err != nil {
+	write := dataio.WriteMatrixFile
+	if f32 {
+		write = writeNPY32
+	}
+	if err := write(out, x); err != nil {
 		return err
 	}
 	if labels != "" {
@@ -108,4 +121,31 @@ func run(kind string, n, dim int, noise, embedNoise float64, seed uint64, data, 
 		return f.Close()
 	}
 	return nil
+}
+
+// writeNPY32 writes x as a float32 .npy file (version 1.0, C order).
+func writeNPY32(path string, x mat.Matrix) error {
+	r, c := x.Dims()
+	dict := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", r, c)
+	hdr := dict + strings.Repeat(" ", 63-(10+len(dict))%64) + "\n" // magic, version and length: 10 bytes; 64-byte aligned
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(w, binary.LittleEndian, uint16(len(hdr)))
+	w.WriteString(hdr)
+	var b [4]byte
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(float32(x.At(i, j))))
+			w.Write(b[:])
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
