@@ -157,7 +157,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 						ws := newLocalPCA(k, s.Dim)
 						for i := b0 + lo; i < b0+hi; i++ {
 							js, _ := nb.Row(i)
-							if err := ws.fit(in, js); err != nil {
+							if err := ws.fit(in, js, false); err != nil {
 								fitErr.set(err)
 								return
 							}
@@ -184,23 +184,14 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 						return err
 					}
 				}
-				coo := sparse.NewCOO(n, n, n*k*k)
+				// B = Σᵢ Sᵢ(I − GᵢGᵢᵀ)Sᵢᵀ, the blocks summed in place (no triplets).
+				idx := make([]int, 0, n*k)
 				for i := 0; i < n; i++ {
-					if i%1024 == 0 { // n·k² entries: 450 ms at N = 60,000 without a check
-						if err := ctx.Err(); err != nil {
-							return err
-						}
-					}
 					js, _ := nb.Row(i)
-					blk := blocks[i*k*k : (i+1)*k*k]
-					for a, ja := range js {
-						for c, jc := range js {
-							coo.Add(ja, jc, blk[a*k+c])
-						}
-					}
+					idx = append(idx, js...)
 				}
 				var err error
-				if b, err = coo.ToCSRCtx(ctx); err != nil {
+				if b, err = sparse.SumBlocks(ctx, n, k, idx, blocks); err != nil {
 					return err
 				}
 				st.detail += fmt.Sprintf(", alignment matrix with %d entries", b.NNZ())
@@ -249,9 +240,18 @@ func newLocalPCA(k, dim int) *localPCA {
 // C = H·G·H (H the centring matrix) and its dim leading eigenvectors (the
 // leading left singular vectors of the centred neighbourhood), descending,
 // by the backend's symmetric eigensolver (pure Go at these sizes in every
-// build: the dispatch thresholds keep k×k problems out of cgo).
-func (l *localPCA) fit(in samples, js []int) error {
+// build: the dispatch thresholds keep k×k problems out of cgo). With means
+// it also leaves the Gram matrix's row means in rmean (Transform reads
+// them); without, dense rows of fewer features than neighbours go
+// straight to fitCov and the Gram matrix is formed only if fitCov declines
+// (a degenerate neighbourhood).
+func (l *localPCA) fit(in samples, js []int, means bool) error {
 	k := l.k
+	if !means && in.csr == nil && in.dense.Cols < k {
+		if ok, err := l.fitCov(in.dense, js); ok || err != nil {
+			return err
+		}
+	}
 	for a, ja := range js {
 		for c := a; c < k; c++ {
 			v := in.dot(ja, js[c])
@@ -268,7 +268,7 @@ func (l *localPCA) fit(in samples, js []int) error {
 		all += s
 	}
 	all /= float64(k * k)
-	if in.csr == nil && in.dense.Cols < k {
+	if means && in.csr == nil && in.dense.Cols < k {
 		if ok, err := l.fitCov(in.dense, js); ok || err != nil {
 			return err
 		}
@@ -305,7 +305,7 @@ func (l *localPCA) fit(in samples, js []int) error {
 }
 
 // fitCov is fit's eigenproblem for dense rows with fewer features D than
-// neighbours (fit has filled gram and rmean, which Transform reads):
+// neighbours:
 // the D×D covariance C = X_cᵀ·X_c of the centred neighbourhood has the
 // nonzero eigenvalues of the centred Gram matrix, and Q = X_c·V·Λ^{-1/2}
 // its leading eigenvectors (the left singular vectors; Golub & Van Loan,
@@ -420,7 +420,7 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 			if exactMatch(row, js, ds, m.embedding) {
 				continue
 			}
-			if err := ws.fit(m.train, js); err != nil {
+			if err := ws.fit(m.train, js, true); err != nil {
 				fitErr.set(err)
 				return
 			}
