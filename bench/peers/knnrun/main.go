@@ -37,6 +37,7 @@ func main() {
 	leaf := flag.Int("leaf", 0, "leaf size (0: default)")
 	sample := flag.Int("sample", 200, "points of the sampled recall")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the build")
+	refine := flag.Int("refine", 0, "approx: then refine every row's list by a query of the NN-descent graph at this search width (neighbors.Refine; 0: no refinement)")
 	f32 := flag.Bool("float32", false, "read -in as float32 and search it in place (neighbors.KNNApprox32: no float64 copy of the data, no float32 copy either); no sampled recall")
 	flag.Parse()
 	if *prof != "" {
@@ -50,7 +51,7 @@ func main() {
 	if *f32 {
 		err = run32(*in, *k, *out, neighbors.ApproxOptions{Seed: *seed, Trees: *trees, Rho: *rho, Delta: *delta, LeafSize: *leaf})
 	} else {
-		err = run(*in, *gen, *k, *mode, *out, *seed, *trees, *rho, *delta, *leaf, *sample)
+		err = run(*in, *gen, *k, *mode, *out, *seed, *trees, *rho, *delta, *leaf, *sample, *refine)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "knnrun:", err)
@@ -59,7 +60,7 @@ func main() {
 	}
 }
 
-func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, delta float64, leaf, sample int) error {
+func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, delta float64, leaf, sample, refine int) error {
 	var x *mat.Dense
 	var err error
 	if gen > 0 {
@@ -84,9 +85,18 @@ func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, d
 	start := time.Now()
 	var res *neighbors.Result
 	var info neighbors.ApproxInfo
+	var descentSecs float64
 	switch mode {
 	case "approx":
-		res, info, err = neighbors.KNNApprox(ctx, x, k, neighbors.ApproxOptions{Seed: seed, Trees: trees, Rho: rho, Delta: delta, LeafSize: leaf})
+		opt := neighbors.ApproxOptions{Seed: seed, Trees: trees, Rho: rho, Delta: delta, LeafSize: leaf}
+		res, info, err = neighbors.KNNApprox(ctx, x, k, opt)
+		descentSecs = time.Since(start).Seconds()
+		if err == nil && refine > 0 {
+			var ix *neighbors.Index
+			if ix, err = neighbors.IndexFromLists(ctx, x, res, opt); err == nil {
+				res, err = neighbors.Refine(ctx, ix, x, res, refine)
+			}
+		}
 	case "exact":
 		res, err = neighbors.KNN(ctx, x, k, neighbors.Options{})
 	default:
@@ -105,7 +115,7 @@ func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, d
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"tool": "manifold", "mode": mode, "n": n, "k": k, "seconds": secs,
+		"tool": "manifold", "mode": mode, "n": n, "k": k, "seconds": secs, "nn_descent_seconds": descentSecs, "refine_width": refine,
 		"iterations": info.Iterations, "updates": info.Updates, "trees": info.Trees, "leaf": info.LeafSize,
 		"distances": info.Distances, "sampled_recall": est.Recall, "sampled_recall_se": est.StdErr,
 	})
