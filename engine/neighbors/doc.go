@@ -117,12 +117,12 @@
 // rerank has nothing to choose from), 0.996 at the default (max(2k, 30)),
 // 0.999 at 60 (TestIndexUSPS).
 //
-// Refine lifts NN-descent's own lists with the same search: every row
-// queries an index of the rows at a given width and keeps the k nearest
-// of its list and of the answer, itself excluded — one query a row, where
-// more local-join iterations gain little once the candidate lists are
-// capped (USPS, 4000 digits, k = 10: recall 0.909 after one NN-descent
-// iteration, 0.997 refined at width 40; TestRefineUSPS).
+// Refine lifts NN-descent's own lists with the same search: every row is
+// searched for in an index of the rows at a given width, the walk
+// starting from the row and its current neighbours, and keeps the k
+// nearest of its list and of the answer, itself excluded — one search a
+// row, where more local-join iterations gain little once the candidate
+// lists are capped (TestRefineUSPS: 4000 USPS digits, k = 10).
 //
 // Recall measures approximate lists against exact ones (a neighbour at the
 // k-th exact distance counts, so ties are not penalised); SampledRecall

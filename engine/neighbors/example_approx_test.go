@@ -27,7 +27,7 @@ func ExampleKNNApprox() {
 }
 
 // NN-descent stopped after one iteration, then every list refined by a
-// query of the graph: recall against the exact lists before and after.
+// search of the graph from the row itself: recall against the exact lists before and after.
 func ExampleRefine() {
 	ctx := context.Background()
 	roll, _ := datasets.SwissRoll(3000, 0.05, 1)
@@ -41,7 +41,7 @@ func ExampleRefine() {
 	if err != nil {
 		panic(err)
 	}
-	refined, err := neighbors.Refine(ctx, ix, x, lists, 30)
+	refined, err := neighbors.Refine(ctx, ix, lists, 30)
 	if err != nil {
 		panic(err)
 	}

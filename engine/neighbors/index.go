@@ -192,35 +192,41 @@ func (ix *Index) Query(ctx context.Context, q mat.Matrix, k, width int) (*Result
 		qv := s.query(dim)
 		for i := lo; i < hi; i++ {
 			row := g.Data[i*g.Stride : i*g.Stride+dim]
-			s.search(ix, row, qv)
-			js, ds := res.Ind[i*k:(i+1)*k], res.Dist[i*k:(i+1)*k]
-			// The kept candidates, best first by the float32 key; the
-			// reported distances in float64.
-			sortKept(s.keyD, s.keyJ)
-			if ix.walk.axes == nil {
-				for c := 0; c < k; c++ {
-					j := int(s.keyJ[c])
-					js[c] = j
-					ds[c] = ix.exactQuery(row, j)
-				}
-				sortPairs(ds, js)
-				continue
-			}
-			// A projected walk: every kept row reranked exactly.
-			s.exD, s.exJ = s.exD[:0], s.exJ[:0]
-			for _, j := range s.keyJ {
-				s.exJ = append(s.exJ, int(j))
-				s.exD = append(s.exD, ix.exactQuery(row, int(j)))
-			}
-			sortPairs(s.exD, s.exJ)
-			copy(js, s.exJ[:k])
-			copy(ds, s.exD[:k])
+			s.search(ix, row, qv, nil)
+			s.answer(ix, row, res.Ind[i*k:(i+1)*k], res.Dist[i*k:(i+1)*k])
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// answer writes the len(js) nearest of the kept candidates of the search
+// just run for row into js and ds, sorted by distance then index, the
+// distances in float64 as KNNQuery reports them.
+func (s *searcher) answer(ix *Index, row []float64, js []int, ds []float64) {
+	k := len(js)
+	// The kept candidates, best first by the float32 key.
+	sortKept(s.keyD, s.keyJ)
+	if ix.walk.axes == nil {
+		for c := 0; c < k; c++ {
+			j := int(s.keyJ[c])
+			js[c] = j
+			ds[c] = ix.exactQuery(row, j)
+		}
+		sortPairs(ds, js)
+		return
+	}
+	// A projected walk: every kept row reranked exactly.
+	s.exD, s.exJ = s.exD[:0], s.exJ[:0]
+	for _, j := range s.keyJ {
+		s.exJ = append(s.exJ, int(j))
+		s.exD = append(s.exD, ix.exactQuery(row, int(j)))
+	}
+	sortPairs(s.exD, s.exJ)
+	copy(js, s.exJ[:k])
+	copy(ds, s.exD[:k])
 }
 
 // exactQuery is the reported distance of a query row to indexed row j.
@@ -274,8 +280,10 @@ func (s *searcher) query(dim int) []float32 {
 	return s.qv[:dim]
 }
 
-// search runs one query: the tree's leaf, then the best-first walk.
-func (s *searcher) search(ix *Index, row []float64, qv []float32) {
+// search runs one query: the tree's leaf (or, when start is not nil, the
+// indexed rows start: Refine's query of an indexed row starts from the
+// row and its neighbours), then the best-first walk.
+func (s *searcher) search(ix *Index, row []float64, qv []float32, start []int32) {
 	scale := 1.0
 	if ix.v.metric == Cosine {
 		t := 0.0
@@ -309,16 +317,19 @@ func (s *searcher) search(ix *Index, row []float64, qv []float32) {
 	}
 	s.keyD, s.keyJ = s.keyD[:0], s.keyJ[:0]
 	s.frontD, s.frontJ = s.frontD[:0], s.frontJ[:0]
-	// Down the tree.
-	nd := &ix.nodes[0]
-	for nd.left >= 0 {
-		next := nd.right
-		if !nd.degenerate && sdot.Sdot(ix.v.dim, nd.normal, 1, qv, 1)+nd.off < 0 {
-			next = nd.left
+	if start == nil {
+		// Down the tree.
+		nd := &ix.nodes[0]
+		for nd.left >= 0 {
+			next := nd.right
+			if !nd.degenerate && sdot.Sdot(ix.v.dim, nd.normal, 1, qv, 1)+nd.off < 0 {
+				next = nd.left
+			}
+			nd = &ix.nodes[next]
 		}
-		nd = &ix.nodes[next]
+		start = ix.perm[nd.lo:nd.hi]
 	}
-	s.visitAll(&ix.walk, qw, ix.perm[nd.lo:nd.hi])
+	s.visitAll(&ix.walk, qw, start)
 	// Best first.
 	for len(s.frontD) > 0 {
 		d, c := s.popFront()

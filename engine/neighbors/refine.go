@@ -5,30 +5,29 @@ import (
 	"fmt"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/manifoldlab/manifold/backend"
 )
 
-// Refine improves the k-nearest-neighbour lists of the rows of x (lists,
-// from KNNApprox, k to a row) with the index ix built on the same rows
-// (IndexFromLists of those lists): every row is queried against the index
-// at the given search width (Index.Query, k + 1 rows, since the row finds
-// itself), and keeps the k nearest of its old list and of the query's
-// answer, itself excluded, sorted by distance then index. A row's list can
-// only improve: the search starts near the row and keeps the closest
-// candidates it meets, which include the old neighbours' neighbours and
-// the rows that point at them. This is the query-based refinement that
-// lifts NN-descent's recall where more local-join iterations no longer
-// do (its candidate lists are capped); it costs one query a row. The
-// result does not depend on the number of workers.
+// Refine improves the k-nearest-neighbour lists (lists, from KNNApprox, k
+// to a row) of the rows an index was built on (ix, by IndexFromLists of
+// those lists): every row is searched for in the index at the given width
+// — its best-first walk starting from the row itself and its current
+// neighbours rather than from a tree leaf — and keeps the k nearest of its
+// old list and of the search's k + 1 (the row finds itself), itself
+// excluded, sorted by distance then index, with the distances KNN reports.
+// A row's list can only improve: the walk keeps the closest rows it meets,
+// which include the old neighbours, their neighbours and the rows that
+// point at them. This is the query-based refinement that lifts
+// NN-descent's recall where more local-join iterations no longer do (its
+// candidate lists are capped); it costs one search a row. The result does
+// not depend on the number of workers.
 //
-// Errors wrap ErrInput (lists that are not k to a row for x's rows, a
-// width below k + 1) or are ctx.Err().
-func Refine(ctx context.Context, ix *Index, x mat.Matrix, lists *Result, width int) (*Result, error) {
+// Errors wrap ErrInput (lists that are not k to a row for the index's
+// rows, a width below k + 1) or are ctx.Err().
+func Refine(ctx context.Context, ix *Index, lists *Result, width int) (*Result, error) {
 	n := lists.Len()
-	if r, _ := x.Dims(); r != n || ix.Len() != n {
-		return nil, fmt.Errorf("%w: %d neighbour lists, %d rows, an index of %d rows", ErrInput, n, r, ix.Len())
+	if ix.Len() != n {
+		return nil, fmt.Errorf("%w: %d neighbour lists for an index of %d rows", ErrInput, n, ix.Len())
 	}
 	if n == 0 {
 		return lists, nil
@@ -45,30 +44,46 @@ func Refine(ctx context.Context, ix *Index, x mat.Matrix, lists *Result, width i
 	if width < k+1 {
 		return nil, fmt.Errorf("%w: search width %d below k + 1 = %d", ErrInput, width, k+1)
 	}
-	q, err := ix.Query(ctx, x, k+1, width)
-	if err != nil {
-		return nil, err
+	width = min(width, n)
+	for _, j := range lists.Ind {
+		if j < 0 || j >= n {
+			return nil, fmt.Errorf("%w: neighbour %d of %d rows", ErrInput, j, n)
+		}
 	}
+	orig, dim := ix.v.orig, ix.v.dim
 	out := &Result{Ptr: slices.Clone(lists.Ptr), Ind: make([]int, n*k), Dist: make([]float64, n*k)}
-	err = backend.ParallelForCtx(ctx, n, 4096, func(lo, hi int) {
+	err := backend.ParallelForCtx(ctx, n, 64, func(lo, hi int) {
+		s := ix.searcher(width)
+		defer ix.searchers.Put(s)
+		qv := s.query(dim)
+		start := make([]int32, 0, k+1)
+		qj, qd := make([]int, k+1), make([]float64, k+1)
 		js := make([]int, 0, 2*k+1)
 		ds := make([]float64, 0, 2*k+1)
 		for i := lo; i < hi; i++ {
+			row := orig.Data[i*orig.Stride : i*orig.Stride+dim]
+			oldJ, oldD := lists.Row(i)
+			start = append(start[:0], int32(i))
+			for _, j := range oldJ {
+				start = append(start, int32(j))
+			}
+			s.search(ix, row, qv, start)
+			s.answer(ix, row, qj, qd)
 			js, ds = js[:0], ds[:0]
-			for _, r := range []*Result{lists, q} {
-				rj, rd := r.Row(i)
-				for c, j := range rj {
-					if j != i {
-						js = append(js, j)
-						ds = append(ds, rd[c])
-					}
+			for c, j := range oldJ {
+				if j != i {
+					js, ds = append(js, j), append(ds, oldD[c])
+				}
+			}
+			for c, j := range qj {
+				if j != i {
+					js, ds = append(js, j), append(ds, qd[c])
 				}
 			}
 			sortPairs(ds, js)
-			// The nearest k distinct rows: a row in both lists appears
-			// twice side by side (the same distance, computed alike) or,
-			// if the two computations differed in rounding, within the
-			// first few; keep its first (least) occurrence.
+			// The nearest k distinct rows: a row in both lists has the
+			// same distance, computed alike, so its copies sit side by
+			// side; keep the first.
 			oj, od := out.Ind[i*k:(i+1)*k], out.Dist[i*k:(i+1)*k]
 			c := 0
 			for e, j := range js {

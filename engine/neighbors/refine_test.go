@@ -7,8 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/manifoldlab/manifold/engine/neighbors"
 )
 
@@ -32,7 +30,7 @@ func TestRefineUSPS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := neighbors.Refine(ctx, ix, x, lists, 40)
+	got, err := neighbors.Refine(ctx, ix, lists, 40)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +55,7 @@ func TestRefineUSPS(t *testing.T) {
 		}
 	}
 	prev := runtime.GOMAXPROCS(1)
-	one, err := neighbors.Refine(ctx, ix, x, lists, 40)
+	one, err := neighbors.Refine(ctx, ix, lists, 40)
 	runtime.GOMAXPROCS(prev)
 	if err != nil {
 		t.Fatal(err)
@@ -77,16 +75,16 @@ func TestRefineErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := neighbors.Refine(ctx, ix, x, lists, 5); !errors.Is(err, neighbors.ErrInput) {
+	if _, err := neighbors.Refine(ctx, ix, lists, 5); !errors.Is(err, neighbors.ErrInput) {
 		t.Errorf("width below k + 1: got %v, want ErrInput", err)
 	}
-	short := mat.DenseCopyOf(x.Slice(0, 200, 0, 256))
-	if _, err := neighbors.Refine(ctx, ix, short, lists, 30); !errors.Is(err, neighbors.ErrInput) {
-		t.Errorf("fewer rows than lists: got %v, want ErrInput", err)
+	short := &neighbors.Result{Ptr: lists.Ptr[:201], Ind: lists.Ind[:200*5], Dist: lists.Dist[:200*5]}
+	if _, err := neighbors.Refine(ctx, ix, short, 30); !errors.Is(err, neighbors.ErrInput) {
+		t.Errorf("fewer lists than rows: got %v, want ErrInput", err)
 	}
 	ragged := &neighbors.Result{Ptr: slices.Clone(lists.Ptr), Ind: lists.Ind, Dist: lists.Dist}
 	ragged.Ptr[1]--
-	if _, err := neighbors.Refine(ctx, ix, x, ragged, 30); !errors.Is(err, neighbors.ErrInput) {
+	if _, err := neighbors.Refine(ctx, ix, ragged, 30); !errors.Is(err, neighbors.ErrInput) {
 		t.Errorf("ragged lists: got %v, want ErrInput", err)
 	}
 }
