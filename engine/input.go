@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -52,6 +53,18 @@ func (in samples) mulBlock(dst, b blas64.General) {
 		return
 	}
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, in.dense, b, 0, dst)
+}
+
+// project runs the stage name that maps the rows of x (dense or sparse) by
+// proj: x·proj.
+func (r *run) project(name string, predicted float64, x samples, proj blas64.General) (blas64.General, error) {
+	var y blas64.General
+	err := r.stage(name, predicted, func(ctx context.Context, s *stageCtx) error {
+		y = newGeneral(x.rows(), proj.Cols)
+		x.mulBlock(y, proj)
+		return nil
+	})
+	return y, err
 }
 
 // samplesInput accepts a *sparse.CSR as it is (checking it is not empty and

@@ -218,12 +218,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if err != nil {
 				return nil, err
 			}
-			err = r.stage("project", float64(train.nnz())*float64(s.Dim), func(ctx context.Context, st *stageCtx) error {
-				m.embedding = newGeneral(nk, s.Dim)
-				train.mulBlock(m.embedding, m.proj)
-				return nil
-			})
-			if err != nil {
+			if m.embedding, err = r.project("project", float64(train.nnz())*float64(s.Dim), train, m.proj); err != nil {
 				return nil, err
 			}
 			return m, nil

@@ -515,6 +515,16 @@ func (m *linearModel[P]) apply(in samples) blas64.General {
 	return y
 }
 
+// embed runs the stage "embed" of a linear graph embedding: the training
+// rows mapped by apply.
+func (m *linearModel[P]) embed(r *run, in samples) error {
+	n, d := in.dims()
+	return r.stage("embed", flam.Gemm(n, m.proj.Cols, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+		m.embedding = m.apply(in)
+		return nil
+	})
+}
+
 // Projection returns the projection vectors a as the columns of a D×Dim
 // matrix: y = Aᵀ·(x − mean).
 func (m *linearModel[P]) Projection() *mat.Dense { return copyDense(m.proj) }

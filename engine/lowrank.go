@@ -293,12 +293,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			}
 			backend.FixSigns(wf)
 			m.proj = wf
-			err = r.stage("project", flam.Gemm(n, s.Dim, d), func(ctx context.Context, st *stageCtx) error {
-				m.embedding = newGeneral(n, s.Dim)
-				backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, a, m.proj, 0, m.embedding)
-				return nil
-			})
-			if err != nil {
+			if m.embedding, err = r.project("project", flam.Gemm(n, s.Dim, d), samples{dense: a}, m.proj); err != nil {
 				return nil, err
 			}
 			return m, nil

@@ -99,8 +99,7 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			})
 		},
 		stages: func(r *run, in samples) (*LPPModel, error) {
-			n, d := in.dims()
-			var err error
+			n, _ := in.dims()
 			fixed, err := inputGraph(r, in, s.spec(), true)
 			if err != nil {
 				return nil, err
@@ -147,11 +146,7 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			for j, v := range res.vals {
 				m.eig[j] = 1 - v
 			}
-			err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-				m.embedding = m.apply(in)
-				return nil
-			})
-			if err != nil {
+			if err := m.embed(r, in); err != nil {
 				return nil, err
 			}
 			return m, nil

@@ -241,12 +241,7 @@ func (s OIP) stages(r *run, g blas64.General, solver OIPSolver) (*OIPModel, erro
 	if err != nil {
 		return nil, err
 	}
-	err = r.stage("project", flam.Gemm(tr.Rows, s.Dim, d), func(ctx context.Context, st *stageCtx) error {
-		m.embedding = newGeneral(tr.Rows, s.Dim)
-		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tr, m.proj, 0, m.embedding)
-		return nil
-	})
-	if err != nil {
+	if m.embedding, err = r.project("project", flam.Gemm(tr.Rows, s.Dim, d), samples{dense: tr}, m.proj); err != nil {
 		return nil, err
 	}
 	if err := checkSpan(method, m.embedding); err != nil {
