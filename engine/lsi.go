@@ -147,8 +147,8 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			if j := numericalRank(vals, nullTol); j < len(vals) {
-				return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
+			if err := checkLSIRank(vals, s.Dim); err != nil {
+				return nil, err
 			}
 			mod := &LSIModel{base: newBase(method, lsiParams{Eigensolver: solver, Input: in.kind()}), sigma: make([]float64, s.Dim)}
 			for j, v := range vals {
@@ -178,6 +178,15 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 			return mod, nil
 		},
 	}.fit(ctx, x)
+}
+
+// checkLSIRank rejects singular values that are zero to working accuracy
+// (numericalRank with nullTol).
+func checkLSIRank(vals []float64, dim int) error {
+	if j := numericalRank(vals, nullTol); j < len(vals) {
+		return fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", methodLSI, ErrDimension, j, dim)
+	}
+	return nil
 }
 
 // Components returns the right singular vectors V as the columns of a
