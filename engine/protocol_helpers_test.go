@@ -86,9 +86,3 @@ func nearestNeighbourAccuracy(tr, te *mat.Dense, ytr, yte []int) float64 {
 	}
 	return float64(right) / float64(nte)
 }
-
-func mulDense(a, b mat.Matrix) *mat.Dense {
-	var c mat.Dense
-	c.Mul(a, b)
-	return &c
-}
