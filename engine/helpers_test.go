@@ -1,15 +1,13 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -17,9 +15,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/dataio"
 )
 
-// sharedDataDir is ../shared/data from the repository root.
+// sharedDataDir is ../shared/data from the repository root, or
+// $MANIFOLD_DATA.
 func sharedDataDir() string {
 	if d := os.Getenv("MANIFOLD_DATA"); d != "" {
 		return d
@@ -32,37 +32,60 @@ func sharedDataDir() string {
 func loadShared(t testing.TB, tag string) *mat.Dense {
 	t.Helper()
 	path := filepath.Join(sharedDataDir(), tag, tag+"_X.csv.gz")
-	f, err := os.Open(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		t.Skipf("real data %s not available (%v): set MANIFOLD_DATA or place ../shared/data beside the repository", tag, err)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	x, err := dataio.ReadMatrixFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var data []float64
-	rows, cols := 0, 0
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), ",")
-		if cols == 0 {
-			cols = len(fields)
-		}
-		for _, s := range fields {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data = append(data, v)
-		}
-		rows++
+	return x.(*mat.Dense)
+}
+
+// digitRows returns the first n rows of USPS (skipping when absent).
+func digitRows(t testing.TB, n int) *mat.Dense {
+	t.Helper()
+	x := loadShared(t, "usps9298")
+	_, d := x.Dims()
+	return mat.DenseCopyOf(x.Slice(0, n, 0, d))
+}
+
+// colsUpToSign returns the largest |a_ij − s_j·b_ij| / max|a_·j| over the
+// columns j, each column of b flipped (s_j = ±1) to agree with a.
+func colsUpToSign(t testing.TB, a, b mat.Matrix) float64 {
+	t.Helper()
+	r, c := a.Dims()
+	if br, bc := b.Dims(); br != r || bc != c {
+		t.Fatalf("shapes %d×%d and %d×%d", r, c, br, bc)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	worst := 0.0
+	for j := 0; j < c; j++ {
+		dot, scale := 0.0, 0.0
+		for i := 0; i < r; i++ {
+			dot += a.At(i, j) * b.At(i, j)
+			scale = math.Max(scale, math.Abs(a.At(i, j)))
+		}
+		s := 1.0
+		if dot < 0 {
+			s = -1
+		}
+		for i := 0; i < r; i++ {
+			worst = math.Max(worst, math.Abs(a.At(i, j)-s*b.At(i, j))/scale)
+		}
 	}
-	return mat.NewDense(rows, cols, data)
+	return worst
+}
+
+// maxAbsDiff returns the largest |a_ij − b_ij|.
+func maxAbsDiff(a, b mat.Matrix) float64 {
+	r, c := a.Dims()
+	worst := 0.0
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			worst = max(worst, math.Abs(a.At(i, j)-b.At(i, j)))
+		}
+	}
+	return worst
 }
 
 // procrustes returns scipy.spatial.procrustes' disparity between a and b:
@@ -111,7 +134,7 @@ func procrustes(t *testing.T, a, b *mat.Dense) float64 {
 }
 
 // reloaded returns m saved to a model file and loaded back.
-func reloaded(t *testing.T, m Model) Model {
+func reloaded(t testing.TB, m Model) Model {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := m.Save(&buf); err != nil {
@@ -122,6 +145,44 @@ func reloaded(t *testing.T, m Model) Model {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// transformed returns m's map of the rows of x, failing the test on an
+// error.
+func transformed(t testing.TB, m Model, x mat.Matrix) *mat.Dense {
+	t.Helper()
+	y, err := m.Transform(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return y
+}
+
+// checkReloaded checks that m saved and loaded back maps the rows of q
+// exactly as m does.
+func checkReloaded(t testing.TB, m Model, q mat.Matrix) {
+	t.Helper()
+	if !mat.Equal(transformed(t, reloaded(t, m), q), transformed(t, m, q)) {
+		t.Error("the loaded model maps differently")
+	}
+}
+
+// refusal is settings that Fit must refuse, with the error its error must
+// wrap.
+type refusal[S any] struct {
+	Settings S
+	Want     error
+}
+
+// checkRefusals fits x with the settings of every case and checks that the
+// error wraps the case's.
+func checkRefusals[S, M any](t testing.TB, fit func(S, context.Context, mat.Matrix) (M, error), x mat.Matrix, cases []refusal[S]) {
+	t.Helper()
+	for _, c := range cases {
+		if _, err := fit(c.Settings, context.Background(), x); !errors.Is(err, c.Want) {
+			t.Errorf("%+v: error %v, want %v", c.Settings, err, c.Want)
+		}
+	}
 }
 
 // relData returns n points of a noisy 2-D sheet curled in d ≥ 3

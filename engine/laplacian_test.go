@@ -152,29 +152,16 @@ func TestLaplacianTransform(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Copies of training points map onto their embedding.
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(y, m.Embedding()) {
+	if !mat.Equal(transformed(t, m, x), m.Embedding()) {
 		t.Error("Transform of the training points differs from the embedding")
 	}
-	l := reloaded(t, m)
-	q := mat.NewDense(3, 3, []float64{1, 2, 3, -4, 5, 6, 7, 8, 0.5})
-	y1, _ := m.Transform(ctx, q)
-	y2, err := l.Transform(ctx, q)
-	if err != nil || !mat.Equal(y1, y2) {
-		t.Errorf("loaded model maps differently (%v)", err)
-	}
+	checkReloaded(t, m, mat.NewDense(3, 3, []float64{1, 2, 3, -4, 5, 6, 7, 8, 0.5}))
 }
 
 func TestLaplacianBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
-	for _, c := range []struct {
-		s    engine.LaplacianEigenmaps
-		want error
-	}{
+	checkRefusals(t, engine.LaplacianEigenmaps.Fit, x, []refusal[engine.LaplacianEigenmaps]{
 		{engine.LaplacianEigenmaps{K: 20}, engine.ErrTooFewSamples},
 		{engine.LaplacianEigenmaps{K: -1}, engine.ErrBadSetting},
 		{engine.LaplacianEigenmaps{Dim: 19}, engine.ErrDimension},
@@ -182,11 +169,7 @@ func TestLaplacianBadInput(t *testing.T) {
 		{engine.LaplacianEigenmaps{T: -1}, engine.ErrBadSetting},
 		{engine.LaplacianEigenmaps{Labels: []int{1}}, engine.ErrLabels},
 		{engine.LaplacianEigenmaps{Eigensolver: "qr"}, engine.ErrBadSetting},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	// Two far-apart clusters: the policy applies.
 	a, _ := datasets.SwissRoll(30, 0, 1)
 	b, _ := datasets.SwissRoll(30, 0, 2)

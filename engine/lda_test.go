@@ -319,20 +319,13 @@ func TestLDASaveAndErrors(t *testing.T) {
 		}
 	}
 	n := len(f.Y)
-	for _, c := range []struct {
-		s    engine.LDA
-		want error
-	}{
+	checkRefusals(t, engine.LDA.Fit, x, []refusal[engine.LDA]{
 		{engine.LDA{}, engine.ErrLabels},
 		{engine.LDA{Labels: f.Y[:10]}, engine.ErrLabels},
 		{engine.LDA{Labels: make([]int, n)}, engine.ErrLabels},
 		{engine.LDA{Labels: f.Y, Dim: 3}, engine.ErrDimension},
 		{engine.LDA{Labels: f.Y, Reg: -1}, engine.ErrBadSetting},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s.Dim, err, c.want)
-		}
-	}
+	})
 	seq := make([]int, 4)
 	for i := range seq {
 		seq[i] = i

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -156,19 +155,12 @@ func TestLowRankIsomapSaveAndErrors(t *testing.T) {
 	if lm := l.(*LowRankIsomapModel); lm.LRRStats().Rank != m.LRRStats().Rank {
 		t.Error("the loaded model lost the rank of Z_B")
 	}
-	for _, c := range []struct {
-		s    LowRankIsomap
-		want error
-	}{
+	checkRefusals(t, LowRankIsomap.Fit, x, []refusal[LowRankIsomap]{
 		{LowRankIsomap{Landmarks: 1}, ErrBadSetting},
 		{LowRankIsomap{Landmarks: 80}, ErrBadSetting},
 		{LowRankIsomap{Landmarks: 3, Dim: 3}, ErrDimension},
 		{LowRankIsomap{Ridge: -1}, ErrBadSetting},
 		{LowRankIsomap{Labels: []int{1}}, ErrLabels},
 		{LowRankIsomap{Landmarks: 6}, ErrDimension}, // λ = 0.02 on data of unit scale: Z_B = 0
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 }

@@ -210,21 +210,14 @@ func eye(n int) *mat.Dense {
 func TestLPPBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
-	for _, c := range []struct {
-		s    engine.LPP
-		want error
-	}{
+	checkRefusals(t, engine.LPP.Fit, x, []refusal[engine.LPP]{
 		{engine.LPP{K: 20}, engine.ErrTooFewSamples},
 		{engine.LPP{K: -1}, engine.ErrBadSetting},
 		{engine.LPP{Dim: 4}, engine.ErrDimension},
 		{engine.LPP{Weight: "gaussian"}, engine.ErrBadSetting},
 		{engine.LPP{PCADim: -1}, engine.ErrBadSetting},
 		{engine.LPP{Labels: []int{1}}, engine.ErrLabels},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	// Points on a line: the centred data have rank 1.
 	line := mat.NewDense(20, 3, nil)
 	for i := 0; i < 20; i++ {

@@ -86,20 +86,13 @@ func TestLTSATransformAndSave(t *testing.T) {
 func TestLTSABadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
-	for _, c := range []struct {
-		s    engine.LTSA
-		want error
-	}{
+	checkRefusals(t, engine.LTSA.Fit, x, []refusal[engine.LTSA]{
 		{engine.LTSA{K: 20}, engine.ErrTooFewSamples},
 		{engine.LTSA{K: -1}, engine.ErrBadSetting},
 		{engine.LTSA{Dim: 5, K: 5}, engine.ErrBadSetting},
 		{engine.LTSA{Dim: 19, K: 19}, engine.ErrDimension},
 		{engine.LTSA{Eigensolver: "qr"}, engine.ErrBadSetting},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	bad := mat.NewDense(20, 3, nil)
 	bad.Copy(x)
 	bad.Set(3, 1, math.NaN())

@@ -95,14 +95,7 @@ func TestMDSIsPCAAndTriangulates(t *testing.T) {
 	if _, err := md.Transform(ctx, test); !errors.Is(err, engine.ErrNoTransform) {
 		t.Errorf("Transform of a distance-fitted model: error %v, want ErrNoTransform", err)
 	}
-	l := reloaded(t, mds)
-	yl, err := l.Transform(ctx, test)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(yl, ym) {
-		t.Error("loaded MDS model maps differently")
-	}
+	checkReloaded(t, mds, test)
 }
 
 func TestMDSBadInput(t *testing.T) {

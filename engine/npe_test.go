@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -85,12 +84,8 @@ func TestNPETransformAndSave(t *testing.T) {
 }
 
 func TestNPEBadInput(t *testing.T) {
-	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
-	for _, c := range []struct {
-		s    engine.NPE
-		want error
-	}{
+	checkRefusals(t, engine.NPE.Fit, x, []refusal[engine.NPE]{
 		{engine.NPE{K: 20}, engine.ErrTooFewSamples},
 		{engine.NPE{K: -1}, engine.ErrBadSetting},
 		{engine.NPE{Dim: 4}, engine.ErrDimension},
@@ -98,9 +93,5 @@ func TestNPEBadInput(t *testing.T) {
 		{engine.NPE{Eps: 1e-9}, engine.ErrBadSetting}, // no neighbour within ε
 		{engine.NPE{Labels: []int{1, 2}}, engine.ErrLabels},
 		{engine.NPE{Labels: append([]int{7}, make([]int, 19)...)}, engine.ErrLabels}, // a class of one
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 }

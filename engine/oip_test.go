@@ -235,10 +235,7 @@ func TestOIPTransformSaveErrors(t *testing.T) {
 	if _, err := m.Transform(ctx, mat.NewDense(2, 2, nil)); !errors.Is(err, ErrShape) {
 		t.Errorf("2 features: %v, want ErrShape", err)
 	}
-	for _, c := range []struct {
-		s    OIP
-		want error
-	}{
+	checkRefusals(t, OIP.Fit, x, []refusal[OIP]{
 		{OIP{Dim: 4}, ErrDimension},
 		{OIP{K: -1}, ErrBadSetting},
 		{OIP{Weight: "cosine"}, ErrBadSetting},
@@ -246,11 +243,7 @@ func TestOIPTransformSaveErrors(t *testing.T) {
 		{OIP{Solver: "qr"}, ErrBadSetting},
 		{OIP{K: 300}, ErrTooFewSamples},
 		{OIP{Options: Options{MaxBytes: 1000}}, ErrMemoryBudget},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := (OIP{}).Fit(cctx, x); !errors.Is(err, context.Canceled) {

@@ -253,30 +253,12 @@ func TestTDPMTransformSaveErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(y, m.Embedding(), 1e-7*mat.Norm(m.Embedding(), math.Inf(1))) {
+	if !mat.EqualApprox(transformed(t, m, x), m.Embedding(), 1e-7*mat.Norm(m.Embedding(), math.Inf(1))) {
 		t.Error("Transform of the training points differs from the embedding")
 	}
-	l := reloaded(t, m)
 	xn, _ := datasets.SwissRoll(30, 0.05, 10)
-	y1, err := m.Transform(ctx, xn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y2, err := l.Transform(ctx, xn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(y1, y2) {
-		t.Error("the loaded model maps differently")
-	}
-	for _, c := range []struct {
-		s    TDPM
-		want error
-	}{
+	checkReloaded(t, m, xn)
+	checkRefusals(t, TDPM.Fit, x, []refusal[TDPM]{
 		{TDPM{K: 400}, ErrTooFewSamples},
 		{TDPM{K: -1}, ErrBadSetting},
 		{TDPM{TangentDim: 3}, ErrBadSetting},
@@ -284,11 +266,7 @@ func TestTDPMTransformSaveErrors(t *testing.T) {
 		{TDPM{Dim: 400, TangentDim: 1}, ErrDimension},
 		{TDPM{Eigensolver: "qr"}, ErrBadSetting},
 		{TDPM{Options: Options{MaxBytes: 1 << 20}}, ErrMemoryBudget},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	if _, err := m.Transform(ctx, mat.NewDense(1, 2, nil)); !errors.Is(err, ErrShape) {
 		t.Errorf("2 features: %v", err)
 	}
