@@ -30,14 +30,18 @@ var CurvedData = curvedData
 // The test helpers package engine_test shares with package engine's tests
 // (helpers_test.go).
 var (
-	SharedDataDir = sharedDataDir
-	LoadShared    = loadShared
-	DigitRows     = digitRows
-	ColsUpToSign  = colsUpToSign
-	MaxAbsDiff    = maxAbsDiff
-	Reloaded      = reloaded
-	Transformed   = transformed
-	CheckReloaded = checkReloaded
+	SharedDataDir     = sharedDataDir
+	LoadShared        = loadShared
+	DigitRows         = digitRows
+	ColsUpToSign      = colsUpToSign
+	MaxAbsDiff        = maxAbsDiff
+	Reloaded          = reloaded
+	Transformed       = transformed
+	CheckReloaded     = checkReloaded
+	CheckMapsTraining = checkMapsTraining
+	RefFisher         = refFisher
+	ClassBlobs        = classBlobs
+	CentredCols       = centredCols
 )
 
 // Refusal is settings that Fit must refuse, with the error to wrap.

@@ -75,14 +75,18 @@ func loadReuters(t testing.TB) *sparse.CSR {
 
 // The helpers package engine's tests share (export_test.go).
 var (
-	sharedDataDir = engine.SharedDataDir
-	loadShared    = engine.LoadShared
-	digitRows     = engine.DigitRows
-	colsUpToSign  = engine.ColsUpToSign
-	maxAbsDiff    = engine.MaxAbsDiff
-	reloaded      = engine.Reloaded
-	transformed   = engine.Transformed
-	checkReloaded = engine.CheckReloaded
+	sharedDataDir     = engine.SharedDataDir
+	loadShared        = engine.LoadShared
+	digitRows         = engine.DigitRows
+	colsUpToSign      = engine.ColsUpToSign
+	maxAbsDiff        = engine.MaxAbsDiff
+	reloaded          = engine.Reloaded
+	transformed       = engine.Transformed
+	checkReloaded     = engine.CheckReloaded
+	checkMapsTraining = engine.CheckMapsTraining
+	refFisher         = engine.RefFisher
+	classBlobs        = engine.ClassBlobs
+	centredCols       = engine.CentredCols
 )
 
 // refusal is settings that Fit must refuse, with the error to wrap.

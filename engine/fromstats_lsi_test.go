@@ -19,27 +19,7 @@ import (
 // round trip and one-row embedding, and its errors.
 func TestLSIFromGram(t *testing.T) {
 	ctx := context.Background()
-	wide, _ := relData(12, 30, 4)
-	tall, _ := relData(200, 7, 3)
-	sp := mat.NewDense(40, 60, nil) // documents × terms, about 10 % non-zero counts
-	rng := rand.New(rand.NewPCG(2, 9))
-	for i := range 40 {
-		for j := range 60 {
-			if rng.IntN(10) == 0 {
-				sp.Set(i, j, float64(1+rng.IntN(5)))
-			}
-		}
-	}
-	for _, tc := range []struct {
-		name string
-		x    *mat.Dense
-		in   mat.Matrix
-		dim  int
-	}{
-		{"tall dense", tall, tall, 3},
-		{"wide dense", wide, wide, 4},
-		{"sparse", sp, sparse.FromDense(sp), 5},
-	} {
+	for _, tc := range lsiStatsCases() {
 		n, _ := tc.x.Dims()
 		fit, err := LSI{Dim: tc.dim, Seed: 1}.Fit(ctx, tc.in)
 		if err != nil {
@@ -51,31 +31,10 @@ func TestLSIFromGram(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		loaded := reloaded(t, m).(*LSIModel)
-		if !mat.EqualApprox(loaded.Components(), fit.Components(), 1e-9) {
-			t.Errorf("%s: components differ from LSI.Fit's: max |Δ| %g", tc.name, fromStatsMaxDiff(loaded.Components(), fit.Components()))
-		}
-		for j, v := range fit.SingularValues() {
-			if s := loaded.SingularValues()[j]; math.Abs(s-v) > 1e-10*v {
-				t.Errorf("%s: singular value %d: %.17g, want %.17g", tc.name, j, s, v)
-			}
-		}
-		yw, _ := fit.Transform(ctx, tc.in)
-		yg, err := loaded.Transform(ctx, tc.in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !mat.EqualApprox(yw, yg, 1e-9*mat.Norm(yw, math.Inf(1))) {
-			t.Errorf("%s: Transform differs from LSI.Fit's: max |Δ| %g", tc.name, fromStatsMaxDiff(yw, yg))
-		}
-		if e := loaded.Embedding(); e.RawMatrix().Rows != 1 || e.RawMatrix().Cols != tc.dim || mat.Norm(e, 1) != 0 {
-			t.Errorf("%s: embedding %v, want 1×%d zeros", tc.name, mat.Formatted(e), tc.dim)
-		}
-		if r := loaded.Report(); r.Method != "lsi" || r.N != n || r.Dim != tc.dim {
-			t.Errorf("%s: report %+v", tc.name, r)
-		}
+		checkLSIFromStats(t, tc.name, m, fit, tc.in, n)
 	}
 
+	tall, _ := relData(200, 7, 3)
 	var g mat.SymDense
 	g.SymOuterK(1, tall.T())
 	if _, err := LSIFromGram(ctx, &g, 0, 2); !errors.Is(err, ErrTooFewSamples) {
@@ -112,17 +71,7 @@ func TestLSIFromGram(t *testing.T) {
 // and one-row embedding — and its errors.
 func TestLSIFromRange(t *testing.T) {
 	ctx := context.Background()
-	wide, _ := relData(12, 30, 4)
-	tall, _ := relData(200, 7, 3)
-	sp := mat.NewDense(40, 60, nil)
 	rng := rand.New(rand.NewPCG(2, 9))
-	for i := range 40 {
-		for j := range 60 {
-			if rng.IntN(10) == 0 {
-				sp.Set(i, j, float64(1+rng.IntN(5)))
-			}
-		}
-	}
 	// randomOrthogonal returns an l×l orthogonal matrix (QR of a Gaussian).
 	randomOrthogonal := func(l int) *mat.Dense {
 		g := mat.NewDense(l, l, nil)
@@ -137,16 +86,7 @@ func TestLSIFromRange(t *testing.T) {
 		qr.QTo(&q)
 		return &q
 	}
-	for _, tc := range []struct {
-		name string
-		x    *mat.Dense
-		in   mat.Matrix
-		dim  int
-	}{
-		{"tall dense", tall, tall, 3},
-		{"wide dense", wide, wide, 4},
-		{"sparse", sp, sparse.FromDense(sp), 5},
-	} {
+	for _, tc := range lsiStatsCases() {
 		n, d := tc.x.Dims()
 		fit, err := LSI{Dim: tc.dim, Seed: 1}.Fit(ctx, tc.in)
 		if err != nil {
@@ -173,32 +113,14 @@ func TestLSIFromRange(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s, %s: %v", tc.name, bname, err)
 			}
-			loaded := reloaded(t, m).(*LSIModel)
-			if !mat.EqualApprox(loaded.Components(), fit.Components(), 1e-9) {
-				t.Errorf("%s, %s: components differ from LSI.Fit's: max |Δ| %g", tc.name, bname, fromStatsMaxDiff(loaded.Components(), fit.Components()))
-			}
-			for j, v := range fit.SingularValues() {
-				if s := loaded.SingularValues()[j]; math.Abs(s-v) > 1e-10*v {
-					t.Errorf("%s, %s: singular value %d: %.17g, want %.17g", tc.name, bname, j, s, v)
-				}
-			}
-			yw, _ := fit.Transform(ctx, tc.in)
-			yg, err := loaded.Transform(ctx, tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !mat.EqualApprox(yw, yg, 1e-9*mat.Norm(yw, math.Inf(1))) {
-				t.Errorf("%s, %s: Transform differs from LSI.Fit's: max |Δ| %g", tc.name, bname, fromStatsMaxDiff(yw, yg))
-			}
-			if e := loaded.Embedding(); e.RawMatrix().Rows != 1 || e.RawMatrix().Cols != tc.dim || mat.Norm(e, 1) != 0 {
-				t.Errorf("%s, %s: embedding %v, want 1×%d zeros", tc.name, bname, mat.Formatted(e), tc.dim)
-			}
-			if r := loaded.Report(); r.Method != "lsi" || r.N != n || r.Dim != tc.dim || m.Report().Params["basis"] != l {
-				t.Errorf("%s, %s: report %+v", tc.name, bname, r)
+			checkLSIFromStats(t, tc.name+", "+bname, m, fit, tc.in, n)
+			if b := m.Report().Params["basis"]; b != l {
+				t.Errorf("%s, %s: report's basis %v, want %d", tc.name, bname, b, l)
 			}
 		}
 	}
 
+	tall, _ := relData(200, 7, 3)
 	q := identityDense(7)
 	var g mat.SymDense
 	g.SymOuterK(1, tall.T())
@@ -232,6 +154,64 @@ func TestLSIFromRange(t *testing.T) {
 	bad.SetSym(1, 2, math.Inf(1))
 	if _, err := LSIFromRange(ctx, q, bad, 200, 2); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("Inf in the projected gram: %v, want ErrNotFinite", err)
+	}
+}
+
+// lsiStatsCase is one data set of the LSI statistics tests: the rows x
+// and their input to LSI.Fit (x, or x as a *sparse.CSR).
+type lsiStatsCase struct {
+	name string
+	x    *mat.Dense
+	in   mat.Matrix
+	dim  int
+}
+
+// lsiStatsCases are dense rows with N ≥ D (LSI.Fit's XᵀX side), dense
+// and sparse rows with N < D (its X·Xᵀ side).
+func lsiStatsCases() []lsiStatsCase {
+	wide, _ := relData(12, 30, 4)
+	tall, _ := relData(200, 7, 3)
+	sp := mat.NewDense(40, 60, nil) // documents × terms, about 10 % non-zero counts
+	rng := rand.New(rand.NewPCG(2, 9))
+	for i := range 40 {
+		for j := range 60 {
+			if rng.IntN(10) == 0 {
+				sp.Set(i, j, float64(1+rng.IntN(5)))
+			}
+		}
+	}
+	return []lsiStatsCase{
+		{"tall dense", tall, tall, 3},
+		{"wide dense", wide, wide, 4},
+		{"sparse", sp, sparse.FromDense(sp), 5},
+	}
+}
+
+// checkLSIFromStats checks m, built from statistics of the n rows in,
+// saved and loaded back, against fit (LSI.Fit of the same rows):
+// components to 1e-9, singular values to 1e-10, Transform to 1e-9, a
+// one-row zero embedding and the report.
+func checkLSIFromStats(t *testing.T, name string, m, fit *LSIModel, in mat.Matrix, n int) {
+	t.Helper()
+	dim := fit.Dim()
+	loaded := reloaded(t, m).(*LSIModel)
+	if !mat.EqualApprox(loaded.Components(), fit.Components(), 1e-9) {
+		t.Errorf("%s: components differ from LSI.Fit's: max |Δ| %g", name, fromStatsMaxDiff(loaded.Components(), fit.Components()))
+	}
+	for j, v := range fit.SingularValues() {
+		if s := loaded.SingularValues()[j]; math.Abs(s-v) > 1e-10*v {
+			t.Errorf("%s: singular value %d: %.17g, want %.17g", name, j, s, v)
+		}
+	}
+	yw, yg := transformed(t, fit, in), transformed(t, loaded, in)
+	if !mat.EqualApprox(yw, yg, 1e-9*mat.Norm(yw, math.Inf(1))) {
+		t.Errorf("%s: Transform differs from LSI.Fit's: max |Δ| %g", name, fromStatsMaxDiff(yw, yg))
+	}
+	if e := loaded.Embedding(); e.RawMatrix().Rows != 1 || e.RawMatrix().Cols != dim || mat.Norm(e, 1) != 0 {
+		t.Errorf("%s: embedding %v, want 1×%d zeros", name, mat.Formatted(e), dim)
+	}
+	if r := loaded.Report(); r.Method != "lsi" || r.N != n || r.Dim != dim {
+		t.Errorf("%s: report %+v", name, r)
 	}
 }
 

@@ -158,6 +158,18 @@ func transformed(t testing.TB, m Model, x mat.Matrix) *mat.Dense {
 	return y
 }
 
+// checkMapsTraining checks that m maps its training rows x onto its
+// embedding, elementwise within tol (absolute or relative; 0: exactly),
+// and returns the map.
+func checkMapsTraining(t testing.TB, m Model, x mat.Matrix, tol float64) *mat.Dense {
+	t.Helper()
+	y := transformed(t, m, x)
+	if tol == 0 && !mat.Equal(y, m.Embedding()) || tol != 0 && !mat.EqualApprox(y, m.Embedding(), tol) {
+		t.Errorf("Transform of the training rows differs from the embedding (tolerance %g)", tol)
+	}
+	return y
+}
+
 // checkReloaded checks that m saved and loaded back maps the rows of q
 // exactly as m does.
 func checkReloaded(t testing.TB, m Model, q mat.Matrix) {
@@ -183,6 +195,92 @@ func checkRefusals[S, M any](t testing.TB, fit func(S, context.Context, mat.Matr
 			t.Errorf("%+v: error %v, want %v", c.Settings, err, c.Want)
 		}
 	}
+}
+
+// classBlobs returns n samples of d features in c classes (sample i in
+// class i mod c): unit Gaussian noise about a class mean with entries
+// (class·j) mod 5, drawn from PCG(6, seed).
+func classBlobs(seed uint64, n, d, c int) (*mat.Dense, []int) {
+	rng := rand.New(rand.NewPCG(6, seed))
+	x := mat.NewDense(n, d, nil)
+	labels := make([]int, n)
+	for i := 0; i < n; i++ {
+		labels[i] = i % c
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64()+float64((labels[i]*j)%5))
+		}
+	}
+	return x, labels
+}
+
+// The tests' independent references, written with gonum alone.
+
+// symmetrized returns (A + Aᵀ)/2 of a square A.
+func symmetrized(a mat.Matrix) *mat.SymDense {
+	n, _ := a.Dims()
+	s := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
+		}
+	}
+	return s
+}
+
+// centredCols returns x with the mean of every column subtracted.
+func centredCols(x *mat.Dense) *mat.Dense {
+	n, d := x.Dims()
+	a := mat.DenseCopyOf(x)
+	for j := 0; j < d; j++ {
+		mu := mat.Sum(a.ColView(j)) / float64(n)
+		for i := 0; i < n; i++ {
+			a.Set(i, j, a.At(i, j)-mu)
+		}
+	}
+	return a
+}
+
+// refDoubleCentre returns −½·H·S·H, H = I − 11ᵀ/n: classical scaling's
+// inner products from the squared distances S (n×n).
+func refDoubleCentre(s mat.Matrix) *mat.Dense {
+	n, _ := s.Dims()
+	h := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := -1 / float64(n)
+			if i == j {
+				v++
+			}
+			h.Set(i, j, v)
+		}
+	}
+	var b mat.Dense
+	b.Product(h, s, h)
+	b.Scale(-0.5, &b)
+	return &b
+}
+
+// refFisher solves S_B·w = λ·S_W·w by S_W = L·Lᵀ (mat.Cholesky) and
+// mat.EigenSym of L⁻¹·S_B·L⁻ᵀ (symmetrized): the eigenvalues ascending,
+// the eigenvectors c as columns (w = L⁻ᵀ·c) and L⁻¹.
+func refFisher(t testing.TB, sb mat.Matrix, sw *mat.SymDense) ([]float64, *mat.Dense, *mat.TriDense) {
+	t.Helper()
+	var ch mat.Cholesky
+	if !ch.Factorize(sw) {
+		t.Fatal("reference S_W not positive definite")
+	}
+	var l, linv mat.TriDense
+	ch.LTo(&l)
+	if err := linv.InverseTri(&l); err != nil {
+		t.Fatal(err)
+	}
+	var cm mat.Dense
+	cm.Product(&linv, sb, linv.T())
+	var es mat.EigenSym
+	es.Factorize(symmetrized(&cm), true)
+	var ev mat.Dense
+	es.VectorsTo(&ev)
+	return es.Values(nil), &ev, &linv
 }
 
 // relData returns n points of a noisy 2-D sheet curled in d ≥ 3

@@ -191,16 +191,8 @@ func TestLDATwoClassClosedForm(t *testing.T) {
 // first: the projections equal an independent reference (mat.SVD for the
 // PCA, mat.Cholesky and mat.EigenSym for the reduced problem) up to sign.
 func TestLDAFisherfaces(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 6))
 	const n, d, c = 30, 50, 3
-	x := mat.NewDense(n, d, nil)
-	labels := make([]int, n)
-	for i := 0; i < n; i++ {
-		labels[i] = i % c
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64()+float64((labels[i]*j)%5))
-		}
-	}
+	x, labels := classBlobs(6, n, d, c)
 	m, err := engine.LDA{Labels: labels, Solver: engine.LDAFisherfaces}.Fit(context.Background(), x)
 	if err != nil {
 		t.Fatal(err)
@@ -209,13 +201,7 @@ func TestLDAFisherfaces(t *testing.T) {
 		t.Errorf("pca_dim %v, want N − c = %d", rep.Params["pca_dim"], n-c)
 	}
 	// Reference.
-	a := mat.DenseCopyOf(x)
-	for j := 0; j < d; j++ {
-		mu := mat.Sum(a.ColView(j)) / n
-		for i := 0; i < n; i++ {
-			a.Set(i, j, a.At(i, j)-mu)
-		}
-	}
+	a := centredCols(x)
 	var svd mat.SVD
 	svd.Factorize(a, mat.SVDThin)
 	var vAll mat.Dense
@@ -245,28 +231,7 @@ func TestLDAFisherfaces(t *testing.T) {
 		r.SubVec(z.RowView(i), means.RowView(labels[i]))
 		sw.SymRankOne(sw, 1, &r)
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(sw) {
-		t.Fatal("reference S_W not positive definite")
-	}
-	var l, linv mat.TriDense
-	ch.LTo(&l)
-	if err := linv.InverseTri(&l); err != nil {
-		t.Fatal(err)
-	}
-	var cm mat.Dense
-	cm.Product(&linv, sb, linv.T())
-	cs := mat.NewSymDense(p, nil)
-	for i := 0; i < p; i++ {
-		for j := i; j < p; j++ {
-			cs.SetSym(i, j, 0.5*(cm.At(i, j)+cm.At(j, i)))
-		}
-	}
-	var es mat.EigenSym
-	es.Factorize(cs, true)
-	vals := es.Values(nil)
-	var ev mat.Dense
-	es.VectorsTo(&ev)
+	vals, ev, linv := refFisher(t, sb, sw)
 	w := m.Projection()
 	for j := 0; j < c-1; j++ {
 		col := p - 1 - j

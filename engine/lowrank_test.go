@@ -84,28 +84,7 @@ func TestLowRankIsomapAgainstReference(t *testing.T) {
 		var bz, sb mat.Dense
 		bz.Mul(b, z)
 		sb.Mul(&bz, bz.T())
-		var ch mat.Cholesky
-		if !ch.Factorize(sw) {
-			t.Fatal("reference S_W + ridge not positive definite")
-		}
-		var l, li mat.TriDense
-		ch.LTo(&l)
-		if err := li.InverseTri(&l); err != nil {
-			t.Fatal(err)
-		}
-		var cm mat.Dense
-		cm.Product(&li, &sb, li.T())
-		cs := mat.NewSymDense(c.d, nil)
-		for i := 0; i < c.d; i++ {
-			for j := i; j < c.d; j++ {
-				cs.SetSym(i, j, 0.5*(cm.At(i, j)+cm.At(j, i)))
-			}
-		}
-		var es mat.EigenSym
-		es.Factorize(cs, true)
-		vals := es.Values(nil)
-		var ev mat.Dense
-		es.VectorsTo(&ev)
+		vals, ev, li := refFisher(t, &sb, sw)
 		w := m.Projection()
 		for j := 0; j < 2; j++ {
 			col := c.d - 1 - j

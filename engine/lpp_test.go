@@ -140,13 +140,7 @@ func TestLPPTransformSparseAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(y, m.Embedding()) {
-		t.Error("Transform of the training points differs from the embedding")
-	}
+	y := checkMapsTraining(t, m, x, 0)
 	ys, err := m.Transform(ctx, sparse.FromDense(x))
 	if err != nil || !mat.EqualApprox(ys, y, 1e-12) {
 		t.Errorf("Transform of sparse rows differs (%v)", err)

@@ -68,13 +68,7 @@ func TestMDSIsPCAAndTriangulates(t *testing.T) {
 			}
 		}
 	}
-	y, err := mds.Transform(ctx, train)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(y, mds.Embedding(), 1e-8) {
-		t.Error("Transform of the training data differs from the embedding")
-	}
+	checkMapsTraining(t, mds, train, 1e-8)
 	// From the distance matrix.
 	nt, _ := train.Dims()
 	dist := mat.NewDense(nt, nt, nil)

@@ -69,10 +69,7 @@ func TestNPETransformAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil || !mat.Equal(y, m.Embedding()) {
-		t.Errorf("Transform of the training points differs from the embedding (%v)", err)
-	}
+	y := checkMapsTraining(t, m, x, 0)
 	l := reloaded(t, m)
 	if _, ok := l.(*engine.NPEModel); !ok {
 		t.Fatalf("loaded %T", l)

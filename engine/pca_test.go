@@ -57,13 +57,7 @@ func TestPCATransformReconstructSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(y, m.Embedding(), 1e-10) {
-		t.Error("Transform of the training data differs from the embedding")
-	}
+	y := checkMapsTraining(t, m, x, 1e-10)
 	back, err := m.Reconstruct(y)
 	if err != nil {
 		t.Fatal(err)

@@ -135,27 +135,8 @@ func TestTDPMAgainstReference(t *testing.T) {
 // mat.EigenSym.
 func classicalMDSRef(s *mat.SymDense, dim int) *mat.Dense {
 	n := s.SymmetricDim()
-	h := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := -1 / float64(n)
-			if i == j {
-				v++
-			}
-			h.Set(i, j, v)
-		}
-	}
-	var bm mat.Dense
-	bm.Product(h, s, h)
-	bm.Scale(-0.5, &bm)
-	bs := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			bs.SetSym(i, j, 0.5*(bm.At(i, j)+bm.At(j, i)))
-		}
-	}
 	var es mat.EigenSym
-	es.Factorize(bs, true)
+	es.Factorize(symmetrized(refDoubleCentre(s)), true)
 	vals := es.Values(nil)
 	var vecs mat.Dense
 	es.VectorsTo(&vecs)
@@ -253,9 +234,7 @@ func TestTDPMTransformSaveErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !mat.EqualApprox(transformed(t, m, x), m.Embedding(), 1e-7*mat.Norm(m.Embedding(), math.Inf(1))) {
-		t.Error("Transform of the training points differs from the embedding")
-	}
+	checkMapsTraining(t, m, x, 1e-7*mat.Norm(m.Embedding(), math.Inf(1)))
 	xn, _ := datasets.SwissRoll(30, 0.05, 10)
 	checkReloaded(t, m, xn)
 	checkRefusals(t, TDPM.Fit, x, []refusal[TDPM]{
