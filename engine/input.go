@@ -275,6 +275,18 @@ func denseInput(what string, x mat.Matrix) (blas64.General, error) {
 	return g, nil
 }
 
+// denseTransformInput checks the rows a model maps densely: d features.
+func denseTransformInput(what string, x mat.Matrix, d int) (blas64.General, error) {
+	g, err := denseInput(what, x)
+	if err != nil {
+		return g, err
+	}
+	if g.Cols != d {
+		return g, fmt.Errorf("%s: %w: %d features, the model has %d", what, ErrShape, g.Cols, d)
+	}
+	return g, nil
+}
+
 // firstNonFinite scans g in parallel and returns the first NaN or Inf in row
 // order.
 func firstNonFinite(g blas64.General) (int, int, float64, bool) {

@@ -359,19 +359,7 @@ func (m *IsoProjectionModel) Kept() []int { return append([]int(nil), m.kept...)
 // Transform maps new points linearly: y = Aᵀx, i.e. Y = X·A; x may be a
 // *sparse.CSR.
 func (m *IsoProjectionModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	xs, err := samplesInput("isoprojection transform", x)
-	if err != nil {
-		return nil, err
-	}
-	if xs.cols() != m.proj.Rows {
-		return nil, fmt.Errorf("isoprojection transform: %w: %d features, the model has %d", ErrShape, xs.cols(), m.proj.Rows)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	y := newGeneral(xs.rows(), m.Dim())
-	xs.mulBlock(y, m.proj)
-	return toDense(y), nil
+	return projectSamples(ctx, m.method, x, m.proj)
 }
 
 // Save writes the model (see Load for the format).

@@ -726,12 +726,9 @@ func (m *LDAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 }
 
 func (f *fisher) transform(ctx context.Context, method string, x mat.Matrix) (*mat.Dense, error) {
-	g, err := denseInput(method+" transform", x)
+	g, err := denseTransformInput(method+" transform", x, len(f.mean))
 	if err != nil {
 		return nil, err
-	}
-	if g.Cols != len(f.mean) {
-		return nil, fmt.Errorf("%s transform: %w: %d features, the model has %d", method, ErrShape, g.Cols, len(f.mean))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -198,17 +198,7 @@ func (m *LSIModel) SingularValues() []float64 { return append([]float64(nil), m.
 
 // Transform maps new documents (rows, dense or a *sparse.CSR): y = x·V.
 func (m *LSIModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	in, err := transformInput("lsi transform", x, m.components.Rows)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	n, _ := in.dims()
-	y := newGeneral(n, m.Dim())
-	in.mulBlock(y, m.components)
-	return toDense(y), nil
+	return projectSamples(ctx, m.method, x, m.components)
 }
 
 // Save writes the model (see Load for the format).

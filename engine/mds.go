@@ -251,12 +251,9 @@ func (m *MDSModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if m.train.Rows == 0 {
 		return nil, fmt.Errorf("mds transform: %w: the model was fitted from distances; use TransformDistances", ErrNoTransform)
 	}
-	g, err := denseInput("mds transform", x)
+	g, err := denseTransformInput("mds transform", x, m.train.Cols)
 	if err != nil {
 		return nil, err
-	}
-	if g.Cols != m.train.Cols {
-		return nil, fmt.Errorf("mds transform: %w: %d features, the model has %d", ErrShape, g.Cols, m.train.Cols)
 	}
 	if err := checkTransformRange(methodMDS, g, m.train.Rows); err != nil {
 		return nil, err

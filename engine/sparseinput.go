@@ -242,6 +242,32 @@ func queryNeighbours(ctx context.Context, train, q samples, k int, eps float64) 
 	return neighbors.KNNQuery(ctx, toDense(train.dense), toDense(qd), min(k, n), neighbors.Options{})
 }
 
+// transformNeighbours reads the rows a model maps (transformInput) in the
+// storage of its training rows, and finds the k nearest training rows of
+// each (those within eps when eps > 0) as the fit found its own: by the
+// best-first search of near when the fit's neighbours were approximate and
+// the rows are dense, else by queryNeighbours.
+func transformNeighbours(ctx context.Context, what string, x mat.Matrix, train samples, near *trainingLists, k int, eps float64) (samples, *neighbors.Result, error) {
+	_, d := train.dims()
+	q, err := transformInput(what, x, d)
+	if err != nil {
+		return q, nil, err
+	}
+	if q.isSparse() != train.isSparse() {
+		q = convertInput(q, train.isSparse())
+	}
+	var nb *neighbors.Result
+	if near != nil && !q.isSparse() {
+		nb, err = near.query(ctx, train.dense, q.dense, k)
+	} else {
+		nb, err = queryNeighbours(ctx, train, q, k, eps)
+	}
+	if err != nil {
+		return q, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return q, nb, nil
+}
+
 // crossDot returns x_j·q_i for a training row j of train and a query row i
 // of q (q in train's storage, as queryNeighbours converts it).
 func crossDot(train, q samples, j, i int) float64 {
