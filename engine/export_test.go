@@ -30,6 +30,7 @@ var CurvedData = curvedData
 // The test helpers package engine_test shares with package engine's tests
 // (helpers_test.go).
 var (
+	LoadSharedLabels  = loadSharedLabels
 	SharedDataDir     = sharedDataDir
 	LoadShared        = loadShared
 	DigitRows         = digitRows

@@ -6,12 +6,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/metrics"
 	"github.com/manifoldlab/manifold/sparse"
@@ -40,28 +38,6 @@ func loadBaseFixture(t *testing.T, name string) fixture {
 	return readFixture(t, "graphmethods_"+name+".json")
 }
 
-// loadSharedLabels reads the integer labels <tag>_y.txt from the shared
-// data folder, skipping the test when they are absent.
-func loadSharedLabels(t testing.TB, tag string) []int {
-	t.Helper()
-	l, err := dataio.ReadLabelsFile(filepath.Join(sharedDataDir(), tag, tag+"_y.txt"))
-	if err != nil {
-		t.Skipf("labels of %s not available (%v)", tag, err)
-	}
-	if !l.Numeric {
-		t.Fatalf("labels of %s are not integers", tag)
-	}
-	out := make([]int, len(l.Class))
-	for i, c := range l.Class {
-		v, err := strconv.Atoi(l.Names[c])
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = v
-	}
-	return out
-}
-
 // loadReuters reads the Reuters-21578 term frequencies with unit-length rows
 // (Cai, He & Han, AAAI 2007 Table 1), skipping when absent.
 func loadReuters(t testing.TB) *sparse.CSR {
@@ -73,20 +49,15 @@ func loadReuters(t testing.TB) *sparse.CSR {
 	return a.NormalizeRows(sparse.L2)
 }
 
-// The helpers package engine's tests share (export_test.go).
+// The helpers package engine's tests share (export_test.go): the shared
+// data, comparisons, model checks, and independent references.
 var (
-	sharedDataDir     = engine.SharedDataDir
-	loadShared        = engine.LoadShared
-	digitRows         = engine.DigitRows
-	colsUpToSign      = engine.ColsUpToSign
-	maxAbsDiff        = engine.MaxAbsDiff
-	reloaded          = engine.Reloaded
-	transformed       = engine.Transformed
-	checkReloaded     = engine.CheckReloaded
-	checkMapsTraining = engine.CheckMapsTraining
-	refFisher         = engine.RefFisher
-	classBlobs        = engine.ClassBlobs
-	centredCols       = engine.CentredCols
+	sharedDataDir, loadShared, digitRows = engine.SharedDataDir, engine.LoadShared, engine.DigitRows
+	loadSharedLabels                     = engine.LoadSharedLabels
+	colsUpToSign, maxAbsDiff             = engine.ColsUpToSign, engine.MaxAbsDiff
+	reloaded, transformed                = engine.Reloaded, engine.Transformed
+	checkReloaded, checkMapsTraining     = engine.CheckReloaded, engine.CheckMapsTraining
+	refFisher, classBlobs, centredCols   = engine.RefFisher, engine.ClassBlobs, engine.CentredCols
 )
 
 // refusal is settings that Fit must refuse, with the error to wrap.

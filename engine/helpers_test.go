@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -40,6 +41,28 @@ func loadShared(t testing.TB, tag string) *mat.Dense {
 		t.Fatal(err)
 	}
 	return x.(*mat.Dense)
+}
+
+// loadSharedLabels reads the integer labels <tag>_y.txt from the shared
+// data folder, skipping the test when they are absent.
+func loadSharedLabels(t testing.TB, tag string) []int {
+	t.Helper()
+	l, err := dataio.ReadLabelsFile(filepath.Join(sharedDataDir(), tag, tag+"_y.txt"))
+	if err != nil {
+		t.Skipf("labels of %s not available (%v)", tag, err)
+	}
+	if !l.Numeric {
+		t.Fatalf("labels of %s are not integers", tag)
+	}
+	out := make([]int, len(l.Class))
+	for i, c := range l.Class {
+		v, err := strconv.Atoi(l.Names[c])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = v
+	}
+	return out
 }
 
 // digitRows returns the first n rows of USPS (skipping when absent).

@@ -272,7 +272,7 @@ func TestOIPUSPSWeights(t *testing.T) {
 		t.Skip("fits OIP twice on 1859 USPS digits")
 	}
 	x := loadShared(t, "usps9298")
-	y := readSharedLabels(t, "usps9298")
+	y := loadSharedLabels(t, "usps9298")
 	xtr, xte, ytr, yte := randomSplit(x, y, 0.2, 1)
 	acc := map[OIPWeight]float64{}
 	for _, w := range []OIPWeight{OIPDistance, OIPHeat} {
