@@ -164,15 +164,8 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			var a *sparse.CSR
 			var invSqrtD []float64
 			err = r.stage("laplacian", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-				kw := s.K
-				if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
-					kw = 0
-				}
 				var w *sparse.CSR
-				w, m.p.T = reweight(fixed.Graph, m.train, s.Weight, s.T, kw)
-				if s.Weight == WeightHeat {
-					st.detail = fmt.Sprintf("heat kernel, t = %.4g", m.p.T)
-				}
+				w, m.p.T = weighGraph(st, fixed.Graph, m.train, s.Weight, s.T, s.spec())
 				a, invSqrtD = normalizedAdjacency(w)
 				for i, v := range invSqrtD {
 					if v == 0 {

@@ -629,15 +629,7 @@ func fisherfacesPCA(ctx context.Context, a blas64.General, p int) (blas64.Genera
 	if r == 0 {
 		return blas64.General{}, blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
 	}
-	scores := newGeneral(n, r)
-	v := newGeneral(n, r)
-	for i := 0; i < n; i++ {
-		for j := 0; j < r; j++ {
-			e := vecs.Data[i*vecs.Stride+j]
-			scores.Data[i*r+j] = e * math.Sqrt(vals[j])
-			v.Data[i*r+j] = e / math.Sqrt(vals[j])
-		}
-	}
+	scores, v := sqrtScaled(vecs, vals, r)
 	u := newGeneral(d, r)
 	if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, a, v, 0, u); err != nil {
 		return blas64.General{}, blas64.General{}, err

@@ -108,15 +108,8 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			var deg []float64
 			var t float64
 			err = r.stage("weights", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-				kw := s.K
-				if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
-					kw = 0
-				}
 				var w *sparse.CSR
-				w, t = reweight(fixed.Graph, in, s.Weight, s.T, kw)
-				if s.Weight == WeightHeat {
-					st.detail = fmt.Sprintf("heat kernel, t = %.4g", t)
-				}
+				w, t = weighGraph(st, fixed.Graph, in, s.Weight, s.T, s.spec())
 				deg = degrees(w)
 				a, _ = normalizedAdjacency(w)
 				return nil
