@@ -8,7 +8,6 @@ import (
 	"math"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -101,30 +100,17 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 					cost += flam.Syrk(m, max(n, d))
 				}
 				err = r.stage("eigensolve", cost, func(ctx context.Context, st *stageCtx) error {
-					sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
-					if in.isSparse() {
-						if err := formGram(ctx, st, gram, sym); err != nil {
-							return err
-						}
-					} else {
-						t := blas.Trans
-						if gram.samples {
-							t = blas.NoTrans
-						}
-						if err := backend.SyrkCtx(ctx, backend.Active(), t, 1, in.dense, 0, sym); err != nil {
-							return err
-						}
+					sym, err := gram.form(ctx, st)
+					if err != nil {
+						return err
 					}
-					var err error
 					vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, s.Dim)
 					st.detail = fmt.Sprintf("dense syevr of %s (%d×%d)", side, m, m)
 					return wrapNumerical(err)
 				})
 			} else {
 				err = r.stage("eigensolve", flam.Lanczos(m, s.Dim, 20)*2*float64(in.nnz())/float64(m*m), func(ctx context.Context, st *stageCtx) error {
-					op := lanczos.Func{N: m, MulBlock: gram.mulBlock, Mul: func(dst, x []float64) {
-						gram.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
-					}}
+					op := gram.operator()
 					var res *lanczos.Result
 					err := st.watchCount(lanczosBudget(s.Dim), func(done *atomic.Int64) error {
 						var err error
