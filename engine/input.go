@@ -263,16 +263,19 @@ func denseInput(what string, x mat.Matrix) (blas64.General, error) {
 	if err := checkSize(what, r, c); err != nil {
 		return blas64.General{}, err
 	}
-	var g blas64.General
-	if d, ok := x.(*mat.Dense); ok {
-		g = d.RawMatrix()
-	} else {
-		g = mat.DenseCopyOf(x).RawMatrix()
-	}
+	g := rawRows(x)
 	if i, j, v, bad := firstNonFinite(g); bad {
 		return blas64.General{}, fmt.Errorf("%s: %w: row %d, column %d is %v", what, ErrNotFinite, i, j, v)
 	}
 	return g, nil
+}
+
+// rawRows returns the rows of x: a *mat.Dense's own storage, else a copy.
+func rawRows(x mat.Matrix) blas64.General {
+	if d, ok := x.(*mat.Dense); ok {
+		return d.RawMatrix()
+	}
+	return mat.DenseCopyOf(x).RawMatrix()
 }
 
 // denseTransformInput checks the rows a model maps densely: d features.

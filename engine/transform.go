@@ -56,12 +56,7 @@ func TransformTo(ctx context.Context, m Model, dst *mat.Dense, x mat.Matrix) err
 	if r == 0 || c == 0 {
 		return fmt.Errorf("%s: %w: %d samples × %d features", what, ErrEmpty, r, c)
 	}
-	var g blas64.General
-	if d, ok := x.(*mat.Dense); ok {
-		g = d.RawMatrix()
-	} else {
-		g = mat.DenseCopyOf(x).RawMatrix()
-	}
+	g := rawRows(x)
 	out := dst.RawMatrix()
 	return labelled(ctx, m, func() error {
 		var firstErr error
