@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/metrics"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -68,6 +69,47 @@ type refusal[S any] = engine.Refusal[S]
 func checkRefusals[S, M any](t testing.TB, fit func(S, context.Context, mat.Matrix) (M, error), x mat.Matrix, cases []refusal[S]) {
 	t.Helper()
 	engine.CheckRefusals(t, fit, x, cases)
+}
+
+// checkLinearReference compares a linear graph embedding (LPP, NPE) with
+// the reference f: the eigenvalues within the relative error eigTol, the
+// embedding within tol up to the sign of each column, and with all the
+// projection and the map of f's new points too.
+func checkLinearReference(t *testing.T, f fixture, m interface {
+	engine.Model
+	Eigenvalues() []float64
+	Projection() *mat.Dense
+}, eigTol, tol float64, all bool) {
+	t.Helper()
+	if e := relErr(f.Eigenvalues, m.Eigenvalues()); e > eigTol {
+		t.Errorf("eigenvalues %v, reference %v (relative error %g)", m.Eigenvalues(), f.Eigenvalues, e)
+	}
+	if e := colsUpToSign(t, rowsToDense(f.Embedding), m.Embedding()); e > tol {
+		t.Errorf("embedding differs from the reference by %g", e)
+	}
+	if !all {
+		return
+	}
+	if e := colsUpToSign(t, rowsToDense(f.Projection), m.Projection()); e > tol {
+		t.Errorf("projection differs from the reference by %g", e)
+	}
+	if e := colsUpToSign(t, rowsToDense(f.Transform), transformed(t, m, rowsToDense(f.XNew))); e > tol {
+		t.Errorf("new points differ from the reference by %g", e)
+	}
+}
+
+// twoRolls returns two swiss rolls of 30 points, the second moved 1000
+// along the first axis: two far-apart clusters, whose kNN graph is
+// disconnected.
+func twoRolls() *mat.Dense {
+	a, _ := datasets.SwissRoll(30, 0, 1)
+	b, _ := datasets.SwissRoll(30, 0, 2)
+	var x mat.Dense
+	x.Stack(a, b)
+	for i := 30; i < 60; i++ {
+		x.Set(i, 0, x.At(i, 0)+1000)
+	}
+	return &x
 }
 
 // relErr returns max_i |a_i − b_i| / max_i |a_i|.

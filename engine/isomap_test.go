@@ -75,15 +75,8 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 
 func TestIsomapDisconnected(t *testing.T) {
 	ctx := context.Background()
-	// Two far-apart clusters of 30 points: the 5-NN graph is disconnected.
-	a, _ := datasets.SwissRoll(30, 0, 1)
-	b, _ := datasets.SwissRoll(30, 0, 2)
-	var x mat.Dense
-	x.Stack(a, b)
-	for i := 30; i < 60; i++ {
-		x.Set(i, 0, x.At(i, 0)+1000)
-	}
-	_, err := engine.Isomap{Dim: 2, K: 5}.Fit(ctx, &x)
+	x := twoRolls() // the 5-NN graph is disconnected
+	_, err := engine.Isomap{Dim: 2, K: 5}.Fit(ctx, x)
 	if !errors.Is(err, engine.ErrDisconnected) {
 		t.Fatalf("error %v, want ErrDisconnected", err)
 	}
@@ -92,14 +85,14 @@ func TestIsomapDisconnected(t *testing.T) {
 			t.Errorf("the disconnected error does not name the %q choice: %v", word, err)
 		}
 	}
-	m, err := engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, &x)
+	m, err := engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := m.Embedding().Dims(); n != 30 || len(m.Dropped()) != 30 {
 		t.Errorf("largest: %d points embedded, %d dropped; want 30 and 30", n, len(m.Dropped()))
 	}
-	if _, err := (engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedConnect}).Fit(ctx, &x); err != nil {
+	if _, err := (engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedConnect}).Fit(ctx, x); err != nil {
 		t.Errorf("connect: %v", err)
 	}
 }

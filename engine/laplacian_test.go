@@ -168,22 +168,15 @@ func TestLaplacianBadInput(t *testing.T) {
 		{engine.LaplacianEigenmaps{Labels: []int{1}}, engine.ErrLabels},
 		{engine.LaplacianEigenmaps{Eigensolver: "qr"}, engine.ErrBadSetting},
 	})
-	// Two far-apart clusters: the policy applies.
-	a, _ := datasets.SwissRoll(30, 0, 1)
-	b, _ := datasets.SwissRoll(30, 0, 2)
-	var xx mat.Dense
-	xx.Stack(a, b)
-	for i := 30; i < 60; i++ {
-		xx.Set(i, 0, xx.At(i, 0)+1000)
-	}
-	if _, err := (engine.LaplacianEigenmaps{K: 5}).Fit(ctx, &xx); !errors.Is(err, engine.ErrDisconnected) {
+	xx := twoRolls() // the policy applies
+	if _, err := (engine.LaplacianEigenmaps{K: 5}).Fit(ctx, xx); !errors.Is(err, engine.ErrDisconnected) {
 		t.Errorf("disconnected graph: %v, want ErrDisconnected", err)
 	}
-	m, err := engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, &xx)
+	m, err := engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, xx)
 	if err != nil || len(m.Kept()) != 30 || len(m.Dropped()) != 30 {
 		t.Errorf("largest: %v", err)
 	}
-	if _, err := (engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedConnect, Weight: engine.WeightConnectivity}).Fit(ctx, &xx); err != nil {
+	if _, err := (engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedConnect, Weight: engine.WeightConnectivity}).Fit(ctx, xx); err != nil {
 		t.Errorf("connect: %v", err)
 	}
 	if _, err := m.Transform(ctx, mat.NewDense(2, 2, nil)); !errors.Is(err, engine.ErrShape) {
