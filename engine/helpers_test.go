@@ -299,11 +299,21 @@ func refFisher(t testing.TB, sb mat.Matrix, sw *mat.SymDense) ([]float64, *mat.D
 	}
 	var cm mat.Dense
 	cm.Product(&linv, sb, linv.T())
+	vals, vecs := refEigen(t, &cm)
+	return vals, vecs, &linv
+}
+
+// refEigen returns the eigenvalues of (A + Aᵀ)/2, ascending, and its
+// eigenvectors as columns (mat.EigenSym).
+func refEigen(t testing.TB, a mat.Matrix) ([]float64, *mat.Dense) {
+	t.Helper()
 	var es mat.EigenSym
-	es.Factorize(symmetrized(&cm), true)
-	var ev mat.Dense
-	es.VectorsTo(&ev)
-	return es.Values(nil), &ev, &linv
+	if !es.Factorize(symmetrized(a), true) {
+		t.Fatal("reference eigendecomposition failed")
+	}
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	return es.Values(nil), &vecs
 }
 
 // relData returns n points of a noisy 2-D sheet curled in d ≥ 3

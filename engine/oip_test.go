@@ -138,19 +138,7 @@ func TestOIPAgainstDenseM(t *testing.T) {
 		inner.Scale(-2, tau.T())
 		inner.Add(&xtx, &inner)
 		m.Product(x.T(), &inner, x)
-		ms := mat.NewSymDense(d, nil)
-		for i := 0; i < d; i++ {
-			for j := i; j < d; j++ {
-				ms.SetSym(i, j, 0.5*(m.At(i, j)+m.At(j, i)))
-			}
-		}
-		var es mat.EigenSym
-		if !es.Factorize(ms, true) {
-			t.Fatal("EigenSym failed")
-		}
-		vals := es.Values(nil)
-		var all mat.Dense
-		es.VectorsTo(&all)
+		vals, all := refEigen(t, &m)
 		want := all.Slice(0, d, 0, dim)
 		gap := (vals[dim] - vals[dim-1]) / math.Max(math.Abs(vals[0]), math.Abs(vals[d-1]))
 		t.Logf("heat=%v: eigenvalues %.4g, relative gap after the %dth %.3g", heat, vals, dim, gap)

@@ -53,32 +53,7 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 			s.SetSym(i, j, v*v)
 		}
 	}
-	h := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := -1.0 / n
-			if i == j {
-				v++
-			}
-			h.Set(i, j, v)
-		}
-	}
-	var hs, tau mat.Dense
-	hs.Mul(h, s)
-	tau.Mul(&hs, h)
-	ts := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			ts.SetSym(i, j, -0.25*(tau.At(i, j)+tau.At(j, i)))
-		}
-	}
-	var es mat.EigenSym
-	if !es.Factorize(ts, true) {
-		t.Fatal("reference eigendecomposition failed")
-	}
-	vals := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
+	vals, vecs := refEigen(t, refDoubleCentre(s))
 
 	ctx := context.Background()
 	m, err := Isomap{Dim: dim, K: 0, Labels: labels, Eigensolver: EigenDense}.Fit(ctx, x)

@@ -124,7 +124,7 @@ func TestTDPMAgainstReference(t *testing.T) {
 		if !mat.EqualApprox(y, m.Embedding(), 1e-8*mat.Norm(m.Embedding(), math.Inf(1))) {
 			t.Errorf("D=%d (%s path): Transform of the training points differs from the embedding", c.d, path)
 		}
-		ref := classicalMDSRef(b, c.dim)
+		ref := classicalMDSRef(t, b, c.dim)
 		if disp := procrustes(t, ref, m.Embedding()); disp > 1e-10 {
 			t.Errorf("D=%d (%s path): embedding differs from classical MDS of the symmetrized reference TD: disparity %g", c.d, path, disp)
 		}
@@ -133,13 +133,9 @@ func TestTDPMAgainstReference(t *testing.T) {
 
 // classicalMDSRef embeds the squared distances s (symmetric) by −½HSH and
 // mat.EigenSym.
-func classicalMDSRef(s *mat.SymDense, dim int) *mat.Dense {
+func classicalMDSRef(t testing.TB, s *mat.SymDense, dim int) *mat.Dense {
 	n := s.SymmetricDim()
-	var es mat.EigenSym
-	es.Factorize(symmetrized(refDoubleCentre(s)), true)
-	vals := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
+	vals, vecs := refEigen(t, refDoubleCentre(s))
 	y := mat.NewDense(n, dim, nil)
 	for c := 0; c < dim; c++ {
 		col := n - 1 - c
