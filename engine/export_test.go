@@ -1,5 +1,12 @@
 package engine
 
+import (
+	"context"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
 // Hooks for the tests of package engine_test, which see only the exported
 // API.
 
@@ -19,3 +26,31 @@ var RelData = relData
 
 // CurvedData is the curved data of the supervised tests.
 var CurvedData = curvedData
+
+// The test helpers package engine_test shares with package engine's tests
+// (helpers_test.go).
+var (
+	LoadSharedLabels  = loadSharedLabels
+	SharedDataDir     = sharedDataDir
+	LoadShared        = loadShared
+	DigitRows         = digitRows
+	ColsUpToSign      = colsUpToSign
+	MaxAbsDiff        = maxAbsDiff
+	Reloaded          = reloaded
+	Transformed       = transformed
+	CheckReloaded     = checkReloaded
+	CheckMapsTraining = checkMapsTraining
+	RefFisher         = refFisher
+	ClassBlobs        = classBlobs
+	CentredCols       = centredCols
+)
+
+// Refusal is settings that Fit must refuse, with the error to wrap.
+type Refusal[S any] = refusal[S]
+
+// CheckRefusals fits x with the settings of every case and checks the
+// error.
+func CheckRefusals[S, M any](t testing.TB, fit func(S, context.Context, mat.Matrix) (M, error), x mat.Matrix, cases []Refusal[S]) {
+	t.Helper()
+	checkRefusals(t, fit, x, cases)
+}

@@ -1,43 +1,20 @@
 package engine_test
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/metrics"
 	"github.com/manifoldlab/manifold/sparse"
 )
-
-// baseFixture is one reference made by testdata/make_fixtures_graphmethods.py.
-type baseFixture struct {
-	Sklearn        string      `json:"sklearn"`
-	Tag            string      `json:"tag"`
-	X              [][]float64 `json:"X"`
-	XNew           [][]float64 `json:"X_new"`
-	A              *cooFixture `json:"A"`
-	ANew           *cooFixture `json:"A_new"`
-	K              int         `json:"k"`
-	Dim            int         `json:"dim"`
-	PCADim         int         `json:"pca_dim"`
-	Reg            float64     `json:"reg"`
-	T              float64     `json:"t"`
-	Embedding      [][]float64 `json:"embedding"`
-	Transform      [][]float64 `json:"transform"`
-	Projection     [][]float64 `json:"projection"`
-	Components     [][]float64 `json:"components"`
-	Eigenvalues    []float64   `json:"eigenvalues"`
-	SingularValues []float64   `json:"singular_values"`
-	Mean           []float64   `json:"mean"`
-}
 
 // cooFixture is a sparse matrix as coordinate triplets.
 type cooFixture struct {
@@ -56,48 +33,10 @@ func (c *cooFixture) csr() *sparse.CSR {
 	return t.ToCSR()
 }
 
-func loadBaseFixture(t *testing.T, name string) baseFixture {
+// loadBaseFixture reads the reference testdata/graphmethods_<name>.json.
+func loadBaseFixture(t *testing.T, name string) fixture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "graphmethods_"+name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f baseFixture
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// input returns the stored X, or the real data set (skipping when absent).
-func (f baseFixture) input(t *testing.T) *mat.Dense {
-	t.Helper()
-	if f.Tag != "" {
-		return loadShared(t, f.Tag)
-	}
-	return rowsToDense(f.X)
-}
-
-// loadSharedLabels reads the integer labels <tag>_y.txt from the shared
-// data folder, skipping the test when they are absent.
-func loadSharedLabels(t testing.TB, tag string) []int {
-	t.Helper()
-	l, err := dataio.ReadLabelsFile(filepath.Join(sharedDataDir(), tag, tag+"_y.txt"))
-	if err != nil {
-		t.Skipf("labels of %s not available (%v)", tag, err)
-	}
-	if !l.Numeric {
-		t.Fatalf("labels of %s are not integers", tag)
-	}
-	out := make([]int, len(l.Class))
-	for i, c := range l.Class {
-		v, err := strconv.Atoi(l.Names[c])
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = v
-	}
-	return out
+	return readFixture(t, "graphmethods_"+name+".json")
 }
 
 // loadReuters reads the Reuters-21578 term frequencies with unit-length rows
@@ -111,30 +50,66 @@ func loadReuters(t testing.TB) *sparse.CSR {
 	return a.NormalizeRows(sparse.L2)
 }
 
-// colsUpToSign returns the largest |a_ij − s_j·b_ij| / max|a_·j| over the
-// columns j, each column of b flipped (s_j = ±1) to agree with a.
-func colsUpToSign(t *testing.T, a, b mat.Matrix) float64 {
+// The helpers package engine's tests share (export_test.go): the shared
+// data, comparisons, model checks, and independent references.
+var (
+	sharedDataDir, loadShared, digitRows = engine.SharedDataDir, engine.LoadShared, engine.DigitRows
+	loadSharedLabels                     = engine.LoadSharedLabels
+	colsUpToSign, maxAbsDiff             = engine.ColsUpToSign, engine.MaxAbsDiff
+	reloaded, transformed                = engine.Reloaded, engine.Transformed
+	checkReloaded, checkMapsTraining     = engine.CheckReloaded, engine.CheckMapsTraining
+	refFisher, classBlobs, centredCols   = engine.RefFisher, engine.ClassBlobs, engine.CentredCols
+)
+
+// refusal is settings that Fit must refuse, with the error to wrap.
+type refusal[S any] = engine.Refusal[S]
+
+// checkRefusals fits x with the settings of every case and checks the
+// error.
+func checkRefusals[S, M any](t testing.TB, fit func(S, context.Context, mat.Matrix) (M, error), x mat.Matrix, cases []refusal[S]) {
 	t.Helper()
-	r, c := a.Dims()
-	if br, bc := b.Dims(); br != r || bc != c {
-		t.Fatalf("shapes %d×%d and %d×%d", r, c, br, bc)
+	engine.CheckRefusals(t, fit, x, cases)
+}
+
+// checkLinearReference compares a linear graph embedding (LPP, NPE) with
+// the reference f: the eigenvalues within the relative error eigTol, the
+// embedding within tol up to the sign of each column, and with all the
+// projection and the map of f's new points too.
+func checkLinearReference(t *testing.T, f fixture, m interface {
+	engine.Model
+	Eigenvalues() []float64
+	Projection() *mat.Dense
+}, eigTol, tol float64, all bool) {
+	t.Helper()
+	if e := relErr(f.Eigenvalues, m.Eigenvalues()); e > eigTol {
+		t.Errorf("eigenvalues %v, reference %v (relative error %g)", m.Eigenvalues(), f.Eigenvalues, e)
 	}
-	worst := 0.0
-	for j := 0; j < c; j++ {
-		dot, scale := 0.0, 0.0
-		for i := 0; i < r; i++ {
-			dot += a.At(i, j) * b.At(i, j)
-			scale = math.Max(scale, math.Abs(a.At(i, j)))
-		}
-		s := 1.0
-		if dot < 0 {
-			s = -1
-		}
-		for i := 0; i < r; i++ {
-			worst = math.Max(worst, math.Abs(a.At(i, j)-s*b.At(i, j))/scale)
-		}
+	if e := colsUpToSign(t, rowsToDense(f.Embedding), m.Embedding()); e > tol {
+		t.Errorf("embedding differs from the reference by %g", e)
 	}
-	return worst
+	if !all {
+		return
+	}
+	if e := colsUpToSign(t, rowsToDense(f.Projection), m.Projection()); e > tol {
+		t.Errorf("projection differs from the reference by %g", e)
+	}
+	if e := colsUpToSign(t, rowsToDense(f.Transform), transformed(t, m, rowsToDense(f.XNew))); e > tol {
+		t.Errorf("new points differ from the reference by %g", e)
+	}
+}
+
+// twoRolls returns two swiss rolls of 30 points, the second moved 1000
+// along the first axis: two far-apart clusters, whose kNN graph is
+// disconnected.
+func twoRolls() *mat.Dense {
+	a, _ := datasets.SwissRoll(30, 0, 1)
+	b, _ := datasets.SwissRoll(30, 0, 2)
+	var x mat.Dense
+	x.Stack(a, b)
+	for i := 30; i < 60; i++ {
+		x.Set(i, 0, x.At(i, 0)+1000)
+	}
+	return &x
 }
 
 // relErr returns max_i |a_i − b_i| / max_i |a_i|.
@@ -150,23 +125,39 @@ func relErr(a, b []float64) float64 {
 	return worst / scale
 }
 
-// fixture is one scikit-learn reference made by testdata/make_fixtures.py.
+// fixture is one scikit-learn reference, made by testdata/make_fixtures.py
+// (loadFixture) or testdata/make_fixtures_graphmethods.py (loadBaseFixture).
 type fixture struct {
-	Sklearn   string      `json:"sklearn"`
-	Tag       string      `json:"tag"`
-	X         [][]float64 `json:"X"`
-	XNew      [][]float64 `json:"X_new"`
-	K         int         `json:"k"`
-	Dim       int         `json:"dim"`
-	Reg       float64     `json:"reg"`
-	Embedding [][]float64 `json:"embedding"`
-	Transform [][]float64 `json:"transform"`
-	EVR       []float64   `json:"explained_variance_ratio"`
+	Sklearn        string      `json:"sklearn"`
+	Tag            string      `json:"tag"`
+	X              [][]float64 `json:"X"`
+	XNew           [][]float64 `json:"X_new"`
+	A              *cooFixture `json:"A"`
+	ANew           *cooFixture `json:"A_new"`
+	K              int         `json:"k"`
+	Dim            int         `json:"dim"`
+	PCADim         int         `json:"pca_dim"`
+	Reg            float64     `json:"reg"`
+	T              float64     `json:"t"`
+	Embedding      [][]float64 `json:"embedding"`
+	Transform      [][]float64 `json:"transform"`
+	Projection     [][]float64 `json:"projection"`
+	Components     [][]float64 `json:"components"`
+	Eigenvalues    []float64   `json:"eigenvalues"`
+	SingularValues []float64   `json:"singular_values"`
+	Mean           []float64   `json:"mean"`
+	EVR            []float64   `json:"explained_variance_ratio"`
 }
 
+// loadFixture reads the reference testdata/sklearn_<name>.json.
 func loadFixture(t *testing.T, name string) fixture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "sklearn_"+name+".json"))
+	return readFixture(t, "sklearn_"+name+".json")
+}
+
+func readFixture(t *testing.T, file string) fixture {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,38 +186,6 @@ func rowsToDense(rows [][]float64) *mat.Dense {
 	return m
 }
 
-// sharedDataDir is ../shared/data from the repository root, or
-// $MANIFOLD_DATA.
-func sharedDataDir() string {
-	if d := os.Getenv("MANIFOLD_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "data")
-}
-
-// loadShared reads <tag>_X.csv.gz from the shared data folder, skipping the
-// test with a clear message when the folder is absent.
-func loadShared(t testing.TB, tag string) *mat.Dense {
-	t.Helper()
-	path := filepath.Join(sharedDataDir(), tag, tag+"_X.csv.gz")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("real data %s not available (%v): set MANIFOLD_DATA or place ../shared/data beside the repository", tag, err)
-	}
-	x, err := dataio.ReadMatrixFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return x.(*mat.Dense)
-}
-
-// digitRows returns the first n rows of USPS (skipping when absent).
-func digitRows(t *testing.T, n int) *mat.Dense {
-	t.Helper()
-	x := loadShared(t, "usps9298")
-	_, d := x.Dims()
-	return mat.DenseCopyOf(x.Slice(0, n, 0, d))
-}
-
 // procrustes returns the Procrustes disparity between a and b
 // (metrics.Procrustes, scipy.spatial.procrustes' disparity).
 func procrustes(t *testing.T, a, b *mat.Dense) float64 {
@@ -236,18 +195,4 @@ func procrustes(t *testing.T, a, b *mat.Dense) float64 {
 		t.Fatalf("procrustes: %v", err)
 	}
 	return d
-}
-
-// reloaded returns m saved to a model file and loaded back.
-func reloaded(t *testing.T, m engine.Model) engine.Model {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
-	l, err := engine.Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
 }

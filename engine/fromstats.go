@@ -190,33 +190,48 @@ func LSIFromGram(ctx context.Context, gram mat.Symmetric, n, dim int) (*LSIModel
 	if err := checkDim(methodLSI, dim, min(n, d), "min(documents, terms)"); err != nil {
 		return nil, err
 	}
-	g := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			v := gram.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: %w: gram[%d,%d] = %v", method, ErrNotFinite, i, j, v)
-			}
-			g.Data[i*d+j] = v
-		}
-	}
-	vals, vecs, err := backend.EigTopCtx(ctx, backend.Active(), g, dim)
+	g, err := finiteUpper(method, "gram", gram)
 	if err != nil {
-		return nil, wrapNumerical(err)
+		return nil, err
 	}
-	if j := numericalRank(vals, nullTol); j < len(vals) {
-		return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", methodLSI, ErrDimension, j, dim)
+	vals, vecs, err := lsiTop(ctx, g, dim)
+	if err != nil {
+		return nil, err
 	}
 	m := &LSIModel{base: newBase(methodLSI, lsiParams{Eigensolver: EigenDense, Input: "gram statistics"}),
 		components: vecs, sigma: make([]float64, dim)}
-	m.embedding = rowVec(make([]float64, dim))
 	for j, v := range vals {
 		m.sigma[j] = math.Sqrt(v)
 	}
 	backend.FixSigns(m.components)
-	info := backend.Info()
-	m.report = Report{Method: methodLSI, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim, Params: reportParams(m)}
-	return m, nil
+	return fromStats(m, n, d, dim), nil
+}
+
+// lsiTop returns the dim leading eigenpairs of a Gram matrix, refusing
+// those with a zero eigenvalue (ErrDimension).
+func lsiTop(ctx context.Context, g blas64.Symmetric, dim int) ([]float64, blas64.General, error) {
+	vals, vecs, err := backend.EigTopCtx(ctx, backend.Active(), g, dim)
+	if err != nil {
+		return nil, blas64.General{}, wrapNumerical(err)
+	}
+	return vals, vecs, checkLSIRank(vals, dim)
+}
+
+// finiteUpper copies the upper triangle of s, refusing a value that is not
+// finite (ErrNotFinite, named what[i,j]).
+func finiteUpper(method, what string, s mat.Symmetric) (blas64.Symmetric, error) {
+	d := s.SymmetricDim()
+	c := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			v := s.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return blas64.Symmetric{}, fmt.Errorf("%s: %w: %s[%d,%d] = %v", method, ErrNotFinite, what, i, j, v)
+			}
+			c.Data[i*d+j] = v
+		}
+	}
+	return c, nil
 }
 
 // fromStats completes a model built from statistics of n samples of d
@@ -289,22 +304,13 @@ func LSIFromRange(ctx context.Context, basis mat.Matrix, proj mat.Symmetric, n, 
 			}
 		}
 	}
-	c := blas64.Symmetric{N: l, Stride: l, Uplo: blas.Upper, Data: make([]float64, l*l)}
-	for i := 0; i < l; i++ {
-		for j := i; j < l; j++ {
-			v := proj.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: %w: projected gram[%d,%d] = %v", method, ErrNotFinite, i, j, v)
-			}
-			c.Data[i*l+j] = v
-		}
-	}
-	vals, w, err := backend.EigTopCtx(ctx, backend.Active(), c, dim)
+	c, err := finiteUpper(method, "projected gram", proj)
 	if err != nil {
-		return nil, wrapNumerical(err)
+		return nil, err
 	}
-	if j := numericalRank(vals, nullTol); j < len(vals) {
-		return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", methodLSI, ErrDimension, j, dim)
+	vals, w, err := lsiTop(ctx, c, dim)
+	if err != nil {
+		return nil, err
 	}
 	v := newGeneral(d, dim)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, q, w, 0, v)

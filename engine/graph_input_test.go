@@ -21,15 +21,7 @@ func knnCSR(t *testing.T, x mat.Matrix, k int) *sparse.CSR {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := res.Len()
-	coo := sparse.NewCOO(n, n, n*k)
-	for i := 0; i < n; i++ {
-		js, ds := res.Row(i)
-		for c, j := range js {
-			coo.Add(i, j, ds[c])
-		}
-	}
-	return coo.ToCSR()
+	return resultGraph(res, res.Len())
 }
 
 // A given kNN graph gives the embedding the method's own search gives

@@ -58,6 +58,21 @@ func weightNamed(s string) GraphWeight {
 	return GraphWeight(s)
 }
 
+// weighGraph is reweight of the graph of spec in a stage, which says the
+// heat kernel's t: the neighbours a vertex chose are spec's k, none (every
+// edge mutual) for an ε-graph or a whole-class supervised graph.
+func weighGraph(st *stageCtx, g *sparse.CSR, in samples, w GraphWeight, t float64, spec graphSpec) (*sparse.CSR, float64) {
+	k := spec.k
+	if spec.eps > 0 || (spec.labels != nil && spec.k == 0) {
+		k = 0
+	}
+	wg, t := reweight(g, in, w, t, k)
+	if w == WeightHeat {
+		st.detail = fmt.Sprintf("heat kernel, t = %.4g", t)
+	}
+	return wg, t
+}
+
 // reweight turns a graph whose values are distances (the graph of
 // inputGraph, after the disconnected policy) into the weighted graph w. in
 // holds the graph's vertices as rows (for cosine weights); k is the number

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -52,6 +53,18 @@ func (in samples) mulBlock(dst, b blas64.General) {
 		return
 	}
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, in.dense, b, 0, dst)
+}
+
+// project runs the stage name that maps the rows of x (dense or sparse) by
+// proj: x·proj.
+func (r *run) project(name string, predicted float64, x samples, proj blas64.General) (blas64.General, error) {
+	var y blas64.General
+	err := r.stage(name, predicted, func(ctx context.Context, s *stageCtx) error {
+		y = newGeneral(x.rows(), proj.Cols)
+		x.mulBlock(y, proj)
+		return nil
+	})
+	return y, err
 }
 
 // samplesInput accepts a *sparse.CSR as it is (checking it is not empty and
@@ -250,14 +263,29 @@ func denseInput(what string, x mat.Matrix) (blas64.General, error) {
 	if err := checkSize(what, r, c); err != nil {
 		return blas64.General{}, err
 	}
-	var g blas64.General
-	if d, ok := x.(*mat.Dense); ok {
-		g = d.RawMatrix()
-	} else {
-		g = mat.DenseCopyOf(x).RawMatrix()
-	}
+	g := rawRows(x)
 	if i, j, v, bad := firstNonFinite(g); bad {
 		return blas64.General{}, fmt.Errorf("%s: %w: row %d, column %d is %v", what, ErrNotFinite, i, j, v)
+	}
+	return g, nil
+}
+
+// rawRows returns the rows of x: a *mat.Dense's own storage, else a copy.
+func rawRows(x mat.Matrix) blas64.General {
+	if d, ok := x.(*mat.Dense); ok {
+		return d.RawMatrix()
+	}
+	return mat.DenseCopyOf(x).RawMatrix()
+}
+
+// denseTransformInput checks the rows a model maps densely: d features.
+func denseTransformInput(what string, x mat.Matrix, d int) (blas64.General, error) {
+	g, err := denseInput(what, x)
+	if err != nil {
+		return g, err
+	}
+	if g.Cols != d {
+		return g, fmt.Errorf("%s: %w: %d features, the model has %d", what, ErrShape, g.Cols, d)
 	}
 	return g, nil
 }

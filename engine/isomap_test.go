@@ -36,19 +36,11 @@ func TestIsomapAgainstSklearn(t *testing.T) {
 						t.Errorf("%s float32=%v: Procrustes disparity to scikit-learn %g > %g", solver, f32, d, tol)
 					}
 					if f.XNew != nil {
-						y, err := m.Transform(context.Background(), rowsToDense(f.XNew))
-						if err != nil {
-							t.Fatal(err)
-						}
 						// Same coordinates as scikit-learn's transform, after aligning the
 						// fits: compare the stacked embeddings.
-						r, _ := y.Dims()
-						n, _ := m.Embedding().Dims()
 						var a, b mat.Dense
 						a.Stack(rowsToDense(f.Embedding), rowsToDense(f.Transform))
-						b.Stack(m.Embedding(), y)
-						_ = r
-						_ = n
+						b.Stack(m.Embedding(), transformed(t, m, rowsToDense(f.XNew)))
 						if d := procrustes(t, &a, &b); d > tol {
 							t.Errorf("%s float32=%v: transform disparity to scikit-learn %g > %g", solver, f32, d, tol)
 						}
@@ -68,52 +60,23 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(y, m.Embedding(), 1e-8) {
-		t.Error("Transform of the training points differs from the embedding")
-	}
+	checkMapsTraining(t, m, x, 1e-8)
 	m32, err := engine.Isomap{Dim: 2, K: 8, Float32: true}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y32, err := m32.Transform(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// τ(D_G) itself is rounded to float32, so the reproduction holds to
 	// float32 precision only.
-	if !mat.EqualApprox(y32, m32.Embedding(), 1e-5) {
+	if !mat.EqualApprox(transformed(t, m32, x), m32.Embedding(), 1e-5) {
 		t.Error("float32 geodesics: Transform of the training points differs from the embedding by more than float32 rounding")
 	}
-	l := reloaded(t, m)
-	q := x.Slice(0, 30, 0, 3)
-	y1, err := m.Transform(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y2, err := l.Transform(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(y1, y2) {
-		t.Error("loaded model maps differently")
-	}
+	checkReloaded(t, m, x.Slice(0, 30, 0, 3))
 }
 
 func TestIsomapDisconnected(t *testing.T) {
 	ctx := context.Background()
-	// Two far-apart clusters of 30 points: the 5-NN graph is disconnected.
-	a, _ := datasets.SwissRoll(30, 0, 1)
-	b, _ := datasets.SwissRoll(30, 0, 2)
-	var x mat.Dense
-	x.Stack(a, b)
-	for i := 30; i < 60; i++ {
-		x.Set(i, 0, x.At(i, 0)+1000)
-	}
-	_, err := engine.Isomap{Dim: 2, K: 5}.Fit(ctx, &x)
+	x := twoRolls() // the 5-NN graph is disconnected
+	_, err := engine.Isomap{Dim: 2, K: 5}.Fit(ctx, x)
 	if !errors.Is(err, engine.ErrDisconnected) {
 		t.Fatalf("error %v, want ErrDisconnected", err)
 	}
@@ -122,35 +85,26 @@ func TestIsomapDisconnected(t *testing.T) {
 			t.Errorf("the disconnected error does not name the %q choice: %v", word, err)
 		}
 	}
-	m, err := engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, &x)
+	m, err := engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := m.Embedding().Dims(); n != 30 || len(m.Dropped()) != 30 {
 		t.Errorf("largest: %d points embedded, %d dropped; want 30 and 30", n, len(m.Dropped()))
 	}
-	if _, err := (engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedConnect}).Fit(ctx, &x); err != nil {
+	if _, err := (engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedConnect}).Fit(ctx, x); err != nil {
 		t.Errorf("connect: %v", err)
 	}
 }
 
 func TestIsomapBadInput(t *testing.T) {
-	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
-	cases := []struct {
-		s    engine.Isomap
-		want error
-	}{
+	checkRefusals(t, engine.Isomap.Fit, x, []refusal[engine.Isomap]{
 		{engine.Isomap{K: 20}, engine.ErrTooFewSamples},
 		{engine.Isomap{K: -1}, engine.ErrBadSetting},
 		{engine.Isomap{Dim: 20}, engine.ErrDimension},
 		{engine.Isomap{Labels: []int{1, 2}}, engine.ErrLabels},
 		{engine.Isomap{Eps: -1}, engine.ErrBadSetting},
 		{engine.Isomap{Float32: true, Eigensolver: engine.EigenDense}, engine.ErrBadSetting},
-	}
-	for _, c := range cases {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 }

@@ -218,12 +218,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if err != nil {
 				return nil, err
 			}
-			err = r.stage("project", float64(train.nnz())*float64(s.Dim), func(ctx context.Context, st *stageCtx) error {
-				m.embedding = newGeneral(nk, s.Dim)
-				train.mulBlock(m.embedding, m.proj)
-				return nil
-			})
-			if err != nil {
+			if m.embedding, err = r.project("project", float64(train.nnz())*float64(s.Dim), train, m.proj); err != nil {
 				return nil, err
 			}
 			return m, nil
@@ -364,19 +359,7 @@ func (m *IsoProjectionModel) Kept() []int { return append([]int(nil), m.kept...)
 // Transform maps new points linearly: y = Aᵀx, i.e. Y = X·A; x may be a
 // *sparse.CSR.
 func (m *IsoProjectionModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	xs, err := samplesInput("isoprojection transform", x)
-	if err != nil {
-		return nil, err
-	}
-	if xs.cols() != m.proj.Rows {
-		return nil, fmt.Errorf("isoprojection transform: %w: %d features, the model has %d", ErrShape, xs.cols(), m.proj.Rows)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	y := newGeneral(xs.rows(), m.Dim())
-	xs.mulBlock(y, m.proj)
-	return toDense(y), nil
+	return projectSamples(ctx, m.method, x, m.proj)
 }
 
 // Save writes the model (see Load for the format).

@@ -174,19 +174,12 @@ func testIsoProjectionSupervised(t *testing.T, between SupervisedGeodesic) {
 func TestIsoProjectionBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(30, 0, 1)
-	for _, c := range []struct {
-		s    IsoProjection
-		want error
-	}{
+	checkRefusals(t, IsoProjection.Fit, x, []refusal[IsoProjection]{
 		{IsoProjection{Alpha: -1}, ErrBadSetting},
 		{IsoProjection{Dim: 4}, ErrDimension},
 		{IsoProjection{Solver: "qr"}, ErrBadSetting},
 		{IsoProjection{K: 30}, ErrTooFewSamples},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	if _, err := (IsoProjection{Solver: IsoProjectionDirect}).Fit(ctx, sparse.FromDense(x)); !errors.Is(err, ErrBadSetting) {
 		t.Errorf("direct solver on sparse input: %v", err)
 	}

@@ -62,19 +62,8 @@ func TestLandmarkIsomapSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := reloaded(t, m)
 	q, _ := datasets.SwissRoll(20, 0.05, 13)
-	a, err := m.Transform(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := l.Transform(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(a, b) {
-		t.Error("loaded model maps differently")
-	}
+	checkReloaded(t, m, q)
 }
 
 // maxMinEvery is maxMin computing every distance (the rule without the

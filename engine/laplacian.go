@@ -164,15 +164,8 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			var a *sparse.CSR
 			var invSqrtD []float64
 			err = r.stage("laplacian", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-				kw := s.K
-				if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
-					kw = 0
-				}
 				var w *sparse.CSR
-				w, m.p.T = reweight(fixed.Graph, m.train, s.Weight, s.T, kw)
-				if s.Weight == WeightHeat {
-					st.detail = fmt.Sprintf("heat kernel, t = %.4g", m.p.T)
-				}
+				w, m.p.T = weighGraph(st, fixed.Graph, m.train, s.Weight, s.T, s.spec())
 				a, invSqrtD = normalizedAdjacency(w)
 				for i, v := range invSqrtD {
 					if v == 0 {
@@ -245,28 +238,15 @@ func (m *LaplacianModel) Dropped() []int { return append([]int(nil), m.dropped..
 // neighbour lists, which the model (and its file) keeps.
 func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	const what = "laplacian transform"
-	_, d := m.train.dims()
-	q, err := transformInput(what, x, d)
-	if err != nil {
-		return nil, err
-	}
-	nq, _ := q.dims()
 	k, eps, weight := m.p.K, m.p.Eps, weightNamed(m.p.Weight)
 	if k == 0 && eps == 0 {
 		k = 10 // supervised, whole class: new points have no class
 	}
-	if q.isSparse() != m.train.isSparse() {
-		q = convertInput(q, m.train.isSparse())
-	}
-	var nb *neighbors.Result
-	if m.near != nil && !q.isSparse() {
-		nb, err = m.near.query(ctx, m.train.dense, q.dense, k)
-	} else {
-		nb, err = queryNeighbours(ctx, m.train, q, k, eps)
-	}
+	q, nb, err := transformNeighbours(ctx, what, x, m.train, m.near, k, eps)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, err
 	}
+	nq, _ := q.dims()
 	dim := m.Dim()
 	for t, lam := range m.eig {
 		// The Nyström formula divides by μ = 1 − λ: at μ = 0 (to rounding)

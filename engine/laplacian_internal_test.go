@@ -67,29 +67,3 @@ func neighborsForTest(x *mat.Dense, k int) (*sparse.CSR, error) {
 	}
 	return f.Graph, nil
 }
-
-// colsUpToSign returns the largest |a_ij − s_j·b_ij| / max|a_·j| over the
-// columns j, each column of b flipped (s_j = ±1) to agree with a.
-func colsUpToSign(t *testing.T, a, b mat.Matrix) float64 {
-	t.Helper()
-	r, c := a.Dims()
-	if br, bc := b.Dims(); br != r || bc != c {
-		t.Fatalf("shapes %d×%d and %d×%d", r, c, br, bc)
-	}
-	worst := 0.0
-	for j := 0; j < c; j++ {
-		dot, scale := 0.0, 0.0
-		for i := 0; i < r; i++ {
-			dot += a.At(i, j) * b.At(i, j)
-			scale = math.Max(scale, math.Abs(a.At(i, j)))
-		}
-		s := 1.0
-		if dot < 0 {
-			s = -1
-		}
-		for i := 0; i < r; i++ {
-			worst = math.Max(worst, math.Abs(a.At(i, j)-s*b.At(i, j))/scale)
-		}
-	}
-	return worst
-}

@@ -152,29 +152,14 @@ func TestLaplacianTransform(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Copies of training points map onto their embedding.
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(y, m.Embedding()) {
-		t.Error("Transform of the training points differs from the embedding")
-	}
-	l := reloaded(t, m)
-	q := mat.NewDense(3, 3, []float64{1, 2, 3, -4, 5, 6, 7, 8, 0.5})
-	y1, _ := m.Transform(ctx, q)
-	y2, err := l.Transform(ctx, q)
-	if err != nil || !mat.Equal(y1, y2) {
-		t.Errorf("loaded model maps differently (%v)", err)
-	}
+	checkMapsTraining(t, m, x, 0)
+	checkReloaded(t, m, mat.NewDense(3, 3, []float64{1, 2, 3, -4, 5, 6, 7, 8, 0.5}))
 }
 
 func TestLaplacianBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
-	for _, c := range []struct {
-		s    engine.LaplacianEigenmaps
-		want error
-	}{
+	checkRefusals(t, engine.LaplacianEigenmaps.Fit, x, []refusal[engine.LaplacianEigenmaps]{
 		{engine.LaplacianEigenmaps{K: 20}, engine.ErrTooFewSamples},
 		{engine.LaplacianEigenmaps{K: -1}, engine.ErrBadSetting},
 		{engine.LaplacianEigenmaps{Dim: 19}, engine.ErrDimension},
@@ -182,27 +167,16 @@ func TestLaplacianBadInput(t *testing.T) {
 		{engine.LaplacianEigenmaps{T: -1}, engine.ErrBadSetting},
 		{engine.LaplacianEigenmaps{Labels: []int{1}}, engine.ErrLabels},
 		{engine.LaplacianEigenmaps{Eigensolver: "qr"}, engine.ErrBadSetting},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
-		}
-	}
-	// Two far-apart clusters: the policy applies.
-	a, _ := datasets.SwissRoll(30, 0, 1)
-	b, _ := datasets.SwissRoll(30, 0, 2)
-	var xx mat.Dense
-	xx.Stack(a, b)
-	for i := 30; i < 60; i++ {
-		xx.Set(i, 0, xx.At(i, 0)+1000)
-	}
-	if _, err := (engine.LaplacianEigenmaps{K: 5}).Fit(ctx, &xx); !errors.Is(err, engine.ErrDisconnected) {
+	})
+	xx := twoRolls() // the policy applies
+	if _, err := (engine.LaplacianEigenmaps{K: 5}).Fit(ctx, xx); !errors.Is(err, engine.ErrDisconnected) {
 		t.Errorf("disconnected graph: %v, want ErrDisconnected", err)
 	}
-	m, err := engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, &xx)
+	m, err := engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, xx)
 	if err != nil || len(m.Kept()) != 30 || len(m.Dropped()) != 30 {
 		t.Errorf("largest: %v", err)
 	}
-	if _, err := (engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedConnect, Weight: engine.WeightConnectivity}).Fit(ctx, &xx); err != nil {
+	if _, err := (engine.LaplacianEigenmaps{K: 5, Disconnected: engine.DisconnectedConnect, Weight: engine.WeightConnectivity}).Fit(ctx, xx); err != nil {
 		t.Errorf("connect: %v", err)
 	}
 	if _, err := m.Transform(ctx, mat.NewDense(2, 2, nil)); !errors.Is(err, engine.ErrShape) {

@@ -274,9 +274,8 @@ func runStage(r *run, name string, predicted float64, body func(ctx context.Cont
 // the model, the embedding of g and the dimension of the PCA or of the
 // whitened space (ldaParams.PCADim).
 func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64, solver LDASolver, usePCA bool) (fisher, blas64.General, int, error) {
-	n, d := g.Rows, g.Cols
+	n := g.Rows
 	c := len(classes)
-	impl := backend.Active()
 	f := fisher{classes: classes}
 	var a blas64.General // the centred data
 	f.mean, a, _ = centre(g)
@@ -298,15 +297,7 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 	backend.FixSigns(f.proj)
 	// The embedding and the class centres in the LDA space, from the
 	// data with the signs just fixed.
-	emb := newGeneral(n, dim)
-	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, g, f.proj, 0, emb)
-	shift := make([]float64, dim)
-	impl.Gemv(blas.Trans, 1, f.proj, blas64.Vector{N: d, Inc: 1, Data: f.mean}, 0, blas64.Vector{N: dim, Inc: 1, Data: shift})
-	for i := 0; i < n; i++ {
-		for j := 0; j < dim; j++ {
-			emb.Data[i*dim+j] -= shift[j]
-		}
-	}
+	emb := f.apply(g)
 	f.centers = newGeneral(c, dim)
 	for i := 0; i < n; i++ {
 		row := f.centers.Data[y[i]*dim : (y[i]+1)*dim]
@@ -533,41 +524,11 @@ func fisherfacesDiscriminant(r *run, a blas64.General, y, size []int, dim int, r
 		pcaDim = a.Cols
 	}
 	p := a.Cols
-	sw := newGeneral(p, p)
-	b := newGeneral(p, c)
-	means := newGeneral(c, p)
+	var b, sw blas64.General
 	err := runStage(r, "scatter", classScatterFlam(n, p, c), func(ctx context.Context, st *stageCtx) error {
-		for i := 0; i < n; i++ {
-			row := means.Data[y[i]*p : (y[i]+1)*p]
-			for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
-				row[j] += v
-			}
-		}
-		for k := 0; k < c; k++ {
-			row := means.Data[k*p : (k+1)*p]
-			for j := range row {
-				row[j] /= float64(size[k])
-			}
-		}
-		// The rows of a are centred: m = 0, B = [√N_c·m_c].
-		for k := 0; k < c; k++ {
-			sq := math.Sqrt(float64(size[k]))
-			for j := 0; j < p; j++ {
-				b.Data[j*c+k] = sq * means.Data[k*p+j]
-			}
-		}
-		w := newGeneral(n, p)
-		for i := 0; i < n; i++ {
-			mrow := means.Data[y[i]*p : (y[i]+1)*p]
-			for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
-				w.Data[i*p+j] = v - mrow[j]
-			}
-		}
-		if err := backend.SyrkCtx(ctx, impl, blas.Trans, 1, w, 0, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: sw.Data}); err != nil {
-			return err
-		}
-		mirrorUpper(sw)
-		return nil
+		var err error
+		_, b, sw, err = classScatter(ctx, a, y, size)
+		return err
 	})
 	if err != nil {
 		return nil, blas64.General{}, 0, err
@@ -629,15 +590,7 @@ func fisherfacesPCA(ctx context.Context, a blas64.General, p int) (blas64.Genera
 	if r == 0 {
 		return blas64.General{}, blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
 	}
-	scores := newGeneral(n, r)
-	v := newGeneral(n, r)
-	for i := 0; i < n; i++ {
-		for j := 0; j < r; j++ {
-			e := vecs.Data[i*vecs.Stride+j]
-			scores.Data[i*r+j] = e * math.Sqrt(vals[j])
-			v.Data[i*r+j] = e / math.Sqrt(vals[j])
-		}
-	}
+	scores, v := sqrtScaled(vecs, vals, r)
 	u := newGeneral(d, r)
 	if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, a, v, 0, u); err != nil {
 		return blas64.General{}, blas64.General{}, err
@@ -726,16 +679,18 @@ func (m *LDAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 }
 
 func (f *fisher) transform(ctx context.Context, method string, x mat.Matrix) (*mat.Dense, error) {
-	g, err := denseInput(method+" transform", x)
+	g, err := denseTransformInput(method+" transform", x, len(f.mean))
 	if err != nil {
 		return nil, err
-	}
-	if g.Cols != len(f.mean) {
-		return nil, fmt.Errorf("%s transform: %w: %d features, the model has %d", method, ErrShape, g.Cols, len(f.mean))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return toDense(f.apply(g)), nil
+}
+
+// apply maps the rows of g: g·W − 1·(mᵀW).
+func (f *fisher) apply(g blas64.General) blas64.General {
 	dim := f.proj.Cols
 	y := newGeneral(g.Rows, dim)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, g, f.proj, 0, y)
@@ -746,7 +701,7 @@ func (f *fisher) transform(ctx context.Context, method string, x mat.Matrix) (*m
 			y.Data[i*dim+j] -= shift[j]
 		}
 	}
-	return toDense(y), nil
+	return y
 }
 
 // Predict classifies new points by the FLDA rule (see LDA): the class c
@@ -799,6 +754,45 @@ func (f *fisher) fields(c *codec, dim int) {
 	nc := len(f.classes)
 	c.matrix("centers", &f.centers, nc, dim)
 	c.vector("log_priors", &f.logPri, nc)
+}
+
+// classScatter returns, for the centred rows a (n×p) in the classes y of
+// the given sizes, the class means (c×p), B = [√N_c·m_c] (p×c, the factor
+// of S_B = BBᵀ) and the within-class scatter S_W (p×p, both triangles).
+func classScatter(ctx context.Context, a blas64.General, y, size []int) (means, b, sw blas64.General, err error) {
+	n, p, c := a.Rows, a.Cols, len(size)
+	means, b, sw = newGeneral(c, p), newGeneral(p, c), newGeneral(p, p)
+	for i := 0; i < n; i++ {
+		row := means.Data[y[i]*p : (y[i]+1)*p]
+		for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
+			row[j] += v
+		}
+	}
+	for k := 0; k < c; k++ {
+		row := means.Data[k*p : (k+1)*p]
+		for j := range row {
+			row[j] /= float64(size[k])
+		}
+	}
+	// The rows of a are centred: m = 0, B = [√N_c·m_c].
+	for k := 0; k < c; k++ {
+		sq := math.Sqrt(float64(size[k]))
+		for j := 0; j < p; j++ {
+			b.Data[j*c+k] = sq * means.Data[k*p+j]
+		}
+	}
+	w := newGeneral(n, p)
+	for i := 0; i < n; i++ {
+		mrow := means.Data[y[i]*p : (y[i]+1)*p]
+		for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
+			w.Data[i*p+j] = v - mrow[j]
+		}
+	}
+	if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, w, 0, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: sw.Data}); err != nil {
+		return means, b, sw, err
+	}
+	mirrorUpper(sw)
+	return means, b, sw, nil
 }
 
 // classScatterFlam is the within- and between-class scatter matrices of n samples of

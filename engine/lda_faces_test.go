@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -27,38 +26,20 @@ func TestLDATable2Faces(t *testing.T) {
 	ctx := context.Background()
 	for _, tag := range []string{"orl32", "yale32"} {
 		x := loadShared(t, tag)
-		y := readSharedLabels(t, tag)
+		y := loadSharedLabels(t, tag)
 		x.Scale(1.0/255, x)
 		n, d := x.Dims()
-		byClass := map[int][]int{}
-		var order []int
-		for i, l := range y {
-			if _, ok := byClass[l]; !ok {
-				order = append(order, l)
-			}
-			byClass[l] = append(byClass[l], i)
-		}
+		order, byClass := classOrder(y)
 		rng := rand.New(rand.NewPCG(16, 2))
 		var sumSVD, sumFF float64
 		for p := 2; p <= 8; p++ {
 			var accSVD, accFF, accRaw float64
 			const splits = 3
 			for s := 0; s < splits; s++ {
-				var tr, te []int
-				for _, l := range order {
-					m := byClass[l]
-					perm := rng.Perm(len(m))
-					for k, pi := range perm {
-						if k < p {
-							tr = append(tr, m[pi])
-						} else {
-							te = append(te, m[pi])
-						}
-					}
-				}
+				tr, te := splitPerClass(rng, order, byClass, p)
 				xtr, xte := pickRows(x, tr), pickRows(x, te)
 				ytr, yte := pickInts(y, tr), pickInts(y, te)
-				accRaw += oneNNAcc(xtr, ytr, xte, yte)
+				accRaw += nearestNeighbourAccuracy(xtr, xte, ytr, yte)
 				for _, solver := range []LDASolver{LDASVD, LDAFisherfaces} {
 					m, err := LDA{Labels: ytr, Solver: solver}.Fit(ctx, xtr)
 					if err != nil {
@@ -76,7 +57,7 @@ func TestLDATable2Faces(t *testing.T) {
 					var a, b mat.Dense
 					a.Mul(xtr, w)
 					b.Mul(xte, w)
-					acc := oneNNAcc(&a, ytr, &b, yte)
+					acc := nearestNeighbourAccuracy(&a, &b, ytr, yte)
 					if solver == LDASVD {
 						accSVD += acc
 					} else {
@@ -97,47 +78,4 @@ func TestLDATable2Faces(t *testing.T) {
 			t.Errorf("%s: LDA (svd) %.1f %% on average below Fisherfaces %.1f %%", tag, sumSVD, sumFF)
 		}
 	}
-}
-
-func pickRows(x *mat.Dense, idx []int) *mat.Dense {
-	_, d := x.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	for r, i := range idx {
-		out.SetRow(r, x.RawRowView(i))
-	}
-	return out
-}
-
-func pickInts(v []int, idx []int) []int {
-	out := make([]int, len(idx))
-	for r, i := range idx {
-		out[r] = v[i]
-	}
-	return out
-}
-
-// oneNNAcc is the fraction of test rows whose nearest training row
-// (Euclidean) has the same label.
-func oneNNAcc(tr *mat.Dense, ytr []int, te *mat.Dense, yte []int) float64 {
-	ntr, _ := tr.Dims()
-	nte, _ := te.Dims()
-	right := 0
-	for i := 0; i < nte; i++ {
-		a := te.RawRowView(i)
-		best, arg := math.Inf(1), -1
-		for k := 0; k < ntr; k++ {
-			s := 0.0
-			for j, v := range tr.RawRowView(k) {
-				t := v - a[j]
-				s += t * t
-			}
-			if s < best {
-				best, arg = s, k
-			}
-		}
-		if ytr[arg] == yte[i] {
-			right++
-		}
-	}
-	return float64(right) / float64(nte)
 }

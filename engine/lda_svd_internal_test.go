@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,16 +17,8 @@ import (
 // total variance; the model transforms its own training data to its
 // embedding.
 func TestLDASVDSmallSample(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 7))
 	const n, d, c = 30, 50, 4
-	x := mat.NewDense(n, d, nil)
-	labels := make([]int, n)
-	for i := 0; i < n; i++ {
-		labels[i] = i % c
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64()+float64((labels[i]*j)%5))
-		}
-	}
+	x, labels := classBlobs(7, n, d, c)
 	ctx := context.Background()
 	m, err := LDA{Labels: labels}.Fit(ctx, x)
 	if err != nil {
@@ -39,13 +30,7 @@ func TestLDASVDSmallSample(t *testing.T) {
 		}
 	}
 	// Reference: X̄ = UΣVᵀ, H_b = [√N_c ū_c], H_b = PΣ_bQᵀ, W = VΣ⁻¹Q.
-	a := mat.DenseCopyOf(x)
-	for j := 0; j < d; j++ {
-		mu := mat.Sum(a.ColView(j)) / n
-		for i := 0; i < n; i++ {
-			a.Set(i, j, a.At(i, j)-mu)
-		}
-	}
+	a := centredCols(x)
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDThin) {
 		t.Fatal("reference SVD failed")
@@ -93,13 +78,7 @@ func TestLDASVDSmallSample(t *testing.T) {
 		t.Errorf("subspace differs from the LDA.m reference by %.3g", e)
 	}
 	emb := mat.DenseCopyOf(m.Embedding())
-	tr, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(emb, tr, 1e-9) {
-		t.Error("Transform of the training data differs from the embedding")
-	}
+	checkMapsTraining(t, m, x, 1e-9)
 	// Every class one point; unit total variance per column.
 	for j := 0; j < c-1; j++ {
 		tot, within := 0.0, 0.0

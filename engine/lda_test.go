@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/manifoldlab/manifold/engine"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
 )
 
 // ldaFixture is one scikit-learn LinearDiscriminantAnalysis(solver='eigen')
@@ -191,16 +192,8 @@ func TestLDATwoClassClosedForm(t *testing.T) {
 // first: the projections equal an independent reference (mat.SVD for the
 // PCA, mat.Cholesky and mat.EigenSym for the reduced problem) up to sign.
 func TestLDAFisherfaces(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 6))
 	const n, d, c = 30, 50, 3
-	x := mat.NewDense(n, d, nil)
-	labels := make([]int, n)
-	for i := 0; i < n; i++ {
-		labels[i] = i % c
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64()+float64((labels[i]*j)%5))
-		}
-	}
+	x, labels := classBlobs(6, n, d, c)
 	m, err := engine.LDA{Labels: labels, Solver: engine.LDAFisherfaces}.Fit(context.Background(), x)
 	if err != nil {
 		t.Fatal(err)
@@ -209,13 +202,7 @@ func TestLDAFisherfaces(t *testing.T) {
 		t.Errorf("pca_dim %v, want N − c = %d", rep.Params["pca_dim"], n-c)
 	}
 	// Reference.
-	a := mat.DenseCopyOf(x)
-	for j := 0; j < d; j++ {
-		mu := mat.Sum(a.ColView(j)) / n
-		for i := 0; i < n; i++ {
-			a.Set(i, j, a.At(i, j)-mu)
-		}
-	}
+	a := centredCols(x)
 	var svd mat.SVD
 	svd.Factorize(a, mat.SVDThin)
 	var vAll mat.Dense
@@ -245,28 +232,7 @@ func TestLDAFisherfaces(t *testing.T) {
 		r.SubVec(z.RowView(i), means.RowView(labels[i]))
 		sw.SymRankOne(sw, 1, &r)
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(sw) {
-		t.Fatal("reference S_W not positive definite")
-	}
-	var l, linv mat.TriDense
-	ch.LTo(&l)
-	if err := linv.InverseTri(&l); err != nil {
-		t.Fatal(err)
-	}
-	var cm mat.Dense
-	cm.Product(&linv, sb, linv.T())
-	cs := mat.NewSymDense(p, nil)
-	for i := 0; i < p; i++ {
-		for j := i; j < p; j++ {
-			cs.SetSym(i, j, 0.5*(cm.At(i, j)+cm.At(j, i)))
-		}
-	}
-	var es mat.EigenSym
-	es.Factorize(cs, true)
-	vals := es.Values(nil)
-	var ev mat.Dense
-	es.VectorsTo(&ev)
+	vals, ev, linv := refFisher(t, sb, sw)
 	w := m.Projection()
 	for j := 0; j < c-1; j++ {
 		col := p - 1 - j
@@ -319,25 +285,71 @@ func TestLDASaveAndErrors(t *testing.T) {
 		}
 	}
 	n := len(f.Y)
-	for _, c := range []struct {
-		s    engine.LDA
-		want error
-	}{
+	checkRefusals(t, engine.LDA.Fit, x, []refusal[engine.LDA]{
 		{engine.LDA{}, engine.ErrLabels},
 		{engine.LDA{Labels: f.Y[:10]}, engine.ErrLabels},
 		{engine.LDA{Labels: make([]int, n)}, engine.ErrLabels},
 		{engine.LDA{Labels: f.Y, Dim: 3}, engine.ErrDimension},
 		{engine.LDA{Labels: f.Y, Reg: -1}, engine.ErrBadSetting},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s.Dim, err, c.want)
-		}
-	}
+	})
 	seq := make([]int, 4)
 	for i := range seq {
 		seq[i] = i
 	}
 	if _, err := (engine.LDA{Labels: seq}).Fit(ctx, x.Slice(0, 4, 0, 5)); !errors.Is(err, engine.ErrTooFewSamples) {
 		t.Errorf("one sample per class: %v", err)
+	}
+}
+
+// LDA's default (svd) solver on rank-deficient data — constant pixels, a
+// pixel that is the sum of two others, duplicated images — against
+// scikit-learn's LinearDiscriminantAnalysis(solver='svd') (fixtures made by
+// testdata/make_fixtures_lda_svd.py): the same transform of new points
+// column by column up to sign and the fixed factor √(N/(N − c)) (ours
+// normalizes Wᵀ(S_W/N)W = I, scikit-learn Wᵀ(S_W/(N − c))W = I), and the
+// same predictions (balanced classes). The Fisherfaces solver refuses the
+// same data (S_W singular).
+func TestLDASVDAgainstSklearn(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"lda_svd_digits", "lda_svd_wide"} {
+		t.Run(name, func(t *testing.T) {
+			f := loadLDAFixture(t, name)
+			x := rowsToDense(f.X)
+			n, _ := x.Dims()
+			if _, err := (engine.LDA{Labels: f.Y, Solver: engine.LDAFisherfaces}).Fit(ctx, x); !errors.Is(err, engine.ErrNumerical) {
+				t.Fatalf("fisherfaces on singular S_W: %v, want ErrNumerical (the fixture must be rank-deficient)", err)
+			}
+			m, err := engine.LDA{Labels: f.Y}.Fit(ctx, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Report().Params["solver"]; got != "svd" {
+				t.Errorf("default solver %v, want svd", got)
+			}
+			c := f.Dim + 1
+			fac := math.Sqrt(float64(n) / float64(n-c))
+			y, err := m.Transform(ctx, rowsToDense(f.XNew))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sk := rowsToDense(f.Transform)
+			for j := 0; j < f.Dim; j++ {
+				sign := math.Copysign(1, mat.Dot(y.ColView(j), sk.ColView(j)))
+				var dv mat.VecDense
+				dv.AddScaledVec(y.ColView(j), -sign*fac, sk.ColView(j))
+				if e := mat.Norm(&dv, 2) / (fac * mat.Norm(sk.ColView(j), 2)); e > 1e-7 {
+					t.Errorf("transform column %d differs from ±√(N/(N−c))·scikit-learn's by %.3g (relative)", j, e)
+				}
+			}
+			pred, err := m.Predict(ctx, rowsToDense(f.XNew))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range pred {
+				if pred[i] != f.Predict[i] {
+					t.Errorf("predict[%d] = %d, scikit-learn %d", i, pred[i], f.Predict[i])
+				}
+			}
+		})
 	}
 }

@@ -267,9 +267,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 			side = "X̂ᵀ·X̂"
 		}
 		if !exact {
-			lr, err := lanczos.Solve(ctx, lanczos.Func{N: m, Mul: func(dst, x []float64) {
-				gram.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
-			}, MulBlock: gram.mulBlock}, lanczos.Settings{K: svdDim, Seed: p.seed, Tol: 1e-8, BlockSize: 8})
+			lr, err := lanczos.Solve(ctx, gram.operator(), lanczos.Settings{K: svdDim, Seed: p.seed, Tol: 1e-8, BlockSize: 8})
 			if err != nil {
 				return wrapNumerical(err)
 			}
@@ -278,21 +276,10 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 				side, m, m, in.kind(), svdDim, lr.Stats.MatVecs, lr.Stats.Restarts)
 			vals, vecs = lr.Values, lr.Vectors
 		} else {
-			sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
-			if in.csr == nil {
-				t := blas.Trans
-				if gram.samples {
-					t = blas.NoTrans
-				}
-				if err := backend.SyrkCtx(ctx, backend.Active(), t, 1, h.dense, 0, sym); err != nil {
-					return err
-				}
-			} else {
-				if err := formGram(ctx, st, gram, sym); err != nil {
-					return err
-				}
+			sym, err := gram.form(ctx, st)
+			if err != nil {
+				return err
 			}
-			var err error
 			if m > maxSyevd {
 				// All m pairs by the cancellable solver: one Syevd call
 				// (9·m³ flam in pure Go) would outlast a cancel by seconds.
@@ -400,16 +387,24 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 	return res, nil
 }
 
-// formGram fills the dense Gram matrix of g by applying it to blocks of
-// the identity; ctx is checked and progress reported (st may be nil)
-// between blocks.
-func formGram(ctx context.Context, st *stageCtx, g gramOp, sym blas64.Symmetric) error {
+// form returns the Gram matrix densely (m×m, m = size): by one Syrk when
+// the rows are dense, else by applying it to blocks of the identity, ctx
+// checked and progress reported (st may be nil) between blocks.
+func (g gramOp) form(ctx context.Context, st *stageCtx) (blas64.Symmetric, error) {
 	m := g.size()
+	sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
+	if g.h.a == nil {
+		t := blas.Trans
+		if g.samples {
+			t = blas.NoTrans
+		}
+		return sym, backend.SyrkCtx(ctx, backend.Active(), t, 1, g.h.dense, 0, sym)
+	}
 	const blk = 64
 	nb := (m + blk - 1) / blk
 	for c := 0; c < nb; c++ {
 		if err := ctx.Err(); err != nil {
-			return err
+			return sym, err
 		}
 		if st != nil {
 			st.progress(int64(c), int64(nb))
@@ -427,14 +422,16 @@ func formGram(ctx context.Context, st *stageCtx, g gramOp, sym blas64.Symmetric)
 			}
 		}
 	}
-	// Symmetrize against rounding.
-	for i := 0; i < m; i++ {
-		for j := i + 1; j < m; j++ {
-			v := 0.5 * (sym.Data[i*m+j] + sym.Data[j*m+i])
-			sym.Data[i*m+j], sym.Data[j*m+i] = v, v
-		}
-	}
-	return nil
+	symmetrize(blas64.General{Rows: m, Cols: m, Stride: m, Data: sym.Data}) // against rounding
+	return sym, nil
+}
+
+// operator returns the Gram matrix as an operator for the Lanczos solver.
+func (g gramOp) operator() lanczos.Func {
+	m := g.size()
+	return lanczos.Func{N: m, MulBlock: g.mulBlock, Mul: func(dst, x []float64) {
+		g.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
+	}}
 }
 
 // weightedMean returns Σ b_i·x_i / Σ b_i (b nil: the plain mean).
@@ -513,6 +510,16 @@ func (m *linearModel[P]) apply(in samples) blas64.General {
 		}
 	}
 	return y
+}
+
+// embed runs the stage "embed" of a linear graph embedding: the training
+// rows mapped by apply.
+func (m *linearModel[P]) embed(r *run, in samples) error {
+	n, d := in.dims()
+	return r.stage("embed", flam.Gemm(n, m.proj.Cols, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
+		m.embedding = m.apply(in)
+		return nil
+	})
 }
 
 // Projection returns the projection vectors a as the columns of a D×Dim

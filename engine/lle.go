@@ -363,12 +363,9 @@ func (m *LLEModel) Nullity() int { return m.p.Nullity }
 // (NN-descent), so are the new points': a best-first search of the
 // training rows' neighbour lists, which the model (and its file) keeps.
 func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	g, err := denseInput("lle transform", x)
+	g, err := denseTransformInput("lle transform", x, m.train.Cols)
 	if err != nil {
 		return nil, err
-	}
-	if g.Cols != m.train.Cols {
-		return nil, fmt.Errorf("lle transform: %w: %d features, the model has %d", ErrShape, g.Cols, m.train.Cols)
 	}
 	var nb *neighbors.Result
 	if m.near != nil {
@@ -389,22 +386,7 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	dim := m.Dim()
 	for i := 0; i < g.Rows; i++ {
 		js, ds := nb.Row(i)
-		cnt := 0
-		for c, j := range js {
-			if ds[c] != 0 {
-				break // sorted by distance
-			}
-			if cnt == 0 {
-				clear(y.Data[i*dim : (i+1)*dim])
-			}
-			for t := 0; t < dim; t++ {
-				y.Data[i*dim+t] += m.embedding.Data[j*dim+t]
-			}
-			cnt++
-		}
-		for t := 0; cnt > 1 && t < dim; t++ {
-			y.Data[i*dim+t] /= float64(cnt)
-		}
+		exactMatch(y.Data[i*dim:(i+1)*dim], js, ds, m.embedding)
 	}
 	return toDense(y), nil
 }

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -38,51 +37,27 @@ func TestLLETransformAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(y, m.Embedding(), 1e-12) {
-		t.Error("Transform of the training data differs from the embedding")
-	}
+	checkMapsTraining(t, m, x, 1e-12)
 	// A point halfway between two neighbours lands between their images.
 	q := mat.NewDense(1, 3, nil)
 	for j := 0; j < 3; j++ {
 		q.Set(0, j, 0.999*x.At(0, j)+0.001*x.At(1, j))
 	}
-	yq, err := m.Transform(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	yq := transformed(t, m, q)
 	e := m.Embedding()
 	for j := 0; j < 2; j++ {
 		if d := yq.At(0, j) - e.At(0, j); d*d > 1e-2 {
 			t.Errorf("a point next to training point 0 maps %v away from it", d)
 		}
 	}
-	l := reloaded(t, m)
-	yl, err := l.Transform(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(yl, yq) {
-		t.Error("loaded model maps differently")
-	}
+	checkReloaded(t, m, q)
 }
 
 func TestLLEBadInput(t *testing.T) {
-	ctx := context.Background()
 	x, _ := datasets.SwissRoll(15, 0, 1)
-	for _, c := range []struct {
-		s    engine.LLE
-		want error
-	}{
+	checkRefusals(t, engine.LLE.Fit, x, []refusal[engine.LLE]{
 		{engine.LLE{K: 15}, engine.ErrTooFewSamples},
 		{engine.LLE{Reg: -1}, engine.ErrBadSetting},
 		{engine.LLE{Dim: 14}, engine.ErrDimension},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 }

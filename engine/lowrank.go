@@ -188,41 +188,28 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			// Scatter: centred data, cluster means, B and S_W.
 			var a blas64.General
 			m.mean, a, _ = centre(g)
-			size := make([]int, nc)
-			m.landmarks = newGeneral(nc, d)
-			b := newGeneral(d, nc)
-			sw := newGeneral(d, d)
+			var b, sw blas64.General
 			err = r.stage("scatter", classScatterFlam(n, d, nc), func(ctx context.Context, st *stageCtx) error {
-				cm := newGeneral(nc, d) // cluster means of the centred data
-				for i := 0; i < n; i++ {
-					size[y[i]]++
-					row := cm.Data[y[i]*d : (y[i]+1)*d]
-					for j, v := range a.Data[i*d : (i+1)*d] {
-						row[j] += v
-					}
+				size := make([]int, nc)
+				for _, k := range y {
+					size[k]++
 				}
-				for k := 0; k < nc; k++ {
-					if size[k] == 0 {
+				for k, nk := range size {
+					if nk == 0 {
 						return fmt.Errorf("%w: cluster %d is empty", ErrNumerical, k)
 					}
-					sq := math.Sqrt(float64(size[k]))
+				}
+				cm, bb, w, err := classScatter(ctx, a, y, size) // cm: cluster means of the centred data
+				if err != nil {
+					return err
+				}
+				b, sw = bb, w
+				m.landmarks = newGeneral(nc, d)
+				for k := 0; k < nc; k++ {
 					for j := 0; j < d; j++ {
-						cm.Data[k*d+j] /= float64(size[k])
-						b.Data[j*nc+k] = sq * cm.Data[k*d+j]
 						m.landmarks.Data[k*d+j] = cm.Data[k*d+j] + m.mean[j]
 					}
 				}
-				w := newGeneral(n, d)
-				for i := 0; i < n; i++ {
-					mrow := cm.Data[y[i]*d : (y[i]+1)*d]
-					for j, v := range a.Data[i*d : (i+1)*d] {
-						w.Data[i*d+j] = v - mrow[j]
-					}
-				}
-				if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, w, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: sw.Data}); err != nil {
-					return err
-				}
-				mirrorUpper(sw)
 				return nil
 			})
 			if err != nil {
@@ -293,12 +280,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			}
 			backend.FixSigns(wf)
 			m.proj = wf
-			err = r.stage("project", flam.Gemm(n, s.Dim, d), func(ctx context.Context, st *stageCtx) error {
-				m.embedding = newGeneral(n, s.Dim)
-				backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, a, m.proj, 0, m.embedding)
-				return nil
-			})
-			if err != nil {
+			if m.embedding, err = r.project("project", flam.Gemm(n, s.Dim, d), samples{dense: a}, m.proj); err != nil {
 				return nil, err
 			}
 			return m, nil

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -85,28 +84,7 @@ func TestLowRankIsomapAgainstReference(t *testing.T) {
 		var bz, sb mat.Dense
 		bz.Mul(b, z)
 		sb.Mul(&bz, bz.T())
-		var ch mat.Cholesky
-		if !ch.Factorize(sw) {
-			t.Fatal("reference S_W + ridge not positive definite")
-		}
-		var l, li mat.TriDense
-		ch.LTo(&l)
-		if err := li.InverseTri(&l); err != nil {
-			t.Fatal(err)
-		}
-		var cm mat.Dense
-		cm.Product(&li, &sb, li.T())
-		cs := mat.NewSymDense(c.d, nil)
-		for i := 0; i < c.d; i++ {
-			for j := i; j < c.d; j++ {
-				cs.SetSym(i, j, 0.5*(cm.At(i, j)+cm.At(j, i)))
-			}
-		}
-		var es mat.EigenSym
-		es.Factorize(cs, true)
-		vals := es.Values(nil)
-		var ev mat.Dense
-		es.VectorsTo(&ev)
+		vals, ev, li := refFisher(t, &sb, sw)
 		w := m.Projection()
 		for j := 0; j < 2; j++ {
 			col := c.d - 1 - j
@@ -156,19 +134,12 @@ func TestLowRankIsomapSaveAndErrors(t *testing.T) {
 	if lm := l.(*LowRankIsomapModel); lm.LRRStats().Rank != m.LRRStats().Rank {
 		t.Error("the loaded model lost the rank of Z_B")
 	}
-	for _, c := range []struct {
-		s    LowRankIsomap
-		want error
-	}{
+	checkRefusals(t, LowRankIsomap.Fit, x, []refusal[LowRankIsomap]{
 		{LowRankIsomap{Landmarks: 1}, ErrBadSetting},
 		{LowRankIsomap{Landmarks: 80}, ErrBadSetting},
 		{LowRankIsomap{Landmarks: 3, Dim: 3}, ErrDimension},
 		{LowRankIsomap{Ridge: -1}, ErrBadSetting},
 		{LowRankIsomap{Labels: []int{1}}, ErrLabels},
 		{LowRankIsomap{Landmarks: 6}, ErrDimension}, // λ = 0.02 on data of unit scale: Z_B = 0
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 }

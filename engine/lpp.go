@@ -99,8 +99,7 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			})
 		},
 		stages: func(r *run, in samples) (*LPPModel, error) {
-			n, d := in.dims()
-			var err error
+			n, _ := in.dims()
 			fixed, err := inputGraph(r, in, s.spec(), true)
 			if err != nil {
 				return nil, err
@@ -109,15 +108,8 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			var deg []float64
 			var t float64
 			err = r.stage("weights", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-				kw := s.K
-				if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
-					kw = 0
-				}
 				var w *sparse.CSR
-				w, t = reweight(fixed.Graph, in, s.Weight, s.T, kw)
-				if s.Weight == WeightHeat {
-					st.detail = fmt.Sprintf("heat kernel, t = %.4g", t)
-				}
+				w, t = weighGraph(st, fixed.Graph, in, s.Weight, s.T, s.spec())
 				deg = degrees(w)
 				a, _ = normalizedAdjacency(w)
 				return nil
@@ -147,11 +139,7 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			for j, v := range res.vals {
 				m.eig[j] = 1 - v
 			}
-			err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-				m.embedding = m.apply(in)
-				return nil
-			})
-			if err != nil {
+			if err := m.embed(r, in); err != nil {
 				return nil, err
 			}
 			return m, nil

@@ -29,25 +29,10 @@ func TestLPPAgainstReference(t *testing.T) {
 		if got := m.Report().Params["t"].(float64); math.Abs(got-f.T) > 1e-12*f.T {
 			t.Errorf("heat kernel t = %v, reference %v", got, f.T)
 		}
-		if e := relErr(f.Eigenvalues, m.Eigenvalues()); e > 1e-9 {
-			t.Errorf("eigenvalues %v, reference %v (relative error %g)", m.Eigenvalues(), f.Eigenvalues, e)
-		}
 		if e := relErr(f.Mean, m.Mean()); e > 1e-12 {
 			t.Errorf("weighted mean %v, reference %v", m.Mean(), f.Mean)
 		}
-		if e := colsUpToSign(t, rowsToDense(f.Projection), m.Projection()); e > 1e-8 {
-			t.Errorf("projection differs from the reference by %g", e)
-		}
-		if e := colsUpToSign(t, rowsToDense(f.Embedding), m.Embedding()); e > 1e-8 {
-			t.Errorf("embedding differs from the reference by %g", e)
-		}
-		y, err := m.Transform(ctx, rowsToDense(f.XNew))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := colsUpToSign(t, rowsToDense(f.Transform), y); e > 1e-8 {
-			t.Errorf("new points differ from the reference by %g", e)
-		}
+		checkLinearReference(t, f, m, 1e-9, 1e-8, true)
 	}
 	for _, c := range []struct {
 		name       string
@@ -65,12 +50,7 @@ func TestLPPAgainstReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s", stageDetail(m.Report(), "svd"))
-			if e := relErr(f.Eigenvalues, m.Eigenvalues()); e > 1e-7 {
-				t.Errorf("eigenvalues %v, reference %v (relative error %g)", m.Eigenvalues(), f.Eigenvalues, e)
-			}
-			if e := colsUpToSign(t, rowsToDense(f.Embedding), m.Embedding()); e > 1e-6 {
-				t.Errorf("embedding differs from the reference by %g", e)
-			}
+			checkLinearReference(t, f, m, 1e-7, 1e-6, false)
 		})
 	}
 }
@@ -140,13 +120,7 @@ func TestLPPTransformSparseAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(y, m.Embedding()) {
-		t.Error("Transform of the training points differs from the embedding")
-	}
+	y := checkMapsTraining(t, m, x, 0)
 	ys, err := m.Transform(ctx, sparse.FromDense(x))
 	if err != nil || !mat.EqualApprox(ys, y, 1e-12) {
 		t.Errorf("Transform of sparse rows differs (%v)", err)
@@ -210,21 +184,14 @@ func eye(n int) *mat.Dense {
 func TestLPPBadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
-	for _, c := range []struct {
-		s    engine.LPP
-		want error
-	}{
+	checkRefusals(t, engine.LPP.Fit, x, []refusal[engine.LPP]{
 		{engine.LPP{K: 20}, engine.ErrTooFewSamples},
 		{engine.LPP{K: -1}, engine.ErrBadSetting},
 		{engine.LPP{Dim: 4}, engine.ErrDimension},
 		{engine.LPP{Weight: "gaussian"}, engine.ErrBadSetting},
 		{engine.LPP{PCADim: -1}, engine.ErrBadSetting},
 		{engine.LPP{Labels: []int{1}}, engine.ErrLabels},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	// Points on a line: the centred data have rank 1.
 	line := mat.NewDense(20, 3, nil)
 	for i := 0; i < 20; i++ {

@@ -8,7 +8,6 @@ import (
 	"math"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -101,30 +100,17 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 					cost += flam.Syrk(m, max(n, d))
 				}
 				err = r.stage("eigensolve", cost, func(ctx context.Context, st *stageCtx) error {
-					sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
-					if in.isSparse() {
-						if err := formGram(ctx, st, gram, sym); err != nil {
-							return err
-						}
-					} else {
-						t := blas.Trans
-						if gram.samples {
-							t = blas.NoTrans
-						}
-						if err := backend.SyrkCtx(ctx, backend.Active(), t, 1, in.dense, 0, sym); err != nil {
-							return err
-						}
+					sym, err := gram.form(ctx, st)
+					if err != nil {
+						return err
 					}
-					var err error
 					vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), sym, s.Dim)
 					st.detail = fmt.Sprintf("dense syevr of %s (%d×%d)", side, m, m)
 					return wrapNumerical(err)
 				})
 			} else {
 				err = r.stage("eigensolve", flam.Lanczos(m, s.Dim, 20)*2*float64(in.nnz())/float64(m*m), func(ctx context.Context, st *stageCtx) error {
-					op := lanczos.Func{N: m, MulBlock: gram.mulBlock, Mul: func(dst, x []float64) {
-						gram.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
-					}}
+					op := gram.operator()
 					var res *lanczos.Result
 					err := st.watchCount(lanczosBudget(s.Dim), func(done *atomic.Int64) error {
 						var err error
@@ -147,8 +133,8 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			if j := numericalRank(vals, nullTol); j < len(vals) {
-				return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
+			if err := checkLSIRank(vals, s.Dim); err != nil {
+				return nil, err
 			}
 			mod := &LSIModel{base: newBase(method, lsiParams{Eigensolver: solver, Input: in.kind()}), sigma: make([]float64, s.Dim)}
 			for j, v := range vals {
@@ -180,6 +166,15 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	}.fit(ctx, x)
 }
 
+// checkLSIRank rejects singular values that are zero to working accuracy
+// (numericalRank with nullTol).
+func checkLSIRank(vals []float64, dim int) error {
+	if j := numericalRank(vals, nullTol); j < len(vals) {
+		return fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", methodLSI, ErrDimension, j, dim)
+	}
+	return nil
+}
+
 // Components returns the right singular vectors V as the columns of a
 // D×Dim matrix (scikit-learn's components_ transposed).
 func (m *LSIModel) Components() *mat.Dense { return copyDense(m.components) }
@@ -189,17 +184,7 @@ func (m *LSIModel) SingularValues() []float64 { return append([]float64(nil), m.
 
 // Transform maps new documents (rows, dense or a *sparse.CSR): y = x·V.
 func (m *LSIModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	in, err := transformInput("lsi transform", x, m.components.Rows)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	n, _ := in.dims()
-	y := newGeneral(n, m.Dim())
-	in.mulBlock(y, m.components)
-	return toDense(y), nil
+	return projectSamples(ctx, m.method, x, m.components)
 }
 
 // Save writes the model (see Load for the format).

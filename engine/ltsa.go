@@ -388,24 +388,11 @@ func (m *LTSAModel) Nullity() int { return m.p.Nullity }
 // which the model (and its file) keeps.
 func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	const what = "ltsa transform"
-	_, d := m.train.dims()
-	q, err := transformInput(what, x, d)
+	q, nb, err := transformNeighbours(ctx, what, x, m.train, m.near, m.p.K, 0)
 	if err != nil {
 		return nil, err
 	}
-	if q.isSparse() != m.train.isSparse() {
-		q = convertInput(q, m.train.isSparse())
-	}
 	nq, _ := q.dims()
-	var nb *neighbors.Result
-	if m.near != nil && !q.isSparse() {
-		nb, err = m.near.query(ctx, m.train.dense, q.dense, m.p.K)
-	} else {
-		nb, err = queryNeighbours(ctx, m.train, q, m.p.K, 0)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
 	dim, k := m.Dim(), m.p.K
 	y := newGeneral(nq, dim)
 	var fitErr firstError

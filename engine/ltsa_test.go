@@ -52,13 +52,7 @@ func TestLTSATransformAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(y, m.Embedding()) {
-		t.Error("Transform of the training points differs from the embedding")
-	}
+	checkMapsTraining(t, m, x, 0)
 	// Sparse rows: the same embedding and the same mapping.
 	ms, err := engine.LTSA{Dim: 2, K: 10}.Fit(ctx, sparse.FromDense(x))
 	if err != nil {
@@ -86,20 +80,13 @@ func TestLTSATransformAndSave(t *testing.T) {
 func TestLTSABadInput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
-	for _, c := range []struct {
-		s    engine.LTSA
-		want error
-	}{
+	checkRefusals(t, engine.LTSA.Fit, x, []refusal[engine.LTSA]{
 		{engine.LTSA{K: 20}, engine.ErrTooFewSamples},
 		{engine.LTSA{K: -1}, engine.ErrBadSetting},
 		{engine.LTSA{Dim: 5, K: 5}, engine.ErrBadSetting},
 		{engine.LTSA{Dim: 19, K: 19}, engine.ErrDimension},
 		{engine.LTSA{Eigensolver: "qr"}, engine.ErrBadSetting},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	bad := mat.NewDense(20, 3, nil)
 	bad.Copy(x)
 	bad.Set(3, 1, math.NaN())

@@ -186,22 +186,30 @@ func centreAndEig(r *run, sq blas64.General, dim int, solver Eigensolver, seed u
 // triangulation that places new points. Non-positive eigenvalues mean the
 // requested dimension is not supported by the distances.
 func embedFromEig(method string, vals []float64, vecs blas64.General, meanSq []float64) (blas64.General, triangulation, error) {
-	n, dim := vecs.Rows, vecs.Cols
+	dim := vecs.Cols
 	for j, v := range vals {
 		if v <= 1e-12*max(vals[0], 0) || vals[0] <= 0 {
 			return blas64.General{}, triangulation{}, fmt.Errorf("%s: %w: only %d of the %d requested dimensions have a positive eigenvalue", method, ErrDimension, j, dim)
 		}
 	}
-	emb := newGeneral(n, dim)
-	pinv := newGeneral(n, dim)
+	emb, pinv := sqrtScaled(vecs, vals, dim)
+	return emb, triangulation{pinv: pinv, meanSq: meanSq}, nil
+}
+
+// sqrtScaled returns the first r columns of vecs with column j multiplied
+// by √vals[j], and divided by it: an eigendecomposition's coordinates
+// V·Λ^½ and the map back V·Λ^−½.
+func sqrtScaled(vecs blas64.General, vals []float64, r int) (times, over blas64.General) {
+	n := vecs.Rows
+	times, over = newGeneral(n, r), newGeneral(n, r)
 	for i := 0; i < n; i++ {
-		for k := 0; k < dim; k++ {
-			v := vecs.Data[i*vecs.Stride+k]
-			emb.Data[i*dim+k] = v * math.Sqrt(vals[k])
-			pinv.Data[i*dim+k] = v / math.Sqrt(vals[k])
+		for j := 0; j < r; j++ {
+			v := vecs.Data[i*vecs.Stride+j]
+			times.Data[i*r+j] = v * math.Sqrt(vals[j])
+			over.Data[i*r+j] = v / math.Sqrt(vals[j])
 		}
 	}
-	return emb, triangulation{pinv: pinv, meanSq: meanSq}, nil
+	return times, over
 }
 
 // triangulation places a new point from its squared distances δ to the n
@@ -251,12 +259,9 @@ func (m *MDSModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if m.train.Rows == 0 {
 		return nil, fmt.Errorf("mds transform: %w: the model was fitted from distances; use TransformDistances", ErrNoTransform)
 	}
-	g, err := denseInput("mds transform", x)
+	g, err := denseTransformInput("mds transform", x, m.train.Cols)
 	if err != nil {
 		return nil, err
-	}
-	if g.Cols != m.train.Cols {
-		return nil, fmt.Errorf("mds transform: %w: %d features, the model has %d", ErrShape, g.Cols, m.train.Cols)
 	}
 	if err := checkTransformRange(methodMDS, g, m.train.Rows); err != nil {
 		return nil, err

@@ -68,13 +68,7 @@ func TestMDSIsPCAAndTriangulates(t *testing.T) {
 			}
 		}
 	}
-	y, err := mds.Transform(ctx, train)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(y, mds.Embedding(), 1e-8) {
-		t.Error("Transform of the training data differs from the embedding")
-	}
+	checkMapsTraining(t, mds, train, 1e-8)
 	// From the distance matrix.
 	nt, _ := train.Dims()
 	dist := mat.NewDense(nt, nt, nil)
@@ -95,14 +89,7 @@ func TestMDSIsPCAAndTriangulates(t *testing.T) {
 	if _, err := md.Transform(ctx, test); !errors.Is(err, engine.ErrNoTransform) {
 		t.Errorf("Transform of a distance-fitted model: error %v, want ErrNoTransform", err)
 	}
-	l := reloaded(t, mds)
-	yl, err := l.Transform(ctx, test)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(yl, ym) {
-		t.Error("loaded MDS model maps differently")
-	}
+	checkReloaded(t, mds, test)
 }
 
 func TestMDSBadInput(t *testing.T) {

@@ -155,11 +155,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 			}
 			mp := npeParams{lgeParams: newLGEParams(s.spec(), in, s.PCADim, res.rank), Reg: s.Reg}
 			m := &NPEModel{linearModel[npeParams]{base: newBase(method, mp), mean: res.mean, proj: res.proj, eig: res.vals, kept: all}}
-			err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-				m.embedding = m.apply(in)
-				return nil
-			})
-			if err != nil {
+			if err := m.embed(r, in); err != nil {
 				return nil, err
 			}
 			return m, nil

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -24,22 +23,7 @@ func TestNPEAgainstReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e := relErr(f.Eigenvalues, m.Eigenvalues()); e > 1e-7 {
-			t.Errorf("eigenvalues %v, reference %v (relative error %g)", m.Eigenvalues(), f.Eigenvalues, e)
-		}
-		if e := colsUpToSign(t, rowsToDense(f.Projection), m.Projection()); e > 1e-7 {
-			t.Errorf("projection differs from the reference by %g", e)
-		}
-		if e := colsUpToSign(t, rowsToDense(f.Embedding), m.Embedding()); e > 1e-7 {
-			t.Errorf("embedding differs from the reference by %g", e)
-		}
-		y, err := m.Transform(ctx, rowsToDense(f.XNew))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := colsUpToSign(t, rowsToDense(f.Transform), y); e > 1e-7 {
-			t.Errorf("new points differ from the reference by %g", e)
-		}
+		checkLinearReference(t, f, m, 1e-7, 1e-7, true)
 	}
 	t.Run("yale_npe", func(t *testing.T) {
 		f := loadBaseFixture(t, "yale_npe")
@@ -49,12 +33,7 @@ func TestNPEAgainstReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e := relErr(f.Eigenvalues, m.Eigenvalues()); e > 1e-6 {
-				t.Errorf("eigenvalues %v, reference %v (relative error %g)", m.Eigenvalues(), f.Eigenvalues, e)
-			}
-			if e := colsUpToSign(t, rowsToDense(f.Embedding), m.Embedding()); e > 1e-6 {
-				t.Errorf("embedding differs from the reference by %g", e)
-			}
+			checkLinearReference(t, f, m, 1e-6, 1e-6, false)
 		}
 	})
 }
@@ -70,10 +49,7 @@ func TestNPETransformAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil || !mat.Equal(y, m.Embedding()) {
-		t.Errorf("Transform of the training points differs from the embedding (%v)", err)
-	}
+	y := checkMapsTraining(t, m, x, 0)
 	l := reloaded(t, m)
 	if _, ok := l.(*engine.NPEModel); !ok {
 		t.Fatalf("loaded %T", l)
@@ -85,12 +61,8 @@ func TestNPETransformAndSave(t *testing.T) {
 }
 
 func TestNPEBadInput(t *testing.T) {
-	ctx := context.Background()
 	x, _ := datasets.SwissRoll(20, 0, 1)
-	for _, c := range []struct {
-		s    engine.NPE
-		want error
-	}{
+	checkRefusals(t, engine.NPE.Fit, x, []refusal[engine.NPE]{
 		{engine.NPE{K: 20}, engine.ErrTooFewSamples},
 		{engine.NPE{K: -1}, engine.ErrBadSetting},
 		{engine.NPE{Dim: 4}, engine.ErrDimension},
@@ -98,9 +70,5 @@ func TestNPEBadInput(t *testing.T) {
 		{engine.NPE{Eps: 1e-9}, engine.ErrBadSetting}, // no neighbour within ε
 		{engine.NPE{Labels: []int{1, 2}}, engine.ErrLabels},
 		{engine.NPE{Labels: append([]int{7}, make([]int, 19)...)}, engine.ErrLabels}, // a class of one
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: error %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 }

@@ -241,12 +241,7 @@ func (s OIP) stages(r *run, g blas64.General, solver OIPSolver) (*OIPModel, erro
 	if err != nil {
 		return nil, err
 	}
-	err = r.stage("project", flam.Gemm(tr.Rows, s.Dim, d), func(ctx context.Context, st *stageCtx) error {
-		m.embedding = newGeneral(tr.Rows, s.Dim)
-		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tr, m.proj, 0, m.embedding)
-		return nil
-	})
-	if err != nil {
+	if m.embedding, err = r.project("project", flam.Gemm(tr.Rows, s.Dim, d), samples{dense: tr}, m.proj); err != nil {
 		return nil, err
 	}
 	if err := checkSpan(method, m.embedding); err != nil {
@@ -527,18 +522,30 @@ func (m *OIPModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 
 // projectRows maps the rows of x by the D×dim projection: Y = X·proj.
 func projectRows(ctx context.Context, method string, x mat.Matrix, proj blas64.General) (*mat.Dense, error) {
-	g, err := denseInput(method+" transform", x)
+	g, err := denseTransformInput(method+" transform", x, proj.Rows)
 	if err != nil {
 		return nil, err
-	}
-	if g.Cols != proj.Rows {
-		return nil, fmt.Errorf("%s transform: %w: %d features, the model has %d", method, ErrShape, g.Cols, proj.Rows)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	y := newGeneral(g.Rows, proj.Cols)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, g, proj, 0, y)
+	return toDense(y), nil
+}
+
+// projectSamples is projectRows for dense rows or a *sparse.CSR, kept
+// sparse.
+func projectSamples(ctx context.Context, method string, x mat.Matrix, proj blas64.General) (*mat.Dense, error) {
+	in, err := transformInput(method+" transform", x, proj.Rows)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	y := newGeneral(in.rows(), proj.Cols)
+	in.mulBlock(y, proj)
 	return toDense(y), nil
 }
 

@@ -65,20 +65,7 @@ func refGeodesicTau(x *mat.Dense, k int, heat float64) *mat.Dense {
 			s.Set(i, j, w[i][j]*w[i][j])
 		}
 	}
-	h := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := -1 / float64(n)
-			if i == j {
-				v++
-			}
-			h.Set(i, j, v)
-		}
-	}
-	var t mat.Dense
-	t.Product(h, s, h)
-	t.Scale(-0.5, &t)
-	return &t
+	return refDoubleCentre(s)
 }
 
 func diffRow(x *mat.Dense, i, j int) *mat.VecDense {
@@ -151,19 +138,7 @@ func TestOIPAgainstDenseM(t *testing.T) {
 		inner.Scale(-2, tau.T())
 		inner.Add(&xtx, &inner)
 		m.Product(x.T(), &inner, x)
-		ms := mat.NewSymDense(d, nil)
-		for i := 0; i < d; i++ {
-			for j := i; j < d; j++ {
-				ms.SetSym(i, j, 0.5*(m.At(i, j)+m.At(j, i)))
-			}
-		}
-		var es mat.EigenSym
-		if !es.Factorize(ms, true) {
-			t.Fatal("EigenSym failed")
-		}
-		vals := es.Values(nil)
-		var all mat.Dense
-		es.VectorsTo(&all)
+		vals, all := refEigen(t, &m)
 		want := all.Slice(0, d, 0, dim)
 		gap := (vals[dim] - vals[dim-1]) / math.Max(math.Abs(vals[0]), math.Abs(vals[d-1]))
 		t.Logf("heat=%v: eigenvalues %.4g, relative gap after the %dth %.3g", heat, vals, dim, gap)
@@ -213,13 +188,7 @@ func TestOIPTransformSaveErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(y, m.Embedding(), 1e-10) {
-		t.Error("Transform of the training data differs from the embedding")
-	}
+	y := checkMapsTraining(t, m, x, 1e-10)
 	rep := m.Report()
 	if st, ok := rep.Stage("form-m"); !ok || st.FlamPredicted <= 0 {
 		t.Errorf("no form-m stage with a flam prediction: %+v", m.Report().Stages)
@@ -235,10 +204,7 @@ func TestOIPTransformSaveErrors(t *testing.T) {
 	if _, err := m.Transform(ctx, mat.NewDense(2, 2, nil)); !errors.Is(err, ErrShape) {
 		t.Errorf("2 features: %v, want ErrShape", err)
 	}
-	for _, c := range []struct {
-		s    OIP
-		want error
-	}{
+	checkRefusals(t, OIP.Fit, x, []refusal[OIP]{
 		{OIP{Dim: 4}, ErrDimension},
 		{OIP{K: -1}, ErrBadSetting},
 		{OIP{Weight: "cosine"}, ErrBadSetting},
@@ -246,11 +212,7 @@ func TestOIPTransformSaveErrors(t *testing.T) {
 		{OIP{Solver: "qr"}, ErrBadSetting},
 		{OIP{K: 300}, ErrTooFewSamples},
 		{OIP{Options: Options{MaxBytes: 1000}}, ErrMemoryBudget},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := (OIP{}).Fit(cctx, x); !errors.Is(err, context.Canceled) {
@@ -298,7 +260,7 @@ func TestOIPUSPSWeights(t *testing.T) {
 		t.Skip("fits OIP twice on 1859 USPS digits")
 	}
 	x := loadShared(t, "usps9298")
-	y := readSharedLabels(t, "usps9298")
+	y := loadSharedLabels(t, "usps9298")
 	xtr, xte, ytr, yte := randomSplit(x, y, 0.2, 1)
 	acc := map[OIPWeight]float64{}
 	for _, w := range []OIPWeight{OIPDistance, OIPHeat} {

@@ -283,12 +283,9 @@ func (m *PCAModel) ExplainedVarianceRatio() []float64 {
 
 // Transform projects new points: y = Uᵀ(x − m) (eq. 47).
 func (m *PCAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	g, err := denseInput("pca transform", x)
+	g, err := denseTransformInput("pca transform", x, len(m.mean))
 	if err != nil {
 		return nil, err
-	}
-	if g.Cols != len(m.mean) {
-		return nil, fmt.Errorf("pca transform: %w: %d features, the model has %d", ErrShape, g.Cols, len(m.mean))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

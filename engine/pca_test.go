@@ -57,13 +57,7 @@ func TestPCATransformReconstructSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(y, m.Embedding(), 1e-10) {
-		t.Error("Transform of the training data differs from the embedding")
-	}
+	y := checkMapsTraining(t, m, x, 1e-10)
 	back, err := m.Reconstruct(y)
 	if err != nil {
 		t.Fatal(err)
@@ -71,14 +65,8 @@ func TestPCATransformReconstructSave(t *testing.T) {
 	if !mat.EqualApprox(back, x, 1e-9) {
 		t.Error("Reconstruct(Transform(x)) ≠ x with all 3 components")
 	}
+	checkReloaded(t, m, x)
 	loaded := reloaded(t, m)
-	y2, err := loaded.Transform(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(y, y2) {
-		t.Error("loaded model maps differently")
-	}
 	if loaded.Method() != "pca" || loaded.Report().Method != "pca" {
 		t.Errorf("loaded model: method %q, report %q", loaded.Method(), loaded.Report().Method)
 	}

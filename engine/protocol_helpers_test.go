@@ -1,45 +1,10 @@
 package engine
 
 import (
-	"bufio"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
-
-// readSharedLabels reads <tag>_y.txt (one integer label per line) from the
-// shared data folder, skipping the test when it is absent.
-func readSharedLabels(t testing.TB, tag string) []int {
-	t.Helper()
-	path := filepath.Join(sharedDataDir(), tag, tag+"_y.txt")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Skipf("real data %s labels not available (%v): set MANIFOLD_DATA or place ../shared/data beside the repository", tag, err)
-	}
-	defer f.Close()
-	var y []int
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
-			continue
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		y = append(y, v)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return y
-}
 
 // randomSplit returns the rows of x and their labels split at random into
 // a training part of frac and the rest.
@@ -58,6 +23,56 @@ func randomSplit(x *mat.Dense, y []int, frac float64, seed uint64) (xtr, xte *ma
 		}
 	}
 	return
+}
+
+// classOrder groups the samples by label: the labels in the order they
+// first appear, and the samples of each.
+func classOrder(y []int) ([]int, map[int][]int) {
+	byClass := map[int][]int{}
+	var order []int
+	for i, l := range y {
+		if _, ok := byClass[l]; !ok {
+			order = append(order, l)
+		}
+		byClass[l] = append(byClass[l], i)
+	}
+	return order, byClass
+}
+
+// splitPerClass draws p samples of every class for training (the first p
+// of rng.Perm over the class, the classes in order) and leaves the others
+// for testing.
+func splitPerClass(rng *rand.Rand, order []int, byClass map[int][]int, p int) (tr, te []int) {
+	for _, l := range order {
+		m := byClass[l]
+		for k, pi := range rng.Perm(len(m)) {
+			if k < p {
+				tr = append(tr, m[pi])
+			} else {
+				te = append(te, m[pi])
+			}
+		}
+	}
+	return tr, te
+}
+
+// pickRows returns the rows idx of x.
+func pickRows(x *mat.Dense, idx []int) *mat.Dense {
+	_, d := x.Dims()
+	out := mat.NewDense(len(idx), d, nil)
+	for r, i := range idx {
+		out.SetRow(r, x.RawRowView(i))
+	}
+	return out
+}
+
+// pickInts returns the entries idx of v.
+func pickInts(v []int, idx []int) []int {
+	out := make([]int, len(idx))
+	for r, i := range idx {
+		out[r] = v[i]
+	}
+	return out
 }
 
 // nearestNeighbourAccuracy classifies every row of te by its nearest row
@@ -85,10 +100,4 @@ func nearestNeighbourAccuracy(tr, te *mat.Dense, ytr, yte []int) float64 {
 		}
 	}
 	return float64(right) / float64(nte)
-}
-
-func mulDense(a, b mat.Matrix) *mat.Dense {
-	var c mat.Dense
-	c.Mul(a, b)
-	return &c
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"slices"
 	"strings"
@@ -264,11 +263,6 @@ func TestBadTransformInput(t *testing.T) {
 func TestBadModelFiles(t *testing.T) {
 	ctx := context.Background()
 	x, labels := engine.RelData(30, 3, 3)
-	// reseal recomputes the checksum, so the damage reaches the decoder.
-	reseal := func(b []byte) []byte {
-		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
-		return b
-	}
 	header := func(b []byte) (int, string) {
 		hl := int(binary.LittleEndian.Uint32(b[12:16]))
 		return hl, string(b[16 : 16+hl])
@@ -284,15 +278,7 @@ func TestBadModelFiles(t *testing.T) {
 		return reseal(out)
 	}
 	for _, m := range enginetest.Methods {
-		mod, err := relFit(ctx, m, x, enginetest.Settings{}, labels)
-		if err != nil {
-			t.Fatalf("%s: %v", m.Name, err)
-		}
-		var buf bytes.Buffer
-		if err := mod.Save(&buf); err != nil {
-			t.Fatal(err)
-		}
-		good := buf.Bytes()
+		good, _, _ := savedFile(t, ctx, m, x, labels, enginetest.Settings{})
 		edit := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
 		cases := []struct {
 			name string

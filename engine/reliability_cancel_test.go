@@ -239,20 +239,6 @@ func TestCancelEveryStage(t *testing.T) {
 	}
 }
 
-// engineErrs are the engine's error kinds; a cancellation wraps none.
-var engineErrs = []error{engine.ErrEmpty, engine.ErrNotFinite, engine.ErrTooFewSamples, engine.ErrBadSetting, engine.ErrDimension, engine.ErrShape,
-	engine.ErrLabels, engine.ErrMemoryBudget, engine.ErrModelFile, engine.ErrNoTransform, engine.ErrNumerical, engine.ErrDisconnected}
-
-// engineKind returns the first engine error kind err wraps, or nil.
-func engineKind(err error) error {
-	for _, k := range engineErrs {
-		if errors.Is(err, k) {
-			return k
-		}
-	}
-	return nil
-}
-
 // machineBusy reports the one-minute load average (/proc/loadavg) and
 // whether it is at least the number of CPUs less one half: then a fit's
 // goroutines wait for a core and a wall-clock latency says little about

@@ -2,6 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
 	"math"
 	"testing"
 
@@ -16,6 +19,28 @@ import (
 // determinism, concurrency, fuzzing) run over every method of the table
 // enginetest.Methods: a method is added there once and every reliability
 // test covers it. Their data is engine.RelData.
+
+// engineErrs are the engine's error kinds: every failure caused by user
+// data wraps one; a cancellation wraps none.
+var engineErrs = []error{engine.ErrEmpty, engine.ErrNotFinite, engine.ErrTooFewSamples, engine.ErrBadSetting, engine.ErrDimension, engine.ErrShape,
+	engine.ErrLabels, engine.ErrMemoryBudget, engine.ErrModelFile, engine.ErrNoTransform, engine.ErrNumerical, engine.ErrDisconnected}
+
+// engineKind returns the first engine error kind err wraps, or nil.
+func engineKind(err error) error {
+	for _, k := range engineErrs {
+		if errors.Is(err, k) {
+			return k
+		}
+	}
+	return nil
+}
+
+// reseal recomputes the checksum of a model file in place, so that damage
+// done to it reaches the decoder, and returns the file.
+func reseal(b []byte) []byte {
+	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
+	return b
+}
 
 // relFit fits m to x with c, supplying labels to the methods that need
 // them when c has none. Low-Rank Isomap runs with 6 landmarks (a third of

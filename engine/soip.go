@@ -189,12 +189,7 @@ func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int
 			m.p.MaxCosine = math.Max(m.p.MaxCosine, math.Abs(c))
 		}
 	}
-	err = r.stage("project", flam.Gemm(nk, o.Dim, d), func(ctx context.Context, st *stageCtx) error {
-		m.embedding = newGeneral(nk, o.Dim)
-		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tr, m.proj, 0, m.embedding)
-		return nil
-	})
-	if err != nil {
+	if m.embedding, err = r.project("project", flam.Gemm(nk, o.Dim, d), samples{dense: tr}, m.proj); err != nil {
 		return nil, err
 	}
 	return m, nil

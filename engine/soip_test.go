@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"math"
 	"testing"
 
@@ -115,17 +114,10 @@ func TestSOIPSaveAndErrors(t *testing.T) {
 	if ls := l.(*SOIPModel); ls.MaxCosine() != m.MaxCosine() || ls.NonZeros()[1] != 3 {
 		t.Error("the loaded model lost its statistics")
 	}
-	for _, c := range []struct {
-		s    SOIP
-		want error
-	}{
+	checkRefusals(t, SOIP.Fit, x, []refusal[SOIP]{
 		{SOIP{Cardinality: -1}, ErrBadSetting},
 		{SOIP{Alpha: -1}, ErrBadSetting},
 		{SOIP{Alpha: 1e12}, ErrBadSetting},
 		{SOIP{Dim: 11}, ErrDimension},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 }

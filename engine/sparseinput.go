@@ -55,26 +55,32 @@ func (in samples) dot(i, j int) float64 {
 	if in.csr != nil {
 		ci, vi := in.csr.Row(i)
 		cj, vj := in.csr.Row(j)
-		s := 0.0
-		for a, b := 0, 0; a < len(ci) && b < len(cj); {
-			switch {
-			case ci[a] < cj[b]:
-				a++
-			case ci[a] > cj[b]:
-				b++
-			default:
-				s += vi[a] * vj[b]
-				a++
-				b++
-			}
-		}
-		return s
+		return sparseDot(ci, vi, cj, vj)
 	}
 	g := in.dense
 	ri, rj := g.Data[i*g.Stride:i*g.Stride+g.Cols], g.Data[j*g.Stride:j*g.Stride+g.Cols]
 	s := 0.0
 	for k, v := range ri {
 		s += v * rj[k]
+	}
+	return s
+}
+
+// sparseDot returns the inner product of two sparse rows, each given by its
+// ascending column indices and their values.
+func sparseDot(ci []int, vi []float64, cj []int, vj []float64) float64 {
+	s := 0.0
+	for a, b := 0, 0; a < len(ci) && b < len(cj); {
+		switch {
+		case ci[a] < cj[b]:
+			a++
+		case ci[a] > cj[b]:
+			b++
+		default:
+			s += vi[a] * vj[b]
+			a++
+			b++
+		}
 	}
 	return s
 }
@@ -236,28 +242,42 @@ func queryNeighbours(ctx context.Context, train, q samples, k int, eps float64) 
 	return neighbors.KNNQuery(ctx, toDense(train.dense), toDense(qd), min(k, n), neighbors.Options{})
 }
 
+// transformNeighbours reads the rows a model maps (transformInput) in the
+// storage of its training rows, and finds the k nearest training rows of
+// each (those within eps when eps > 0) as the fit found its own: by the
+// best-first search of near when the fit's neighbours were approximate and
+// the rows are dense, else by queryNeighbours.
+func transformNeighbours(ctx context.Context, what string, x mat.Matrix, train samples, near *trainingLists, k int, eps float64) (samples, *neighbors.Result, error) {
+	_, d := train.dims()
+	q, err := transformInput(what, x, d)
+	if err != nil {
+		return q, nil, err
+	}
+	if q.isSparse() != train.isSparse() {
+		q = convertInput(q, train.isSparse())
+	}
+	var nb *neighbors.Result
+	if near != nil && !q.isSparse() {
+		nb, err = near.query(ctx, train.dense, q.dense, k)
+	} else {
+		nb, err = queryNeighbours(ctx, train, q, k, eps)
+	}
+	if err != nil {
+		return q, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return q, nb, nil
+}
+
 // crossDot returns x_j·q_i for a training row j of train and a query row i
 // of q (q in train's storage, as queryNeighbours converts it).
 func crossDot(train, q samples, j, i int) float64 {
 	if train.isSparse() {
 		cj, vj := train.csr.Row(j)
-		s := 0.0
 		if q.csr != nil {
 			ci, vi := q.csr.Row(i)
-			for a, b := 0, 0; a < len(ci) && b < len(cj); {
-				switch {
-				case ci[a] < cj[b]:
-					a++
-				case ci[a] > cj[b]:
-					b++
-				default:
-					s += vi[a] * vj[b]
-					a++
-					b++
-				}
-			}
-			return s
+			return sparseDot(ci, vi, cj, vj)
 		}
+		s := 0.0
 		row := q.dense.Data[i*q.dense.Stride:]
 		for c, col := range cj {
 			s += vj[c] * row[col]

@@ -40,14 +40,6 @@ func captureBottom(t *testing.T, fit func() error) captured {
 	return c
 }
 
-// digitRows returns the first n rows of usps9298 (skips without the data).
-func digitRows(t *testing.T, n int) *mat.Dense {
-	t.Helper()
-	x := loadShared(t, "usps9298")
-	_, d := x.Dims()
-	return mat.DenseCopyOf(x.Slice(0, n, 0, d))
-}
-
 // checkAgainstDense checks the result of bottomSparse against a dense
 // eigendecomposition of B: every vector orthogonal to u with residual
 // ≤ 1e-8·‖B‖, eigenvalues equal to the dense ones (u's zero taken out),

@@ -53,32 +53,7 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 			s.SetSym(i, j, v*v)
 		}
 	}
-	h := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := -1.0 / n
-			if i == j {
-				v++
-			}
-			h.Set(i, j, v)
-		}
-	}
-	var hs, tau mat.Dense
-	hs.Mul(h, s)
-	tau.Mul(&hs, h)
-	ts := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			ts.SetSym(i, j, -0.25*(tau.At(i, j)+tau.At(j, i)))
-		}
-	}
-	var es mat.EigenSym
-	if !es.Factorize(ts, true) {
-		t.Fatal("reference eigendecomposition failed")
-	}
-	vals := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
+	vals, vecs := refEigen(t, refDoubleCentre(s))
 
 	ctx := context.Background()
 	m, err := Isomap{Dim: dim, K: 0, Labels: labels, Eigensolver: EigenDense}.Fit(ctx, x)
@@ -139,33 +114,16 @@ func TestSupervisedTable2Yale(t *testing.T) {
 	}
 	ctx := context.Background()
 	x := loadShared(t, "yale32")
-	y := readSharedLabels(t, "yale32")
+	y := loadSharedLabels(t, "yale32")
 	x.Scale(1.0/255, x)
-	byClass := map[int][]int{}
-	var order []int
-	for i, l := range y {
-		if _, ok := byClass[l]; !ok {
-			order = append(order, l)
-		}
-		byClass[l] = append(byClass[l], i)
-	}
+	order, byClass := classOrder(y)
 	c := len(order)
 	rng := rand.New(rand.NewPCG(16, 5))
 	var lda, constant, join float64
 	cells := 0
 	for p := 2; p <= 8; p++ {
 		for s := 0; s < 2; s++ {
-			var tr, te []int
-			for _, l := range order {
-				m := byClass[l]
-				for k, pi := range rng.Perm(len(m)) {
-					if k < p {
-						tr = append(tr, m[pi])
-					} else {
-						te = append(te, m[pi])
-					}
-				}
-			}
+			tr, te := splitPerClass(rng, order, byClass, p)
 			xtr, xte := pickRows(x, tr), pickRows(x, te)
 			ytr, yte := pickInts(y, tr), pickInts(y, te)
 			acc := func(w *mat.Dense) float64 {
@@ -176,7 +134,7 @@ func TestSupervisedTable2Yale(t *testing.T) {
 				var a, b mat.Dense
 				a.Mul(xtr, w)
 				b.Mul(xte, w)
-				return 100 * oneNNAcc(&a, ytr, &b, yte)
+				return 100 * nearestNeighbourAccuracy(&a, &b, ytr, yte)
 			}
 			ml, err := LDA{Labels: ytr}.Fit(ctx, xtr)
 			if err != nil {

@@ -564,13 +564,10 @@ func (m *TDPMModel) TangentDistances(ctx context.Context) (*mat.Dense, error) {
 // Transform places new points by triangulation from their symmetrized
 // tangent distances to the training points (see TDPM).
 func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	g, err := denseInput("tdpm transform", x)
+	n, d := m.train.Rows, m.train.Cols
+	g, err := denseTransformInput("tdpm transform", x, d)
 	if err != nil {
 		return nil, err
-	}
-	n, d := m.train.Rows, m.train.Cols
-	if g.Cols != d {
-		return nil, fmt.Errorf("tdpm transform: %w: %d features, the model has %d", ErrShape, g.Cols, d)
 	}
 	if err := checkTransformRange(methodTDPM, g, n); err != nil {
 		return nil, err

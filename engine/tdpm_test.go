@@ -124,7 +124,7 @@ func TestTDPMAgainstReference(t *testing.T) {
 		if !mat.EqualApprox(y, m.Embedding(), 1e-8*mat.Norm(m.Embedding(), math.Inf(1))) {
 			t.Errorf("D=%d (%s path): Transform of the training points differs from the embedding", c.d, path)
 		}
-		ref := classicalMDSRef(b, c.dim)
+		ref := classicalMDSRef(t, b, c.dim)
 		if disp := procrustes(t, ref, m.Embedding()); disp > 1e-10 {
 			t.Errorf("D=%d (%s path): embedding differs from classical MDS of the symmetrized reference TD: disparity %g", c.d, path, disp)
 		}
@@ -133,32 +133,9 @@ func TestTDPMAgainstReference(t *testing.T) {
 
 // classicalMDSRef embeds the squared distances s (symmetric) by −½HSH and
 // mat.EigenSym.
-func classicalMDSRef(s *mat.SymDense, dim int) *mat.Dense {
+func classicalMDSRef(t testing.TB, s *mat.SymDense, dim int) *mat.Dense {
 	n := s.SymmetricDim()
-	h := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := -1 / float64(n)
-			if i == j {
-				v++
-			}
-			h.Set(i, j, v)
-		}
-	}
-	var bm mat.Dense
-	bm.Product(h, s, h)
-	bm.Scale(-0.5, &bm)
-	bs := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			bs.SetSym(i, j, 0.5*(bm.At(i, j)+bm.At(j, i)))
-		}
-	}
-	var es mat.EigenSym
-	es.Factorize(bs, true)
-	vals := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
+	vals, vecs := refEigen(t, refDoubleCentre(s))
 	y := mat.NewDense(n, dim, nil)
 	for c := 0; c < dim; c++ {
 		col := n - 1 - c
@@ -253,30 +230,10 @@ func TestTDPMTransformSaveErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := m.Transform(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.EqualApprox(y, m.Embedding(), 1e-7*mat.Norm(m.Embedding(), math.Inf(1))) {
-		t.Error("Transform of the training points differs from the embedding")
-	}
-	l := reloaded(t, m)
+	checkMapsTraining(t, m, x, 1e-7*mat.Norm(m.Embedding(), math.Inf(1)))
 	xn, _ := datasets.SwissRoll(30, 0.05, 10)
-	y1, err := m.Transform(ctx, xn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y2, err := l.Transform(ctx, xn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(y1, y2) {
-		t.Error("the loaded model maps differently")
-	}
-	for _, c := range []struct {
-		s    TDPM
-		want error
-	}{
+	checkReloaded(t, m, xn)
+	checkRefusals(t, TDPM.Fit, x, []refusal[TDPM]{
 		{TDPM{K: 400}, ErrTooFewSamples},
 		{TDPM{K: -1}, ErrBadSetting},
 		{TDPM{TangentDim: 3}, ErrBadSetting},
@@ -284,11 +241,7 @@ func TestTDPMTransformSaveErrors(t *testing.T) {
 		{TDPM{Dim: 400, TangentDim: 1}, ErrDimension},
 		{TDPM{Eigensolver: "qr"}, ErrBadSetting},
 		{TDPM{Options: Options{MaxBytes: 1 << 20}}, ErrMemoryBudget},
-	} {
-		if _, err := c.s.Fit(ctx, x); !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c.s, err, c.want)
-		}
-	}
+	})
 	if _, err := m.Transform(ctx, mat.NewDense(1, 2, nil)); !errors.Is(err, ErrShape) {
 		t.Errorf("2 features: %v", err)
 	}

@@ -56,12 +56,7 @@ func TransformTo(ctx context.Context, m Model, dst *mat.Dense, x mat.Matrix) err
 	if r == 0 || c == 0 {
 		return fmt.Errorf("%s: %w: %d samples × %d features", what, ErrEmpty, r, c)
 	}
-	var g blas64.General
-	if d, ok := x.(*mat.Dense); ok {
-		g = d.RawMatrix()
-	} else {
-		g = mat.DenseCopyOf(x).RawMatrix()
-	}
+	g := rawRows(x)
 	out := dst.RawMatrix()
 	return labelled(ctx, m, func() error {
 		var firstErr error
@@ -99,13 +94,9 @@ func TransformTo(ctx context.Context, m Model, dst *mat.Dense, x mat.Matrix) err
 // transformRows is Transform of the models with a per-row path: the
 // input checked as every Transform checks it, then TransformTo.
 func transformRows(ctx context.Context, m Model, x mat.Matrix, features int) (*mat.Dense, error) {
-	what := m.Method() + " transform"
-	g, err := denseInput(what, x)
+	g, err := denseTransformInput(m.Method()+" transform", x, features)
 	if err != nil {
 		return nil, err
-	}
-	if g.Cols != features {
-		return nil, fmt.Errorf("%s: %w: %d features, the model has %d", what, ErrShape, g.Cols, features)
 	}
 	out := mat.NewDense(g.Rows, m.Dim(), nil)
 	if err := TransformTo(ctx, m, out, toDense(g)); err != nil {

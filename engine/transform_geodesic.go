@@ -304,15 +304,6 @@ func maxOf(v []float64) float64 {
 	return m
 }
 
-func contains(js []int, j int) bool {
-	for _, v := range js {
-		if v == j {
-			return true
-		}
-	}
-	return false
-}
-
 // sortByDist sorts the pairs by (d, j): insertion sort, k is small.
 func sortByDist(ds []float64, js []int) {
 	for i := 1; i < len(ds); i++ {

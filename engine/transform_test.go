@@ -547,14 +547,3 @@ func TestGeodesicsReportProgress(t *testing.T) {
 		}
 	}
 }
-
-func maxAbsDiff(a, b mat.Matrix) float64 {
-	r, c := a.Dims()
-	worst := 0.0
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			worst = max(worst, math.Abs(a.At(i, j)-b.At(i, j)))
-		}
-	}
-	return worst
-}
