@@ -180,21 +180,30 @@ func TestCanceled(t *testing.T) {
 
 	// A deadline. Each product takes 2 ms, longer than the deadline, so the
 	// solve (3 products to converge on this spectrum) cannot end first.
-	ctx, cancel2 := context.WithTimeout(context.Background(), time.Millisecond)
-	defer cancel2()
+	// The return must come within 100 ms; on a loaded machine a sleeping
+	// goroutine can wake late, so the case runs up to three times and
+	// fails when none returns in time (a solver that ignored the deadline
+	// would run its 1000 restarts every time).
 	slowest := lanczos.Func{N: n, Mul: func(dst, x []float64) {
 		time.Sleep(2 * time.Millisecond)
 		copy(dst, x)
 		dst[0] *= 2
 	}}
-	start := time.Now()
-	res, err = lanczos.Solve(ctx, slowest, lanczos.Settings{K: 3, MaxRestarts: 1000})
-	if !errors.Is(err, context.DeadlineExceeded) || res.Status != lanczos.Canceled {
-		t.Fatalf("deadline: %v, %+v", err, res)
+	var times []time.Duration
+	for try := 0; try < 3; try++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		start := time.Now()
+		res, err = lanczos.Solve(ctx, slowest, lanczos.Settings{K: 3, MaxRestarts: 1000})
+		el := time.Since(start)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || res.Status != lanczos.Canceled {
+			t.Fatalf("deadline: %v, %+v", err, res)
+		}
+		if times = append(times, el); el <= 100*time.Millisecond {
+			return
+		}
 	}
-	if el := time.Since(start); el > 100*time.Millisecond {
-		t.Errorf("returned %v after a 1 ms deadline", el)
-	}
+	t.Errorf("returned %v after a 1 ms deadline (three tries)", times)
 }
 
 func TestStrings(t *testing.T) {
