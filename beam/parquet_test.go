@@ -1,3 +1,5 @@
+//go:build !beam_unit
+
 package manifoldbeam
 
 import (
@@ -14,36 +16,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/xitongsys/parquet-go-source/buffer"
 	"github.com/xitongsys/parquet-go/reader"
-	parquetwriter "github.com/xitongsys/parquet-go/writer"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
 )
-
-// writeParquetRows writes rows to the Parquet file p (the ParquetRow
-// schema), with parquet-go directly.
-func writeParquetRows(t *testing.T, p string, rows []ParquetRow) {
-	t.Helper()
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, err := parquetwriter.NewParquetWriterFromWriter(f, new(ParquetRow), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		if err := pw.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pw.WriteStop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestParquetRoundTrip writes 50 rows as three Parquet shards (uneven, one
 // with no rows; duplicate IDs; a NaN row and a row without features mixed
@@ -226,29 +202,4 @@ func TestFitLDAParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLDA(t, m, x, labels)
-}
-
-// writeParquetAny writes rows (a slice of the struct schema points to)
-// to the Parquet file p with parquet-go.
-func writeParquetAny[T any](t *testing.T, p string, schema *T, rows []T) {
-	t.Helper()
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, err := parquetwriter.NewParquetWriterFromWriter(f, schema, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		if err := pw.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pw.WriteStop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
