@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -13,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/beam/internal/modelcache"
 	"github.com/manifoldlab/manifold/engine"
 )
 
@@ -95,17 +95,9 @@ func Project(s beam.Scope, modelPath string, rows beam.PCollection, opts Project
 }
 
 // models caches loaded models by path for the life of a worker process, so
-// a model is read once per worker however many DoFn instances it runs.
-var models struct {
-	sync.Mutex
-	m map[string]*modelEntry
-}
-
-type modelEntry struct {
-	once  sync.Once
-	model engine.Model
-	err   error
-}
+// a model is read once per worker however many DoFn instances it runs (a
+// failed load is retried by a later Setup).
+var models modelcache.Cache[engine.Model]
 
 // LoadModel reads the model file at path through Beam's filesystem registry
 // (the scheme picks the filesystem: none for local, gs://, s3:// …).
@@ -128,33 +120,16 @@ func LoadModel(ctx context.Context, path string) (engine.Model, error) {
 }
 
 func cachedModel(ctx context.Context, path string) (engine.Model, error) {
-	models.Lock()
-	if models.m == nil {
-		models.m = map[string]*modelEntry{}
-	}
-	e := models.m[path]
-	if e == nil {
-		e = &modelEntry{}
-		models.m[path] = e
-	}
-	models.Unlock()
-	e.once.Do(func() {
-		if e.model, e.err = LoadModel(ctx, path); e.err == nil {
+	return models.Get(path, func() (engine.Model, error) {
+		m, err := LoadModel(ctx, path)
+		if err == nil {
 			// What the first Transform would build, and the geodesic
 			// table of Isomap and Landmark Isomap models where it fits
 			// (engine.Prepare): a worker maps many rows with one model.
-			e.err = engine.Prepare(e.model)
+			err = engine.Prepare(m)
 		}
+		return m, err
 	})
-	if e.err != nil {
-		// Let a later Setup retry (a transient storage error).
-		models.Lock()
-		if models.m[path] == e {
-			delete(models.m, path)
-		}
-		models.Unlock()
-	}
-	return e.model, e.err
 }
 
 // projectFn is Project's DoFn. Exported fields travel to the workers.
