@@ -112,6 +112,29 @@ func ReadMatrixFileCtx(ctx context.Context, path string, lim Limits) (mat.Matrix
 	return m, err
 }
 
+// ReadNPY32File reads the .npy file at path into float32 (ReadNPY32Ctx),
+// within lim and ctx as ReadMatrixFileCtx. Every error starts with path.
+func ReadNPY32File(ctx context.Context, path string, lim Limits) (data []float32, rows, cols int, err error) {
+	err = readFile(ctx, path, func(r io.Reader) error {
+		var err error
+		data, rows, cols, err = ReadNPY32Ctx(ctx, r, lim)
+		return err
+	})
+	return data, rows, cols, err
+}
+
+// NPYShapeFile returns the shape of the array in the .npy file at path
+// (ReadNPYShapeCtx), reading its header only. Every error starts with
+// path.
+func NPYShapeFile(ctx context.Context, path string) (rows, cols int, err error) {
+	err = readFile(ctx, path, func(r io.Reader) error {
+		var err error
+		rows, cols, err = ReadNPYShapeCtx(ctx, r)
+		return err
+	})
+	return rows, cols, err
+}
+
 // ReadLabelsFile reads the labels in the file at path (ReadLabels). Every
 // error starts with path. It is ReadLabelsFileCtx with no context and the
 // zero Limits.

@@ -72,44 +72,64 @@ func ReadNPY32Ctx(ctx context.Context, r io.Reader, lim Limits) (data []float32,
 	return readNPY[float32](ctx, r, lim)
 }
 
-// readNPY reads a .npy file's array as T, rows × cols.
-func readNPY[T float32 | float64](ctx context.Context, r io.Reader, lim Limits) ([]T, int, int, error) {
-	br := bufio.NewReaderSize(&guard{ctx: ctx, r: r, max: lim.maxInput()}, 1<<16)
+// ReadNPYShapeCtx reads only the header of the .npy stream r: the shape
+// of its array as ReadNPYCtx would return it (rows: the first axis; cols:
+// the product of the others), with the header's errors, without reading
+// the data.
+func ReadNPYShapeCtx(ctx context.Context, r io.Reader) (rows, cols int, err error) {
+	h, err := readNPYHeader(bufio.NewReaderSize(&guard{ctx: ctx, r: r}, 4096))
+	return h.rows, h.cols, err
+}
+
+// npyHeader is what a .npy header says: the element type, the order and
+// the shape as rows × cols (the first axis, and the product of the others)
+// with its element count.
+type npyHeader struct {
+	dt         npyType
+	fortran    bool
+	shape      []int
+	rows, cols int
+	elems      uint64
+}
+
+// readNPYHeader reads the magic string, version and header of a .npy
+// stream and checks the shape.
+func readNPYHeader(br *bufio.Reader) (npyHeader, error) {
 	var pre [10]byte
 	if n, err := io.ReadFull(br, pre[:8]); err != nil {
-		return nil, 0, 0, npyEOF(err, "npy: file has %d bytes, too short for the magic string and version", n)
+		return npyHeader{}, npyEOF(err, "npy: file has %d bytes, too short for the magic string and version", n)
 	}
 	if string(pre[:6]) != npyMagic {
-		return nil, 0, 0, formatErr(0, 0, "npy: not a NumPy file (it does not start with \\x93NUMPY)")
+		return npyHeader{}, formatErr(0, 0, "npy: not a NumPy file (it does not start with \\x93NUMPY)")
 	}
 	major, minor := pre[6], pre[7]
 	var hlen int
 	switch major {
 	case 1:
 		if _, err := io.ReadFull(br, pre[8:10]); err != nil {
-			return nil, 0, 0, npyEOF(err, "npy: file ends in the header length")
+			return npyHeader{}, npyEOF(err, "npy: file ends in the header length")
 		}
 		hlen = int(binary.LittleEndian.Uint16(pre[8:10]))
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(br, b[:]); err != nil {
-			return nil, 0, 0, npyEOF(err, "npy: file ends in the header length")
+			return npyHeader{}, npyEOF(err, "npy: file ends in the header length")
 		}
 		h := binary.LittleEndian.Uint32(b[:])
 		if h > maxNPYHeader {
-			return nil, 0, 0, formatErr(0, 0, "npy: header length %d exceeds %d bytes", h, maxNPYHeader)
+			return npyHeader{}, formatErr(0, 0, "npy: header length %d exceeds %d bytes", h, maxNPYHeader)
 		}
 		hlen = int(h)
 	default:
-		return nil, 0, 0, unsupported("npy: format version %d.%d (want 1.0, 2.0 or 3.0)", major, minor)
+		return npyHeader{}, unsupported("npy: format version %d.%d (want 1.0, 2.0 or 3.0)", major, minor)
 	}
 	hdr := make([]byte, hlen)
 	if n, err := io.ReadFull(br, hdr); err != nil {
-		return nil, 0, 0, npyEOF(err, "npy: header is %d bytes, the file ends after %d", hlen, n)
+		return npyHeader{}, npyEOF(err, "npy: header is %d bytes, the file ends after %d", hlen, n)
 	}
 	dt, fortran, shape, err := parseNPYHeader(hdr, major == 3)
 	if err != nil {
-		return nil, 0, 0, err
+		return npyHeader{}, err
 	}
 	// rows × cols, and the bytes the payload must have, without overflow.
 	rows, cols := 1, 1
@@ -117,7 +137,7 @@ func readNPY[T float32 | float64](ctx context.Context, r io.Reader, lim Limits) 
 	for i, d := range shape {
 		hi, lo := bits.Mul64(elems, uint64(d))
 		if hi != 0 || lo > maxNPYBytes/uint64(dt.size) {
-			return nil, 0, 0, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
+			return npyHeader{}, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
 		}
 		elems = lo
 		if i == 0 {
@@ -127,11 +147,23 @@ func readNPY[T float32 | float64](ctx context.Context, r io.Reader, lim Limits) 
 		}
 	}
 	if elems == 0 {
-		return nil, 0, 0, emptyErr("npy: array of shape %s has no elements", shapeString(shape))
+		return npyHeader{}, emptyErr("npy: array of shape %s has no elements", shapeString(shape))
 	}
 	if uint64(rows)*uint64(cols) != elems || elems > uint64(math.MaxInt/8) {
-		return nil, 0, 0, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
+		return npyHeader{}, formatErr(0, 0, "npy: shape %s is too large", shapeString(shape))
 	}
+	return npyHeader{dt: dt, fortran: fortran, shape: shape, rows: rows, cols: cols, elems: elems}, nil
+}
+
+// readNPY reads a .npy file's array as T, rows × cols.
+func readNPY[T float32 | float64](ctx context.Context, r io.Reader, lim Limits) ([]T, int, int, error) {
+	br := bufio.NewReaderSize(&guard{ctx: ctx, r: r, max: lim.maxInput()}, 1<<16)
+	h, err := readNPYHeader(br)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	dt, fortran, shape, rows, cols, elems := h.dt, h.fortran, h.shape, h.rows, h.cols, h.elems
+	var pre [1]byte
 	size := int64(unsafe.Sizeof(T(0)))
 	perElem := size * 3 / 2 // the element, and half again while the storage doubles as the data arrive
 	if fortran && len(shape) > 1 {

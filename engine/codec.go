@@ -25,13 +25,16 @@ type codec struct {
 type describedModel interface {
 	Model
 	fields(c *codec)
-	core() *base
+	core() *modelCore
+	params() any
+	setReport(Report)
 }
 
 // saveModel writes m in the model file format.
 func saveModel(w io.Writer, m describedModel) error {
 	b := m.core()
 	c := &codec{d: newModelData(b.method, map[string]any{}, &b.report)}
+	c.params(m.params(), false)
 	m.fields(c)
 	if c.err != nil {
 		return c.err
@@ -45,8 +48,12 @@ func loadModel(d *modelData, m describedModel) (Model, error) {
 	b.method = d.method
 	if d.report != nil {
 		b.report = *d.report
+		// The parameters only the report holds, those it holds as the
+		// fit wrote them (nothing that maps points reads them).
+		(&codec{d: &modelData{params: d.report.Params}, load: true}).params(m.params(), true)
 	}
 	c := &codec{d: d, load: true}
+	c.params(m.params(), false)
 	m.fields(c)
 	if c.err != nil {
 		return nil, c.err
@@ -152,29 +159,6 @@ func (c *codec) boolParam(name string, p *bool) {
 		v, _ := a.(bool)
 		return v, true
 	})
-}
-
-// otherParams carries the parameters a model keeps as a map (reported,
-// not used by Transform): saved beside the others, loaded as every
-// parameter of the file but those named in except.
-func (c *codec) otherParams(p *map[string]any, except ...string) {
-	if c.skip() {
-		return
-	}
-	if !c.load {
-		for k, v := range *p {
-			c.d.params[k] = v
-		}
-		return
-	}
-	m := make(map[string]any, len(c.d.params))
-	for k, v := range c.d.params {
-		m[k] = v
-	}
-	for _, k := range except {
-		delete(m, k)
-	}
-	*p = m
 }
 
 // matrix carries a float array of rows×cols (either < 0: any).

@@ -11,14 +11,14 @@ import (
 // (plan), and its stages; the driver owns the rest — reading and checking
 // the input, the run with its report and heap sampler, the budget check
 // before anything large is allocated, and the end (fitted: the context
-// checked after the last stage, the report into the model).
-type fitter[M interface{ setReport(Report) }] struct {
+// checked after the last stage, the model's parameters into the report,
+// the report into the model).
+type fitter[M describedModel] struct {
 	method string
 	opts   Options
 	input  fitInput
-	// plan checks the settings against the input and says what the run
-	// reports and how much memory the fit will take; it allocates nothing
-	// large.
+	// plan checks the settings against the input and says the dimension
+	// and how much memory the fit will take; it allocates nothing large.
 	plan func(in samples) (fitPlan, error)
 	// stages runs the fit's stages under r and returns the model.
 	stages func(r *run, in samples) (M, error)
@@ -26,8 +26,7 @@ type fitter[M interface{ setReport(Report) }] struct {
 
 // fitPlan is what a method's plan tells the driver.
 type fitPlan struct {
-	dim    int            // the report's Dim
-	params map[string]any // the settings in effect, defaults resolved
+	dim int // the report's Dim
 	// bytes is the estimated peak of the fit, without the copy of a
 	// non-Dense input (the driver adds it); what and cheaper name the
 	// fit and cheaper settings in the ErrMemoryBudget error.
@@ -81,7 +80,7 @@ func (f fitter[M]) fit(ctx context.Context, x mat.Matrix) (M, error) {
 		return none, err
 	}
 	n, d := in.dims()
-	r, err := startRun(ctx, f.method, f.opts, n, d, p.dim, p.params)
+	r, err := startRun(ctx, f.method, f.opts, n, d, p.dim, nil)
 	if err != nil {
 		return none, err
 	}
@@ -97,19 +96,17 @@ func (f fitter[M]) fit(ctx context.Context, x mat.Matrix) (M, error) {
 	return fitted(r, m)
 }
 
-// fitted ends every Fit: the run's report into the model, or, when ctx
-// was cancelled during a last stage that does not check it, the error
-// (done) and no model.
-func fitted[M interface{ setReport(Report) }](r *run, m M) (M, error) {
+// fitted ends every Fit: the run's report, with the model's parameters
+// (reportParams), into the model, or, when ctx was cancelled during a last
+// stage that does not check it, the error (done) and no model.
+func fitted[M describedModel](r *run, m M) (M, error) {
 	rep, err := r.done()
 	if err != nil {
 		var none M
 		return none, err
 	}
+	rep.Params = reportParams(m)
 	if w := r.opts.Neighbors.Width; w > 0 && approxSearched(rep) {
-		if rep.Params == nil {
-			rep.Params = map[string]any{}
-		}
 		rep.Params["search_width"] = w
 	}
 	m.setReport(*rep)

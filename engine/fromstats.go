@@ -58,12 +58,9 @@ func PCAFromCovariance(ctx context.Context, mean []float64, cov mat.Symmetric, n
 	if err := checkRank(methodPCA, vals, dim); err != nil {
 		return nil, err
 	}
-	m := &PCAModel{base: base{method: methodPCA, embedding: blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: make([]float64, dim)}},
-		mean: append([]float64(nil), mean...), components: vecs, variance: vals, total: total}
-	info := backend.Info()
-	m.report = Report{Method: methodPCA, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim,
-		Params: map[string]any{"dim": dim, "solver": "covariance statistics"}}
-	return m, nil
+	m := &PCAModel{base: newBase(methodPCA, pcaParams{Solver: "covariance statistics", Total: total}),
+		mean: append([]float64(nil), mean...), components: vecs, variance: vals}
+	return fromStats(m, n, d, dim), nil
 }
 
 // LDAStats are the statistics LDAFromStats builds a discriminant from, as
@@ -159,16 +156,13 @@ func LDAFromStats(ctx context.Context, st LDAStats, dim int) (*LDAModel, error) 
 	backend.FixSigns(w)
 	dim = w.Cols
 	f := fisher{mean: append([]float64(nil), st.Mean...), proj: w, vals: vals, classes: append([]int(nil), st.Classes...),
-		centers: newGeneral(c, dim), logPri: make([]float64, c), pcaDim: rk}
+		centers: newGeneral(c, dim), logPri: make([]float64, c)}
 	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, diffs, w, 0, f.centers)
 	for k := range f.logPri {
 		f.logPri[k] = math.Log(float64(st.Counts[k]) / float64(n))
 	}
-	m := &LDAModel{base: base{method: methodLDA, embedding: blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: make([]float64, dim)}}, fisher: f}
-	info := backend.Info()
-	m.report = Report{Method: methodLDA, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim,
-		Params: map[string]any{"dim": dim, "classes": c, "solver": "svd statistics", "pca_dim": rk}}
-	return m, nil
+	m := &LDAModel{base: newBase(methodLDA, ldaParams{Classes: c, Solver: "svd statistics", PCADim: rk}), fisher: f}
+	return fromStats(m, n, d, dim), nil
 }
 
 // LSIFromGram builds an LSI model from the term-space Gram matrix
@@ -213,16 +207,27 @@ func LSIFromGram(ctx context.Context, gram mat.Symmetric, n, dim int) (*LSIModel
 	if j := numericalRank(vals, nullTol); j < len(vals) {
 		return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", methodLSI, ErrDimension, j, dim)
 	}
-	m := &LSIModel{base: base{method: methodLSI, embedding: blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: make([]float64, dim)}},
+	m := &LSIModel{base: newBase(methodLSI, lsiParams{Eigensolver: EigenDense, Input: "gram statistics"}),
 		components: vecs, sigma: make([]float64, dim)}
+	m.embedding = rowVec(make([]float64, dim))
 	for j, v := range vals {
 		m.sigma[j] = math.Sqrt(v)
 	}
 	backend.FixSigns(m.components)
 	info := backend.Info()
-	m.report = Report{Method: methodLSI, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim,
-		Params: map[string]any{"dim": dim, "eigensolver": string(EigenDense), "input": "gram statistics"}}
+	m.report = Report{Method: methodLSI, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim, Params: reportParams(m)}
 	return m, nil
+}
+
+// fromStats completes a model built from statistics of n samples of d
+// features: its embedding is one row of dim zeros (the mean's coordinates;
+// the training rows were never seen), its report has no stages.
+func fromStats[M describedModel](m M, n, d, dim int) M {
+	b := m.core()
+	b.embedding = rowVec(make([]float64, dim))
+	info := backend.Info()
+	b.report = Report{Method: b.method, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim, Params: reportParams(m)}
+	return m
 }
 
 // LSIFromRange builds an LSI model from the statistics of a randomized
@@ -303,14 +308,11 @@ func LSIFromRange(ctx context.Context, basis mat.Matrix, proj mat.Symmetric, n, 
 	}
 	v := newGeneral(d, dim)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, q, w, 0, v)
-	m := &LSIModel{base: base{method: methodLSI, embedding: blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: make([]float64, dim)}},
+	m := &LSIModel{base: newBase(methodLSI, lsiParams{Eigensolver: "randomized range", Input: "range statistics", Basis: l}),
 		components: v, sigma: make([]float64, dim)}
 	for j, e := range vals {
 		m.sigma[j] = math.Sqrt(e)
 	}
 	backend.FixSigns(m.components)
-	info := backend.Info()
-	m.report = Report{Method: methodLSI, Backend: info.Backend, BackendInfo: info, N: n, Features: d, Dim: dim,
-		Params: map[string]any{"dim": dim, "eigensolver": "randomized range", "input": "range statistics", "basis": l}}
-	return m, nil
+	return fromStats(m, n, d, dim), nil
 }

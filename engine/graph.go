@@ -136,25 +136,44 @@ func (g graphSpec) validate(method string, n int) error {
 	return nil
 }
 
-func (g graphSpec) params(p map[string]any) {
-	if g.eps > 0 {
-		p["eps"] = g.eps
-	} else {
-		p["k"] = g.k
+// defaultK is K with the default of the graph methods, 10 neighbours,
+// unless the graph is an ε-graph or supervised.
+func defaultK(k int, eps float64, labels []int) int {
+	if k == 0 && eps == 0 && labels == nil {
+		return 10
 	}
+	return k
+}
+
+// graphParams are the parameters of a method's neighbour graph: its size,
+// k or ε, which a model that keeps the graph also saves, and in the report
+// how it was built and what its disconnected policy did.
+type graphParams struct {
+	K                  int     `param:"k,unless=eps"`
+	Eps                float64 `param:"eps,omitempty"`
+	Supervised         bool    `param:"supervised,report,omitempty"`
+	SupervisedGeodesic string  `param:"supervised_geodesic,report,omitempty"`
+	// Disconnected is the policy applied ("constant": the classes of a
+	// supervised graph left apart, see SupervisedConstant); "" for the
+	// methods that take every graph.
+	Disconnected string `param:"disconnected,report,omitempty"`
+	Dropped      int    `param:"dropped,report,omitempty"` // points the policy left out
+}
+
+// params returns the parameters of the graph of g.
+func (g graphSpec) params() graphParams {
+	p := graphParams{K: g.k, Eps: g.eps, Disconnected: "constant"}
 	if g.labels != nil {
-		p["supervised"] = true
-		p["supervised_geodesic"] = g.between.String()
+		p.Supervised, p.SupervisedGeodesic = true, g.between.String()
 	}
-	if g.constantBetween() {
-		p["disconnected"] = "constant"
-		return
+	if !g.constantBetween() {
+		policy := g.policy
+		if g.labels != nil && policy == DisconnectedError {
+			policy = DisconnectedConnect // see neighbourGraph
+		}
+		p.Disconnected = policy.String()
 	}
-	policy := g.policy
-	if g.labels != nil && policy == DisconnectedError {
-		policy = DisconnectedConnect // see neighbourGraph
-	}
-	p["disconnected"] = policy.String()
+	return p
 }
 
 // neighbourGraph builds the graph of the rows of x (stage "neighbors") and
@@ -446,6 +465,19 @@ func (r *run) knnSearch(n, d, nnz, k int, metric neighbors.Metric) (neighbors.Op
 	return opt, nil
 }
 
+// recallSample is the number of points whose exact neighbours measure an
+// approximate search's recall: RecallSample, 200 when it is 0, none (0)
+// when it is negative.
+func (o Neighbors) recallSample() int {
+	switch {
+	case o.RecallSample < 0:
+		return 0
+	case o.RecallSample == 0:
+		return 200
+	}
+	return o.RecallSample
+}
+
 // noteSearch writes, into the stage's report, which search made the lists
 // res of the rows in and, for an approximate one, its recall measured on a
 // seeded sample of Neighbors.RecallSample points (their exact neighbours by
@@ -465,11 +497,8 @@ func noteSearch(ctx context.Context, st *stageCtx, in samples, opt neighbors.Opt
 		return nil
 	}
 	st.search = "nn-descent"
-	sample := st.r.opts.Neighbors.RecallSample
-	if sample == 0 {
-		sample = 200
-	}
-	if sample < 0 || res == nil {
+	sample := st.r.opts.Neighbors.recallSample()
+	if sample == 0 || res == nil {
 		return nil
 	}
 	var est neighbors.RecallEstimate
@@ -615,6 +644,12 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 		res, err = selfKNN(ctx, st, in, s.K)
 		return err
 	})
+	return searched(r, res, err)
+}
+
+// searched ends a KNNGraph search: the stage's error, or the lists with
+// the run's report.
+func searched(r *run, res *neighbors.Result, err error) (*neighbors.Result, *Report, error) {
 	if err != nil {
 		return nil, nil, mapGraphErr(err)
 	}
@@ -623,6 +658,110 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 		return nil, nil, err
 	}
 	return res, rep, nil
+}
+
+// Approximate reports whether Search of n rows of d dense features will
+// be approximate (NN-descent): the rule of Options.Neighbors (auto:
+// exact while the exact search's predicted flam is at most
+// AutoApproxFlam). The command asks it to choose how to read its input.
+func (s KNNGraph) Approximate(n, d int) bool {
+	return s.Options.Neighbors.approximate(n, d, n*d, s.K)
+}
+
+// Search32 is Search for dense rows held in float32 (x is rows × cols,
+// row i at x[i·cols:(i+1)·cols]), as dataio.ReadNPY32Ctx reads them, for
+// inputs that would not fit twice as large. An approximate search runs on
+// x in place (neighbors.KNNApprox32: x is reordered while it runs and put
+// back before it returns) and measures its recall on the same float32
+// values; the memory budget counts NN-descent's own memory
+// (neighbors.ApproxBytes without the rows' copy). An exact search widens
+// the rows into a float64 copy first (8·rows·cols bytes more) and is
+// Search on it. The reported distances are computed in float64 from the
+// float32 values.
+func (s KNNGraph) Search32(ctx context.Context, x []float32, cols int) (*neighbors.Result, *Report, error) {
+	if cols < 1 || len(x) == 0 {
+		return nil, nil, fmt.Errorf("%s: %w: %d values in rows of %d features", methodKNNGraph, ErrEmpty, len(x), cols)
+	}
+	if len(x)%cols != 0 {
+		return nil, nil, fmt.Errorf("%s: %w: %d values do not make rows of %d features", methodKNNGraph, ErrBadSetting, len(x), cols)
+	}
+	n, d := len(x)/cols, cols
+	if err := checkSize(methodKNNGraph, n, d); err != nil {
+		return nil, nil, err
+	}
+	if !s.Approximate(n, d) {
+		if b := 8 * int64(n) * int64(d); s.MaxBytes > 0 && b > s.MaxBytes {
+			return nil, nil, fmt.Errorf("%s: %w: the exact search widens the %d×%d float32 rows to float64, about %s, budget %s; cheaper: an approximate search (searched in place)",
+				methodKNNGraph, ErrMemoryBudget, n, d, fmtBytes(b), fmtBytes(s.MaxBytes))
+		}
+		w := mat.NewDense(n, d, nil)
+		for i, v := range x {
+			w.RawMatrix().Data[i] = float64(v)
+		}
+		return s.Search(ctx, w)
+	}
+	if err := checkFinite32(x, d); err != nil {
+		return nil, nil, err
+	}
+	if s.K < 1 || s.K >= n {
+		return nil, nil, fmt.Errorf("%s: %w: k = %d neighbours of %d samples (need 1 ≤ k < samples)", methodKNNGraph, ErrBadSetting, s.K, n)
+	}
+	o := s.Options.Neighbors
+	if err := o.check(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", methodKNNGraph, err)
+	}
+	r, err := startRun(ctx, methodKNNGraph, s.Options, n, d, 0, map[string]any{"k": s.K, "neighbors": o.Search.String(), "rows": "float32"})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.finish()
+	own := neighbors.ApproxBytes(n, d, s.K, false, o.Approx) - 4*int64(n)*int64(d)
+	if err := r.checkBudget(own, fmt.Sprintf("NN-descent of %d rows × %d features, k = %d", n, d, s.K), "a smaller k"); err != nil {
+		return nil, nil, err
+	}
+	opt := neighbors.Options{Algorithm: neighbors.NNDescent, Approx: o.Approx}
+	var res *neighbors.Result
+	err = r.stage("neighbors", opt.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
+		err := st.watchSearch(ctx, opt, n, func(ctx context.Context) error {
+			var err error
+			res, _, err = neighbors.KNNApprox32(ctx, x, d, s.K, o.Approx)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		st.search = "nn-descent"
+		st.detail = fmt.Sprintf("%d rows in float32", n)
+		sample := o.recallSample()
+		if sample == 0 {
+			return nil
+		}
+		est, err := neighbors.SampledRecall32(ctx, x, d, res, sample, o.Approx.Seed^0x5eed, neighbors.Options{})
+		if err != nil {
+			return err
+		}
+		st.recall = &est
+		st.predicted += flam.KNNBrute(est.Sample, n, d)
+		return nil
+	})
+	return searched(r, res, err)
+}
+
+// checkFinite32 returns an ErrNotFinite error naming the first value of
+// the float32 rows x (cols a row) that is NaN or infinite, or so large that
+// squared distances in float32 overflow.
+func checkFinite32(x []float32, cols int) error {
+	limit := float32(math.Sqrt(math.MaxFloat32 / (4 * float64(cols))))
+	for i, v := range x {
+		if v-v != 0 {
+			return fmt.Errorf("%s: %w: row %d, column %d is %v", methodKNNGraph, ErrNotFinite, i/cols, i%cols, v)
+		}
+		if v > limit || v < -limit {
+			return fmt.Errorf("%s: %w: row %d, column %d is %.3g: squared distances of %d features in float32 overflow above about %.3g; rescale the data",
+				methodKNNGraph, ErrNotFinite, i/cols, i%cols, v, cols, limit)
+		}
+	}
+	return nil
 }
 
 // searchWidth is the search width of a model's approximate Transform

@@ -50,21 +50,12 @@ func (w GraphWeight) String() string {
 	return string(w)
 }
 
-// weight carries a graph weight as the parameter "weight".
-func (c *codec) weight(w *GraphWeight) {
-	s := w.String()
-	c.stringParam("weight", &s)
-	if !c.loaded() {
-		return
-	}
+// weightNamed returns the graph weight whose String is s.
+func weightNamed(s string) GraphWeight {
 	if s == "heat" {
-		*w = WeightHeat
-		return
+		return WeightHeat
 	}
-	*w = GraphWeight(s)
-	if err := w.check("model"); err != nil {
-		c.failf("%v", err)
-	}
+	return GraphWeight(s)
 }
 
 // reweight turns a graph whose values are distances (the graph of

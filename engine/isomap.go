@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -73,34 +74,34 @@ type Isomap struct {
 
 // IsomapModel is a fitted Isomap.
 type IsomapModel struct {
-	base
+	base[isomapParams]
 	train   blas64.General // training points kept in the graph
 	graph   *sparse.CSR    // the connected neighbour graph on them
 	kept    []int          // original indices of the rows of train
 	dropped []int
-	k       int
-	eps     float64
-	f32     bool // geodesics stored in float32
 	tri     triangulation
 	eig     []float64
-	// between is the geodesic between points of different classes
-	// (SupervisedConstant), 0 when the graph joins every pair.
-	between float64
 	geo     *lazyGeo // the request path's index (transform_geodesic.go)
 	// near, when the fit's graph came from an approximate search, answers
 	// Transform's neighbour queries from the graph's lists (graphLists).
 	near *trainingLists
 }
 
+// isomapParams are Isomap's parameters.
+type isomapParams struct {
+	graphParams
+	Float32     bool        `param:"float32"` // geodesics stored in float32 (absent in older files: float64)
+	Eigensolver Eigensolver `param:"eigensolver,report"`
+	// Between is the geodesic between points of different classes
+	// (SupervisedConstant), 0 when the graph joins every pair (absent in
+	// older files: classes joined).
+	Between float64 `param:"between_geodesic,file,optional"`
+}
+
 const methodIsomap = "isomap"
 
 func (s Isomap) resolved() Isomap {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels)
 	return s
 }
 
@@ -125,13 +126,11 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 			if solver, err = chooseEigensolver(methodIsomap, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, f32: s.Float32}); err != nil {
 				return fitPlan{}, err
 			}
-			params := map[string]any{"dim": s.Dim, "float32": s.Float32, "eigensolver": string(solver)}
-			s.spec().params(params)
 			elem := int64(8)
 			if s.Float32 {
 				elem = 4
 			}
-			return fitPlan{dim: s.Dim, params: params,
+			return fitPlan{dim: s.Dim,
 				bytes:   elem*int64(n)*int64(n) + 8*int64(n)*int64(d+2*s.Dim) + graphBytes(s.Neighbors, in, s.K),
 				what:    fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
 				cheaper: "float32 geodesics (Float32, halves the N×N matrix) or landmark-isomap (O(L·N))"}, nil
@@ -147,10 +146,11 @@ func (s Isomap) stages(r *run, g blas64.General, solver Eigensolver) (*IsomapMod
 	if err != nil {
 		return nil, err
 	}
-	m := &IsomapModel{base: base{method: methodIsomap}, graph: fixed.Graph, kept: fixed.Kept, dropped: fixed.Dropped, k: s.K, eps: s.Eps, f32: s.Float32}
+	p := isomapParams{graphParams: s.spec().params(), Float32: s.Float32, Eigensolver: solver}
+	p.Dropped = len(fixed.Dropped)
+	m := &IsomapModel{base: newBase(methodIsomap, p), graph: fixed.Graph, kept: fixed.Kept, dropped: fixed.Dropped}
 	if len(fixed.Dropped) > 0 {
 		m.train = subsetRows(g, fixed.Kept)
-		r.rep.Params["dropped"] = len(fixed.Dropped)
 	} else {
 		m.train = copyGeneral(g)
 	}
@@ -162,20 +162,20 @@ func (s Isomap) stages(r *run, g blas64.General, solver Eigensolver) (*IsomapMod
 	if err != nil {
 		return nil, err
 	}
-	m.between = between
+	m.p.Between = between
 	m.embedding, m.tri, err = embedFromEig(methodIsomap, vals, vecs, means)
 	if err != nil {
 		return nil, err
 	}
 	m.eig = vals
-	m.near = graphLists(r.rep, m.eps, m.graph, r.opts.Neighbors.Width)
+	m.near = graphLists(r.rep, m.p.Eps, m.graph, r.opts.Neighbors.Width)
 	m.prepareGeo()
 	return m, nil
 }
 
 func (m *IsomapModel) prepareGeo() {
 	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodIsomap, m.train, m.graph, m.k, m.eps, nil, m.f32, m.between, m.near, m.tri)
+		return newGeoIndex(methodIsomap, m.train, m.graph, m.p.K, m.p.Eps, nil, m.p.Float32, m.p.Between, m.near, m.tri)
 	})
 }
 
@@ -440,20 +440,14 @@ func (m *IsomapModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *IsomapModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.intParam("k", &m.k, 0, math.MaxInt32)
-	c.floatParam("eps", &m.eps)
-	c.boolParam("float32", &m.f32) // absent in older files: float64
+	c.check(m.p.Between >= 0, "between_geodesic %g < 0", m.p.Between)
 	c.triangulated(&m.embedding, &m.tri, &m.eig, dim, -1)
 	n := m.embedding.Rows
-	if c.has("between_geodesic") { // absent in older files: classes joined
-		c.floatParam("between_geodesic", &m.between)
-		c.check(m.between >= 0, "between_geodesic %g < 0", m.between)
-	}
 	c.matrix("train", &m.train, n, -1)
 	c.graph(&m.graph, n)
 	c.keptDropped(&m.kept, &m.dropped, n)
 	if c.loaded() {
-		m.near = graphLists(&m.report, m.eps, m.graph, searchWidth(&m.report))
+		m.near = graphLists(&m.report, m.p.Eps, m.graph, searchWidth(&m.report))
 	}
 	c.indexTree(m.near, m.train)
 	if c.loaded() {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -92,28 +93,38 @@ type IsoProjection struct {
 
 // IsoProjectionModel is a fitted Isometric Projection: the D×Dim map A.
 type IsoProjectionModel struct {
-	base
+	base[isoProjectionParams]
 	proj blas64.General // D×Dim
 	eig  []float64      // the Dim eigenvalues of τ(D_G) (regression) or of eq. 7 (direct)
 	kept []int
 }
 
+// isoProjectionParams are Isometric Projection's parameters (the model
+// keeps only the projection).
+type isoProjectionParams struct {
+	graphParams    `param:",report"`
+	Alpha          float64     `param:"alpha,report"`
+	Float32        bool        `param:"float32,report"`
+	Eigensolver    Eigensolver `param:"eigensolver,report"`
+	Sparse         bool        `param:"sparse,report"`                    // the input
+	Solver         string      `param:"solver,report"`                    // "regression" or "direct"
+	RegressionIter int         `param:"regression_iter,report,omitempty"` // regression: LSQR's cap
+}
+
 const methodIsoProjection = "isoprojection"
 
 func (s IsoProjection) resolved() IsoProjection {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
-	if s.Alpha == 0 {
-		s.Alpha = 0.01
-	}
-	if s.RegressionTol == 0 {
-		s.RegressionTol = 1e-6
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels)
+	s.Alpha, s.RegressionTol = cmp.Or(s.Alpha, 0.01), cmp.Or(s.RegressionTol, 1e-6)
 	return s
+}
+
+// regressionIter is RegressionIter with the default resolved.
+func (s IsoProjection) regressionIter() int {
+	if s.RegressionIter == 0 {
+		return DefaultRegressionIter
+	}
+	return s.RegressionIter
 }
 
 func (s IsoProjection) spec() graphSpec {
@@ -155,18 +166,6 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if s.Solver == IsoProjectionDirect && s.Float32 {
 				return fitPlan{}, fmt.Errorf("%s: %w: the direct solver needs float64 geodesics", method, ErrBadSetting)
 			}
-			params := map[string]any{"dim": s.Dim, "alpha": s.Alpha, "float32": s.Float32, "eigensolver": string(solver),
-				"sparse": xs.csr != nil}
-			if s.Solver == IsoProjectionDirect {
-				params["solver"] = "direct"
-			} else {
-				params["solver"] = "regression"
-				params["regression_iter"] = s.RegressionIter
-				if s.RegressionIter == 0 {
-					params["regression_iter"] = DefaultRegressionIter
-				}
-			}
-			s.spec().params(params)
 			elem := int64(8)
 			if s.Float32 {
 				elem = 4
@@ -175,8 +174,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if s.Solver == IsoProjectionDirect {
 				est += 8 * int64(n) * int64(min(n, d)+n)
 			}
-			return fitPlan{dim: s.Dim, params: params,
-				bytes: est, what: fmt.Sprintf("Isometric Projection on %d samples (one %d×%d τ(D_G))", n, n, n), cheaper: "float32 geodesics (Float32), or fewer training samples (the projection maps the rest)"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: fmt.Sprintf("Isometric Projection on %d samples (one %d×%d τ(D_G))", n, n, n), cheaper: "float32 geodesics (Float32), or fewer training samples (the projection maps the rest)"}, nil
 		},
 		stages: func(r *run, xs samples) (*IsoProjectionModel, error) {
 			_, d := xs.dims()
@@ -187,7 +185,6 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			}
 			train := xs
 			if len(fixed.Dropped) > 0 {
-				r.rep.Params["dropped"] = len(fixed.Dropped)
 				if xs.csr != nil {
 					all := make([]int, d)
 					for j := range all {
@@ -206,7 +203,13 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if err != nil {
 				return nil, err
 			}
-			m := &IsoProjectionModel{base: base{method: method}, kept: fixed.Kept}
+			p := isoProjectionParams{graphParams: s.spec().params(), Alpha: s.Alpha, Float32: s.Float32, Eigensolver: solver,
+				Sparse: xs.csr != nil, Solver: "regression", RegressionIter: s.regressionIter()}
+			p.Dropped = len(fixed.Dropped)
+			if s.Solver == IsoProjectionDirect {
+				p.Solver, p.RegressionIter = "direct", 0
+			}
+			m := &IsoProjectionModel{base: newBase(method, p), kept: fixed.Kept}
 			if s.Solver == IsoProjectionDirect {
 				m.proj, m.eig, err = isoProjectionDirect(r, train.dense, tau, s.Dim, s.Seed)
 			} else {
@@ -239,11 +242,8 @@ func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, 
 	}
 	// τ(D_G) is not needed any more: let the collector have its N×N.
 	tau.s64, tau.s32 = blas64.General{}, nil
-	iterLim := s.RegressionIter
-	switch iterLim {
-	case 0:
-		iterLim = DefaultRegressionIter
-	case RegressionToTolerance:
+	iterLim := s.regressionIter()
+	if iterLim == RegressionToTolerance {
 		iterLim = 2 * d
 	}
 	predicted := float64(s.Dim) * flam.LSQR(n, d, min(iterLim, 30))

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -57,13 +58,11 @@ type LandmarkIsomap struct {
 
 // LandmarkIsomapModel is a fitted Landmark Isomap.
 type LandmarkIsomapModel struct {
-	base
+	base[landmarkParams]
 	train     blas64.General
 	graph     *sparse.CSR
 	kept      []int
 	landmarks []int // rows of train
-	k         int
-	eps       float64
 	tri       triangulation
 	eig       []float64
 	geo       *lazyGeo // the request path's index (transform_geodesic.go)
@@ -72,18 +71,17 @@ type LandmarkIsomapModel struct {
 	near *trainingLists
 }
 
+// landmarkParams are Landmark Isomap's parameters.
+type landmarkParams struct {
+	graphParams
+	Landmarks int            `param:"landmarks,report"` // asked for (fewer when points coincide)
+	Choice    LandmarkChoice `param:"choice,report"`    // "maxmin" for LandmarksMaxMin
+}
+
 const methodLandmarkIsomap = "landmark-isomap"
 
 func (s LandmarkIsomap) resolved(n int) LandmarkIsomap {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
-	if s.Landmarks == 0 {
-		s.Landmarks = min(n, 300)
-	}
+	s.Dim, s.K, s.Landmarks = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels), cmp.Or(s.Landmarks, min(n, 300))
 	return s
 }
 
@@ -117,9 +115,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 			if choice == LandmarksMaxMin {
 				choice = "maxmin"
 			}
-			params := map[string]any{"dim": s.Dim, "landmarks": s.Landmarks, "choice": string(choice)}
-			s.spec().params(params)
-			return fitPlan{dim: s.Dim, params: params,
+			return fitPlan{dim: s.Dim,
 				bytes: 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K),
 				what:  fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
 		},
@@ -134,10 +130,11 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 	if err != nil {
 		return nil, err
 	}
-	m := &LandmarkIsomapModel{base: base{method: method}, graph: fixed.Graph, kept: fixed.Kept, k: s.K, eps: s.Eps}
+	p := landmarkParams{graphParams: s.spec().params(), Landmarks: s.Landmarks, Choice: choice}
+	p.Dropped = len(fixed.Dropped)
+	m := &LandmarkIsomapModel{base: newBase(method, p), graph: fixed.Graph, kept: fixed.Kept}
 	if len(fixed.Dropped) > 0 {
 		m.train = subsetRows(g, fixed.Kept)
-		r.rep.Params["dropped"] = len(fixed.Dropped)
 	} else {
 		m.train = copyGeneral(g)
 	}
@@ -232,7 +229,7 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 			m.eig[i] = math.Ldexp(m.eig[i], 2*e)
 		}
 	}
-	m.near = graphLists(r.rep, m.eps, m.graph, r.opts.Neighbors.Width)
+	m.near = graphLists(r.rep, m.p.Eps, m.graph, r.opts.Neighbors.Width)
 	m.prepareGeo()
 	return m, nil
 }
@@ -278,7 +275,7 @@ func scaleGeneral(a blas64.General, e int) {
 
 func (m *LandmarkIsomapModel) prepareGeo() {
 	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.k, m.eps, m.landmarks, true, 0, m.near, m.tri)
+		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.p.K, m.p.Eps, m.landmarks, true, 0, m.near, m.tri)
 	})
 }
 
@@ -370,37 +367,58 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 
 // maxMin picks l points greedily: each the farthest from those chosen
 // (ties to the lower index). The squared distances to each new landmark
-// are computed directly, in parallel over fixed chunks of points (a tiled
-// Gemm of one row against N is all overhead): O(l·N·D) in all. It checks
-// ctx before each landmark (a pass over the N points).
+// are computed directly, in parallel over fixed chunks of points, but only
+// for the points the new landmark can be nearer to: a point whose nearest
+// landmark a lies at distance r from it cannot be nearer to a new
+// landmark q unless ‖q − a‖ < 2r (the triangle inequality; Elkan, ICML
+// 2003, prunes k-means' assignments the same way), so a point is skipped
+// when ‖q − a‖ exceeds 2r by a relative margin far above rounding, and
+// the choices are those of computing every distance. Each pass reads the
+// points' nearest landmarks and distances (12 bytes a point) and the rows
+// of the points not skipped: O(l·N) plus the distances computed, at most
+// O(l·N·D). It checks ctx before each landmark.
 func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) {
 	n, d := x.Rows, x.Cols
-	closest := make([]float64, n)
+	closest := make([]float64, n) // squared distance to the nearest landmark
+	owner := make([]int32, n)     // which landmark (its position in idx)
 	for i := range closest {
 		closest[i] = math.Inf(1)
 	}
 	const grain = 4096
+	const margin = 1 + 1e-6 // skip only when ‖q − a‖ > 2r·margin
 	chunks := (n + grain - 1) / grain
 	bestI := make([]int, chunks)
 	bestD := make([]float64, chunks)
 	idx := []int{first}
+	// gap[a]: ‖q − landmark a‖ for the new landmark q, halved and shrunk
+	// by the margin: a point owned by a is skipped when gap[a]² > r².
+	var gap []float64
+	sqDist := func(a, b []float64) float64 {
+		s := 0.0
+		for j, v := range a {
+			t := v - b[j]
+			s += t * t
+		}
+		return s
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		last := idx[len(idx)-1]
-		q := x.Data[last*x.Stride : last*x.Stride+d]
+		last := len(idx) - 1
+		q := x.Data[idx[last]*x.Stride : idx[last]*x.Stride+d]
+		gap = gap[:0]
+		for _, a := range idx[:last] {
+			g := math.Sqrt(sqDist(q, x.Data[a*x.Stride:a*x.Stride+d])) / (2 * margin)
+			gap = append(gap, g*g)
+		}
 		backend.ParallelFor(n, grain, func(lo, hi int) {
 			bi, bd := lo, -1.0
 			for i := lo; i < hi; i++ {
-				row := x.Data[i*x.Stride : i*x.Stride+d]
-				s := 0.0
-				for j, v := range row {
-					t := v - q[j]
-					s += t * t
-				}
-				if s < closest[i] {
-					closest[i] = s
+				if c := closest[i]; last == 0 || gap[owner[i]] <= c {
+					if s := sqDist(x.Data[i*x.Stride:i*x.Stride+d], q); s < c {
+						closest[i], owner[i] = s, int32(last)
+					}
 				}
 				if closest[i] > bd {
 					bi, bd = i, closest[i]
@@ -441,8 +459,6 @@ func (m *LandmarkIsomapModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *LandmarkIsomapModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.intParam("k", &m.k, 0, math.MaxInt32)
-	c.floatParam("eps", &m.eps)
 	c.ints("landmarks", &m.landmarks, -1)
 	c.triangulated(&m.embedding, &m.tri, &m.eig, dim, len(m.landmarks))
 	n := m.embedding.Rows
@@ -455,7 +471,7 @@ func (m *LandmarkIsomapModel) fields(c *codec) {
 	c.graph(&m.graph, n)
 	c.kept(&m.kept, n)
 	if c.loaded() {
-		m.near = graphLists(&m.report, m.eps, m.graph, searchWidth(&m.report))
+		m.near = graphLists(&m.report, m.p.Eps, m.graph, searchWidth(&m.report))
 	}
 	c.indexTree(m.near, m.train)
 	if c.loaded() {

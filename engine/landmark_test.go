@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -73,4 +75,64 @@ func TestLandmarkIsomapSave(t *testing.T) {
 	if !mat.Equal(a, b) {
 		t.Error("loaded model maps differently")
 	}
+}
+
+// maxMinEvery is maxMin computing every distance (the rule without the
+// triangle-inequality pruning): the reference the pruned pass must equal.
+func maxMinEvery(x *mat.Dense, l, first int) []int {
+	n, _ := x.Dims()
+	closest := make([]float64, n)
+	for i := range closest {
+		closest[i] = math.Inf(1)
+	}
+	idx := []int{first}
+	for {
+		q := x.RawRowView(idx[len(idx)-1])
+		far, fd := 0, -1.0
+		for i := 0; i < n; i++ {
+			s := 0.0
+			for j, v := range x.RawRowView(i) {
+				t := v - q[j]
+				s += t * t
+			}
+			closest[i] = min(closest[i], s)
+			if closest[i] > fd {
+				far, fd = i, closest[i]
+			}
+		}
+		if len(idx) == l || fd <= 0 {
+			return idx
+		}
+		idx = append(idx, far)
+	}
+}
+
+// The pruned max-min pass picks the landmarks that computing every
+// distance picks, in the same order: on USPS digits (many near-equal
+// distances in 256 dimensions), on a swiss roll, and on data with
+// duplicated rows and fewer distinct points than landmarks asked.
+func TestMaxMinPruned(t *testing.T) {
+	roll, _ := datasets.SwissRoll(3000, 0.05, 4)
+	dup := mat.NewDense(40, 3, nil)
+	for i := 0; i < 40; i++ {
+		dup.Set(i, 0, float64(i%7))
+		dup.Set(i, 1, float64(i%7*i%7))
+	}
+	check := func(t *testing.T, name string, x *mat.Dense, l int) {
+		n, _ := x.Dims()
+		for _, first := range []int{0, n / 2} {
+			got, err := maxMin(context.Background(), x.RawMatrix(), l, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := maxMinEvery(x, l, first); !slices.Equal(got, want) {
+				t.Fatalf("%s from %d: pruned max-min %v\nevery distance %v", name, first, got, want)
+			}
+		}
+	}
+	check(t, "roll", roll, 300)
+	check(t, "duplicates", dup, 20)
+	t.Run("usps", func(t *testing.T) {
+		check(t, "usps", mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, 4000, 0, 256)), 400)
+	})
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -75,31 +76,31 @@ type LaplacianEigenmaps struct {
 
 // LaplacianModel is a fitted Laplacian eigenmap.
 type LaplacianModel struct {
-	base
+	base[laplacianParams]
 	train   samples // training rows kept in the graph
 	kept    []int
 	dropped []int
-	k       int
-	eps     float64
-	weight  GraphWeight
-	t       float64
 	eig     []float64 // the Dim generalized eigenvalues λ of L·y = λ·D·y, ascending
-	nullity int       // dimension of the Laplacian's null space at the fit
 	// near, when the fit's k-nearest neighbours were approximate, answers
 	// Transform's neighbour queries from the graph's lists (see
 	// trainingLists); nil: exact.
 	near *trainingLists
 }
 
+// laplacianParams are Laplacian eigenmaps' parameters.
+type laplacianParams struct {
+	graphParams
+	Weight      string      `param:"weight"`      // GraphWeight.String
+	T           float64     `param:"t,omitempty"` // the heat kernel's t (0: other weights)
+	Eigensolver Eigensolver `param:"eigensolver,report"`
+	Input       string      `param:"input,report"` // "dense" or "sparse"
+	nullSpace               // of the normalized Laplacian
+}
+
 const methodLaplacian = "laplacian"
 
 func (s LaplacianEigenmaps) resolved() LaplacianEigenmaps {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels)
 	return s
 }
 
@@ -132,25 +133,22 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			if err != nil {
 				return fitPlan{}, err
 			}
-			params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "eigensolver": string(solver), "input": in.kind()}
-			s.spec().params(params)
 			est := int64(8)*int64(in.nnz()+n*(4*s.K+2*s.Dim+40)) + graphBytes(s.Neighbors, in, s.K)
 			if solver == EigenDense {
 				est += 8 * int64(n) * int64(n)
 			}
-			return fitPlan{dim: s.Dim, params: params,
-				bytes: est, what: "Laplacian eigenmaps", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: "Laplacian eigenmaps", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
 		},
 		stages: func(r *run, in samples) (*LaplacianModel, error) {
 			fixed, err := inputGraph(r, in, s.spec(), false)
 			if err != nil {
 				return nil, err
 			}
-			m := &LaplacianModel{base: base{method: method}, kept: fixed.Kept, dropped: fixed.Dropped,
-				k: s.K, eps: s.Eps, weight: s.Weight}
+			p := laplacianParams{graphParams: s.spec().params(), Weight: s.Weight.String(), Eigensolver: solver, Input: in.kind()}
+			p.Dropped = len(fixed.Dropped)
+			m := &LaplacianModel{base: newBase(method, p), kept: fixed.Kept, dropped: fixed.Dropped}
 			if len(fixed.Dropped) > 0 {
 				m.train = in.subset(fixed.Kept)
-				r.rep.Params["dropped"] = len(fixed.Dropped)
 			} else {
 				m.train = copyInput(in)
 			}
@@ -171,10 +169,9 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 					kw = 0
 				}
 				var w *sparse.CSR
-				w, m.t = reweight(fixed.Graph, m.train, s.Weight, s.T, kw)
+				w, m.p.T = reweight(fixed.Graph, m.train, s.Weight, s.T, kw)
 				if s.Weight == WeightHeat {
-					r.rep.Params["t"] = m.t
-					st.detail = fmt.Sprintf("heat kernel, t = %.4g", m.t)
+					st.detail = fmt.Sprintf("heat kernel, t = %.4g", m.p.T)
 				}
 				a, invSqrtD = normalizedAdjacency(w)
 				for i, v := range invSqrtD {
@@ -203,7 +200,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			if err != nil {
 				return nil, err
 			}
-			m.nullity = eig.nullity
+			m.p.nullSpace = eig.nullSpace(s.Dim)
 			// y = D^{-1/2}·v.
 			m.embedding = eig.vecs
 			for i := 0; i < nk; i++ {
@@ -237,7 +234,7 @@ func (m *LaplacianModel) Kept() []int { return append([]int(nil), m.kept...) }
 // (one per connected component of the graph the embedding used): above 1
 // the embedding is not unique. 0 for a loaded model whose report does not
 // say.
-func (m *LaplacianModel) Nullity() int { return nullityOf(m.nullity, &m.report) }
+func (m *LaplacianModel) Nullity() int { return m.p.Nullity }
 
 // Dropped returns the training points left out by DisconnectedLargest.
 func (m *LaplacianModel) Dropped() []int { return append([]int(nil), m.dropped...) }
@@ -254,8 +251,8 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 		return nil, err
 	}
 	nq, _ := q.dims()
-	k := m.k
-	if k == 0 && m.eps == 0 {
+	k, eps, weight := m.p.K, m.p.Eps, weightNamed(m.p.Weight)
+	if k == 0 && eps == 0 {
 		k = 10 // supervised, whole class: new points have no class
 	}
 	if q.isSparse() != m.train.isSparse() {
@@ -265,7 +262,7 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 	if m.near != nil && !q.isSparse() {
 		nb, err = m.near.query(ctx, m.train.dense, q.dense, k)
 	} else {
-		nb, err = queryNeighbours(ctx, m.train, q, k, m.eps)
+		nb, err = queryNeighbours(ctx, m.train, q, k, eps)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -280,7 +277,7 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 	}
 	y := newGeneral(nq, dim)
 	var norms []float64
-	if m.weight == WeightCosine {
+	if weight == WeightCosine {
 		ntr, _ := m.train.dims()
 		norms = make([]float64, ntr)
 		for j := range norms {
@@ -301,9 +298,9 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 			sw := 0.0
 			for c, j := range js {
 				var w float64
-				switch m.weight {
+				switch weight {
 				case WeightHeat:
-					w = math.Exp(-ds[c] * ds[c] / m.t)
+					w = math.Exp(-ds[c] * ds[c] / m.p.T)
 				case WeightCosine:
 					if qn > 0 && norms[j] > 0 {
 						w = crossDot(m.train, q, j, i) / (qn * norms[j])
@@ -377,11 +374,13 @@ func (m *LaplacianModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *LaplacianModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.intParam("k", &m.k, 0, math.MaxInt32)
-	c.floatParam("eps", &m.eps)
-	c.floatParam("t", &m.t)
-	c.weight(&m.weight)
-	c.check(m.weight != WeightHeat || m.t > 0, "heat kernel t = %v", m.t)
+	if w := weightNamed(m.p.Weight); c.loaded() {
+		if err := w.check("model"); err != nil {
+			c.failf("%v", err)
+		}
+		m.p.Weight = w.String()
+	}
+	c.check(weightNamed(m.p.Weight) != WeightHeat || m.p.T > 0, "heat kernel t = %v", m.p.T)
 	c.matrix("embedding", &m.embedding, -1, dim)
 	n := m.embedding.Rows
 	c.vector("eigenvalues", &m.eig, dim)

@@ -124,8 +124,20 @@ func (s LDA) solver() (LDASolver, error) {
 
 // LDAModel is a fitted LDA.
 type LDAModel struct {
-	base
+	base[ldaParams]
 	fisher
+}
+
+// ldaParams are LDA's parameters. Reg and PCA are the fit's (nil for a
+// model built from statistics, LDAFromStats).
+type ldaParams struct {
+	Classes int       `param:"classes,report"`
+	Reg     *float64  `param:"reg,report,omitempty"`
+	PCA     *bool     `param:"pca,report,omitempty"` // the Fisherfaces PCA ran
+	Solver  LDASolver `param:"solver,report"`
+	// PCADim is the number of the Fisherfaces PCA's components (0 without
+	// it), or the rank the svd solver kept.
+	PCADim int `param:"pca_dim,omitempty"`
 }
 
 // fisher is a fitted discriminant: what Transform and Predict need.
@@ -136,7 +148,6 @@ type fisher struct {
 	classes []int          // the label of every class, ascending
 	centers blas64.General // c×dim: the class means in the LDA space
 	logPri  []float64      // log π_c
-	pcaDim  int            // the Fisherfaces PCA's components (0 without it), or the rank kept by the svd solver
 }
 
 const methodLDA = "lda"
@@ -200,7 +211,6 @@ func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 				return fitPlan{}, err
 			}
 			usePCA = solver == LDAFisherfaces && !s.NoPCA && d > n-c
-			params := map[string]any{"dim": dim, "classes": c, "reg": s.Reg, "pca": usePCA, "solver": string(solver)}
 			// The centred copy and the D'×D' scatter matrices (D' = min(D, N));
 			// the Fisherfaces PCA adds the N×N Gram matrix, the SVD solver the
 			// whitened scores and the map back (N×D' and D×D').
@@ -211,18 +221,14 @@ func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 			if solver == LDASVD {
 				est += 8 * int64(n+d) * int64(min(n, d))
 			}
-			return fitPlan{dim: dim, params: params,
-				bytes: est, what: "LDA", cheaper: "fewer samples"}, nil
+			return fitPlan{dim: dim, bytes: est, what: "LDA", cheaper: "fewer samples"}, nil
 		},
 		stages: func(r *run, in samples) (*LDAModel, error) {
 			var err error
-			m := &LDAModel{base: base{method: method}}
-			m.fisher, m.embedding, err = fitFisher(r, in.dense, y, classes, dim, s.Reg, solver, usePCA)
+			m := &LDAModel{base: newBase(method, ldaParams{Classes: len(classes), Reg: &s.Reg, PCA: &usePCA, Solver: solver})}
+			m.fisher, m.embedding, m.p.PCADim, err = fitFisher(r, in.dense, y, classes, dim, s.Reg, solver, usePCA)
 			if err != nil {
 				return nil, err
-			}
-			if usePCA || solver == LDASVD {
-				r.rep.Params["pca_dim"] = m.pcaDim
 			}
 			return m, nil
 		},
@@ -265,8 +271,9 @@ func runStage(r *run, name string, predicted float64, body func(ctx context.Cont
 // between-class problem in the whitened space ("eigensolve"); for
 // LDAFisherfaces the optional Fisherfaces PCA ("pca"), the scatter matrices
 // ("scatter") and the generalized eigenproblem ("eigensolve"). It returns
-// the model and the embedding of g.
-func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64, solver LDASolver, usePCA bool) (fisher, blas64.General, error) {
+// the model, the embedding of g and the dimension of the PCA or of the
+// whitened space (ldaParams.PCADim).
+func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64, solver LDASolver, usePCA bool) (fisher, blas64.General, int, error) {
 	n, d := g.Rows, g.Cols
 	c := len(classes)
 	impl := backend.Active()
@@ -278,13 +285,14 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 		size[k]++
 	}
 	var err error
+	var pcaDim int
 	if solver == LDASVD {
-		f.vals, f.proj, f.pcaDim, err = svdDiscriminant(r, a, y, size, dim)
+		f.vals, f.proj, pcaDim, err = svdDiscriminant(r, a, y, size, dim)
 	} else {
-		f.vals, f.proj, f.pcaDim, err = fisherfacesDiscriminant(r, a, y, size, dim, reg, usePCA)
+		f.vals, f.proj, pcaDim, err = fisherfacesDiscriminant(r, a, y, size, dim, reg, usePCA)
 	}
 	if err != nil {
-		return f, blas64.General{}, err
+		return f, blas64.General{}, 0, err
 	}
 	dim = f.proj.Cols
 	backend.FixSigns(f.proj)
@@ -313,7 +321,7 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 		}
 		f.logPri[k] = math.Log(float64(size[k]) / float64(n))
 	}
-	return f, emb, nil
+	return f, emb, pcaDim, nil
 }
 
 // lambdaNoWithin is the eigenvalue reported for a direction without
@@ -784,7 +792,6 @@ func (m *LDAModel) fields(c *codec) {
 
 // fields carries the discriminant of a dim-dimensional projection.
 func (f *fisher) fields(c *codec, dim int) {
-	c.intParam("pca_dim", &f.pcaDim, 0, math.MaxInt32)
 	c.vector("mean", &f.mean, -1)
 	c.matrix("projection", &f.proj, len(f.mean), dim)
 	c.vector("eigenvalues", &f.vals, dim)

@@ -468,18 +468,33 @@ func weightedMean(in samples, b []float64) []float64 {
 }
 
 // linearModel is a fitted linear method: y = (x − mean)·proj.
-type linearModel struct {
-	base
+type linearModel[P any] struct {
+	base[P]
 	mean    []float64
 	proj    blas64.General // D×Dim
 	eig     []float64
 	kept    []int
 	dropped []int
-	params  map[string]any // saved with the model
+}
+
+// lgeParams are the parameters LPP and NPE share.
+type lgeParams struct {
+	graphParams        // every graph is accepted: no disconnected policy
+	Input       string `param:"input,report"`             // "dense" or "sparse"
+	PCADim      int    `param:"pca_dim,report,omitempty"` // 0: automatic
+	Rank        int    `param:"rank"`                     // of the SVD step
+}
+
+// newLGEParams returns the parameters of a linear graph embedding of in on
+// the graph of spec.
+func newLGEParams(spec graphSpec, in samples, pcaDim, rank int) lgeParams {
+	p := lgeParams{graphParams: spec.params(), Input: in.kind(), PCADim: pcaDim, Rank: rank}
+	p.Disconnected = ""
+	return p
 }
 
 // apply maps rows: (X − 1·meanᵀ)·proj = X·proj − 1·(meanᵀ·proj).
-func (m *linearModel) apply(in samples) blas64.General {
+func (m *linearModel[P]) apply(in samples) blas64.General {
 	n, _ := in.dims()
 	dim := m.proj.Cols
 	y := newGeneral(n, dim)
@@ -502,24 +517,24 @@ func (m *linearModel) apply(in samples) blas64.General {
 
 // Projection returns the projection vectors a as the columns of a D×Dim
 // matrix: y = Aᵀ·(x − mean).
-func (m *linearModel) Projection() *mat.Dense { return copyDense(m.proj) }
+func (m *linearModel[P]) Projection() *mat.Dense { return copyDense(m.proj) }
 
 // Mean returns the (weighted) training mean the data are centred on.
-func (m *linearModel) Mean() []float64 { return append([]float64(nil), m.mean...) }
+func (m *linearModel[P]) Mean() []float64 { return append([]float64(nil), m.mean...) }
 
 // Eigenvalues returns the Dim generalized eigenvalues of the projections,
 // ascending (the smallest, best-preserving first).
-func (m *linearModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+func (m *linearModel[P]) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
 
 // Kept returns the indices of the training points in the embedding.
-func (m *linearModel) Kept() []int { return append([]int(nil), m.kept...) }
+func (m *linearModel[P]) Kept() []int { return append([]int(nil), m.kept...) }
 
 // Dropped returns the training points left out by DisconnectedLargest.
-func (m *linearModel) Dropped() []int { return append([]int(nil), m.dropped...) }
+func (m *linearModel[P]) Dropped() []int { return append([]int(nil), m.dropped...) }
 
 // Transform projects new points (dense rows or a *sparse.CSR):
 // y = Aᵀ·(x − mean). The training points map onto their embedding.
-func (m *linearModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+func (m *linearModel[P]) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	what := m.method + " transform"
 	in, err := transformInput(what, x, len(m.mean))
 	if err != nil {
@@ -532,11 +547,10 @@ func (m *linearModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, 
 }
 
 // Save writes the model (see Load for the format).
-func (m *linearModel) Save(w io.Writer) error { return saveModel(w, m) }
+func (m *linearModel[P]) Save(w io.Writer) error { return saveModel(w, m) }
 
-func (m *linearModel) fields(c *codec) {
+func (m *linearModel[P]) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.otherParams(&m.params, "dim")
 	c.vector("mean", &m.mean, -1)
 	c.matrix("projection", &m.proj, len(m.mean), dim)
 	c.vector("eigenvalues", &m.eig, dim)

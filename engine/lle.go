@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -42,30 +43,26 @@ type LLE struct {
 
 // LLEModel is a fitted LLE.
 type LLEModel struct {
-	base
+	base[lleParams]
 	train blas64.General
-	k     int
-	reg   float64
 	eig   []float64 // the Dim eigenvalues of M used, ascending
-	// nullity is the dimension of M's null space at the fit.
-	nullity int
 	// near, when the fit's neighbours were approximate, answers
 	// Transform's neighbour queries (see trainingLists); nil: exact.
 	near *trainingLists
 }
 
+// lleParams are LLE's parameters.
+type lleParams struct {
+	K           int         `param:"k,min=1"`
+	Reg         float64     `param:"reg"`
+	Eigensolver Eigensolver `param:"eigensolver,report"`
+	nullSpace               // of M
+}
+
 const methodLLE = "lle"
 
 func (s LLE) resolved() LLE {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 {
-		s.K = 10
-	}
-	if s.Reg == 0 {
-		s.Reg = 1e-3
-	}
+	s.Dim, s.K, s.Reg = cmp.Or(s.Dim, 2), cmp.Or(s.K, 10), cmp.Or(s.Reg, 1e-3)
 	return s
 }
 
@@ -91,14 +88,12 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 			if err != nil {
 				return fitPlan{}, err
 			}
-			params := map[string]any{"dim": s.Dim, "k": s.K, "reg": s.Reg, "eigensolver": string(solver)}
 			est := int64(8) * int64(n) * int64(d+4*s.K*s.K)
 			if solver == EigenDense {
 				est += 8 * int64(n) * int64(n)
 			}
 			est += graphBytes(s.Neighbors, in, s.K)
-			return fitPlan{dim: s.Dim, params: params,
-				bytes: est, what: "LLE", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: "LLE", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
 		},
 		stages: func(r *run, in samples) (*LLEModel, error) {
 			g := in.dense
@@ -125,7 +120,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m := &LLEModel{base: base{method: methodLLE}, train: copyGeneral(g), k: s.K, reg: s.Reg}
+			m := &LLEModel{base: newBase(methodLLE, lleParams{K: s.K, Reg: s.Reg, Eigensolver: solver}), train: copyGeneral(g)}
 			m.near = keepLists(r, samples{dense: g}, nb)
 			mm, err := lleM(ctx, w, n)
 			if err != nil {
@@ -135,7 +130,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m.nullity = eig.nullity
+			m.p.nullSpace = eig.nullSpace(s.Dim)
 			// Scale to eq. 70.
 			scale := math.Sqrt(float64(n - 1))
 			m.embedding = eig.vecs
@@ -358,7 +353,7 @@ func (m *LLEModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig
 // Nullity returns the dimension of M's null space at the fit, the constant
 // vector included: above 1 the embedding is not unique (see LLE). 0 for a
 // loaded model whose report does not say.
-func (m *LLEModel) Nullity() int { return nullityOf(m.nullity, &m.report) }
+func (m *LLEModel) Nullity() int { return m.p.Nullity }
 
 // Transform maps new points by their reconstruction weights from their K
 // nearest training points: y = Σ w_j·y_j (scikit-learn's LLE.transform). A
@@ -377,15 +372,15 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	}
 	var nb *neighbors.Result
 	if m.near != nil {
-		nb, err = m.near.query(ctx, m.train, g, m.k)
+		nb, err = m.near.query(ctx, m.train, g, m.p.K)
 	} else {
-		nb, err = neighbors.KNNQuery(ctx, toDense(m.train), toDense(g), m.k, neighbors.Options{})
+		nb, err = neighbors.KNNQuery(ctx, toDense(m.train), toDense(g), m.p.K, neighbors.Options{})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lle transform: %w", err)
 	}
 	n := m.train.Rows
-	w, err := reconstructionWeights(ctx, m.train, g, nb, m.reg, n)
+	w, err := reconstructionWeights(ctx, m.train, g, nb, m.p.Reg, n)
 	if err != nil {
 		return nil, fmt.Errorf("lle transform: %w", err)
 	}
@@ -419,11 +414,9 @@ func (m *LLEModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *LLEModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.intParam("k", &m.k, 1, math.MaxInt32)
-	c.floatParam("reg", &m.reg)
 	c.matrix("embedding", &m.embedding, -1, dim)
 	n := m.embedding.Rows
-	c.check(m.k < n, "k = %d for %d training points", m.k, n)
+	c.check(m.p.K < n, "k = %d for %d training points", m.p.K, n)
 	c.matrix("train", &m.train, n, -1)
 	c.vector("eigenvalues", &m.eig, dim)
 	c.lists(&m.near, m.train, n)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -99,28 +100,33 @@ type LowRankIsomap struct {
 
 // LowRankIsomapModel is a fitted Low-Rank Isomap.
 type LowRankIsomapModel struct {
-	base
+	base[lowRankParams]
 	mean      []float64
 	proj      blas64.General // D×Dim
 	eig       []float64      // generalized eigenvalues, descending
 	landmarks blas64.General // N_C×D: the cluster centroids
 	z         blas64.General // N_C×N_C: Z_B
-	lrr       admm.LRRStats
-	ridge     float64 // the ridge added to S_W (0: none)
+	lrr       admm.LRRStats  // a loaded model's: the rank and residuals its file keeps
+}
+
+// lowRankParams are Low-Rank Isomap's parameters: the groups, and what the
+// LRR and the eigenproblem found.
+type lowRankParams struct {
+	Landmarks      int     `param:"landmarks,report"` // groups: clusters, or classes
+	Supervised     bool    `param:"supervised,report"`
+	UnitScale      bool    `param:"unit_scale,report"`
+	RankZ          int     `param:"rank_z"`
+	LRRIterations  int     `param:"lrr_iterations,report"`
+	LRRConverged   bool    `param:"lrr_converged,report"`
+	PrimalResidual float64 `param:"lrr_primal_residual"`
+	ZJResidual     float64 `param:"lrr_zj_residual"`
+	Ridge          float64 `param:"ridge"` // added to S_W (0: none)
 }
 
 const methodLowRankIsomap = "lowrank-isomap"
 
 func (s LowRankIsomap) resolved() LowRankIsomap {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.Landmarks == 0 {
-		s.Landmarks = 20
-	}
-	if s.Ridge == 0 {
-		s.Ridge = 1e-3
-	}
+	s.Dim, s.Landmarks, s.Ridge = cmp.Or(s.Dim, 2), cmp.Or(s.Landmarks, 20), cmp.Or(s.Ridge, 1e-3)
 	return s
 }
 
@@ -153,16 +159,14 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			if s.Ridge < 0 || math.IsNaN(s.Ridge) || math.IsInf(s.Ridge, 0) {
 				return fitPlan{}, fmt.Errorf("%s: %w: ridge %v", method, ErrBadSetting, s.Ridge)
 			}
-			params := map[string]any{"dim": s.Dim, "landmarks": nc, "supervised": s.Labels != nil, "unit_scale": s.UnitScale}
 			est := 8 * (2*int64(n)*int64(d) + 3*int64(d)*int64(d) + 8*int64(nc)*int64(max(d, nc)))
-			return fitPlan{dim: s.Dim, params: params,
-				bytes: est, what: "Low-Rank Isomap (D×D scatter matrices)", cheaper: "fewer features (PCA first)"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: "Low-Rank Isomap (D×D scatter matrices)", cheaper: "fewer features (PCA first)"}, nil
 		},
 		stages: func(r *run, in samples) (*LowRankIsomapModel, error) {
 			g := in.dense
 			n, d := g.Rows, g.Cols
 			var err error
-			m := &LowRankIsomapModel{base: base{method: method}}
+			m := &LowRankIsomapModel{base: newBase(method, lowRankParams{Landmarks: nc, Supervised: s.Labels != nil, UnitScale: s.UnitScale})}
 			if y == nil {
 				err = r.stage("kmeans", 20*flam.KNNBrute(n, nc, d), func(ctx context.Context, st *stageCtx) error {
 					res, err := cluster.KMeans{K: nc, Seed: s.Seed}.Fit(ctx, g)
@@ -255,11 +259,8 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			if err != nil {
 				return nil, err
 			}
-			r.rep.Params["rank_z"] = m.lrr.Rank
-			r.rep.Params["lrr_iterations"] = m.lrr.Iterations
-			r.rep.Params["lrr_converged"] = m.lrr.Converged
-			r.rep.Params["lrr_primal_residual"] = m.lrr.PrimalResidual
-			r.rep.Params["lrr_zj_residual"] = m.lrr.ZJResidual
+			m.p.RankZ, m.p.LRRIterations, m.p.LRRConverged = m.lrr.Rank, m.lrr.Iterations, m.lrr.Converged
+			m.p.PrimalResidual, m.p.ZJResidual = m.lrr.PrimalResidual, m.lrr.ZJResidual
 			var wf blas64.General
 			err = r.stage("eigensolve", flam.Gemm(d, nc, nc)+fisherReductionFlam(d, nc, s.Dim), func(ctx context.Context, st *stageCtx) error {
 				bz := newGeneral(d, nc) // the factor of S̃_B
@@ -268,11 +269,11 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 				var err error
 				m.eig, wf, err = fisherSolve(copyGeneral(sw), bz, s.Dim, 0)
 				if errors.Is(err, errSingularScatter) {
-					m.ridge = s.Ridge * trace(sw) / float64(d)
-					st.detail += fmt.Sprintf(", S_W singular: ridge %.3g", m.ridge)
-					m.eig, wf, err = fisherSolve(sw, bz, s.Dim, m.ridge)
+					m.p.Ridge = s.Ridge * trace(sw) / float64(d)
+					st.detail += fmt.Sprintf(", S_W singular: ridge %.3g", m.p.Ridge)
+					m.eig, wf, err = fisherSolve(sw, bz, s.Dim, m.p.Ridge)
 					if errors.Is(err, errSingularScatter) {
-						return fmt.Errorf("%w: the within-cluster scatter is singular even with the ridge %g; raise Ridge", ErrNumerical, m.ridge)
+						return fmt.Errorf("%w: the within-cluster scatter is singular even with the ridge %g; raise Ridge", ErrNumerical, m.p.Ridge)
 					}
 				}
 				return err
@@ -280,7 +281,6 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			if err != nil {
 				return nil, err
 			}
-			r.rep.Params["ridge"] = m.ridge
 			for j := 0; j < s.Dim; j++ {
 				if j >= len(m.eig) || !(m.eig[j] > 1e-12*m.eig[0]) {
 					return nil, fmt.Errorf("%s: %w: only %d of the %d requested directions have a non-zero generalized eigenvalue (rank of Z_B: %d); lower Dim or change the LRR's λ",
@@ -324,7 +324,7 @@ func (m *LowRankIsomapModel) Z() *mat.Dense { return copyDense(m.z) }
 func (m *LowRankIsomapModel) LRRStats() admm.LRRStats { return m.lrr }
 
 // Ridge returns the ridge added to S_W (0 when it was nonsingular).
-func (m *LowRankIsomapModel) Ridge() float64 { return m.ridge }
+func (m *LowRankIsomapModel) Ridge() float64 { return m.p.Ridge }
 
 // Transform maps new points: y = Wᵀ(x − μ).
 func (m *LowRankIsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
@@ -337,10 +337,9 @@ func (m *LowRankIsomapModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *LowRankIsomapModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.intParam("rank_z", &m.lrr.Rank, 0, math.MaxInt32)
-	c.floatParam("ridge", &m.ridge)
-	c.floatParam("lrr_primal_residual", &m.lrr.PrimalResidual)
-	c.floatParam("lrr_zj_residual", &m.lrr.ZJResidual)
+	if c.loaded() {
+		m.lrr = admm.LRRStats{Rank: m.p.RankZ, PrimalResidual: m.p.PrimalResidual, ZJResidual: m.p.ZJResidual}
+	}
 	c.vector("mean", &m.mean, -1)
 	c.matrix("projection", &m.proj, len(m.mean), dim)
 	c.vector("eigenvalues", &m.eig, -1)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -63,17 +64,19 @@ type LPP struct {
 }
 
 // LPPModel is a fitted LPP: y = Aᵀ·(x − mean).
-type LPPModel struct{ linearModel }
+type LPPModel struct{ linearModel[lppParams] }
+
+// lppParams are LPP's parameters.
+type lppParams struct {
+	lgeParams
+	Weight string  `param:"weight"`             // GraphWeight.String
+	T      float64 `param:"t,report,omitempty"` // the heat kernel's t (0: other weights)
+}
 
 const methodLPP = "lpp"
 
 func (s LPP) resolved() LPP {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels)
 	return s
 }
 
@@ -85,8 +88,7 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 	s = s.resolved()
 	return fitter[*LPPModel]{method: method, opts: s.Options, input: sparseRows,
 		plan: func(in samples) (fitPlan, error) {
-			params := map[string]any{"dim": s.Dim, "weight": s.Weight.String(), "input": in.kind()}
-			return lgePlan(method, in, s.spec(), s.Dim, s.PCADim, s.Options, params, func() error {
+			return lgePlan(method, in, s.spec(), s.Dim, s.PCADim, s.Options, func() error {
 				if err := s.Weight.check(method); err != nil {
 					return err
 				}
@@ -105,14 +107,15 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			}
 			var a *sparse.CSR
 			var deg []float64
+			var t float64
 			err = r.stage("weights", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 				kw := s.K
 				if s.Eps > 0 || (s.Labels != nil && s.K == 0) {
 					kw = 0
 				}
-				w, t := reweight(fixed.Graph, in, s.Weight, s.T, kw)
+				var w *sparse.CSR
+				w, t = reweight(fixed.Graph, in, s.Weight, s.T, kw)
 				if s.Weight == WeightHeat {
-					r.rep.Params["t"] = t
 					st.detail = fmt.Sprintf("heat kernel, t = %.4g", t)
 				}
 				deg = degrees(w)
@@ -138,13 +141,12 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m := &LPPModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, kept: fixed.Kept,
-				params: map[string]any{"k": s.K, "eps": s.Eps, "weight": s.Weight.String(), "rank": res.rank}}}
+			mp := lppParams{lgeParams: newLGEParams(s.spec(), in, s.PCADim, res.rank), Weight: s.Weight.String(), T: t}
+			m := &LPPModel{linearModel[lppParams]{base: newBase(method, mp), mean: res.mean, proj: res.proj, kept: fixed.Kept}}
 			m.eig = make([]float64, s.Dim)
 			for j, v := range res.vals {
 				m.eig[j] = 1 - v
 			}
-			r.rep.Params["rank"] = res.rank
 			err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
 				m.embedding = m.apply(in)
 				return nil
@@ -159,10 +161,9 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 
 // lgePlan is the plan of a linear graph embedding (LPP, NPE) of in on the
 // graph spec: the graph checked against the samples, then the method's own
-// settings (check), then the dimension; the graph's parameters added to
-// params (every graph is accepted: no disconnected policy); the memory of
-// the graph and of the SVD step (lgeBytes).
-func lgePlan(method string, in samples, spec graphSpec, dim, pcaDim int, opts Options, params map[string]any, check func() error) (fitPlan, error) {
+// settings (check), then the dimension; the memory of the graph and of the
+// SVD step (lgeBytes).
+func lgePlan(method string, in samples, spec graphSpec, dim, pcaDim int, opts Options, check func() error) (fitPlan, error) {
 	n, d := in.dims()
 	if err := spec.validate(method, n); err != nil {
 		return fitPlan{}, err
@@ -173,12 +174,7 @@ func lgePlan(method string, in samples, spec graphSpec, dim, pcaDim int, opts Op
 	if err := checkDim(method, dim, min(n-1, d), "min(samples−1, features)"); err != nil {
 		return fitPlan{}, err
 	}
-	spec.params(params)
-	delete(params, "disconnected")
-	if pcaDim > 0 {
-		params["pca_dim"] = pcaDim
-	}
-	return fitPlan{dim: dim, params: params, bytes: lgeBytes(in, pcaDim) + graphBytes(opts.Neighbors, in, spec.k),
+	return fitPlan{dim: dim, bytes: lgeBytes(in, pcaDim) + graphBytes(opts.Neighbors, in, spec.k),
 		what: strings.ToUpper(method), cheaper: "a smaller PCADim (fewer singular directions)"}, nil
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -43,9 +44,16 @@ type LSI struct {
 
 // LSIModel is a fitted LSI: y = x·V.
 type LSIModel struct {
-	base
+	base[lsiParams]
 	components blas64.General // D×Dim, orthonormal columns V
 	sigma      []float64      // Dim singular values, descending
+}
+
+// lsiParams are LSI's parameters.
+type lsiParams struct {
+	Eigensolver Eigensolver `param:"eigensolver,report"`
+	Input       string      `param:"input,report"`           // "dense", "sparse" (or "gram statistics": LSIFromGram; "range statistics": LSIFromRange)
+	Basis       int         `param:"basis,report,omitempty"` // LSIFromRange: the columns of the range basis
 }
 
 const methodLSI = "lsi"
@@ -53,9 +61,7 @@ const methodLSI = "lsi"
 // Fit computes the truncated SVD of the rows of x (a *sparse.CSR, or dense).
 func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 	const method = methodLSI
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
+	s.Dim = cmp.Or(s.Dim, 2)
 	var solver Eigensolver
 	return fitter[*LSIModel]{method: method, opts: s.Options, input: sparseRowsAlike,
 		plan: func(in samples) (fitPlan, error) {
@@ -69,13 +75,11 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 			if err != nil {
 				return fitPlan{}, err
 			}
-			params := map[string]any{"dim": s.Dim, "eigensolver": string(solver), "input": in.kind()}
 			est := int64(8) * int64((n+d)*s.Dim+3*m*max(3*s.Dim, 48))
 			if solver == EigenDense {
 				est += 8 * int64(m) * int64(m)
 			}
-			return fitPlan{dim: s.Dim, params: params,
-				bytes: est, what: "LSI", cheaper: "the Lanczos eigensolver (no min(N, D)² Gram matrix)"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: "LSI", cheaper: "the Lanczos eigensolver (no min(N, D)² Gram matrix)"}, nil
 		},
 		stages: func(r *run, in samples) (*LSIModel, error) {
 			n, d := in.dims()
@@ -146,7 +150,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 			if j := numericalRank(vals, nullTol); j < len(vals) {
 				return nil, fmt.Errorf("%s: %w: only %d of the %d requested singular values are non-zero", method, ErrDimension, j, s.Dim)
 			}
-			mod := &LSIModel{base: base{method: method}, sigma: make([]float64, s.Dim)}
+			mod := &LSIModel{base: newBase(method, lsiParams{Eigensolver: solver, Input: in.kind()}), sigma: make([]float64, s.Dim)}
 			for j, v := range vals {
 				mod.sigma[j] = math.Sqrt(v)
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -65,27 +66,26 @@ type LTSA struct {
 
 // LTSAModel is a fitted LTSA.
 type LTSAModel struct {
-	base
+	base[ltsaParams]
 	train samples
-	k     int
 	eig   []float64 // the Dim eigenvalues of B used, ascending
-	// nullity is the dimension of B's null space at the fit (0 for a
-	// loaded model whose report does not say).
-	nullity int
 	// near, when the fit's neighbours were approximate, answers
 	// Transform's neighbour queries (see trainingLists); nil: exact.
 	near *trainingLists
 }
 
+// ltsaParams are LTSA's parameters.
+type ltsaParams struct {
+	K           int         `param:"k"` // > dim
+	Eigensolver Eigensolver `param:"eigensolver,report"`
+	Input       string      `param:"input,report"` // "dense" or "sparse"
+	nullSpace               // of B
+}
+
 const methodLTSA = "ltsa"
 
 func (s LTSA) resolved() LTSA {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 {
-		s.K = 10
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), cmp.Or(s.K, 10)
 	return s
 }
 
@@ -119,13 +119,11 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			if err != nil {
 				return fitPlan{}, err
 			}
-			params := map[string]any{"dim": s.Dim, "k": s.K, "eigensolver": string(solver), "input": in.kind()}
 			est := int64(8)*int64(in.nnz()+3*n*s.K*s.K) + graphBytes(s.Neighbors, in, s.K)
 			if solver == EigenDense {
 				est += 8 * int64(n) * int64(n)
 			}
-			return fitPlan{dim: s.Dim, params: params,
-				bytes: est, what: "LTSA", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: "LTSA", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
 		},
 		stages: func(r *run, in samples) (*LTSAModel, error) {
 			n, d := in.dims()
@@ -215,7 +213,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m := &LTSAModel{base: base{method: method}, train: copyInput(in), k: k, nullity: eig.nullity}
+			m := &LTSAModel{base: newBase(method, ltsaParams{K: k, Eigensolver: solver, Input: in.kind(), nullSpace: eig.nullSpace(s.Dim)}), train: copyInput(in)}
 			m.near = keepLists(r, in, nb)
 			m.embedding = eig.vecs
 			m.eig = eig.vals
@@ -377,7 +375,7 @@ func (m *LTSAModel) Eigenvalues() []float64 { return append([]float64(nil), m.ei
 // Nullity returns the dimension of the alignment matrix's null space at
 // the fit, the constant vector included: above 1 the embedding is not
 // unique (see LTSA). 0 for a loaded model whose report does not say.
-func (m *LTSAModel) Nullity() int { return nullityOf(m.nullity, &m.report) }
+func (m *LTSAModel) Nullity() int { return m.p.Nullity }
 
 // Transform maps new points by the local affine map of their K nearest
 // training points (see LTSA): y = c + T_cᵀ·V·Σ⁻²·Vᵀ·g, with V, Σ² the Dim
@@ -401,14 +399,14 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 	nq, _ := q.dims()
 	var nb *neighbors.Result
 	if m.near != nil && !q.isSparse() {
-		nb, err = m.near.query(ctx, m.train.dense, q.dense, m.k)
+		nb, err = m.near.query(ctx, m.train.dense, q.dense, m.p.K)
 	} else {
-		nb, err = queryNeighbours(ctx, m.train, q, m.k, 0)
+		nb, err = queryNeighbours(ctx, m.train, q, m.p.K, 0)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	dim, k := m.Dim(), m.k
+	dim, k := m.Dim(), m.p.K
 	y := newGeneral(nq, dim)
 	var fitErr firstError
 	err = backend.ParallelForCtx(ctx, nq, 64, func(lo, hi int) {
@@ -479,10 +477,10 @@ func (m *LTSAModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *LTSAModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.intParam("k", &m.k, dim+1, math.MaxInt32)
+	c.check(m.p.K > dim, "parameter %q = %v, want an integer in [%d, %d]", "k", m.p.K, dim+1, math.MaxInt32)
 	c.matrix("embedding", &m.embedding, -1, dim)
 	n := m.embedding.Rows
-	c.check(m.k < n, "k = %d for %d training points", m.k, n)
+	c.check(m.p.K < n, "k = %d for %d training points", m.p.K, n)
 	c.vector("eigenvalues", &m.eig, dim)
 	c.input("train", &m.train, n)
 	if !m.train.isSparse() {

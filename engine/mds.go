@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -33,28 +34,27 @@ type MDS struct {
 
 // MDSModel is a fitted classical MDS.
 type MDSModel struct {
-	base
+	base[mdsParams]
 	tri   triangulation
 	train blas64.General // training data (Fit only; empty after FitDistances)
 	eig   []float64      // the Dim eigenvalues of B, descending
 }
 
+// mdsParams are MDS's parameters.
+type mdsParams struct {
+	Input string `param:"input,report"` // "data" (Fit) or "distances" (FitDistances)
+}
+
 const methodMDS = "mds"
 
-func (s MDS) dim() int {
-	if s.Dim == 0 {
-		return 2
-	}
-	return s.Dim
-}
+func (s MDS) dim() int { return cmp.Or(s.Dim, 2) }
 
 // Fit embeds the rows of x by classical MDS of their Euclidean distances.
 func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 	return fitter[*MDSModel]{method: methodMDS, opts: s.Options, input: denseRows,
 		plan: func(in samples) (fitPlan, error) {
 			n, _ := in.dims()
-			return fitPlan{dim: s.dim(), params: map[string]any{"dim": s.dim(), "input": "data"},
-				bytes: 8 * int64(n) * int64(n), what: "classical MDS (one N×N matrix)", cheaper: "landmark-isomap or PCA"}, s.check(n)
+			return fitPlan{dim: s.dim(), bytes: 8 * int64(n) * int64(n), what: "classical MDS (one N×N matrix)", cheaper: "landmark-isomap or PCA"}, s.check(n)
 		},
 		stages: func(r *run, in samples) (*MDSModel, error) {
 			g := in.dense
@@ -66,7 +66,7 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m, err := s.embed(r, sq)
+			m, err := s.embed(r, sq, "data")
 			if err != nil {
 				return nil, err
 			}
@@ -82,8 +82,7 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 	return fitter[*MDSModel]{method: methodMDS, opts: s.Options, input: distanceMatrix,
 		plan: func(in samples) (fitPlan, error) {
 			n := in.dense.Rows
-			return fitPlan{dim: s.dim(), params: map[string]any{"dim": s.dim(), "input": "distances"},
-				bytes: 8 * int64(n) * int64(n), what: "classical MDS (one N×N matrix)", cheaper: "landmark-isomap"}, s.checkDistances(in.dense)
+			return fitPlan{dim: s.dim(), bytes: 8 * int64(n) * int64(n), what: "classical MDS (one N×N matrix)", cheaper: "landmark-isomap"}, s.checkDistances(in.dense)
 		},
 		stages: func(r *run, in samples) (*MDSModel, error) {
 			g := in.dense
@@ -95,7 +94,7 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 					sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
 				}
 			}
-			return s.embed(r, sq)
+			return s.embed(r, sq, "distances")
 		},
 	}.fit(ctx, dist)
 }
@@ -145,10 +144,10 @@ func (s MDS) check(n int) error {
 }
 
 // embed runs the centring and eigensolve stages on the squared distances
-// sq (overwritten).
-func (s MDS) embed(r *run, sq blas64.General) (*MDSModel, error) {
+// sq (overwritten) of the input named.
+func (s MDS) embed(r *run, sq blas64.General, input string) (*MDSModel, error) {
 	dim := s.dim()
-	m := &MDSModel{base: base{method: methodMDS}}
+	m := &MDSModel{base: newBase(methodMDS, mdsParams{Input: input})}
 	vals, vecs, means, err := centreAndEig(r, sq, dim, s.Eigensolver, s.Seed)
 	if err != nil {
 		return nil, err

@@ -27,26 +27,40 @@ type Model interface {
 	Save(w io.Writer) error
 }
 
-// base holds what every model has.
-type base struct {
+// modelCore holds what every model has.
+type modelCore struct {
 	method    string
 	embedding blas64.General
 	report    Report
 }
 
-func (b *base) Method() string        { return b.method }
-func (b *base) Dim() int              { return b.embedding.Cols }
-func (b *base) Embedding() *mat.Dense { return copyDense(b.embedding) }
+// base is a model's modelCore and its parameters (params.go).
+type base[P any] struct {
+	modelCore
+	p P
+}
+
+// newBase returns the base of a model of method with parameters p.
+func newBase[P any](method string, p P) base[P] {
+	return base[P]{modelCore: modelCore{method: method}, p: p}
+}
+
+// params returns the model's parameter struct, for the report and the codec.
+func (b *base[P]) params() any { return &b.p }
+
+func (b *modelCore) Method() string        { return b.method }
+func (b *modelCore) Dim() int              { return b.embedding.Cols }
+func (b *modelCore) Embedding() *mat.Dense { return copyDense(b.embedding) }
 
 // setReport keeps the fit's report (fitted).
-func (b *base) setReport(r Report) { b.report = r }
+func (b *modelCore) setReport(r Report) { b.report = r }
 
 // Report returns a copy of the fit's report.
-func (b *base) Report() Report {
+func (b *modelCore) Report() Report {
 	r := b.report
 	r.Stages = append([]Stage(nil), b.report.Stages...)
 	return r
 }
 
 // core returns the part every model has, for the codec.
-func (b *base) core() *base { return b }
+func (b *modelCore) core() *modelCore { return b }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -57,20 +58,20 @@ type NPE struct {
 }
 
 // NPEModel is a fitted NPE: y = Aᵀ·(x − mean).
-type NPEModel struct{ linearModel }
+type NPEModel struct{ linearModel[npeParams] }
+
+// npeParams are NPE's parameters.
+type npeParams struct {
+	lgeParams
+	Reg float64 `param:"reg"`
+}
 
 const methodNPE = "npe"
 
+func (s NPE) spec() graphSpec { return graphSpec{k: s.K, eps: s.Eps, labels: s.Labels} }
+
 func (s NPE) resolved() NPE {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
-	if s.Reg == 0 {
-		s.Reg = 1e-3
-	}
+	s.Dim, s.K, s.Reg = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels), cmp.Or(s.Reg, 1e-3)
 	return s
 }
 
@@ -80,8 +81,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	s = s.resolved()
 	return fitter[*NPEModel]{method: method, opts: s.Options, input: sparseRows,
 		plan: func(in samples) (fitPlan, error) {
-			params := map[string]any{"dim": s.Dim, "reg": s.Reg, "input": in.kind()}
-			return lgePlan(method, in, graphSpec{k: s.K, eps: s.Eps, labels: s.Labels}, s.Dim, s.PCADim, s.Options, params, func() error {
+			return lgePlan(method, in, s.spec(), s.Dim, s.PCADim, s.Options, func() error {
 				if s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) || s.PCADim < 0 {
 					return fmt.Errorf("%s: %w: reg = %v, PCADim = %d", method, ErrBadSetting, s.Reg, s.PCADim)
 				}
@@ -153,9 +153,8 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 			for i := range all {
 				all[i] = i
 			}
-			m := &NPEModel{linearModel{base: base{method: method}, mean: res.mean, proj: res.proj, eig: res.vals, kept: all,
-				params: map[string]any{"k": s.K, "eps": s.Eps, "reg": s.Reg, "rank": res.rank}}}
-			r.rep.Params["rank"] = res.rank
+			mp := npeParams{lgeParams: newLGEParams(s.spec(), in, s.PCADim, res.rank), Reg: s.Reg}
+			m := &NPEModel{linearModel[npeParams]{base: newBase(method, mp), mean: res.mean, proj: res.proj, eig: res.vals, kept: all}}
 			err = r.stage("embed", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
 				m.embedding = m.apply(in)
 				return nil

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -109,21 +110,29 @@ type OIP struct {
 
 // OIPModel is a fitted OIP: the D×Dim orthonormal projection V.
 type OIPModel struct {
-	base
+	base[oipParams]
 	proj blas64.General // D×Dim, orthonormal columns
 	eig  []float64      // the Dim smallest eigenvalues of M, ascending
 	kept []int
 }
 
+// oipParams are OIP's parameters (the model keeps only the projection).
+type oipParams struct {
+	graphParams `param:",report"`
+	Solver      OIPSolver `param:"solver,report"` // "dense" after a dense fallback
+	Weight      string    `param:"weight,report"` // "distance" or "heat"
+	T           *float64  `param:"t,report,omitempty"`
+	// AngleBound bounds, in degrees, the subspace found by the operator
+	// path (oipAngleBound); DenseFallback: the bound was too loose and the
+	// dense path finished.
+	AngleBound    *float64 `param:"angle_bound_deg,report,omitempty"`
+	DenseFallback bool     `param:"dense_fallback,report,omitempty"`
+}
+
 const methodOIP = "oip"
 
 func (s OIP) resolved() OIP {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.K == 0 && s.Eps == 0 && s.Labels == nil {
-		s.K = 10
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels)
 	return s
 }
 
@@ -182,15 +191,12 @@ func oipOperatorFlam(n, d, dim int) float64 {
 	return float64(20*max(dim, 3)) * (oipProductFlam(n, d) + flam.LanczosStep(d, 2*dim+20, 1))
 }
 
-func (s OIP) params(solver OIPSolver) map[string]any {
-	p := map[string]any{"dim": s.Dim, "solver": string(solver)}
+// params returns the parameters of a fit by solver.
+func (s OIP) params(solver OIPSolver) oipParams {
+	p := oipParams{graphParams: s.spec().params(), Solver: solver, Weight: "distance"}
 	if s.Weight == OIPHeat {
-		p["weight"] = "heat"
-		p["t"] = s.T
-	} else {
-		p["weight"] = "distance"
+		p.Weight, p.T = "heat", &s.T
 	}
-	s.spec().params(p)
 	return p
 }
 
@@ -206,16 +212,16 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 				return fitPlan{}, err
 			}
 			solver = s.solver(n, d)
-			return s.plan(method, in, s.params(solver)), nil
+			return s.plan(method, in), nil
 		},
 		stages: func(r *run, in samples) (*OIPModel, error) { return s.stages(r, in.dense, solver) },
 	}.fit(ctx, x)
 }
 
 // plan is the fit plan of OIP and SOIP on the samples in.
-func (s OIP) plan(method string, in samples, params map[string]any) fitPlan {
+func (s OIP) plan(method string, in samples) fitPlan {
 	n, d := in.dims()
-	return fitPlan{dim: s.Dim, params: params,
+	return fitPlan{dim: s.Dim,
 		bytes:   8*(int64(n)*int64(n)+2*int64(n)*int64(d)+3*int64(d)*int64(d)+int64(n)*int64(10+s.Dim)) + graphBytes(s.Neighbors, in, s.K),
 		what:    fmt.Sprintf("%s on %d samples (one %d×%d τ(D_G))", method, n, n, n),
 		cheaper: "fewer training samples (the projection maps the rest)"}
@@ -225,12 +231,13 @@ func (s OIP) plan(method string, in samples, params map[string]any) fitPlan {
 func (s OIP) stages(r *run, g blas64.General, solver OIPSolver) (*OIPModel, error) {
 	const method = methodOIP
 	d := g.Cols
-	tr, kept, tau, err := oipGeodesics(r, g, s.spec(), s.Dim)
+	m := &OIPModel{base: newBase(method, s.params(solver))}
+	tr, kept, tau, err := oipGeodesics(r, g, s.spec(), s.Dim, &m.p.graphParams)
 	if err != nil {
 		return nil, err
 	}
-	m := &OIPModel{base: base{method: method}, kept: kept}
-	m.proj, m.eig, err = oipSolve(r, tr, tau, s.Dim, solver, s.Seed)
+	m.kept = kept
+	m.proj, m.eig, err = oipSolve(r, tr, tau, s.Dim, s.Seed, &m.p)
 	if err != nil {
 		return nil, err
 	}
@@ -273,16 +280,15 @@ func checkSpan(method string, emb blas64.General) error {
 }
 
 // oipGeodesics builds the graph and τ(D_G) of the training points it
-// keeps, which it returns (with their indices).
-func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int) (blas64.General, []int, tauMatrix, error) {
+// keeps, which it returns (with their indices; p counts those dropped).
+func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int, p *graphParams) (blas64.General, []int, tauMatrix, error) {
 	fixed, err := neighbourGraph(r, g, spec)
 	if err != nil {
 		return blas64.General{}, nil, tauMatrix{}, err
 	}
 	tr := g
-	if len(fixed.Dropped) > 0 {
+	if p.Dropped = len(fixed.Dropped); p.Dropped > 0 {
 		tr = subsetRows(g, fixed.Kept)
-		r.rep.Params["dropped"] = len(fixed.Dropped)
 	}
 	if dim > tr.Rows-1 {
 		return blas64.General{}, nil, tauMatrix{}, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", r.method, ErrDimension, dim, tr.Rows)
@@ -294,13 +300,14 @@ func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int) (blas64.Gen
 // oipSolve returns the dim smallest eigenpairs of M = A(…) for the n×d
 // training data a (rows = samples, X = aᵀ) and τ(D_G): by forming M
 // (stages "form-m", "eigensolve") or by Lanczos on the operator
-// ("eigensolve").
-func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver, seed uint64) (blas64.General, []float64, error) {
+// ("eigensolve"), as p.Solver says; p notes the operator's angle bound and
+// a dense fallback.
+func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, seed uint64, p *oipParams) (blas64.General, []float64, error) {
 	n, d := a.Rows, a.Cols
 	impl := backend.Active()
 	var vals []float64
 	var vecs blas64.General
-	if solver == OIPDense {
+	if p.Solver == OIPDense {
 		mm := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
 		err := r.stage("form-m", oipFormFlam(n, d), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "M = G² − 2·AᵀτA (τ by its lower triangle), G = AᵀA"
@@ -362,16 +369,15 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, solver OIPSolver
 	if err != nil {
 		return vecs, vals, err
 	}
-	r.rep.Params["angle_bound_deg"] = bound
+	p.AngleBound = &bound
 	if bound <= oipMaxAngleDeg || d > oipDenseFallbackMax {
 		return vecs, vals, nil
 	}
 	// Lanczos cannot vouch for the subspace (the smallest eigenvalues of M
 	// are too close together against ‖M‖, as with heat weights): the dense
 	// path, whose error is ε·‖M‖/gap instead of TolFloor·‖M‖/gap.
-	r.rep.Params["solver"] = string(OIPDense)
-	r.rep.Params["dense_fallback"] = true
-	return oipSolve(r, a, tau, dim, OIPDense, seed)
+	p.Solver, p.DenseFallback = OIPDense, true
+	return oipSolve(r, a, tau, dim, seed, p)
 }
 
 // oipMaxAngleDeg is the largest principal angle (degrees) between OIP's

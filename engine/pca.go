@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -42,21 +43,21 @@ type PCA struct {
 
 // PCAModel is a fitted PCA.
 type PCAModel struct {
-	base
+	base[pcaParams]
 	mean       []float64      // D
 	components blas64.General // D×Dim, orthonormal columns
 	variance   []float64      // Dim eigenvalues of the covariance, descending
-	total      float64        // total variance: trace of the covariance
+}
+
+// pcaParams are PCA's parameters.
+type pcaParams struct {
+	Solver PCASolver `param:"solver,report"`
+	Total  float64   `param:"total_variance,file"` // total variance: trace of the covariance
 }
 
 const methodPCA = "pca"
 
-func (s PCA) dim() int {
-	if s.Dim == 0 {
-		return 2
-	}
-	return s.Dim
-}
+func (s PCA) dim() int { return cmp.Or(s.Dim, 2) }
 
 // Fit computes the principal components of the rows of x.
 func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
@@ -90,8 +91,7 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 			if solver == PCAGram {
 				est = int64(8 * (n*d + n*n))
 			}
-			return fitPlan{dim: dim, params: map[string]any{"dim": dim, "solver": string(solver)},
-				bytes: est, what: string(solver) + " PCA", cheaper: "the other solver, or fewer samples"}, nil
+			return fitPlan{dim: dim, bytes: est, what: string(solver) + " PCA", cheaper: "the other solver, or fewer samples"}, nil
 		},
 		stages: func(r *run, in samples) (*PCAModel, error) { return s.stages(r, in.dense, dim, solver) },
 	}.fit(ctx, x)
@@ -103,11 +103,11 @@ func (s PCA) stages(r *run, g blas64.General, dim int, solver PCASolver) (*PCAMo
 	n, d := g.Rows, g.Cols
 	var err error
 	impl := backend.Active()
-	m := &PCAModel{base: base{method: method}}
+	m := &PCAModel{base: newBase(method, pcaParams{Solver: solver})}
 	var centred blas64.General
 	err = r.stage("center", float64(n*d), func(ctx context.Context, st *stageCtx) error {
-		m.mean, centred, m.total = centre(g)
-		m.total /= float64(n - 1)
+		m.mean, centred, m.p.Total = centre(g)
+		m.p.Total /= float64(n - 1)
 		return nil
 	})
 	if err != nil {
@@ -276,7 +276,7 @@ func (m *PCAModel) ExplainedVariance() []float64 { return append([]float64(nil),
 func (m *PCAModel) ExplainedVarianceRatio() []float64 {
 	r := make([]float64, len(m.variance))
 	for i, v := range m.variance {
-		r[i] = v / m.total
+		r[i] = v / m.p.Total
 	}
 	return r
 }
@@ -331,7 +331,6 @@ func (m *PCAModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *PCAModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.floatParam("total_variance", &m.total)
 	c.vector("mean", &m.mean, -1)
 	c.matrix("components", &m.components, len(m.mean), dim)
 	c.vector("variance", &m.variance, dim)

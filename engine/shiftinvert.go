@@ -88,10 +88,24 @@ type bottomResult struct {
 	certified   bool // an inertia certificate (iterative path)
 }
 
-// embeddingNote records the null space in the report's params and returns
-// a sentence for the stage detail.
-func (b *bottomResult) note(r *run, dim int) string {
-	r.rep.Params["nullity"] = b.nullity
+// nullSpace is the null space of a bottom eigenproblem (LLE, LTSA,
+// Laplacian eigenmaps) as the report gives it.
+type nullSpace struct {
+	// Nullity is the dimension of the null space at the fit, the known
+	// null vector included (0 for a loaded model whose report does not say).
+	Nullity int `param:"nullity,report"`
+	// NullDropped counts the null vectors beyond the dim the embedding kept.
+	NullDropped int `param:"null_dropped,report,omitempty"`
+}
+
+// nullSpace returns the null space of b for an embedding of dim
+// dimensions.
+func (b *bottomResult) nullSpace(dim int) nullSpace {
+	return nullSpace{Nullity: b.nullity, NullDropped: max(0, b.nullity-1-dim)}
+}
+
+// note returns a sentence on the null space for the stage detail.
+func (b *bottomResult) note(dim int) string {
 	if b.nullity <= 1 {
 		return ""
 	}
@@ -101,7 +115,6 @@ func (b *bottomResult) note(r *run, dim int) string {
 		s = fmt.Sprintf("; null space of dimension at least %d", b.nullity)
 	}
 	if extra > dim {
-		r.rep.Params["null_dropped"] = extra - dim
 		s += fmt.Sprintf(" (the embedding is one basis of it: %d null vectors dropped; not unique — use more neighbours or a smaller dim)", extra-dim)
 	} else {
 		s += fmt.Sprintf(" (the first %d coordinates are a basis of it: not unique — use more neighbours or a smaller dim)", extra)
@@ -661,8 +674,7 @@ func denseBottom(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*bot
 // semidefinite sparse b on the complement of its unit null vector u
 // (stage "eigensolve"): densely (index range) or by certified
 // shift-invert Lanczos (certifiedBottom). The vectors come signed by
-// backend.FixSigns; the null space is counted and recorded in the report
-// (params "nullity", "null_dropped").
+// backend.FixSigns; the null space is counted (nullSpace).
 func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolver, seed uint64, what string) (out *bottomResult, err error) {
 	n, _ := b.Dims()
 	if testHookBottom != nil {
@@ -682,7 +694,7 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 			if err != nil {
 				return err
 			}
-			st.detail = "dense syevr on the " + what + out.note(r, dim)
+			st.detail = "dense syevr on the " + what + out.note(dim)
 			return nil
 		})
 		if err != nil {
@@ -702,7 +714,7 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 		if err != nil {
 			return err
 		}
-		st.detail = detail + " on the " + what + out.note(r, dim)
+		st.detail = detail + " on the " + what + out.note(dim)
 		return nil
 	})
 	if err != nil {
@@ -723,19 +735,4 @@ func unitConstant(n int) []float64 {
 		u[i] = 1 / math.Sqrt(float64(n))
 	}
 	return u
-}
-
-// nullityOf returns v, or for a loaded model (v = 0) the "nullity" its
-// report's params recorded.
-func nullityOf(v int, rep *Report) int {
-	if v > 0 || rep == nil {
-		return v
-	}
-	switch x := rep.Params["nullity"].(type) {
-	case int:
-		return x
-	case float64:
-		return int(x)
-	}
-	return 0
 }

@@ -69,12 +69,20 @@ type SOIP struct {
 
 // SOIPModel is a fitted Sparse OIP: the D×Dim sparse projection.
 type SOIPModel struct {
-	base
+	base[soipParams]
 	proj     blas64.General // D×Dim, unit columns, sparse
 	eig      []float64      // the Dim smallest eigenvalues of M (of OIP)
 	kept     []int
-	nonzeros []int   // non-zero coefficients per projection
-	maxCos   float64 // the largest |v̂_iᵀv̂_j|, i ≠ j
+	nonzeros []int // non-zero coefficients per projection
+}
+
+// soipParams are SOIP's parameters: OIP's, the lasso's and the largest
+// |v̂_iᵀv̂_j|, i ≠ j.
+type soipParams struct {
+	oipParams
+	Cardinality int     `param:"cardinality,report"`
+	Alpha       float64 `param:"alpha,report"`
+	MaxCosine   float64 `param:"max_cosine"`
 }
 
 const methodSOIP = "soip"
@@ -105,10 +113,7 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 			}
 			card = min(card, d)
 			solver = o.solver(n, d)
-			params := o.params(solver)
-			params["cardinality"] = card
-			params["alpha"] = s.Alpha
-			return o.plan(method, in, params), nil
+			return o.plan(method, in), nil
 		},
 		stages: func(r *run, in samples) (*SOIPModel, error) { return s.stages(r, in.dense, o, solver, card) },
 	}.fit(ctx, x)
@@ -118,15 +123,16 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int) (*SOIPModel, error) {
 	const method = methodSOIP
 	d := g.Cols
-	tr, kept, tau, err := oipGeodesics(r, g, o.spec(), o.Dim)
+	m := &SOIPModel{base: newBase(method, soipParams{oipParams: o.params(solver), Cardinality: card, Alpha: s.Alpha})}
+	tr, kept, tau, err := oipGeodesics(r, g, o.spec(), o.Dim, &m.p.graphParams)
 	if err != nil {
 		return nil, err
 	}
-	v, vals, err := oipSolve(r, tr, tau, o.Dim, solver, o.Seed)
+	v, vals, err := oipSolve(r, tr, tau, o.Dim, o.Seed, &m.p.oipParams)
 	if err != nil {
 		return nil, err
 	}
-	m := &SOIPModel{base: base{method: method}, eig: vals, kept: kept}
+	m.eig, m.kept = vals, kept
 	nk := tr.Rows
 	y := newGeneral(nk, o.Dim)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tr, v, 0, y)
@@ -180,10 +186,9 @@ func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int
 			for a := 0; a < d; a++ {
 				c += m.proj.Data[a*o.Dim+i] * m.proj.Data[a*o.Dim+j]
 			}
-			m.maxCos = math.Max(m.maxCos, math.Abs(c))
+			m.p.MaxCosine = math.Max(m.p.MaxCosine, math.Abs(c))
 		}
 	}
-	r.rep.Params["max_cosine"] = m.maxCos
 	err = r.stage("project", flam.Gemm(nk, o.Dim, d), func(ctx context.Context, st *stageCtx) error {
 		m.embedding = newGeneral(nk, o.Dim)
 		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tr, m.proj, 0, m.embedding)
@@ -218,7 +223,7 @@ func (m *SOIPModel) NonZeros() []int { return append([]int(nil), m.nonzeros...) 
 
 // MaxCosine returns the largest |v̂_iᵀv̂_j| between two projections: 0
 // for orthogonal ones (OIP's).
-func (m *SOIPModel) MaxCosine() float64 { return m.maxCos }
+func (m *SOIPModel) MaxCosine() float64 { return m.p.MaxCosine }
 
 // Eigenvalues returns the Dim smallest eigenvalues of OIP's M, ascending.
 func (m *SOIPModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
@@ -237,5 +242,4 @@ func (m *SOIPModel) Save(w io.Writer) error { return saveModel(w, m) }
 func (m *SOIPModel) fields(c *codec) {
 	c.projection(&m.proj, &m.embedding, &m.eig, &m.kept, c.dim(m.Dim()))
 	c.indices("nonzeros", &m.nonzeros, m.proj.Cols, 0, m.proj.Rows+1)
-	c.floatParam("max_cosine", &m.maxCos)
 }

@@ -88,8 +88,8 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 	if got := m.Report().Params["supervised_geodesic"]; got != "constant" {
 		t.Errorf("default supervised geodesic %v, want constant", got)
 	}
-	if math.Abs(m.between-1000*maxD) > 1e-9*maxD {
-		t.Errorf("between-class geodesic %v, want 1000 × %v", m.between, maxD)
+	if math.Abs(m.p.Between-1000*maxD) > 1e-9*maxD {
+		t.Errorf("between-class geodesic %v, want 1000 × %v", m.p.Between, maxD)
 	}
 	emb := m.Embedding()
 	for j := 0; j < dim; j++ {
@@ -113,13 +113,13 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 	if math.Abs(j.Eigenvalues()[0]-vals[n-1]) < 1e-3*vals[n-1] {
 		t.Errorf("join gives the constant construction's λ_0 = %v", vals[n-1])
 	}
-	if j.between != 0 || j.Report().Params["disconnected"] != "connect" {
-		t.Errorf("join: between %v, policy %v; want 0, connect", j.between, j.Report().Params["disconnected"])
+	if j.p.Between != 0 || j.Report().Params["disconnected"] != "connect" {
+		t.Errorf("join: between %v, policy %v; want 0, connect", j.p.Between, j.Report().Params["disconnected"])
 	}
 	// The model keeps the constant through Save/Load.
 	loaded := reloaded(t, m)
-	if mm := loaded.(*IsomapModel); mm.between != m.between {
-		t.Errorf("loaded between-class geodesic %v, want %v", loaded.(*IsomapModel).between, m.between)
+	if mm := loaded.(*IsomapModel); mm.p.Between != m.p.Between {
+		t.Errorf("loaded between-class geodesic %v, want %v", loaded.(*IsomapModel).p.Between, m.p.Between)
 	}
 	if _, err := (Isomap{Dim: dim, K: 0, Labels: labels, Between: "far"}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
 		t.Errorf("Between \"far\": %v, want ErrBadSetting", err)

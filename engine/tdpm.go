@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -88,28 +89,28 @@ type TDPM struct {
 
 // TDPMModel is a fitted TDPM.
 type TDPMModel struct {
-	base
+	base[tdpmParams]
 	train   blas64.General // the centred training points, n×D
 	mean    []float64      // their mean (subtracted from new points)
 	tangent blas64.General // D×(n·t): columns i·t … i·t+t−1 are P_i
 	anchor  blas64.General // n×t: P_iᵀx_i
-	k, t    int
 	tri     triangulation
 	eig     []float64
+}
+
+// tdpmParams are TDPM's parameters.
+type tdpmParams struct {
+	TangentDim  int         `param:"tangent_dim,min=1"`
+	K           int         `param:"k,min=1"`
+	Eigensolver Eigensolver `param:"eigensolver,report"`
+	Distances   string      `param:"distances,report"` // the kernel: "gram" or "products"
 }
 
 const methodTDPM = "tdpm"
 
 func (s TDPM) resolved() TDPM {
-	if s.Dim == 0 {
-		s.Dim = 2
-	}
-	if s.TangentDim == 0 {
-		s.TangentDim = s.Dim
-	}
-	if s.K == 0 {
-		s.K = 12
-	}
+	s.Dim, s.K = cmp.Or(s.Dim, 2), cmp.Or(s.K, 12)
+	s.TangentDim = cmp.Or(s.TangentDim, s.Dim)
 	return s
 }
 
@@ -141,17 +142,15 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 				return fitPlan{}, err
 			}
 			t := s.TangentDim
-			params := map[string]any{"dim": s.Dim, "tangent_dim": t, "k": s.K, "eigensolver": string(solver)}
 			est := 8*(int64(n)*int64(n)+int64(n)*int64(d)*int64(t+2)+int64(n)*int64(s.K+t+s.Dim)*2+int64(n)*int64(tdpmBlock(t))*int64(t)) + graphBytes(s.Neighbors, in, s.K)
-			return fitPlan{dim: s.Dim, params: params,
-				bytes: est, what: fmt.Sprintf("TDPM on %d points (one %d×%d matrix of tangent distances)", n, n, n), cheaper: "fewer points"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: fmt.Sprintf("TDPM on %d points (one %d×%d matrix of tangent distances)", n, n, n), cheaper: "fewer points"}, nil
 		},
 		stages: func(r *run, in samples) (*TDPMModel, error) {
 			g := in.dense
 			n, d := g.Rows, g.Cols
 			var err error
 			t := s.TangentDim
-			m := &TDPMModel{base: base{method: method}, k: s.K, t: t}
+			m := &TDPMModel{base: newBase(method, tdpmParams{TangentDim: t, K: s.K, Eigensolver: solver, Distances: "products"})}
 			m.mean, m.train, _ = centre(g)
 			var nb *neighbors.Result
 			err = r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
@@ -182,7 +181,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 			m.anchor = tangentAnchors(m.train, m.tangent, t)
 			td := newGeneral(n, n)
 			if gramPath {
-				r.rep.Params["distances"] = "gram"
+				m.p.Distances = "gram"
 				gm := newGeneral(n, n)
 				err = r.stage("gram", flam.Syrk(n, d), func(ctx context.Context, st *stageCtx) error {
 					return gramUpper(ctx, m.train, gm)
@@ -194,7 +193,6 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 					})
 				}
 			} else {
-				r.rep.Params["distances"] = "products"
 				err = r.stage("tangent-distances", tangentDistancesFlam(n, d, t), func(ctx context.Context, st *stageCtx) error {
 					st.detail = fmt.Sprintf("blocks of %d tangent spaces: X·[P_i …]", tdpmBlock(t))
 					return tangentDistances(ctx, st, td, m.train, m.train, m.tangent, m.anchor, t)
@@ -557,7 +555,7 @@ func (m *TDPMModel) Eigenvalues() []float64 { return append([]float64(nil), m.ei
 func (m *TDPMModel) TangentDistances(ctx context.Context) (*mat.Dense, error) {
 	n := m.train.Rows
 	td := newGeneral(n, n)
-	if err := tangentDistances(ctx, nil, td, m.train, m.train, m.tangent, m.anchor, m.t); err != nil {
+	if err := tangentDistances(ctx, nil, td, m.train, m.train, m.tangent, m.anchor, m.p.TangentDim); err != nil {
 		return nil, err
 	}
 	return toDense(td), nil
@@ -593,22 +591,22 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 		}
 		// Tangent spaces at the new points from their K nearest training
 		// points, one identical training point left out.
-		nb, err := neighbors.KNNQuery(ctx, toDense(m.train), toDense(q), min(m.k+1, n), neighbors.Options{})
+		nb, err := neighbors.KNNQuery(ctx, toDense(m.train), toDense(q), min(m.p.K+1, n), neighbors.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("tdpm transform: %w", err)
 		}
-		own := dropSelf(nb, m.k)
-		pq, err := tangentSpaces(ctx, nil, m.train, own, m.t, blas64.General{})
+		own := dropSelf(nb, m.p.K)
+		pq, err := tangentSpaces(ctx, nil, m.train, own, m.p.TangentDim, blas64.General{})
 		if err != nil {
 			return nil, err
 		}
-		aq := tangentAnchors(q, pq, m.t)
+		aq := tangentAnchors(q, pq, m.p.TangentDim)
 		fromNew := newGeneral(q.Rows, n) // TD(x, j), tangent space at x
-		if err := tangentDistances(ctx, nil, fromNew, q, m.train, pq, aq, m.t); err != nil {
+		if err := tangentDistances(ctx, nil, fromNew, q, m.train, pq, aq, m.p.TangentDim); err != nil {
 			return nil, err
 		}
 		toNew := newGeneral(n, q.Rows) // TD(j, x), tangent space at x_j
-		if err := tangentDistances(ctx, nil, toNew, m.train, q, m.tangent, m.anchor, m.t); err != nil {
+		if err := tangentDistances(ctx, nil, toNew, m.train, q, m.tangent, m.anchor, m.p.TangentDim); err != nil {
 			return nil, err
 		}
 		for i := 0; i < q.Rows; i++ {
@@ -655,16 +653,14 @@ func (m *TDPMModel) Save(w io.Writer) error { return saveModel(w, m) }
 
 func (m *TDPMModel) fields(c *codec) {
 	dim := c.dim(m.Dim())
-	c.intParam("k", &m.k, 1, math.MaxInt32)
-	c.intParam("tangent_dim", &m.t, 1, math.MaxInt32)
 	c.triangulated(&m.embedding, &m.tri, &m.eig, dim, -1)
 	n := m.embedding.Rows
 	c.matrix("train", &m.train, n, -1)
 	feat := m.train.Cols
 	c.vector("mean", &m.mean, feat)
-	c.matrix("tangent", &m.tangent, feat, n*m.t)
-	c.matrix("anchor", &m.anchor, n, m.t)
-	c.check(m.k < n, "k = %d for %d training points", m.k, n)
+	c.matrix("tangent", &m.tangent, feat, n*m.p.TangentDim)
+	c.matrix("anchor", &m.anchor, n, m.p.TangentDim)
+	c.check(m.p.K < n, "k = %d for %d training points", m.p.K, n)
 }
 
 // tangentSpacesFlam is the local PCA of TDPM (Zhao & Jiang, TDPM

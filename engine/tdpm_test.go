@@ -227,7 +227,7 @@ func TestTDPMPlane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2 := TDPMModel{train: m.train, t: 2}
+	p2 := TDPMModel{base: newBase(methodTDPM, tdpmParams{TangentDim: 2}), train: m.train}
 	nb, _ := knnForTest(m.train, 10)
 	p2.tangent, err = tangentSpaces(context.Background(), nil, m.train, nb, 2, blas64.General{})
 	if err != nil {

@@ -255,7 +255,7 @@ func (m *PCAModel) transformRow(ctx context.Context, dst, x []float64) error {
 	return nil
 }
 
-func (m *linearModel) transformRow(ctx context.Context, dst, x []float64) error {
+func (m *linearModel[P]) transformRow(ctx context.Context, dst, x []float64) error {
 	if len(x) != len(m.mean) {
 		return fmt.Errorf("%s transform: %w: %d features, the model has %d", m.method, ErrShape, len(x), len(m.mean))
 	}

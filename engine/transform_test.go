@@ -169,9 +169,9 @@ func TestGeodesicTransformMatchesReference(t *testing.T) {
 			var want *mat.Dense
 			switch mm := m.(type) {
 			case *IsomapModel:
-				want = referenceGeodesicTransform(t, tc.q, mm.train, mm.graph, max(mm.k, 0), mm.eps, nil, mm.f32, mm.tri)
+				want = referenceGeodesicTransform(t, tc.q, mm.train, mm.graph, max(mm.p.K, 0), mm.p.Eps, nil, mm.p.Float32, mm.tri)
 			case *LandmarkIsomapModel:
-				want = referenceGeodesicTransform(t, tc.q, mm.train, mm.graph, mm.k, mm.eps, mm.landmarks, true, mm.tri)
+				want = referenceGeodesicTransform(t, tc.q, mm.train, mm.graph, mm.p.K, mm.p.Eps, mm.landmarks, true, mm.tri)
 			}
 			got, err := m.Transform(ctx, tc.q)
 			if err != nil {

@@ -11,7 +11,7 @@
 //	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
-//	manifold neighbors -k K [-neighbors auto|exact|approx] -in FILE -out GRAPH.mtx [-report FILE.json]
+//	manifold neighbors -k K [-neighbors auto|exact|approx] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
 //	manifold serve   -model [NAME=]FILE ... [-addr 127.0.0.1:8080]
 //	manifold demo    [-method NAME] [-plot FILE.png]
 //	manifold info
@@ -27,7 +27,9 @@
 // Euclidean distance as the value. -neighbors chooses the search as for
 // embed; -report writes the stage report (search, and for NN-descent the
 // recall measured on -recall-sample points, default 200); -seed seeds
-// NN-descent.
+// NN-descent. An approximate search of a .npy input reads its rows in
+// float32 and searches them in place (half the memory); -float32 forces
+// that for any search, -float32=false reads float64.
 //
 // # embed
 //

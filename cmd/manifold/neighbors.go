@@ -9,19 +9,25 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-const neighborsHelp = `usage: manifold neighbors -k K [-neighbors auto|exact|approx] -in FILE -out GRAPH.mtx [-report FILE.json]
+const neighborsHelp = `usage: manifold neighbors -k K [-neighbors auto|exact|approx] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
 
 Finds the K nearest other rows of every row of -in (Euclidean distances)
 and writes them as a MatrixMarket coordinate file: row i, column j (1-based),
 value = the distance, K entries per row sorted by distance, the row itself
 excluded. -neighbors approx (or auto on large inputs) uses NN-descent and
-reports its recall measured on a sample of rows (-report).
+reports its recall measured on a sample of rows (-report). An approximate
+search of a .npy input reads its rows in float32 and searches them in place
+(half the memory of float64 rows; NN-descent compares float32 distances
+anyway; the distances written are computed from the float32 values):
+-float32=false reads float64 rows, -float32 forces float32 for any search.
 
 flags:
 `
@@ -35,6 +41,7 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 	report := fs.String("report", "", "write the stage report to `FILE.json`")
 	seed := fs.Uint64("seed", 0, "random seed `S` of the approximate search")
 	sample := fs.Int("recall-sample", 200, "rows whose exact neighbours measure an approximate search's recall (0: none)")
+	as32 := fs.Bool("float32", false, "read the .npy input's rows in float32 (default: when the search is approximate)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -58,16 +65,41 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 		return fmt.Errorf("-neighbors %q: want auto, exact or approx", *search)
 	}
 	limit := budget(0, false)
-	x, err := dataio.ReadMatrixFileCtx(ctx, *in, readLimits(limit))
-	if err != nil {
-		return err
-	}
-	n, d := x.Dims()
 	opts := engine.Options{MaxBytes: limit, Neighbors: engine.Neighbors{Search: mode, Approx: neighbors.ApproxOptions{Seed: *seed}, RecallSample: *sample}}
 	if *sample == 0 {
 		opts.Neighbors.RecallSample = -1
 	}
-	res, rep, err := engine.KNNGraph{K: *k, Options: opts}.Search(ctx, x)
+	graph := engine.KNNGraph{K: *k, Options: opts}
+	npy := strings.HasSuffix(strings.ToLower(*in), ".npy")
+	if set["float32"] && *as32 && !npy {
+		return fmt.Errorf("-float32 reads .npy input only, not %s", *in)
+	}
+	if !set["float32"] && npy {
+		rows, cols, err := dataio.NPYShapeFile(ctx, *in)
+		if err != nil {
+			return err
+		}
+		*as32 = graph.Approximate(rows, cols)
+	}
+	var res *neighbors.Result
+	var rep *engine.Report
+	var n, d int
+	if *as32 {
+		var x []float32
+		x, n, d, err = dataio.ReadNPY32File(ctx, *in, readLimits(limit))
+		if err != nil {
+			return err
+		}
+		res, rep, err = graph.Search32(ctx, x, d)
+	} else {
+		var x mat.Matrix
+		x, err = dataio.ReadMatrixFileCtx(ctx, *in, readLimits(limit))
+		if err != nil {
+			return err
+		}
+		n, d = x.Dims()
+		res, rep, err = graph.Search(ctx, x)
+	}
 	if err == nil {
 		err = ctx.Err()
 	}

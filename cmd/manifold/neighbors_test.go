@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -8,6 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -86,4 +90,53 @@ func TestNeighborsCommand(t *testing.T) {
 	mustFail(t, dir, []string{"-graph replaces the neighbour search"}, "embed", "-method", "isomap", "-in", "roll.csv", "-graph", "g.mtx", "-eps", "1")
 	putFile(t, filepath.Join(dir, "small.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 0.5\n")
 	mustFail(t, dir, []string{"small.mtx", "3 vertices for 120 points"}, "embed", "-method", "isomap", "-in", "roll.csv", "-graph", "small.mtx")
+}
+
+// An approximate search of a .npy input reads float32 rows (the report
+// says so) and, on values float32 holds exactly, writes the graph the
+// float64 rows give; -float32 forces it for an exact search and is refused
+// for other formats.
+func TestNeighborsFloat32(t *testing.T) {
+	dir := t.TempDir()
+	x := testData(t, dir)
+	r, c := x.Dims()
+	x32 := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			x32.Set(i, j, float64(float32(x.At(i, j))))
+		}
+	}
+	var b bytes.Buffer
+	if err := dataio.WriteNPY(&b, x32); err != nil {
+		t.Fatal(err)
+	}
+	putFile(t, filepath.Join(dir, "roll.npy"), b.String())
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, search := range []string{"approx", "exact"} {
+		mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", search, "-in", "roll.npy", "-out", "g32.mtx", "-report", "r32.json")
+		mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", search, "-in", "roll.npy", "-out", "g64.mtx", "-float32=false", "-report", "r64.json")
+		if read("g32.mtx") != read("g64.mtx") {
+			t.Fatalf("%s: the float32 rows' graph differs from the float64 rows'", search)
+		}
+		rows := readParams(t, filepath.Join(dir, "r32.json"))["rows"]
+		if want := map[string]any{"approx": "float32", "exact": nil}[search]; rows != want {
+			t.Fatalf("%s: report's rows = %v, want %v", search, rows, want)
+		}
+		if readParams(t, filepath.Join(dir, "r64.json"))["rows"] != nil {
+			t.Fatalf("%s: -float32=false reported float32 rows", search)
+		}
+	}
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "exact", "-float32", "-in", "roll.npy", "-out", "gx.mtx")
+	if read("gx.mtx") != read("g64.mtx") {
+		t.Fatal("-float32 with an exact search: a different graph")
+	}
+	mustFail(t, dir, []string{"-float32 reads .npy input only"}, "neighbors", "-k", "6", "-float32", "-in", "roll.csv", "-out", "g.mtx")
+	putFile(t, filepath.Join(dir, "bad.npy"), "garbage, not numpy")
+	mustFail(t, dir, []string{"bad.npy", "not a NumPy file"}, "neighbors", "-k", "6", "-in", "bad.npy", "-out", "g.mtx")
 }

@@ -18,11 +18,15 @@ import (
 // rows' neighbour graph (each row's NN-descent neighbours and the rows
 // that have it as a neighbour), which keeps the Width closest rows seen and
 // expands the closest unexpanded one until none is closer than the
-// farthest kept. Dense rows, Euclidean or cosine distance. An Index is safe
-// for concurrent queries.
+// farthest kept. Dense rows, Euclidean or cosine distance. Wide Euclidean
+// rows whose variance lies mostly in few directions (digits, image
+// features) are walked on their principal coordinates and the kept rows
+// reranked by their exact distances (walkSpace). An Index is safe for
+// concurrent queries.
 type Index struct {
 	v     *dense32
-	adjP  []int32 // adjacency: row i's graph neighbours are adj[adjP[i]:adjP[i+1]]
+	walk  walkSpace // where queries walk the graph: v's rows, or their principal coordinates
+	adjP  []int32   // adjacency: row i's graph neighbours are adj[adjP[i]:adjP[i+1]]
 	adj   []int32
 	nodes []rpNode
 	perm  []int32
@@ -35,8 +39,9 @@ type Index struct {
 // NewIndex builds the index of the rows of x: their k-nearest-neighbour
 // graph by KNNApprox (returned too) and one random-projection tree. It
 // keeps a float32 copy of the rows (n·D·4 bytes, and 2 MiB of huge-page
-// alignment when that is 4 MiB or more) and the graph (about
-// 8·n·k bytes). Errors as KNNApprox.
+// alignment when that is 4 MiB or more; n·p·4 bytes when the rows are
+// walked on p ≤ D/2 principal coordinates) and the graph (about 8·n·k
+// bytes). Errors as KNNApprox.
 func NewIndex(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Index, *Result, error) {
 	g, err := rowMajor("x", x)
 	if err != nil {
@@ -122,14 +127,33 @@ func IndexWithTree(ctx context.Context, x mat.Matrix, lists *Result, tree *Tree,
 		if err := ix.setTree(tree); err != nil {
 			return nil, err
 		}
-		return ix, nil
+		return ix, ix.setWalk(ctx)
 	}
 	leaf := opt.leafSize(k)
 	ix.perm, _ = growTreeNodes(ctx, ix.v, leaf, rand.New(rand.NewPCG(opt.Seed, 0x9e7e)), &ix.nodes)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return ix, nil
+	return ix, ix.setWalk(ctx)
+}
+
+// setWalk chooses the space queries walk the graph in: the rows' principal
+// coordinates when principalSpace finds them worth it (the float32 copy
+// of the rows is then dropped: the tree routes queries by its own
+// hyperplanes, and the kept rows are reranked on the float64 rows), else
+// the rows themselves.
+func (ix *Index) setWalk(ctx context.Context) error {
+	w, ok, err := principalSpace(ctx, ix.v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		ix.walk = rowSpace(ix.v)
+		return nil
+	}
+	ix.walk = w
+	ix.v.x, ix.v.sq = nil, nil
+	return nil
 }
 
 // Len returns the number of rows indexed.
@@ -173,12 +197,24 @@ func (ix *Index) Query(ctx context.Context, q mat.Matrix, k, width int) (*Result
 			// The kept candidates, best first by the float32 key; the
 			// reported distances in float64.
 			sortKept(s.keyD, s.keyJ)
-			for c := 0; c < k; c++ {
-				j := int(s.keyJ[c])
-				js[c] = j
-				ds[c] = ix.exactQuery(row, j)
+			if ix.walk.axes == nil {
+				for c := 0; c < k; c++ {
+					j := int(s.keyJ[c])
+					js[c] = j
+					ds[c] = ix.exactQuery(row, j)
+				}
+				sortPairs(ds, js)
+				continue
 			}
-			sortPairs(ds, js)
+			// A projected walk: every kept row reranked exactly.
+			s.exD, s.exJ = s.exD[:0], s.exJ[:0]
+			for _, j := range s.keyJ {
+				s.exJ = append(s.exJ, int(j))
+				s.exD = append(s.exD, ix.exactQuery(row, int(j)))
+			}
+			sortPairs(s.exD, s.exJ)
+			copy(js, s.exJ[:k])
+			copy(ds, s.exD[:k])
 		}
 	})
 	if err != nil {
@@ -212,6 +248,11 @@ type searcher struct {
 	batch  []int32
 	batchD []float32
 	one    [1]int32
+	// qw: the query in the walk's coordinates; exD, exJ: the kept rows'
+	// exact distances, for the rerank of a projected walk.
+	qw  []float32
+	exD []float64
+	exJ []int
 }
 
 // searcher returns a query scratch of the given width, reused from an
@@ -233,14 +274,6 @@ func (s *searcher) query(dim int) []float32 {
 	return s.qv[:dim]
 }
 
-// keyOf is the key of row j whose dot product with the query is dot.
-func (s *searcher) keyOf(ix *Index, dot float32, j int32) float32 {
-	if ix.v.metric == Cosine {
-		return max(0, 1-dot)
-	}
-	return max(0, s.qsq+ix.v.sq[j]-2*dot)
-}
-
 // search runs one query: the tree's leaf, then the best-first walk.
 func (s *searcher) search(ix *Index, row []float64, qv []float32) {
 	scale := 1.0
@@ -253,10 +286,20 @@ func (s *searcher) search(ix *Index, row []float64, qv []float32) {
 			scale = 1 / math.Sqrt(t)
 		}
 	}
-	var sq float64
 	for c, v := range row {
 		qv[c] = float32(v * scale)
-		sq += float64(qv[c]) * float64(qv[c])
+	}
+	qw := qv
+	if ix.walk.axes != nil {
+		if cap(s.qw) < ix.walk.dim {
+			s.qw = make([]float32, ix.walk.dim)
+		}
+		qw = s.qw[:ix.walk.dim]
+		ix.walk.project(qv, qw)
+	}
+	var sq float64
+	for _, v := range qw {
+		sq += float64(v) * float64(v)
 	}
 	s.qsq = float32(sq)
 	s.gen++
@@ -275,19 +318,19 @@ func (s *searcher) search(ix *Index, row []float64, qv []float32) {
 		}
 		nd = &ix.nodes[next]
 	}
-	s.visitAll(ix, qv, ix.perm[nd.lo:nd.hi])
+	s.visitAll(&ix.walk, qw, ix.perm[nd.lo:nd.hi])
 	// Best first.
 	for len(s.frontD) > 0 {
 		d, c := s.popFront()
 		if len(s.keyD) == s.width && d > s.keyD[0] {
 			break
 		}
-		s.visitAll(ix, qv, ix.adj[ix.adjP[c]:ix.adjP[c+1]])
+		s.visitAll(&ix.walk, qw, ix.adj[ix.adjP[c]:ix.adjP[c+1]])
 	}
 	// A graph component smaller than the width: fill from the other rows.
 	for j := 0; len(s.keyD) < s.width && j < len(s.stamp); j++ {
 		s.one[0] = int32(j)
-		s.visitAll(ix, qv, s.one[:])
+		s.visitAll(&ix.walk, qw, s.one[:])
 	}
 }
 
@@ -297,7 +340,7 @@ func (s *searcher) search(ix *Index, row []float64, qv []float32) {
 // cache at once (prefetchRows) and their keys computed four at a time
 // (dots4), so that their cache misses overlap, before any is kept, which
 // gives the same choices as visiting the rows one by one.
-func (s *searcher) visitAll(ix *Index, qv []float32, js []int32) {
+func (s *searcher) visitAll(w *walkSpace, qv []float32, js []int32) {
 	b := s.batch[:0]
 	for _, j := range js {
 		if s.stamp[j] != s.gen {
@@ -313,17 +356,17 @@ func (s *searcher) visitAll(ix *Index, qv []float32, js []int32) {
 		s.batchD = make([]float32, len(b), 2*len(b))
 	}
 	keys := s.batchD[:len(b)]
-	dim := ix.v.dim
-	prefetchRows(ix.v.x, b, dim)
+	dim := w.dim
+	prefetchRows(w.x, b, dim)
 	for i := 0; i < len(b); i += 4 {
 		var off [4]int
 		var dot [4]float32
 		for r := range off {
 			off[r] = int(b[min(i+r, len(b)-1)]) * dim // a short last group repeats its last row
 		}
-		dots4(qv, ix.v.x, &off, &dot)
+		dots4(qv, w.x, &off, &dot)
 		for r := 0; r < 4 && i+r < len(b); r++ {
-			keys[i+r] = s.keyOf(ix, dot[r], b[i+r])
+			keys[i+r] = w.key(s.qsq, dot[r], b[i+r])
 		}
 	}
 	for i, j := range b {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -79,5 +80,74 @@ func TestKNNApprox32(t *testing.T) {
 		if err := call(); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: %v, want ErrInput", name, err)
 		}
+	}
+}
+
+// TestSampledRecall32: over rows that float32 holds exactly (duplicates
+// among them, and more rows than one block of the widened search), the
+// float32 measure gives SampledRecall's estimate, and its exact lists
+// equal a float64 brute-force search's, ties by index across the blocks.
+func TestSampledRecall32(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 8))
+	n, d, k := 2*recallBlock+500, 8, 10
+	x32 := make([]float32, n*d)
+	for i := range x32 {
+		x32[i] = float32(math.Round(rng.NormFloat64()*8) / 8)
+	}
+	for _, p := range [][2]int{{3, recallBlock + 3}, {5, 2*recallBlock + 7}, {11, 12}} {
+		copy(x32[p[1]*d:(p[1]+1)*d], x32[p[0]*d:(p[0]+1)*d])
+	}
+	x := mat.NewDense(n, d, nil)
+	for i, v := range x32 {
+		x.RawMatrix().Data[i] = float64(v)
+	}
+	res, _, err := KNNApprox(ctx, x, k, ApproxOptions{Seed: 1, Trees: 1, MaxIter: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sample := range []int{300, 2000} {
+		want, err := SampledRecall(ctx, x, res, sample, 9, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := SampledRecall32(ctx, x32, d, res, sample, 9, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("sample %d: %+v (float64 rows: %+v)", sample, got, want)
+		if got != want || got.Recall >= 1 {
+			t.Fatalf("sample %d: SampledRecall32 %+v, SampledRecall %+v", sample, got, want)
+		}
+	}
+	// The merged lists themselves, against one search over all rows.
+	idx := []int{3, 5, 11, recallBlock + 3, n - 1}
+	q := mat.NewDense(len(idx), d, nil)
+	for r, i := range idx {
+		q.SetRow(r, x.RawRowView(i))
+	}
+	want, err := KNNQuery(ctx, x, q, k+1, Options{Algorithm: Brute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &Result{Ptr: make([]int, len(idx)+1)}
+	blk := blas64.General{Cols: d, Stride: d, Data: make([]float64, recallBlock*d)}
+	for lo := 0; lo < n; lo += recallBlock {
+		blk.Rows = min(n, lo+recallBlock) - lo
+		widen32(blk, func(r int) []float32 { return x32[(lo+r)*d : (lo+r+1)*d] })
+		part, err := knnDense(ctx, blk, q.RawMatrix(), k+1, false, Options{Algorithm: Brute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = mergeLists(got, part, lo, k+1)
+	}
+	if !slices.Equal(got.Ind, want.Ind) || !slices.Equal(got.Dist, want.Dist) {
+		t.Fatalf("merged lists %v\nwant %v", got.Ind, want.Ind)
+	}
+	if _, err := SampledRecall32(ctx, x32[:len(x32)-1], d, res, 10, 0, Options{}); !errors.Is(err, ErrInput) {
+		t.Fatalf("ragged rows: %v", err)
+	}
+	if _, err := SampledRecall32(ctx, x32, d, res, 10, 0, Options{Metric: Cosine}); !errors.Is(err, ErrInput) {
+		t.Fatalf("cosine: %v", err)
 	}
 }

@@ -206,3 +206,78 @@ func samplePoints(n, s int, seed uint64) []int {
 	sort.Ints(idx)
 	return idx
 }
+
+// SampledRecall32 is SampledRecall for Euclidean distances between rows
+// held in float32 (x is rows × cols, row i at x[i·cols:(i+1)·cols], as
+// KNNApprox32 takes them): the exact neighbours of the sampled points are
+// found by brute force over blocks of recallBlock rows widened to float64,
+// so the measure holds no float64 copy of x (8·recallBlock·cols bytes
+// besides the sample's lists). opt.Metric must be Euclidean.
+func SampledRecall32(ctx context.Context, x []float32, cols int, approx *Result, sample int, seed uint64, opt Options) (RecallEstimate, error) {
+	if cols < 1 || len(x)%cols != 0 {
+		return RecallEstimate{}, fmt.Errorf("%w: %d values in rows of %d", ErrInput, len(x), cols)
+	}
+	if opt.Metric != Euclidean {
+		return RecallEstimate{}, fmt.Errorf("%w: SampledRecall32 measures Euclidean distances only", ErrInput)
+	}
+	n := len(x) / cols
+	return sampleRecall(n, approx, sample, seed, func(idx []int, kq int) (*Result, error) {
+		q := widen32(blas64.General{Rows: len(idx), Cols: cols, Stride: cols, Data: make([]float64, len(idx)*cols)}, func(r int) []float32 {
+			return x[idx[r]*cols : (idx[r]+1)*cols]
+		})
+		best := &Result{Ptr: make([]int, len(idx)+1)} // empty lists
+		blockOpt := Options{Metric: Euclidean, Algorithm: Brute, Impl: opt.Impl}
+		blk := blas64.General{Cols: cols, Stride: cols, Data: make([]float64, min(n, recallBlock)*cols)}
+		for lo := 0; lo < n; lo += recallBlock {
+			hi := min(n, lo+recallBlock)
+			blk.Rows = hi - lo
+			widen32(blk, func(r int) []float32 { return x[(lo+r)*cols : (lo+r+1)*cols] })
+			part, err := knnDense(ctx, blk, q, min(kq, blk.Rows), false, blockOpt)
+			if err != nil {
+				return nil, err
+			}
+			best = mergeLists(best, part, lo, kq)
+		}
+		return best, nil
+	})
+}
+
+// recallBlock is the number of rows SampledRecall32 widens at a time.
+const recallBlock = 8192
+
+// widen32 sets the rows of g (g.Rows of them) to row(r) in float64 and
+// returns g.
+func widen32(g blas64.General, row func(r int) []float32) blas64.General {
+	for r := 0; r < g.Rows; r++ {
+		dst := g.Data[r*g.Stride : r*g.Stride+g.Cols]
+		for c, v := range row(r) {
+			dst[c] = float64(v)
+		}
+	}
+	return g
+}
+
+// mergeLists returns, for every query, the k nearest of a's list and b's
+// (b's indices offset by off, all of them above a's), by distance, ties by
+// index: the lists of a search over rows seen block after block.
+func mergeLists(a, b *Result, off, k int) *Result {
+	m := b.Len()
+	out := &Result{Ptr: make([]int, m+1), Ind: make([]int, 0, m*k), Dist: make([]float64, 0, m*k)}
+	for q := 0; q < m; q++ {
+		ai, ad := a.Row(q)
+		bi, bd := b.Row(q)
+		i, j := 0, 0
+		for len(out.Ind)-out.Ptr[q] < k && (i < len(ai) || j < len(bi)) {
+			// Ties go to a: its indices are all below b's.
+			if j == len(bi) || (i < len(ai) && ad[i] <= bd[j]) {
+				out.Ind, out.Dist = append(out.Ind, ai[i]), append(out.Dist, ad[i])
+				i++
+			} else {
+				out.Ind, out.Dist = append(out.Ind, bi[j]+off), append(out.Dist, bd[j])
+				j++
+			}
+		}
+		out.Ptr[q+1] = len(out.Ind)
+	}
+	return out
+}

@@ -46,7 +46,15 @@ func main() {
 	alpha := flag.Float64("alpha", 0.01, "Isometric Projection's ridge α (the paper: 0.01)")
 	seed := flag.Uint64("seed", 1, "seed of the splits")
 	results := flag.String("results", repro.ResultsPath, "the results file to update (\"\": none)")
+	sets := flag.String("sets", "orl32,yale32", "the face sets, comma-separated")
+	gp := flag.String("gp", "2-8", "the training images per person: a range p-q")
+	only := flag.String("methods", strings.Join(methods, ","), "the columns, comma-separated")
 	flag.Parse()
+	var pLo, pHi int
+	if _, err := fmt.Sscanf(*gp, "%d-%d", &pLo, &pHi); err != nil || pLo < 1 || pHi < pLo {
+		repro.Fatal(prog, fmt.Errorf("-gp %q: want a range p-q", *gp))
+	}
+	methods = strings.Split(*only, ",")
 	machine := repro.Machine()
 	ctx := context.Background()
 	start := time.Now()
@@ -68,7 +76,7 @@ func main() {
 		"the splits among 1 … the largest the method gives), then the time to learn the subspace at that dimension (ms, best of 3 fits on the "+
 		"first split). Baseline: 1-NN on the pixels.\n\n",
 		*splits, *seed, *alpha)
-	for _, tag := range []string{"orl32", "yale32"} {
+	for _, tag := range strings.Split(*sets, ",") {
 		x, err := repro.LoadX(tag)
 		if err != nil {
 			repro.Fatal(prog, err)
@@ -84,7 +92,7 @@ func main() {
 		if tag == "yale32" {
 			perClass = 11
 		}
-		for p := 2; p <= 8; p++ {
+		for p := pLo; p <= pHi; p++ {
 			sp, err := metrics.PerClassSplits(y, p, *splits, *seed+uint64(p))
 			if err != nil {
 				repro.Fatal(prog, err)

@@ -1,0 +1,105 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+)
+
+// TestKNNGraphSearch32: on rows that float32 holds exactly, Search32 gives
+// Search's lists, distances and measured recall, approximate and exact;
+// the rows come back as they were; bad input and budgets are refused with
+// the engine's errors; a cancelled search stops.
+func TestKNNGraphSearch32(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, d := 6000, 16
+	x32 := make([]float32, n*d)
+	for i := range x32 {
+		x32[i] = float32(math.Round(rng.NormFloat64()*32) / 32)
+	}
+	copy(x32[50*d:51*d], x32[9*d:10*d]) // a duplicate row
+	orig := slices.Clone(x32)
+	x := mat.NewDense(n, d, nil)
+	for i, v := range x32 {
+		x.RawMatrix().Data[i] = float64(v)
+	}
+	for _, mode := range []engine.NeighborSearch{engine.NeighborsApprox, engine.NeighborsExact} {
+		g := engine.KNNGraph{K: 10, Options: engine.Options{Neighbors: engine.Neighbors{Search: mode, Approx: neighbors.ApproxOptions{Seed: 5}, RecallSample: 300}}}
+		if got := g.Approximate(n, d); got != (mode == engine.NeighborsApprox) {
+			t.Fatalf("%v: Approximate = %v", mode, got)
+		}
+		want, wrep, err := g.Search(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, rep, err := g.Search32(ctx, x32, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Ind, want.Ind) || !slices.Equal(got.Ptr, want.Ptr) {
+			t.Fatalf("%v: Search32's lists differ from Search's", mode)
+		}
+		for i, v := range got.Dist {
+			if math.Abs(v-want.Dist[i]) > 1e-12*max(1, v) {
+				t.Fatalf("%v: distance %d = %v, Search %v", mode, i, v, want.Dist[i])
+			}
+		}
+		if !slices.Equal(x32, orig) {
+			t.Fatalf("%v: the rows were not put back", mode)
+		}
+		st, wst := rep.Stages[0], wrep.Stages[0]
+		if st.Search != wst.Search || (st.Recall == nil) != (wst.Recall == nil) || (st.Recall != nil && *st.Recall != *wst.Recall) {
+			t.Fatalf("%v: stage %s recall %+v, Search's %s %+v", mode, st.Search, st.Recall, wst.Search, wst.Recall)
+		}
+		if mode == engine.NeighborsApprox && (st.Recall == nil || st.Recall.Sample != 300 || st.Recall.Recall < 0.8 || rep.EstimatedBytes <= 0) {
+			t.Fatalf("approximate report: recall %+v, estimate %d", st.Recall, rep.EstimatedBytes)
+		}
+	}
+	approx := engine.KNNGraph{K: 10, Options: engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox}}}
+	bad := slices.Clone(x32)
+	bad[7*d+3] = float32(math.NaN())
+	huge := slices.Clone(x32[:20*d])
+	huge[5] = 1e37 // its squares overflow float32
+	for _, c := range []struct {
+		name string
+		g    engine.KNNGraph
+		x    []float32
+		cols int
+		want error
+	}{
+		{"NaN", approx, bad, d, engine.ErrNotFinite},
+		{"huge", approx, huge, d, engine.ErrNotFinite},
+		{"k = n", engine.KNNGraph{K: 20, Options: approx.Options}, x32[:20*d], d, engine.ErrBadSetting},
+		{"ragged", approx, x32[:d*20+1], d, engine.ErrBadSetting},
+		{"empty", approx, nil, d, engine.ErrEmpty},
+		{"budget", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: 1 << 20, Neighbors: approx.Options.Neighbors}}, x32, d, engine.ErrMemoryBudget},
+		{"budget, exact", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: 1 << 18, Neighbors: engine.Neighbors{Search: engine.NeighborsExact}}}, x32, d, engine.ErrMemoryBudget},
+	} {
+		if _, _, err := c.g.Search32(ctx, c.x, c.cols); !errors.Is(err, c.want) {
+			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	big := make([]float32, 40000*32)
+	for i := range big {
+		big[i] = float32(rng.NormFloat64())
+	}
+	start := time.Now()
+	if _, _, err := approx.Search32(cctx, big, 32); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: err = %v", err)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("cancelled search returned after %v", el)
+	}
+}
