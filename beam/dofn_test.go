@@ -24,7 +24,9 @@ import (
 // worker's bundles do, on one model path never loaded before (the
 // per-process model cache: one load, shared), each over its own rows in
 // blocks of 7 with bad rows mixed in: every good row's coordinates equal
-// the in-process Transform, every bad row is a dead letter with its ID.
+// the in-process Transform, every bad row is a dead letter with its ID;
+// with Parallel 1 (blocks on the bundle's goroutine) and 3 (blocks in
+// flight on goroutines of their own, a failing block among them).
 func TestProjectFnConcurrent(t *testing.T) {
 	ctx := context.Background()
 	x, _ := rollData(120, 4, 31)
@@ -34,6 +36,13 @@ func TestProjectFnConcurrent(t *testing.T) {
 	}
 	path := saveModel(t, m, t.TempDir(), "pca")
 	want, _ := m.Transform(ctx, x)
+	for _, par := range []int{1, 3} {
+		t.Run(fmt.Sprint("parallel", par), func(t *testing.T) { testProjectFnConcurrent(t, path, x, want, par) })
+	}
+}
+
+func testProjectFnConcurrent(t *testing.T, path string, x, want *mat.Dense, par int) {
+	ctx := context.Background()
 	const workers = 4
 	var wg sync.WaitGroup
 	type result struct {
@@ -47,7 +56,7 @@ func TestProjectFnConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := &res[w]
-			f := &projectFn{ModelPath: path, Block: 7}
+			f := &projectFn{ModelPath: path, Block: 7, Parallel: par}
 			if r.err = f.Setup(ctx); r.err != nil {
 				return
 			}
