@@ -1,3 +1,5 @@
+//go:build !beam_unit
+
 package manifoldbeam
 
 import (
@@ -5,7 +7,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -30,13 +35,40 @@ func (f *genRowsFn) ProcessElement(shard int, emit func(Row)) {
 	}
 }
 
-type discardFn struct{}
+// countFn counts the elements of a bundle and emits the count once, at the
+// end of the bundle: the benchmark's pipelines end in a sum of these counts,
+// checked against the rows generated. (A pipeline whose last stage has no
+// output costs the prism runner a busy core while the stage runs: see
+// docs/scale-out.md. A real run ends in the commit of its output files.)
+type countFn struct{ n int }
 
-func (*discardFn) ProcessElement(Embedded) {}
+func (f *countFn) StartBundle(func(int))              { f.n = 0 }
+func (f *countFn) ProcessElement(Embedded, func(int)) { f.n++ }
+func (f *countFn) FinishBundle(emit func(int))        { emit(f.n) }
+
+type countRowsFn struct{ n int }
+
+func (f *countRowsFn) StartBundle(func(int))         { f.n = 0 }
+func (f *countRowsFn) ProcessElement(Row, func(int)) { f.n++ }
+func (f *countRowsFn) FinishBundle(emit func(int))   { emit(f.n) }
+
+func sumInts(a, b int) int { return a + b }
+
+// totalFn records the pipeline's total count (prism runs the workers in
+// the benchmark's process).
+type totalFn struct{}
+
+var benchTotal atomic.Int64
+
+func (*totalFn) ProcessElement(n int) { benchTotal.Store(int64(n)) }
 
 func init() {
 	register.DoFn2x0[int, func(Row)](&genRowsFn{})
-	register.DoFn1x0[Embedded](&discardFn{})
+	register.DoFn2x0[Embedded, func(int)](&countFn{})
+	register.DoFn2x0[Row, func(int)](&countRowsFn{})
+	register.Function2x1(sumInts)
+	register.DoFn1x0[int](&totalFn{})
+	register.Emitter1[int]()
 }
 
 var benchCache struct {
@@ -93,11 +125,14 @@ var benchCases = []benchCase{
 }
 
 // BenchmarkProject compares, per model, the in-process Transform of n rows
-// (blocks of DefaultBlock rows, as Project forms them, one goroutine per
-// GOMAXPROCS) with the prism pipeline that generates the same rows on the
-// workers and projects them, and with the same pipeline without Project
-// (gen), whose time is the pipeline's own overhead. Run with -cpu 1,2
-// -benchtime 1x.
+// (blocks of DefaultBlock rows, as Project forms them: "inprocess" one
+// block after the other, each Transform parallel inside as the engine makes
+// it; "inprocess-par" besides one goroutine per GOMAXPROCS taking blocks)
+// with the prism pipeline that generates the same rows on the workers and
+// projects them, and with the same pipeline without Project (gen), whose
+// time is the pipeline's own overhead. Both pipelines end in the sum of
+// their per-bundle row counts (beam.Combine), checked against n. Run with
+// -cpu 1,2.
 func BenchmarkProject(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -121,6 +156,35 @@ func BenchmarkProject(b *testing.B) {
 				}
 			}
 		})
+		b.Run(c.name+"/inprocess-par", func(b *testing.B) {
+			for b.Loop() {
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				errs := make(chan error, runtime.GOMAXPROCS(0))
+				for range runtime.GOMAXPROCS(0) {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for {
+							lo := int(next.Add(DefaultBlock)) - DefaultBlock
+							if lo >= c.n {
+								return
+							}
+							hi := min(c.n, lo+DefaultBlock)
+							if _, err := m.Transform(ctx, x.Slice(lo, hi, 0, c.d)); err != nil {
+								errs <- err
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					b.Fatal(err)
+				}
+			}
+		})
 		for _, project := range []bool{false, true} {
 			name := c.name + "/gen"
 			if project {
@@ -131,17 +195,35 @@ func BenchmarkProject(b *testing.B) {
 					p, s := beam.NewPipelineWithRoot()
 					shards := []int{0, 1, 2, 3, 4, 5, 6, 7}
 					rows := beam.ParDo(s, &genRowsFn{N: c.n, D: c.d, Shards: len(shards), Seed: 12}, beam.CreateList(s, shards))
+					var counts beam.PCollection
 					if project {
-						emb, _ := Project(s, path, rows, ProjectOptions{})
-						beam.ParDo0(s, &discardFn{}, emb)
+						emb, _ := Project(s, path, rows, benchProjectOptions())
+						counts = beam.ParDo(s, &countFn{}, emb)
+					} else {
+						counts = beam.ParDo(s, &countRowsFn{}, rows)
 					}
+					beam.ParDo0(s, &totalFn{}, beam.Combine(s, sumInts, counts))
+					benchTotal.Store(-1)
 					if err := ptest.Run(p); err != nil {
 						b.Fatal(err)
+					}
+					if got := benchTotal.Load(); got != int64(c.n) {
+						b.Fatalf("%d rows counted, want %d", got, c.n)
 					}
 				}
 			})
 		}
 	}
+}
+
+// benchProjectOptions are the options BenchmarkProject's pipeline passes.
+// Parallel as manifold-beam project sets it on prism (one block a CPU), or
+// MANIFOLD_BENCH_PARALLEL (1: one block at a time, as before Parallel).
+func benchProjectOptions() ProjectOptions {
+	if p, err := strconv.Atoi(os.Getenv("MANIFOLD_BENCH_PARALLEL")); err == nil && p > 0 {
+		return ProjectOptions{Parallel: p}
+	}
+	return ProjectOptions{Parallel: runtime.GOMAXPROCS(0)}
 }
 
 func saveModelB(b *testing.B, m engine.Model, dir, name string) string {

@@ -28,14 +28,16 @@
 //
 // Input and output: sharded CSV (ReadCSV, ReadLabeledCSV, WriteCSV), NumPy
 // .npy (ReadNPY, WriteNPY) and Parquet (ReadParquet through Beam's
-// parquetio; ReadLabeledParquet, a label column named at run time, through
-// parquet-go's column reader; WriteParquet), every output committed by
+// parquetio; ReadLabeledParquet and ReadParquetColumns, an ID or a label
+// column named at run time, through parquet-go's column reader;
+// WriteParquet), every output committed by
 // renaming, _SUCCESS last. RequireWidth turns rows of another width into
 // dead letters.
 //
-// Cost: one Transform call per block of B rows (DefaultBlock); the model
-// is loaded once per worker process, so a worker's start-up cost is the
-// model file's size read once.
+// Cost: one Transform call per block of B rows (DefaultBlock), up to
+// ProjectOptions.Parallel blocks at once in a bundle; the model is loaded
+// once per worker process, so a worker's start-up cost is the model file's
+// size read once.
 //
 // Only the engine's public API is used (engine.Load, Model.Transform,
 // Model.Save and the fits).

@@ -1,3 +1,5 @@
+//go:build !beam_unit
+
 package manifoldbeam
 
 import (
@@ -11,20 +13,6 @@ import (
 
 	"github.com/manifoldlab/manifold/engine"
 )
-
-// maxPrincipalAngle returns the largest principal angle (degrees) between
-// the column spaces of the orthonormal a and b: asin ‖b − a(aᵀb)‖₂, which
-// stays accurate for tiny angles (acos of the cosines would not).
-func maxPrincipalAngle(a, b mat.Matrix) float64 {
-	var p, r mat.Dense
-	p.Mul(a.T(), b)
-	r.Mul(a, &p)
-	r.Sub(b, &r)
-	var sv mat.SVD
-	sv.Factorize(&r, mat.SVDNone)
-	s := sv.Values(nil)
-	return math.Asin(math.Min(1, s[0])) * 180 / math.Pi
-}
 
 // TestFitPCA fits PCA over uneven shards (one empty) of data far from the
 // origin (mean 1e4, where naive sums of squares lose digits), with a NaN
@@ -71,46 +59,4 @@ func TestFitPCA(t *testing.T) {
 	if !mat.EqualApprox(yw, yg, 1e-9*mat.Norm(yw, math.Inf(1))) {
 		t.Error("Transform of the distributed model differs from the in-process fit's")
 	}
-}
-
-// TestPCAStatsMerge checks the pairwise merge against a direct two-pass
-// computation, for every split of a small set into two accumulators.
-func TestPCAStatsMerge(t *testing.T) {
-	x, _ := rollData(40, 4, 9)
-	var fn pcaCombineFn
-	var ref mat.SymDense
-	refMean := make([]float64, 4)
-	for i := range 40 {
-		for j := range 4 {
-			refMean[j] += x.At(i, j) / 40
-		}
-	}
-	var c mat.Dense
-	c.Apply(func(i, j int, v float64) float64 { return v - refMean[j] }, x)
-	ref.SymOuterK(1/39.0, c.T())
-	for split := 0; split <= 40; split += 7 {
-		a, b := fn.CreateAccumulator(), fn.CreateAccumulator()
-		for i := range 40 {
-			if i < split {
-				a = fn.AddInput(a, append([]float64(nil), x.RawRowView(i)...))
-			} else {
-				b = fn.AddInput(b, append([]float64(nil), x.RawRowView(i)...))
-			}
-		}
-		mean, cov, err := fn.ExtractOutput(fn.MergeAccumulators(a, b)).Covariance()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !mat.EqualApprox(cov, &ref, 1e-12) || !floatsClose(mean, refMean, 1e-12) {
-			t.Errorf("split %d: merged statistics differ from the two-pass ones", split)
-		}
-	}
-	a := fn.AddInput(fn.AddInput(fn.CreateAccumulator(), []float64{1, 2}), []float64{1, 2, 3})
-	if _, _, err := a.Covariance(); err == nil {
-		t.Error("rows of widths 2 and 3 combined without error")
-	}
-}
-
-func floatsClose(a, b []float64, tol float64) bool {
-	return relDiff(a, b) <= tol
 }

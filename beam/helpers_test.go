@@ -1,82 +1,23 @@
 package manifoldbeam
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
+	"slices"
 	"sort"
-	"sync"
+	"strconv"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	parquetwriter "github.com/xitongsys/parquet-go/writer"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/admm"
 	"github.com/manifoldlab/manifold/engine"
 )
-
-func TestMain(m *testing.M) { ptest.MainWithDefault(m, "prism") }
-
-// collected gathers a test pipeline's outputs in this process (prism runs
-// the SDK harness in-process in tests).
-var collected struct {
-	sync.Mutex
-	emb  map[string][]Embedded
-	dead map[string][]DeadLetter
-}
-
-type collectEmbFn struct{ Key string }
-
-func (f *collectEmbFn) ProcessElement(e Embedded) {
-	collected.Lock()
-	defer collected.Unlock()
-	if collected.emb == nil {
-		collected.emb = map[string][]Embedded{}
-	}
-	collected.emb[f.Key] = append(collected.emb[f.Key], e)
-}
-
-type collectDeadFn struct{ Key string }
-
-func (f *collectDeadFn) ProcessElement(e DeadLetter) {
-	collected.Lock()
-	defer collected.Unlock()
-	if collected.dead == nil {
-		collected.dead = map[string][]DeadLetter{}
-	}
-	collected.dead[f.Key] = append(collected.dead[f.Key], e)
-}
-
-func init() {
-	register.DoFn1x0[Embedded](&collectEmbFn{})
-	register.DoFn1x0[DeadLetter](&collectDeadFn{})
-}
-
-func takeCollected(key string) ([]Embedded, []DeadLetter) {
-	collected.Lock()
-	defer collected.Unlock()
-	e, d := collected.emb[key], collected.dead[key]
-	delete(collected.emb, key)
-	delete(collected.dead, key)
-	return e, d
-}
-
-// counters returns the pipeline's manifold counters by name.
-func counters(t *testing.T, res beam.PipelineResult) map[string]int64 {
-	t.Helper()
-	out := map[string]int64{}
-	for _, c := range res.Metrics().AllMetrics().Counters() {
-		if c.Namespace() == MetricNamespace {
-			out[c.Name()] += c.Result()
-		}
-	}
-	return out
-}
 
 // rollData returns n points of a noisy swiss roll in d ≥ 3 features and
 // three class labels along it.
@@ -210,42 +151,211 @@ func lessFloats(a, b []float64) bool {
 	return len(a) < len(b)
 }
 
-var _ = reflect.TypeOf
+// maxPrincipalAngle returns the largest principal angle (degrees) between
+// the column spaces of the orthonormal a and b: asin ‖b − a(aᵀb)‖₂, which
+// stays accurate for tiny angles (acos of the cosines would not).
+func maxPrincipalAngle(a, b mat.Matrix) float64 {
+	var p, r mat.Dense
+	p.Mul(a.T(), b)
+	r.Mul(a, &p)
+	r.Sub(b, &r)
+	var sv mat.SVD
+	sv.Factorize(&r, mat.SVDNone)
+	s := sv.Values(nil)
+	return math.Asin(math.Min(1, s[0])) * 180 / math.Pi
+}
 
-// runFit runs the fit pipeline build(s, rows, path) over the shards (one
-// PCollection each, flattened), checks that the counters and the dead
-// letters account for every row (wantDead of them dead), and returns the
-// model file it wrote, loaded.
-func runFit(t *testing.T, shards [][]Row, wantDead int, build func(s beam.Scope, rows beam.PCollection, path string) beam.PCollection) engine.Model {
+func floatsClose(a, b []float64, tol float64) bool {
+	return relDiff(a, b) <= tol
+}
+
+// lsiDocs returns n sparse "documents" over d terms (about one entry in
+// eight non-zero, counts 1–6, a few terms more frequent than others) and
+// n dense rows of d features (positive, uneven scales).
+func lsiDocs(n, d int, seed uint64) (docs, dense *mat.Dense) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	docs = mat.NewDense(n, d, nil)
+	dense = mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			if rng.IntN(8*(1+j%3)) < 2 {
+				docs.Set(i, j, float64(1+rng.IntN(6)))
+			}
+			dense.Set(i, j, 5+float64(d-j)*rng.NormFloat64())
+		}
+	}
+	return docs, dense
+}
+
+// alignSigns flips the columns of y to the signs of want's (the largest-
+// magnitude entry of each column of want decides).
+func alignSigns(y, want *mat.Dense) {
+	r, c := want.Dims()
+	for j := range c {
+		k := 0
+		for i := range r {
+			if math.Abs(want.At(i, j)) > math.Abs(want.At(k, j)) {
+				k = i
+			}
+		}
+		if y.At(k, j)*want.At(k, j) < 0 {
+			for i := range r {
+				y.Set(i, j, -y.At(i, j))
+			}
+		}
+	}
+}
+
+// labeledData returns rows of 5 features in four classes of 500, 150, 40
+// and 3 rows (labels 10, 20, 30, 40; the class shifts the mean), shuffled.
+func labeledData() (*mat.Dense, []int) {
+	sizes := []int{500, 150, 40, 3}
+	rng := rand.New(rand.NewPCG(12, 12))
+	var flat []float64
+	var labels []int
+	for k, sz := range sizes {
+		for range sz {
+			for j := range 5 {
+				flat = append(flat, float64((k+1)*(j%3))+float64(j+1)*rng.NormFloat64())
+			}
+			labels = append(labels, 10*(k+1))
+		}
+	}
+	n := len(labels)
+	perm := rng.Perm(n)
+	x := mat.NewDense(n, 5, nil)
+	y := make([]int, n)
+	for i, p := range perm {
+		x.SetRow(i, flat[p*5:(p+1)*5])
+		y[i] = labels[p]
+	}
+	return x, y
+}
+
+// referenceSample draws, directly from the keys, the sample FitSample
+// should draw from the rows of x with classes y: per class (stratified)
+// or over all rows (uniform), the rows of least (key, values), then all
+// of them in (key, values, class) order.
+func referenceSample(t *testing.T, x *mat.Dense, y []int, fit SampleFit) (*mat.Dense, []int) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "model.bin")
-	p, s := beam.NewPipelineWithRoot()
-	var cols []beam.PCollection
-	rows := 0
-	for _, sh := range shards {
-		cols = append(cols, beam.CreateList(s, sh))
-		rows += len(sh)
+	type row struct {
+		key   uint64
+		x     []float64
+		label int
 	}
-	key := t.Name() + path
-	beam.ParDo0(s, &collectDeadFn{Key: key}, build(s, beam.Flatten(s, cols...), path))
-	res, err := ptest.RunWithMetrics(p)
+	byKey := func(a, b row) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		if c := slices.Compare(a.x, b.x); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.label, b.label)
+	}
+	groups := map[string][]row{}
+	n, d := x.Dims()
+	for i := range n {
+		g := ""
+		if fit.Stratify {
+			g = strconv.Itoa(y[i])
+		}
+		groups[g] = append(groups[g], row{sampleKey(fit.Seed, x.RawRowView(i)), x.RawRowView(i), y[i]})
+	}
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	slices.Sort(names) // the strata in byte order, as StratifiedSample's
+	counts := make([]int64, len(names))
+	for k, g := range names {
+		counts[k] = int64(len(groups[g]))
+	}
+	alloc := []int{min(fit.Size, n)}
+	if fit.Stratify {
+		var err error
+		if alloc, err = Allocate(counts, fit.Size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var picked []row
+	for k, g := range names {
+		rs := groups[g]
+		slices.SortFunc(rs, byKey)
+		picked = append(picked, rs[:alloc[k]]...)
+	}
+	slices.SortFunc(picked, byKey)
+	xs := mat.NewDense(len(picked), d, nil)
+	ys := make([]int, len(picked))
+	for i, r := range picked {
+		xs.SetRow(i, r.x)
+		ys[i] = r.label
+	}
+	return xs, ys
+}
+
+// stratData returns 400 rows of 3 features in strata "a" (300 rows), "b"
+// (80), "c" (19) and "rare" (1); feature 0 is the stratum's index, so a
+// sampled row tells its stratum.
+func stratData() ([]Stratified, []string) {
+	names := []string{"a", "b", "c", "rare"}
+	sizes := []int{300, 80, 19, 1}
+	rng := rand.New(rand.NewPCG(6, 6))
+	var rows []Stratified
+	for k, sz := range sizes {
+		for range sz {
+			rows = append(rows, Stratified{Stratum: names[k], X: []float64{float64(k), rng.NormFloat64(), rng.NormFloat64()}})
+		}
+	}
+	rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+	return rows, names
+}
+
+// writeParquetRows writes rows to the Parquet file p (the ParquetRow
+// schema), with parquet-go directly.
+func writeParquetRows(t *testing.T, p string, rows []ParquetRow) {
+	t.Helper()
+	f, err := os.Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := counters(t, res); c[MetricRowsIn] != int64(rows) || c[MetricRowsOut] != int64(rows-wantDead) || c[MetricDeadLetter] != int64(wantDead) {
-		t.Errorf("counters %v for %d rows, %d dead", c, rows, wantDead)
-	}
-	if _, dl := takeCollected(key); len(dl) != wantDead {
-		t.Errorf("dead letters %v, want %d", dl, wantDead)
-	}
-	f, err := os.Open(path)
+	pw, err := parquetwriter.NewParquetWriterFromWriter(f, new(ParquetRow), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	m, err := engine.Load(f)
+	for _, r := range rows {
+		if err := pw.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.WriteStop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeParquetAny writes rows (a slice of the struct schema points to)
+// to the Parquet file p with parquet-go.
+func writeParquetAny[T any](t *testing.T, p string, schema *T, rows []T) {
+	t.Helper()
+	f, err := os.Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	pw, err := parquetwriter.NewParquetWriterFromWriter(f, schema, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if err := pw.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.WriteStop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,3 +1,5 @@
+//go:build !beam_unit
+
 package manifoldbeam
 
 import (

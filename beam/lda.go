@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -68,7 +69,7 @@ type labeledRowsFn struct{}
 func (f *labeledRowsFn) ProcessElement(ctx context.Context, r Row, emit func(Labeled), dead func(DeadLetter)) {
 	rowsIn.Inc(ctx, 1)
 	msg := rowProblem(r)
-	label, err := strconv.Atoi(r.Label)
+	label, err := strconv.Atoi(strings.TrimSpace(r.Label))
 	if msg == "" && err != nil {
 		msg = fmt.Sprintf("%v: label %q is not an integer", engine.ErrLabels, r.Label)
 	}

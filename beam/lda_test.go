@@ -1,3 +1,5 @@
+//go:build !beam_unit
+
 package manifoldbeam
 
 import (
@@ -79,44 +81,6 @@ func checkLDA(t *testing.T, loaded engine.Model, x *mat.Dense, labels []int) {
 	for i := range pw {
 		if pw[i] != pg[i] {
 			t.Fatalf("prediction %d: %d, in-process %d", i, pg[i], pw[i])
-		}
-	}
-}
-
-// TestLDAStatsMerge: the class statistics do not depend on how the rows
-// are split between accumulators.
-func TestLDAStatsMerge(t *testing.T) {
-	x, _ := rollData(60, 3, 2)
-	var fn ldaCombineFn
-	whole := fn.CreateAccumulator()
-	for i := range 60 {
-		whole = fn.AddInput(whole, Labeled{Label: i % 3, X: append([]float64(nil), x.RawRowView(i)...)})
-	}
-	ref, err := fn.ExtractOutput(whole).Engine()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for split := 1; split < 60; split += 11 {
-		a, b := fn.CreateAccumulator(), fn.CreateAccumulator()
-		for i := range 60 {
-			l := Labeled{Label: i % 3, X: append([]float64(nil), x.RawRowView(i)...)}
-			if i < split {
-				a = fn.AddInput(a, l)
-			} else {
-				b = fn.AddInput(b, l)
-			}
-		}
-		st, err := fn.ExtractOutput(fn.MergeAccumulators(b, a)).Engine()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := range ref.Classes {
-			if st.Classes[k] != ref.Classes[k] || st.Counts[k] != ref.Counts[k] || !floatsClose(st.ClassMeans[k], ref.ClassMeans[k], 1e-13) {
-				t.Errorf("split %d: class %d differs", split, k)
-			}
-		}
-		if !mat.EqualApprox(st.Scatter, ref.Scatter, 1e-10) {
-			t.Errorf("split %d: total scatter differs", split)
 		}
 	}
 }

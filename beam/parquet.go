@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,17 +78,34 @@ func parquetToRow(p ParquetRow) Row { return Row{ID: p.ID, X: p.X} }
 // FLOAT, INT32 and INT64 features are converted to float64. A null id
 // gives the ID "FILE:ROW" (0-based row index).
 func ReadLabeledParquet(s beam.Scope, glob, labelColumn string) beam.PCollection {
-	if labelColumn == "" {
+	return ReadParquetColumns(s, glob, "", labelColumn)
+}
+
+// ReadParquetColumns reads Parquet shards by column names, as ReadCSV and
+// ReadLabeledCSV read a CSV header. With idColumn set, the ID is that
+// column (a string or an integer, one value a row; a null ID gives
+// "FILE:ROW") and the features are all the other top-level columns but
+// labelColumn, in schema order, each a number (FLOAT, DOUBLE, INT32 or
+// INT64: one feature) or a list of numbers (a repeated column or a list
+// column, as x above: its values, in order); a file without the column
+// idColumn fails the pipeline with an error naming it, a null feature
+// makes the row a dead letter. Without idColumn the columns are id and x
+// as ReadLabeledParquet reads them. labelColumn "" means no label. A shard
+// is read whole into one worker's memory, as parquetio does.
+func ReadParquetColumns(s beam.Scope, glob, idColumn, labelColumn string) beam.PCollection {
+	if idColumn == "" && labelColumn == "" {
 		return ReadParquet(s, glob)
 	}
 	s = s.Scope("manifold.ReadParquet")
 	files := fileio.ReadMatches(s, fileio.MatchFiles(s, glob), fileio.ReadUncompressed())
-	return beam.ParDo(s, &readParquetColumnsFn{LabelColumn: labelColumn}, files)
+	return beam.ParDo(s, &readParquetColumnsFn{IDColumn: idColumn, LabelColumn: labelColumn}, files)
 }
 
-// readParquetColumnsFn reads the id, x and label columns of a Parquet
-// shard by name.
+// readParquetColumnsFn reads the ID, feature and label columns of a
+// Parquet shard by name: IDColumn and every other column as features, or
+// (IDColumn "") the columns id and x.
 type readParquetColumnsFn struct {
+	IDColumn    string
 	LabelColumn string
 }
 
@@ -145,6 +163,55 @@ func findParquetLeaf(pr *reader.ParquetReader, name string) (parquetLeaf, error)
 	return parquetLeaf{}, fmt.Errorf("column %q has %d leaf columns, want one", name, len(found))
 }
 
+// parquetFields returns the names of the top-level fields of a Parquet
+// schema, in schema order.
+func parquetFields(pr *reader.ParquetReader) []string {
+	sh := pr.SchemaHandler
+	var names []string
+	for _, in := range sh.ValueColumns {
+		ex := common.StrToPath(sh.InPathToExPath[in])
+		if len(ex) >= 2 && !slices.Contains(names, ex[1]) {
+			names = append(names, ex[1])
+		}
+	}
+	return names
+}
+
+// parquetColumn is one column read whole: its leaf, values and levels, and
+// the next value to take (features).
+type parquetColumn struct {
+	name   string
+	leaf   parquetLeaf
+	v      []any
+	rl, dl []int32
+	k      int
+}
+
+// appendRow appends the values of the next row of a feature column to x.
+// A null value (or a null element of a list) gives the reason the row is a
+// dead letter (null, with the 1-based index of the feature); a null or
+// empty list gives no features. A value that is not a number fails the
+// shard (err).
+func (c *parquetColumn) appendRow(x []float64) (_ []float64, null int, err error) {
+	if c.k >= len(c.v) || (c.leaf.maxRL > 0 && c.rl[c.k] != 0) {
+		return x, 0, fmt.Errorf("column %s: no value for the row", c.name)
+	}
+	// The values of the row: from k to the next repetition level 0.
+	for first := true; c.k < len(c.v) && (first || c.leaf.maxRL > 0 && c.rl[c.k] != 0); first = false {
+		dl := c.dl[c.k]
+		switch v, ok := parquetFloat(c.v[c.k]); {
+		case dl == c.leaf.maxDL && ok:
+			x = append(x, v)
+		case dl == c.leaf.maxDL:
+			return x, 0, fmt.Errorf("column %s holds %T values, want numbers", c.name, c.v[c.k])
+		case (c.leaf.maxRL == 0 || dl >= c.leaf.listDL) && null == 0:
+			null = len(x) + 1 // a null scalar, or a null element of a list
+		}
+		c.k++
+	}
+	return x, null, nil
+}
+
 func (f *readParquetColumnsFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(Row)) error {
 	name := file.Metadata.Path
 	fail := func(err error) error { return fmt.Errorf("%w %s: %v", ErrInput, name, err) }
@@ -158,86 +225,104 @@ func (f *readParquetColumnsFn) ProcessElement(ctx context.Context, file fileio.R
 	}
 	defer pr.ReadStop()
 	n := pr.GetNumRows()
-	cols := map[string]parquetLeaf{}
-	for _, c := range []string{"id", "x", f.LabelColumn} {
+	idName, feats := f.IDColumn, []string{"x"}
+	if idName == "" {
+		idName = "id"
+	} else {
+		feats = nil
+		for _, c := range parquetFields(pr) {
+			if c != f.IDColumn && c != f.LabelColumn {
+				feats = append(feats, c)
+			}
+		}
+	}
+	find := func(c string, repeated bool) (*parquetColumn, error) {
 		leaf, err := findParquetLeaf(pr, c)
-		if err != nil {
+		switch {
+		case err != nil:
+			return nil, err
+		case !repeated && leaf.maxRL > 0:
+			return nil, fmt.Errorf("column %q is repeated; want one value a row", c)
+		case leaf.maxRL > 1:
+			return nil, fmt.Errorf("column %q is nested %d deep; want a number or a list of numbers", c, leaf.maxRL)
+		}
+		return &parquetColumn{name: c, leaf: leaf}, nil
+	}
+	id, err := find(idName, false)
+	if err != nil {
+		return fail(err)
+	}
+	var label *parquetColumn
+	if f.LabelColumn != "" {
+		if label, err = find(f.LabelColumn, false); err != nil {
 			return fail(err)
 		}
-		if c != "x" && leaf.maxRL > 0 {
-			return fail(fmt.Errorf("column %q is repeated; want one value a row", c))
+	}
+	cols := make([]*parquetColumn, len(feats))
+	for j, c := range feats {
+		if cols[j], err = find(c, true); err != nil {
+			return fail(err)
 		}
-		if c == "x" && leaf.maxRL > 1 {
-			return fail(fmt.Errorf("column x is nested %d deep; want a list of numbers", leaf.maxRL))
-		}
-		cols[c] = leaf
 	}
 	if n == 0 {
 		return nil
 	}
-	read := func(c string) ([]any, []int32, []int32, error) {
-		v, rl, dl, err := pr.ReadColumnByPath(cols[c].path, n)
-		if err == nil && (len(v) != len(dl) || len(rl) != len(dl)) {
-			err = fmt.Errorf("column %q: %d values, %d levels", c, len(v), len(dl))
+	for _, c := range append([]*parquetColumn{id, label}, cols...) {
+		if c == nil {
+			continue
+		}
+		c.v, c.rl, c.dl, err = pr.ReadColumnByPath(c.leaf.path, n)
+		if err == nil && (len(c.v) != len(c.dl) || len(c.rl) != len(c.dl)) {
+			err = fmt.Errorf("%d values, %d levels", len(c.v), len(c.dl))
+		}
+		if err == nil && c.leaf.maxRL == 0 && int64(len(c.v)) != n {
+			err = fmt.Errorf("%d values for %d rows", len(c.v), n)
 		}
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("column %q: %v", c, err)
+			return fail(fmt.Errorf("column %q: %v", c.name, err))
 		}
-		return v, rl, dl, nil
 	}
-	ids, _, idDL, err := read("id")
-	if err != nil {
-		return fail(err)
-	}
-	labels, _, labDL, err := read(f.LabelColumn)
-	if err != nil {
-		return fail(err)
-	}
-	xs, xRL, xDL, err := read("x")
-	if err != nil {
-		return fail(err)
-	}
-	if int64(len(ids)) != n || int64(len(labels)) != n {
-		return fail(fmt.Errorf("%d rows, %d ids and %d labels", n, len(ids), len(labels)))
-	}
-	xc := cols["x"]
-	k := 0 // the next value of x
 	for i := range int(n) {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		r := Row{ID: name + ":" + strconv.Itoa(i)}
-		if idDL[i] == cols["id"].maxDL {
-			r.ID = parquetText(ids[i])
-		}
-		if labDL[i] == cols[f.LabelColumn].maxDL {
-			r.Label = parquetText(labels[i])
-		} else {
-			r.Err = fmt.Sprintf("%s row %d: no label (column %q is null)", name, i, f.LabelColumn)
-		}
-		if k >= len(xs) || (xc.maxRL > 0 && xRL[k] != 0) {
-			return fail(fmt.Errorf("column x: no value for row %d", i))
-		}
-		// The values of row i: from k to the next repetition level 0.
-		for first := true; k < len(xs) && (first || xc.maxRL > 0 && xRL[k] != 0); first = false {
-			dl := xDL[k]
-			switch v, ok := parquetFloat(xs[k]); {
-			case dl == xc.maxDL && ok:
-				r.X = append(r.X, v)
-			case dl == xc.maxDL:
-				return fail(fmt.Errorf("column x holds %T values, want numbers", xs[k]))
-			case dl >= xc.listDL && r.Err == "":
-				r.Err = fmt.Sprintf("%s row %d: feature %d is null", name, i, len(r.X)+1)
+		if id.dl[i] == id.leaf.maxDL {
+			switch v := id.v[i].(type) {
+			case string, int32, int64:
+				r.ID = parquetText(v)
+			default:
+				if f.IDColumn != "" { // the id column of the fixed schema keeps its old leniency
+					return fail(fmt.Errorf("ID column %q holds %T values; want strings or integers", id.name, v))
+				}
+				r.ID = parquetText(v)
 			}
-			k++
+		}
+		if label != nil {
+			if label.dl[i] == label.leaf.maxDL {
+				r.Label = parquetText(label.v[i])
+			} else {
+				r.Err = fmt.Sprintf("%s row %d: no label (column %q is null)", name, i, f.LabelColumn)
+			}
+		}
+		for _, c := range cols {
+			var null int
+			if r.X, null, err = c.appendRow(r.X); err != nil {
+				return fail(fmt.Errorf("row %d: %v", i, err))
+			}
+			if null > 0 && r.Err == "" {
+				r.Err = fmt.Sprintf("%s row %d: feature %d (column %s) is null", name, i, null, c.name)
+			}
 		}
 		if r.Err != "" {
 			r.X = nil
 		}
 		emit(r)
 	}
-	if k != len(xs) {
-		return fail(fmt.Errorf("column x: %d values left after %d rows", len(xs)-k, n))
+	for _, c := range cols {
+		if c.k != len(c.v) {
+			return fail(fmt.Errorf("column %s: %d values left after %d rows", c.name, len(c.v)-c.k, n))
+		}
 	}
 	return nil
 }

@@ -1,3 +1,5 @@
+//go:build !beam_unit
+
 package manifoldbeam
 
 import (
@@ -14,36 +16,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/xitongsys/parquet-go-source/buffer"
 	"github.com/xitongsys/parquet-go/reader"
-	parquetwriter "github.com/xitongsys/parquet-go/writer"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
 )
-
-// writeParquetRows writes rows to the Parquet file p (the ParquetRow
-// schema), with parquet-go directly.
-func writeParquetRows(t *testing.T, p string, rows []ParquetRow) {
-	t.Helper()
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, err := parquetwriter.NewParquetWriterFromWriter(f, new(ParquetRow), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		if err := pw.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pw.WriteStop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestParquetRoundTrip writes 50 rows as three Parquet shards (uneven, one
 // with no rows; duplicate IDs; a NaN row and a row without features mixed
@@ -228,27 +204,132 @@ func TestFitLDAParquet(t *testing.T) {
 	checkLDA(t, m, x, labels)
 }
 
-// writeParquetAny writes rows (a slice of the struct schema points to)
-// to the Parquet file p with parquet-go.
-func writeParquetAny[T any](t *testing.T, p string, schema *T, rows []T) {
-	t.Helper()
-	f, err := os.Create(p)
+// wideParquetRow is a Parquet schema with one column a feature, as pandas
+// writes a data frame: the ID column "key" (INT64) between features of
+// several types, one of them optional, and a label column "kind".
+type wideParquetRow struct {
+	A    float64  `parquet:"name=a, type=DOUBLE"`
+	Key  int64    `parquet:"name=key, type=INT64"`
+	B    *float64 `parquet:"name=b, type=DOUBLE, repetitiontype=OPTIONAL"`
+	Kind string   `parquet:"name=kind, type=BYTE_ARRAY, convertedtype=UTF8"`
+	C    float32  `parquet:"name=c, type=FLOAT"`
+	D    int32    `parquet:"name=d, type=INT32"`
+}
+
+// TestParquetIDColumn reads Parquet shards by column names
+// (ReadParquetColumns): with the ID column "key", an integer, the other
+// columns but the label are the features in schema order (a, b, c, d:
+// DOUBLE, optional DOUBLE, FLOAT, INT32), projects them on prism and
+// checks each output row against the in-process Transform of its input
+// (relative difference 0), the IDs (duplicates kept), a null feature as a
+// dead letter naming its column, the counters; a string ID column named
+// "name" with a list column x as the features reads as the id/x schema
+// does; a missing ID column and a DOUBLE ID column fail the pipeline with
+// an error naming the column.
+func TestParquetIDColumn(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, modelPath := fitPCA(t, dir)
+	const n = 40
+	x, _ := rollData(n, 4, 9)
+	for i := range n { // exact in float32 and int32, as the file holds them
+		x.Set(i, 2, float64(float32(x.At(i, 2))))
+		x.Set(i, 3, float64(int32(100*x.At(i, 3))))
+	}
+	want, err := m.Transform(ctx, x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pw, err := parquetwriter.NewParquetWriterFromWriter(f, schema, 1)
+	wide := filepath.Join(dir, "wide")
+	os.Mkdir(wide, 0o755)
+	var rows []wideParquetRow
+	for i := range n {
+		b := x.At(i, 1)
+		rows = append(rows, wideParquetRow{A: x.At(i, 0), Key: int64(i % 37), B: &b, Kind: "k", C: float32(x.At(i, 2)), D: int32(x.At(i, 3))})
+	}
+	null := wideParquetRow{A: 1, Key: 99, Kind: "k", C: 1, D: 1} // b is null
+	writeParquetAny(t, filepath.Join(wide, "a.parquet"), new(wideParquetRow), rows[:25])
+	writeParquetAny(t, filepath.Join(wide, "b.parquet"), new(wideParquetRow), nil)
+	writeParquetAny(t, filepath.Join(wide, "c.parquet"), new(wideParquetRow), append(append([]wideParquetRow{}, rows[25:]...), null))
+
+	p, s := beam.NewPipelineWithRoot()
+	emb, dead := Project(s, modelPath, ReadParquetColumns(s, filepath.Join(wide, "*.parquet"), "key", "kind"), ProjectOptions{Block: 8})
+	key := t.Name()
+	beam.ParDo0(s, &collectEmbFn{Key: key}, emb)
+	beam.ParDo0(s, &collectDeadFn{Key: key}, dead)
+	res, err := ptest.RunWithMetrics(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rows {
-		if err := pw.Write(r); err != nil {
-			t.Fatal(err)
+	if c := counters(t, res); c[MetricRowsIn] != n+1 || c[MetricRowsOut] != n || c[MetricDeadLetter] != 1 {
+		t.Errorf("counters %v, want %d in, %d out, 1 dead", c, n+1, n)
+	}
+	got, dl := takeCollected(key)
+	if len(got) != n {
+		t.Fatalf("%d rows out, want %d", len(got), n)
+	}
+	for _, e := range got {
+		var k int
+		if _, err := fmt.Sscan(e.ID, &k); err != nil {
+			t.Fatalf("ID %q: %v", e.ID, err)
+		}
+		match := false
+		for i := k; i < n; i += 37 {
+			match = match || relDiff(e.Y, want.RawRowView(i)) == 0
+		}
+		if !match {
+			t.Errorf("row %s = %v matches no transform of that ID", e.ID, e.Y)
 		}
 	}
-	if err := pw.WriteStop(); err != nil {
+	if len(dl) != 1 || dl[0].ID != "99" || !strings.Contains(dl[0].Error, "column b") || !strings.Contains(dl[0].Error, "null") {
+		t.Errorf("dead letters %v, want row 99 with its null column b", dl)
+	}
+
+	// A string ID column "name" and the features as a list column x.
+	type namedRow struct {
+		X    []float64 `parquet:"name=x, type=DOUBLE, repetitiontype=REPEATED"`
+		Name string    `parquet:"name=name, type=BYTE_ARRAY, convertedtype=UTF8"`
+	}
+	named := filepath.Join(dir, "named.parquet")
+	var nr []namedRow
+	for i := range n {
+		nr = append(nr, namedRow{X: x.RawRowView(i), Name: fmt.Sprint("n", i)})
+	}
+	writeParquetAny(t, named, new(namedRow), nr)
+	p, s = beam.NewPipelineWithRoot()
+	emb, _ = Project(s, modelPath, ReadParquetColumns(s, named, "name", ""), ProjectOptions{})
+	beam.ParDo0(s, &collectEmbFn{Key: key + "named"}, emb)
+	if err := ptest.Run(p); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
+	got, _ = takeCollected(key + "named")
+	if len(got) != n {
+		t.Fatalf("named: %d rows out, want %d", len(got), n)
+	}
+	for _, e := range got {
+		var i int
+		if _, err := fmt.Sscanf(e.ID, "n%d", &i); err != nil || relDiff(e.Y, want.RawRowView(i)) != 0 {
+			t.Errorf("named: row %q = %v (%v)", e.ID, e.Y, err)
+		}
+	}
+
+	// A missing ID column, and an ID column of floats: the pipeline fails
+	// naming the column.
+	type floatID struct {
+		F float64   `parquet:"name=f, type=DOUBLE"`
+		X []float64 `parquet:"name=x, type=DOUBLE, repetitiontype=REPEATED"`
+	}
+	fl := filepath.Join(dir, "float.parquet")
+	writeParquetAny(t, fl, new(floatID), []floatID{{F: 1.5, X: []float64{1, 2, 3, 4}}})
+	for _, c := range []struct{ glob, id, want string }{
+		{filepath.Join(wide, "*.parquet"), "nope", `no column "nope"`},
+		{fl, "f", `ID column "f" holds float64 values`},
+	} {
+		p, s := beam.NewPipelineWithRoot()
+		Project(s, modelPath, ReadParquetColumns(s, c.glob, c.id, ""), ProjectOptions{})
+		err := ptest.Run(p)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("-id %s: %v, want an error saying %s", c.id, err, c.want)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -13,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/beam/internal/modelcache"
 	"github.com/manifoldlab/manifold/engine"
 )
 
@@ -69,9 +69,20 @@ func init() {
 	register.Emitter1[DeadLetter]()
 }
 
-// ProjectOptions tune Project; the zero value means DefaultBlock rows a block.
+// ProjectOptions tune Project; the zero value means DefaultBlock rows a
+// block, transformed one block at a time.
 type ProjectOptions struct {
 	Block int // rows a Transform call; 0 means DefaultBlock
+
+	// Parallel is the number of blocks a DoFn instance transforms at once
+	// inside a bundle, each on its own goroutine (the engine's Transform
+	// may itself use several cores); 0 or 1 means one block at a time, on
+	// the bundle's goroutine. Runners that run a bundle per core (Flink,
+	// Spark, Dataflow) need no more; the prism runner runs all the rows of
+	// a stage as one bundle, so there it takes the cores of the machine.
+	// The blocks are emitted in the order they were formed; in flight are
+	// at most Parallel·Block rows besides the block being gathered.
+	Parallel int
 }
 
 // Project maps every Row of rows with the model stored at modelPath (any
@@ -91,21 +102,13 @@ func Project(s beam.Scope, modelPath string, rows beam.PCollection, opts Project
 	if block <= 0 {
 		block = DefaultBlock
 	}
-	return beam.ParDo2(s, &projectFn{ModelPath: modelPath, Block: block}, rows)
+	return beam.ParDo2(s, &projectFn{ModelPath: modelPath, Block: block, Parallel: max(1, opts.Parallel)}, rows)
 }
 
 // models caches loaded models by path for the life of a worker process, so
-// a model is read once per worker however many DoFn instances it runs.
-var models struct {
-	sync.Mutex
-	m map[string]*modelEntry
-}
-
-type modelEntry struct {
-	once  sync.Once
-	model engine.Model
-	err   error
-}
+// a model is read once per worker however many DoFn instances it runs (a
+// failed load is retried by a later Setup).
+var models modelcache.Cache[engine.Model]
 
 // LoadModel reads the model file at path through Beam's filesystem registry
 // (the scheme picks the filesystem: none for local, gs://, s3:// …).
@@ -128,43 +131,38 @@ func LoadModel(ctx context.Context, path string) (engine.Model, error) {
 }
 
 func cachedModel(ctx context.Context, path string) (engine.Model, error) {
-	models.Lock()
-	if models.m == nil {
-		models.m = map[string]*modelEntry{}
-	}
-	e := models.m[path]
-	if e == nil {
-		e = &modelEntry{}
-		models.m[path] = e
-	}
-	models.Unlock()
-	e.once.Do(func() {
-		if e.model, e.err = LoadModel(ctx, path); e.err == nil {
+	return models.Get(path, func() (engine.Model, error) {
+		m, err := LoadModel(ctx, path)
+		if err == nil {
 			// What the first Transform would build, and the geodesic
 			// table of Isomap and Landmark Isomap models where it fits
 			// (engine.Prepare): a worker maps many rows with one model.
-			e.err = engine.Prepare(e.model)
+			err = engine.Prepare(m)
 		}
+		return m, err
 	})
-	if e.err != nil {
-		// Let a later Setup retry (a transient storage error).
-		models.Lock()
-		if models.m[path] == e {
-			delete(models.m, path)
-		}
-		models.Unlock()
-	}
-	return e.model, e.err
 }
 
 // projectFn is Project's DoFn. Exported fields travel to the workers.
 type projectFn struct {
 	ModelPath string
 	Block     int
+	Parallel  int // blocks in flight (≤ 1: transformed on the bundle's goroutine)
 
-	model  engine.Model
-	blocks map[int][]Row // pending rows by width
-	in     int64         // rows taken since rows_in was last updated
+	model   engine.Model
+	blocks  map[int][]Row // pending rows by width
+	in      int64         // rows taken since rows_in was last updated
+	flights []*flight     // blocks being transformed, oldest first (Parallel > 1)
+}
+
+// flight is one block's transform: its mapped rows and dead letters, or
+// the error that fails the bundle (a cancelled context). done is closed
+// when the fields are set.
+type flight struct {
+	done chan struct{}
+	emb  []Embedded
+	dead []DeadLetter
+	err  error
 }
 
 func (f *projectFn) Setup(ctx context.Context) error {
@@ -179,6 +177,7 @@ func (f *projectFn) Setup(ctx context.Context) error {
 func (f *projectFn) StartBundle(context.Context, func(Embedded), func(DeadLetter)) {
 	f.blocks = map[int][]Row{}
 	f.in = 0
+	f.flights = f.flights[:0]
 }
 
 // ProcessElement gathers r into the block of its width. rows_in is
@@ -197,9 +196,13 @@ func (f *projectFn) ProcessElement(ctx context.Context, r Row, emit func(Embedde
 	f.blocks[w] = append(f.blocks[w], r)
 	if len(f.blocks[w]) >= f.Block {
 		f.count(ctx)
-		err := f.flush(ctx, f.blocks[w], emit, dead)
-		f.blocks[w] = f.blocks[w][:0]
-		return err
+		b := f.blocks[w]
+		if f.Parallel > 1 {
+			f.blocks[w] = make([]Row, 0, f.Block) // b is the flight's now
+		} else {
+			f.blocks[w] = b[:0] // b is done with when submit returns
+		}
+		return f.submit(ctx, b, emit, dead)
 	}
 	return nil
 }
@@ -218,50 +221,141 @@ func (f *projectFn) FinishBundle(ctx context.Context, emit func(Embedded), dead 
 		if len(b) == 0 {
 			continue
 		}
-		if err := f.flush(ctx, b, emit, dead); err != nil {
+		if err := f.submit(ctx, b, emit, dead); err != nil {
 			return err
 		}
 		delete(f.blocks, w)
 	}
+	for len(f.flights) > 0 {
+		if err := f.land(ctx, emit, dead); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// flush transforms one block of equal-width rows; on failure it isolates
+// submit transforms block b: on the bundle's goroutine with Parallel ≤ 1,
+// else on a goroutine of its own, once fewer than Parallel blocks are in
+// flight. The results are emitted here, on the bundle's goroutine, in the
+// order the blocks were formed (those already done are emitted at once).
+func (f *projectFn) submit(ctx context.Context, b []Row, emit func(Embedded), dead func(DeadLetter)) error {
+	if f.Parallel <= 1 {
+		var fl flight
+		fl.run(ctx, f.model, b)
+		return fl.emit(ctx, emit, dead)
+	}
+	for len(f.flights) >= f.Parallel {
+		if err := f.land(ctx, emit, dead); err != nil {
+			return err
+		}
+	}
+	fl := &flight{done: make(chan struct{})}
+	go func(m engine.Model) {
+		defer close(fl.done)
+		defer func() {
+			if p := recover(); p != nil { // fail the bundle, as on the bundle's goroutine
+				fl.err = fmt.Errorf("manifold-beam: %s Transform panicked: %v", m.Method(), p)
+			}
+		}()
+		fl.run(ctx, m, b)
+	}(f.model)
+	f.flights = append(f.flights, fl)
+	for len(f.flights) > 0 && f.flights[0].landed() { // emit what is done already, in order
+		if err := f.land(ctx, emit, dead); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// landed reports whether the flight is done, without waiting.
+func (fl *flight) landed() bool {
+	select {
+	case <-fl.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// land waits for the oldest block in flight and emits its results. On an
+// error it waits for the other flights too (none outlives the bundle).
+func (f *projectFn) land(ctx context.Context, emit func(Embedded), dead func(DeadLetter)) error {
+	fl := f.flights[0]
+	<-fl.done
+	f.flights[0] = nil
+	f.flights = f.flights[1:]
+	if err := fl.emit(ctx, emit, dead); err != nil {
+		for _, o := range f.flights {
+			<-o.done
+		}
+		f.flights = f.flights[:0]
+		return err
+	}
+	return nil
+}
+
+// run transforms one block of equal-width rows; on failure it isolates
 // the bad rows by transforming row by row. Only a cancelled context fails
-// the bundle.
-func (f *projectFn) flush(ctx context.Context, b []Row, emit func(Embedded), dead func(DeadLetter)) error {
-	y, err := transformRows(ctx, f.model, b)
+// the block (fl.err).
+func (fl *flight) run(ctx context.Context, m engine.Model, b []Row) {
+	y, err := transformRows(ctx, m, b)
 	if err == nil {
-		f.emitBlock(ctx, b, y, emit)
-		return nil
+		fl.emb = embed(b, y)
+		return
 	}
 	if ctx.Err() != nil {
-		return ctx.Err()
+		fl.err = ctx.Err()
+		return
 	}
 	for i := range b {
-		y, err := transformRows(ctx, f.model, b[i:i+1])
+		y, err := transformRows(ctx, m, b[i:i+1])
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				fl.err = ctx.Err()
+				return
 			}
-			deadLetters.Inc(ctx, 1)
-			dead(DeadLetter{ID: b[i].ID, Error: err.Error()})
+			fl.dead = append(fl.dead, DeadLetter{ID: b[i].ID, Error: err.Error()})
 			continue
 		}
-		f.emitBlock(ctx, b[i:i+1], y, emit)
+		fl.emb = append(fl.emb, embed(b[i:i+1], y)...)
+	}
+}
+
+// emit sends a block's results on and counts them.
+func (fl *flight) emit(ctx context.Context, emit func(Embedded), dead func(DeadLetter)) error {
+	if fl.err != nil {
+		return fl.err
+	}
+	for _, e := range fl.emb {
+		emit(e)
+	}
+	if len(fl.emb) > 0 {
+		rowsOut.Inc(ctx, int64(len(fl.emb)))
+	}
+	for _, d := range fl.dead {
+		dead(d)
+	}
+	if len(fl.dead) > 0 {
+		deadLetters.Inc(ctx, int64(len(fl.dead)))
 	}
 	return nil
 }
 
-func (f *projectFn) emitBlock(ctx context.Context, b []Row, y *mat.Dense, emit func(Embedded)) {
+// embed pairs the rows of b with the rows of y (their coordinates), the
+// coordinates of the block in one allocation (each row's slice capped at
+// its own length, so an append by a consumer cannot reach its neighbour).
+func embed(b []Row, y *mat.Dense) []Embedded {
 	_, d := y.Dims()
 	raw := y.RawMatrix()
+	data := make([]float64, len(b)*d)
+	out := make([]Embedded, len(b))
 	for i := range b {
-		out := make([]float64, d)
-		copy(out, raw.Data[i*raw.Stride:i*raw.Stride+d])
-		emit(Embedded{ID: b[i].ID, Y: out})
+		row := data[i*d : (i+1)*d : (i+1)*d]
+		copy(row, raw.Data[i*raw.Stride:i*raw.Stride+d])
+		out[i] = Embedded{ID: b[i].ID, Y: row}
 	}
-	rowsOut.Inc(ctx, int64(len(b)))
+	return out
 }
 
 // errWidth is the error of a row with no features.

@@ -1,3 +1,5 @@
+//go:build !beam_unit
+
 package manifoldbeam
 
 import (
@@ -42,7 +44,8 @@ func testRows(d int) (good []Row, bad []Row, x *mat.Dense) {
 // TestProjectEveryMethod runs Project for every method's model on prism
 // over uneven shards (one of them empty) mixing good rows, a duplicate ID
 // and bad rows, and checks the output against the engine's in-process
-// Transform (relative difference ≤ 1e-12), the dead letters and the counters.
+// Transform (relative difference ≤ 1e-12), the dead letters and the counters;
+// the methods take 1, 2 or 3 blocks in flight (ProjectOptions.Parallel) by turns.
 func TestProjectEveryMethod(t *testing.T) {
 	ctx := context.Background()
 	const d = 5
@@ -78,8 +81,9 @@ func TestProjectEveryMethod(t *testing.T) {
 		cols = append(cols, beam.CreateList(s, sh))
 	}
 	rows := beam.Flatten(s, cols...)
-	for _, c := range fitCases {
-		emb, dead := Project(s.Scope(c.name), paths[c.name], rows, ProjectOptions{Block: 7})
+	for i, c := range fitCases {
+		// Blocks of 7; 1, 2 or 3 blocks in flight by turns.
+		emb, dead := Project(s.Scope(c.name), paths[c.name], rows, ProjectOptions{Block: 7, Parallel: 1 + i%3})
 		beam.ParDo0(s, &collectEmbFn{Key: t.Name() + c.name}, emb)
 		beam.ParDo0(s, &collectDeadFn{Key: t.Name() + c.name}, dead)
 	}

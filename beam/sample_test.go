@@ -1,12 +1,11 @@
+//go:build !beam_unit
+
 package manifoldbeam
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
@@ -69,159 +68,6 @@ func TestFitSample(t *testing.T) {
 	}
 }
 
-// TestSampleSketch: the sample is the same whatever the split of the rows
-// into accumulators and the order of the merges, and equals the rows of
-// least key; rows of differing widths and an empty input are errors.
-func TestSampleSketch(t *testing.T) {
-	x, _ := rollData(200, 3, 4)
-	fn := &sampleCombineFn{Size: 25, Seed: 9}
-	whole := fn.CreateAccumulator()
-	for i := range 200 {
-		whole = fn.AddInput(whole, x.RawRowView(i))
-	}
-	want, err := fn.ExtractOutput(whole).Matrix()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, parts := range []int{2, 3, 7, 50} {
-		accs := make([]Sample, parts)
-		for c := range accs {
-			accs[c] = fn.CreateAccumulator()
-		}
-		for i := range 200 {
-			c := (i * 31) % parts
-			accs[c] = fn.AddInput(accs[c], x.RawRowView(i))
-		}
-		m := accs[parts-1]
-		for c := parts - 2; c >= 0; c-- { // merged in reverse
-			m = fn.MergeAccumulators(accs[c], m)
-		}
-		got, err := fn.ExtractOutput(m).Matrix()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !mat.Equal(got, want) {
-			t.Errorf("%d parts: a different sample", parts)
-		}
-	}
-	// The sample is the 25 rows of least key.
-	for i := range 200 {
-		k := sampleKey(9, x.RawRowView(i))
-		in := false
-		for r := range 25 {
-			if mat.Equal(mat.NewVecDense(3, want.RawRowView(r)), mat.NewVecDense(3, x.RawRowView(i))) {
-				in = true
-			}
-		}
-		if in != (k <= fn.ExtractOutput(whole).Keys[24]) {
-			t.Fatalf("row %d (key %d): in the sample %v", i, k, in)
-		}
-	}
-	bad := fn.AddInput(fn.AddInput(fn.CreateAccumulator(), []float64{1, 2}), []float64{1, 2, 3})
-	if _, err := bad.Matrix(); !errors.Is(err, ErrFit) {
-		t.Errorf("rows of widths 2 and 3: %v", err)
-	}
-	if _, err := fn.CreateAccumulator().Matrix(); !errors.Is(err, engine.ErrTooFewSamples) {
-		t.Errorf("no rows: %v", err)
-	}
-	if err := CheckSampleFit(SampleFit{Method: "lda"}); !errors.Is(err, ErrFit) {
-		t.Errorf("lda on a sample without labels: %v", err)
-	}
-	if err := CheckSampleFit(SampleFit{Method: "isomap", Supervised: true}); !errors.Is(err, ErrFit) {
-		t.Errorf("isomap with labels: %v", err)
-	}
-	if err := CheckSampleFit(SampleFit{Method: "lda", Supervised: true}); err != nil {
-		t.Errorf("lda with labels: %v", err)
-	}
-}
-
-// labeledData returns rows of 5 features in four classes of 500, 150, 40
-// and 3 rows (labels 10, 20, 30, 40; the class shifts the mean), shuffled.
-func labeledData() (*mat.Dense, []int) {
-	sizes := []int{500, 150, 40, 3}
-	rng := rand.New(rand.NewPCG(12, 12))
-	var flat []float64
-	var labels []int
-	for k, sz := range sizes {
-		for range sz {
-			for j := range 5 {
-				flat = append(flat, float64((k+1)*(j%3))+float64(j+1)*rng.NormFloat64())
-			}
-			labels = append(labels, 10*(k+1))
-		}
-	}
-	n := len(labels)
-	perm := rng.Perm(n)
-	x := mat.NewDense(n, 5, nil)
-	y := make([]int, n)
-	for i, p := range perm {
-		x.SetRow(i, flat[p*5:(p+1)*5])
-		y[i] = labels[p]
-	}
-	return x, y
-}
-
-// referenceSample draws, directly from the keys, the sample FitSample
-// should draw from the rows of x with classes y: per class (stratified)
-// or over all rows (uniform), the rows of least (key, values), then all
-// of them in (key, values, class) order.
-func referenceSample(t *testing.T, x *mat.Dense, y []int, fit SampleFit) (*mat.Dense, []int) {
-	t.Helper()
-	type row struct {
-		key   uint64
-		x     []float64
-		label int
-	}
-	byKey := func(a, b row) int {
-		if c := cmp.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		if c := slices.Compare(a.x, b.x); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.label, b.label)
-	}
-	groups := map[string][]row{}
-	n, d := x.Dims()
-	for i := range n {
-		g := ""
-		if fit.Stratify {
-			g = strconv.Itoa(y[i])
-		}
-		groups[g] = append(groups[g], row{sampleKey(fit.Seed, x.RawRowView(i)), x.RawRowView(i), y[i]})
-	}
-	names := make([]string, 0, len(groups))
-	for g := range groups {
-		names = append(names, g)
-	}
-	slices.Sort(names) // the strata in byte order, as StratifiedSample's
-	counts := make([]int64, len(names))
-	for k, g := range names {
-		counts[k] = int64(len(groups[g]))
-	}
-	alloc := []int{min(fit.Size, n)}
-	if fit.Stratify {
-		var err error
-		if alloc, err = Allocate(counts, fit.Size); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var picked []row
-	for k, g := range names {
-		rs := groups[g]
-		slices.SortFunc(rs, byKey)
-		picked = append(picked, rs[:alloc[k]]...)
-	}
-	slices.SortFunc(picked, byKey)
-	xs := mat.NewDense(len(picked), d, nil)
-	ys := make([]int, len(picked))
-	for i, r := range picked {
-		xs.SetRow(i, r.x)
-		ys[i] = r.label
-	}
-	return xs, ys
-}
-
 // TestFitSampleSupervised fits LDA on a stratified sample of 80 of 693
 // labelled rows (four classes of 500, 150, 40 and 3 rows: the strata are
 // the classes) and supervised LPP on a uniform sample of 150, over uneven
@@ -231,8 +77,8 @@ func referenceSample(t *testing.T, x *mat.Dense, y []int, fit SampleFit) (*mat.D
 // Labels) of the sample drawn independently (referenceSample: the keys
 // sorted directly, Allocate's counts per class): the Transform of all 693
 // rows equal to 1e-12 (LDA: principal angles ≤ 1e-8°), every class in the
-// LDA sample, the rare one included. The labelled sketch does not depend
-// on the split of the rows into accumulators nor on the merge order.
+// LDA sample, the rare one included (TestLabeledSketch: the labelled
+// sketch alone).
 func TestFitSampleSupervised(t *testing.T) {
 	ctx := context.Background()
 	x, y := labeledData()
@@ -282,38 +128,4 @@ func TestFitSampleSupervised(t *testing.T) {
 		}
 	}
 
-	// The labelled sketch is the same whatever the split and merge order.
-	fn := &labeledSampleCombineFn{Size: 30, Seed: 3}
-	whole := fn.CreateAccumulator()
-	for i := range n {
-		whole = fn.AddInput(whole, Labeled{Label: y[i], X: x.RawRowView(i)})
-	}
-	wx, wy, err := fn.ExtractOutput(whole).Rows()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rx, ry := referenceSample(t, x, y, SampleFit{Size: 30, Seed: 3})
-	if !mat.Equal(wx, rx) || !slices.Equal(wy, ry) {
-		t.Errorf("the labelled sketch differs from the reference sample")
-	}
-	for _, parts := range []int{2, 5, 40} {
-		accs := make([]Sample, parts)
-		for c := range accs {
-			accs[c] = fn.CreateAccumulator()
-		}
-		for i := range n {
-			accs[(i*7)%parts] = fn.AddInput(accs[(i*7)%parts], Labeled{Label: y[i], X: x.RawRowView(i)})
-		}
-		m := accs[parts-1]
-		for c := parts - 2; c >= 0; c-- {
-			m = fn.MergeAccumulators(accs[c], m)
-		}
-		gx, gy, err := fn.ExtractOutput(m).Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !mat.Equal(gx, wx) || !slices.Equal(gy, wy) {
-			t.Errorf("%d parts: a different labelled sample", parts)
-		}
-	}
 }

@@ -146,7 +146,6 @@ func TestLabelsCommand(t *testing.T) {
 	for _, args := range [][]string{
 		{"fit", "-method", "isomap", "-label", "digit", "-input", glob, "-model", filepath.Join(dir, "x.bin")},
 		{"fit", "-method", "lda", "-label", "digit", "-stratify", "id", "-input", glob, "-model", filepath.Join(dir, "x.bin")},
-		{"fit", "-method", "lda", "-label", "digit", "-id", "id", "-input", glob, "-model", filepath.Join(dir, "x.bin")},
 		{"project", "-label", "digit", "-input", glob, "-model", full, "-output", filepath.Join(dir, "o")},
 	} {
 		if err := run(args, &stderr); !errors.Is(err, errUsage) {

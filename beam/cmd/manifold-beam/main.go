@@ -37,9 +37,14 @@
 // Parquet files (columns id, a UTF8 string, and x, the features as a
 // repeated DOUBLE; read by Beam's parquetio; with -label or -stratify the
 // column of that name too, read by parquet-go's column reader, and x may be
-// a list column); anything else is CSV (gzip
-// by the .gz suffix). -format parquet writes part-NNNNN.parquet (columns
-// id and y, the coordinates as a repeated DOUBLE). Errors: exit status 1 and one line on standard error.
+// a list column; with -id NAME the ID is the column NAME, a string or an
+// integer, and every other column but the label is a feature, a number or
+// a list of numbers, in schema order); anything else is CSV (gzip
+// by the .gz suffix). fit reads -format, when given, as its input's format
+// (for a glob of another suffix; a suffix that says otherwise is refused);
+// project's -format is its output's: -format parquet writes
+// part-NNNNN.parquet (columns id and y, the coordinates as a repeated
+// DOUBLE). Errors: exit status 1 and one line on standard error.
 package main
 
 import (
@@ -49,6 +54,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -63,7 +69,7 @@ import (
 )
 
 const usage = `usage:
-  manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [-block B] [--runner prism|flink|spark|dataflow …]
+  manifold-beam project -model FILE -input GLOB [-id NAME] -output DIR [-format csv|npy|parquet] [-block B] [-parallel P] [--runner prism|flink|spark|dataflow …]
   manifold-beam fit -method pca -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lsi -input GLOB [-id NAME] [-dim D] [-solver auto|gram|randomized] [-power Q] [-oversample P] [-seed S] -model FILE [-dead DIR] [--runner …]
   manifold-beam fit -method lda -label NAME -input GLOB [-id NAME] [-dim D] -model FILE [-dead DIR] [--runner …]
@@ -96,10 +102,11 @@ func run(args []string, stderr io.Writer) error {
 	var (
 		model  = fs.String("model", "", "model file (project: read; fit: written); any Beam filesystem path")
 		input  = fs.String("input", "", "input shards: a glob of .csv, .csv.gz, .npy or .parquet files (parquet: columns id and x, repeated double)")
-		id     = fs.String("id", "", "CSV: the header's ID column (without it: FILE:LINE)")
+		id     = fs.String("id", "", "CSV: the header's ID column (without it: FILE:LINE); Parquet: the ID column, a string or an integer, the other columns the features (without it: columns id and x)")
 		output = fs.String("output", "", "project: output directory (part-*.csv, dead-letters-*.csv, _SUCCESS)")
 		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
-		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…), npy (part-*.npy with part-*.ids.csv) or parquet (part-*.parquet: id, y repeated double)")
+		par    = fs.Int("parallel", 0, "project: blocks a worker's DoFn transforms at once in a bundle (0: the number of CPUs on the prism runner, which runs a stage as one bundle; 1 on the others, which run a bundle per core)")
+		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…), npy (part-*.npy with part-*.ids.csv) or parquet (part-*.parquet: id, y repeated double); fit: the input's format (default: from -input's suffix, which must not say otherwise)")
 		method = fs.String("method", "", "fit: method (pca, lsi, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
 		label  = fs.String("label", "", "fit -method lda, or a supervised fit on a sample ("+strings.Join(manifoldbeam.SupervisedMethods(), ", ")+"): the column of the integer class labels (CSV header or Parquet column)")
 		width  = fs.Int("width", 0, "rows without exactly this many features are dead letters (0: not checked; a fit then fails on rows of differing widths)")
@@ -153,9 +160,10 @@ func run(args []string, stderr io.Writer) error {
 	if *strat != "" && *strat == *id {
 		return fmt.Errorf("%w: -stratify and -id name the same column %q", errUsage, *id)
 	}
-	lsiFlag := false
+	lsiFlag, formatSet := false, false
 	fs.Visit(func(f *flag.Flag) {
 		lsiFlag = lsiFlag || f.Name == "solver" || f.Name == "power" || f.Name == "oversample"
+		formatSet = formatSet || f.Name == "format"
 	})
 	if lsiFlag && (cmd != "fit" || *method != "lsi" || *sample != 0) {
 		return fmt.Errorf("%w: -solver, -power and -oversample go with fit -method lsi", errUsage)
@@ -170,18 +178,19 @@ func run(args []string, stderr io.Writer) error {
 	if *strat != "" {
 		labelCol = *strat // the stratum travels as the row's label
 	}
+	inFormat, err := inputFormat(cmd, *input, *format, formatSet)
+	if err != nil {
+		return err
+	}
 	var rows beam.PCollection
-	switch {
-	case strings.HasSuffix(*input, ".npy"):
+	switch inFormat {
+	case "npy":
 		if *id != "" || labelCol != "" {
 			return fmt.Errorf("%w: -id, -label and -stratify apply to CSV and Parquet input, not .npy", errUsage)
 		}
 		rows = manifoldbeam.ReadNPY(s, *input)
-	case strings.HasSuffix(*input, ".parquet"):
-		if *id != "" {
-			return fmt.Errorf("%w: -id applies to CSV input; Parquet's ID is the column id", errUsage)
-		}
-		rows = manifoldbeam.ReadLabeledParquet(s, *input, labelCol)
+	case "parquet":
+		rows = manifoldbeam.ReadParquetColumns(s, *input, *id, labelCol)
 	default:
 		rows = manifoldbeam.ReadLabeledCSV(s, *input, *id, labelCol)
 	}
@@ -193,7 +202,17 @@ func run(args []string, stderr io.Writer) error {
 		if *output == "" {
 			return fmt.Errorf("%w: project needs -output DIR", errUsage)
 		}
-		emb, dl := manifoldbeam.Project(s, *model, rows, manifoldbeam.ProjectOptions{Block: *block})
+		parallel := *par
+		if parallel < 0 {
+			return fmt.Errorf("%w: -parallel %d: want 0 (automatic) or a number of blocks ≥ 1", errUsage, parallel)
+		}
+		if parallel == 0 {
+			parallel = 1
+			if *runners.Runner == "prism" {
+				parallel = runtime.NumCPU()
+			}
+		}
+		emb, dl := manifoldbeam.Project(s, *model, rows, manifoldbeam.ProjectOptions{Block: *block, Parallel: parallel})
 		switch *format {
 		case "csv":
 			manifoldbeam.WriteCSV(s, *output, emb, dl)
@@ -272,4 +291,42 @@ func splitArgs(fs *flag.FlagSet, args []string) (own, rest []string) {
 		}
 	}
 	return own, rest
+}
+
+// suffixFormat is the format an input glob's suffix names: npy, parquet,
+// csv (.csv or .csv.gz), or "" for another suffix.
+func suffixFormat(glob string) string {
+	switch {
+	case strings.HasSuffix(glob, ".npy"):
+		return "npy"
+	case strings.HasSuffix(glob, ".parquet"):
+		return "parquet"
+	case strings.HasSuffix(glob, ".csv"), strings.HasSuffix(glob, ".csv.gz"):
+		return "csv"
+	}
+	return ""
+}
+
+// inputFormat is the format the input shards are read in. project takes
+// it from the glob's suffix (CSV for another suffix): its -format is the
+// output's. fit writes a model, so its -format, when given, is the
+// input's: it decides for a glob of another suffix, and a glob whose
+// suffix names another format is refused.
+func inputFormat(cmd, glob, format string, formatSet bool) (string, error) {
+	suf := suffixFormat(glob)
+	if cmd != "fit" || !formatSet {
+		if suf == "" {
+			suf = "csv"
+		}
+		return suf, nil
+	}
+	switch format {
+	case "csv", "npy", "parquet":
+	default:
+		return "", fmt.Errorf("%w: -format %q: want csv, npy or parquet", errUsage, format)
+	}
+	if suf != "" && suf != format {
+		return "", fmt.Errorf("%w: fit -format %s, but -input %q names %s shards (fit reads -format as its input's format; drop it or make the two agree)", errUsage, format, glob, suf)
+	}
+	return format, nil
 }

@@ -26,7 +26,9 @@ import (
 // parquet-go; one row with a NaN), projects them with -format parquet and
 // reads every part back with parquet-go: each row's coordinates equal the
 // engine's own PCA fit and Transform of the good rows (to 1e-9), 80 rows
-// out, the NaN row a dead letter; -id with Parquet input is a usage error.
+// out, the NaN row a dead letter; project -id id names Parquet's ID
+// column; fit -format parquet reads a glob without a suffix as Parquet,
+// and fit -format refuses a suffix that says another format.
 func TestParquetCommand(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -117,7 +119,55 @@ func TestParquetCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, manifoldbeam.SuccessFile)); err != nil {
 		t.Error(err)
 	}
-	if err := run([]string{"project", "-model", model, "-input", glob, "-id", "id", "-output", filepath.Join(dir, "o2")}, &stderr); !errors.Is(err, errUsage) {
-		t.Errorf("-id with Parquet input: %v, want a usage error", err)
+	// -id names Parquet's ID column: "id" here, the other column (x) the
+	// features; the CSV output has every row under its ID.
+	o2 := filepath.Join(dir, "o2")
+	if err := run([]string{"project", "-model", model, "-input", glob, "-id", "id", "-output", o2}, &stderr); err != nil {
+		t.Fatalf("project -id id: %v\n%s", err, stderr.String())
+	}
+	csvParts, _ := filepath.Glob(filepath.Join(o2, "part-*.csv"))
+	ids := map[string]bool{}
+	for _, part := range csvParts {
+		b, _ := os.ReadFile(part)
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+			ids[strings.SplitN(line, ",", 2)[0]] = true
+		}
+	}
+	if len(ids) != n || !ids["row0"] || !ids[fmt.Sprint("row", n-1)] {
+		t.Errorf("project -id id: %d IDs out, want row0…row%d", len(ids), n-1)
+	}
+	// fit -format names the input's format: a glob without a suffix is
+	// read as Parquet and gives the same model; a suffix that says
+	// otherwise, and an unknown format, are usage errors.
+	model2 := filepath.Join(dir, "m2.bin")
+	if err := run([]string{"fit", "-method", "pca", "-dim", "2", "-format", "parquet", "-input", filepath.Join(dir, "s?.*"), "-model", model2}, &stderr); err != nil {
+		t.Fatalf("fit -format parquet: %v\n%s", err, stderr.String())
+	}
+	f, err := os.Open(model2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := engine.Load(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := x.Slice(0, n, 0, d)
+	y2, err := m2.Transform(ctx, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		for j := range 2 {
+			if math.Abs(math.Abs(y2.At(i, j))-math.Abs(y.At(i, j))) > 1e-9*(1+math.Abs(y.At(i, j))) {
+				t.Fatalf("fit -format parquet: row %d y%d = %v, want ±%v", i, j+1, y2.At(i, j), y.At(i, j))
+			}
+		}
+	}
+	for _, c := range []struct{ format, want string }{{"csv", "names parquet shards"}, {"orc", `-format "orc"`}} {
+		err := run([]string{"fit", "-method", "pca", "-format", c.format, "-input", glob, "-model", filepath.Join(dir, "m3.bin")}, &stderr)
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("fit -format %s on .parquet input: %v, want a usage error saying %s", c.format, err, c.want)
+		}
 	}
 }
