@@ -55,32 +55,13 @@ func (in samples) dot(i, j int) float64 {
 	if in.csr != nil {
 		ci, vi := in.csr.Row(i)
 		cj, vj := in.csr.Row(j)
-		return sparseDot(ci, vi, cj, vj)
+		return sparse.Dot(ci, vi, cj, vj)
 	}
 	g := in.dense
 	ri, rj := g.Data[i*g.Stride:i*g.Stride+g.Cols], g.Data[j*g.Stride:j*g.Stride+g.Cols]
 	s := 0.0
 	for k, v := range ri {
 		s += v * rj[k]
-	}
-	return s
-}
-
-// sparseDot returns the inner product of two sparse rows, each given by its
-// ascending column indices and their values.
-func sparseDot(ci []int, vi []float64, cj []int, vj []float64) float64 {
-	s := 0.0
-	for a, b := 0, 0; a < len(ci) && b < len(cj); {
-		switch {
-		case ci[a] < cj[b]:
-			a++
-		case ci[a] > cj[b]:
-			b++
-		default:
-			s += vi[a] * vj[b]
-			a++
-			b++
-		}
 	}
 	return s
 }
@@ -275,7 +256,7 @@ func crossDot(train, q samples, j, i int) float64 {
 		cj, vj := train.csr.Row(j)
 		if q.csr != nil {
 			ci, vi := q.csr.Row(i)
-			return sparseDot(ci, vi, cj, vj)
+			return sparse.Dot(ci, vi, cj, vj)
 		}
 		s := 0.0
 		row := q.dense.Data[i*q.dense.Stride:]

@@ -82,3 +82,33 @@ func TestSumBlocksCancelledAndMisused(t *testing.T) {
 		}()
 	}
 }
+
+// Dot against the dense inner product of the same vectors (disjoint,
+// overlapping and empty patterns).
+func TestDot(t *testing.T) {
+	for _, tc := range []struct {
+		ai []int
+		av []float64
+		bi []int
+		bv []float64
+	}{
+		{[]int{0, 3, 5}, []float64{1, 2, 3}, []int{3, 4, 5}, []float64{10, 20, 30}},
+		{[]int{1}, []float64{2}, []int{0, 2}, []float64{5, 7}},
+		{nil, nil, []int{0}, []float64{1}},
+	} {
+		a, b := make([]float64, 6), make([]float64, 6)
+		for p, i := range tc.ai {
+			a[i] = tc.av[p]
+		}
+		for p, i := range tc.bi {
+			b[i] = tc.bv[p]
+		}
+		want := 0.0
+		for i := range a {
+			want += a[i] * b[i]
+		}
+		if got := sparse.Dot(tc.ai, tc.av, tc.bi, tc.bv); got != want {
+			t.Errorf("Dot(%v, %v, %v, %v) = %v, want %v", tc.ai, tc.av, tc.bi, tc.bv, got, want)
+		}
+	}
+}

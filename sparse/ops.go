@@ -215,3 +215,23 @@ func (a *CSR) Submatrix(rows, cols []int) *CSR {
 	}
 	return t.ToCSR()
 }
+
+// Dot returns the inner product of two sparse vectors, each given by its
+// ascending indices and their values (a CSR row, CSR.Row): the products of
+// the indices both hold, summed in ascending index order.
+func Dot(ai []int, av []float64, bi []int, bv []float64) float64 {
+	s := 0.0
+	for a, b := 0, 0; a < len(ai) && b < len(bi); {
+		switch {
+		case ai[a] < bi[b]:
+			a++
+		case ai[a] > bi[b]:
+			b++
+		default:
+			s += av[a] * bv[b]
+			a++
+			b++
+		}
+	}
+	return s
+}

@@ -209,20 +209,7 @@ func (s *sparseSpace) exact(q, j int) float64 {
 	ac, av := s.q.Row(q)
 	bc, bv := s.x.Row(j)
 	if s.metric == Cosine {
-		dot := 0.0
-		for a, b := 0, 0; a < len(ac) && b < len(bc); {
-			switch {
-			case ac[a] < bc[b]:
-				a++
-			case ac[a] > bc[b]:
-				b++
-			default:
-				dot += av[a] * bv[b]
-				a++
-				b++
-			}
-		}
-		return s.key(dot, s.qn[q], s.xn[j])
+		return s.key(sparse.Dot(ac, av, bc, bv), s.qn[q], s.xn[j])
 	}
 	// Euclidean: Σ over the union of the two patterns of (a − b)².
 	sum := 0.0

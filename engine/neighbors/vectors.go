@@ -230,20 +230,7 @@ func (s *sparseVecs) keyCost() float64 {
 func (s *sparseVecs) dot(i, j int) float64 {
 	ac, av := s.a.Row(i)
 	bc, bv := s.a.Row(j)
-	dot := 0.0
-	for p, q := 0, 0; p < len(ac) && q < len(bc); {
-		switch {
-		case ac[p] < bc[q]:
-			p++
-		case ac[p] > bc[q]:
-			q++
-		default:
-			dot += av[p] * bv[q]
-			p++
-			q++
-		}
-	}
-	return dot
+	return sparse.Dot(ac, av, bc, bv)
 }
 
 func (s *sparseVecs) exactKey(i, j int) float64 {
