@@ -109,6 +109,9 @@ func fitted[M describedModel](r *run, m M) (M, error) {
 	if w := r.opts.Neighbors.Width; w > 0 && approxSearched(rep) {
 		rep.Params["search_width"] = w
 	}
+	if w := r.opts.Neighbors.Approx.Refine; w > 0 && approxSearched(rep) {
+		rep.Params["refine_width"] = w
+	}
 	m.setReport(*rep)
 	return m, nil
 }

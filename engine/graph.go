@@ -384,7 +384,8 @@ type Neighbors struct {
 	// Search is auto, exact or approx.
 	Search NeighborSearch
 	// Approx holds NN-descent's knobs (its Metric is ignored: the
-	// method's metric is used).
+	// method's metric is used), Refine among them: one refining search a
+	// row after the iterations (dense rows; the report's "refine_width").
 	Approx neighbors.ApproxOptions
 	// RecallSample is the number of points whose exact neighbours are
 	// found, by brute force, to measure the recall of an approximate
@@ -459,6 +460,9 @@ func (r *run) knnSearch(n, d, nnz, k int, metric neighbors.Metric) (neighbors.Op
 	}
 	opt := neighbors.Options{Metric: metric}
 	if o.approximate(n, d, nnz, k) {
+		if w := o.Approx.Refine; w > 0 && (w < k+1 || nnz < n*d) {
+			return neighbors.Options{}, fmt.Errorf("%s: %w: refine width %d: the refining search needs dense rows and a width of at least k + 1 = %d", r.method, ErrBadSetting, w, k+1)
+		}
 		opt.Algorithm = neighbors.NNDescent
 		opt.Approx = o.Approx
 	}
@@ -629,7 +633,7 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 	if s.K < 1 || s.K >= n {
 		return nil, nil, fmt.Errorf("%s: %w: k = %d neighbours of %d samples (need 1 ≤ k < samples)", methodKNNGraph, ErrBadSetting, s.K, n)
 	}
-	r, err := startRun(ctx, methodKNNGraph, s.Options, n, d, 0, map[string]any{"k": s.K, "neighbors": s.Options.Neighbors.Search.String()})
+	r, err := startRun(ctx, methodKNNGraph, s.Options, n, d, 0, s.params(false, s.Options.Neighbors.approximate(n, d, in.nnz(), s.K)))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -645,6 +649,20 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 		return err
 	})
 	return searched(r, res, err)
+}
+
+// params are the report's parameters of a search: k, the search asked
+// for, the refine width of an approximate one, and
+// "rows": "float32" for Search32's approximate search.
+func (s KNNGraph) params(float32Rows, approximate bool) map[string]any {
+	p := map[string]any{"k": s.K, "neighbors": s.Options.Neighbors.Search.String()}
+	if w := s.Options.Neighbors.Approx.Refine; w > 0 && approximate {
+		p["refine_width"] = w
+	}
+	if float32Rows {
+		p["rows"] = "float32"
+	}
+	return p
 }
 
 // searched ends a KNNGraph search: the stage's error, or the lists with
@@ -710,7 +728,10 @@ func (s KNNGraph) Search32(ctx context.Context, x []float32, cols int) (*neighbo
 	if err := o.check(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", methodKNNGraph, err)
 	}
-	r, err := startRun(ctx, methodKNNGraph, s.Options, n, d, 0, map[string]any{"k": s.K, "neighbors": o.Search.String(), "rows": "float32"})
+	if w := o.Approx.Refine; w > 0 && w < s.K+1 {
+		return nil, nil, fmt.Errorf("%s: %w: refine width %d below k + 1 = %d", methodKNNGraph, ErrBadSetting, w, s.K+1)
+	}
+	r, err := startRun(ctx, methodKNNGraph, s.Options, n, d, 0, s.params(true, true))
 	if err != nil {
 		return nil, nil, err
 	}

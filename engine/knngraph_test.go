@@ -103,3 +103,59 @@ func TestKNNGraphSearch32(t *testing.T) {
 		t.Errorf("cancelled search returned after %v", el)
 	}
 }
+
+// Neighbors.Approx.Refine in a graph method and in KNNGraph: the measured
+// recall of NN-descent stopped after one iteration rises with the refining
+// search, the report names the width, the flam prediction grows by its
+// term; a width below k + 1 and sparse rows are refused as bad settings.
+func TestNeighborsRefine(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 8))
+	n, d, k := 5000, 80, 10 // wide enough for the walk on principal coordinates
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		a, b := rng.Float64(), rng.Float64()
+		for j := 0; j < d; j++ { // a 2-D sheet, curved, plus noise
+			x.Set(i, j, math.Sin(float64(j+1)*a)+math.Cos(float64(j+2)*b)+0.05*rng.NormFloat64())
+		}
+	}
+	search := func(refine int) (float64, *engine.Report) {
+		g := engine.KNNGraph{K: k, Options: engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox,
+			Approx: neighbors.ApproxOptions{Seed: 2, MaxIter: 1, Refine: refine}, RecallSample: 400}}}
+		_, rep, err := g.Search(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Stages[0].Recall.Recall, rep
+	}
+	r0, rep0 := search(0)
+	r1, rep1 := search(30)
+	t.Logf("recall on 400 sampled rows: %.4f, refined at width 30 %.4f", r0, r1)
+	if !(r1 > r0) || r1 < 0.98 {
+		t.Errorf("recall %.4f → %.4f with Refine 30: want higher and ≥ 0.98", r0, r1)
+	}
+	if rep1.Params["refine_width"] != 30 || rep0.Params["refine_width"] != nil {
+		t.Errorf("refine_width %v (refined), %v (not)", rep1.Params["refine_width"], rep0.Params["refine_width"])
+	}
+	if !(rep1.Stages[0].FlamPredicted > rep0.Stages[0].FlamPredicted) {
+		t.Errorf("predicted flam %g refined, %g not", rep1.Stages[0].FlamPredicted, rep0.Stages[0].FlamPredicted)
+	}
+	// In a method: LLE's report carries the width and its neighbours' recall.
+	m, err := engine.LLE{K: k, Dim: 2, Options: engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox,
+		Approx: neighbors.ApproxOptions{Seed: 2, MaxIter: 1, Refine: 30}}}}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := m.Report()
+	if rep.Params["refine_width"] != 30 || rep.Stages[0].Recall == nil || rep.Stages[0].Recall.Recall < 0.98 {
+		t.Errorf("LLE with Refine 30: refine_width %v, neighbours stage %+v", rep.Params["refine_width"], rep.Stages[0])
+	}
+	bad := engine.KNNGraph{K: k, Options: engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox, Approx: neighbors.ApproxOptions{Refine: k}}}}
+	if _, _, err := bad.Search(ctx, x); !errors.Is(err, engine.ErrBadSetting) {
+		t.Errorf("refine width k: got %v, want ErrBadSetting", err)
+	}
+	x32 := make([]float32, n*d)
+	if _, _, err := bad.Search32(ctx, x32, d); !errors.Is(err, engine.ErrBadSetting) {
+		t.Errorf("Search32, refine width k: got %v, want ErrBadSetting", err)
+	}
+}

@@ -7,11 +7,11 @@
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
 //	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
 //	                 [-weight heat|binary] [-float32]
-//	                 [-neighbors auto|exact|approx [-search-width W] | -graph FILE.mtx]
+//	                 [-neighbors auto|exact|approx [-search-width W] [-refine W] | -graph FILE.mtx]
 //	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
-//	manifold neighbors -k K [-neighbors auto|exact|approx] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
+//	manifold neighbors -k K [-neighbors auto|exact|approx [-refine W]] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
 //	manifold serve   -model [NAME=]FILE ... [-addr 127.0.0.1:8080]
 //	manifold demo    [-method NAME] [-plot FILE.png]
 //	manifold info
@@ -27,7 +27,9 @@
 // Euclidean distance as the value. -neighbors chooses the search as for
 // embed; -report writes the stage report (search, and for NN-descent the
 // recall measured on -recall-sample points, default 200); -seed seeds
-// NN-descent. An approximate search of a .npy input reads its rows in
+// NN-descent; -refine W refines NN-descent's lists by one search of their
+// graph a row at width W (higher recall, about twice the time). An
+// approximate search of a .npy input reads its rows in
 // float32 and searches them in place (half the memory); -float32 forces
 // that for any search, -float32=false reads float64.
 //
@@ -82,6 +84,10 @@
 //	-search-width W    with approximate neighbours: the search width of the
 //	                   model's Transform queries (candidates kept; 0, the
 //	                   default: max(2k, 30)); kept in the model file
+//	-refine W          with approximate neighbours: NN-descent's lists refined
+//	                   by one search of their graph a row at width W (at
+//	                   least k + 1; 0, the default: none); the report's
+//	                   refine_width
 //	-graph FILE.mtx    a neighbour graph in place of the search (n×n, weights =
 //	                   distances, directed or symmetric; e.g. written by
 //	                   manifold neighbors); not with -eps, -supervised or

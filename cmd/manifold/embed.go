@@ -35,7 +35,7 @@ type embedFlags struct {
 	method, in, labels                 string
 	supervised, quiet                  bool
 	dim, k, landmarks, tangentDim      int
-	maxIter, searchWidth               int
+	maxIter, searchWidth, refine       int
 	eps, alpha                         float64
 	disconnected, weight               string
 	neighbors, graph                   string
@@ -72,6 +72,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32")
 	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
 	fs.IntVar(&f.searchWidth, "search-width", 0, "with approximate neighbours: the search width `W` of the model's Transform queries (candidates kept; 0: max(2k, 30); larger: slower, closer to exact)")
+	fs.IntVar(&f.refine, "refine", 0, "with approximate neighbours: refine NN-descent's lists by one search a row at width `W` (≥ k + 1; 0: none; higher recall, about twice the neighbour stage's time)")
 	fs.StringVar(&f.graph, "graph", "", "a neighbour graph `FILE.mtx` (n×n, weights = distances, e.g. from manifold neighbors) in place of the search")
 	fs.StringVar(&f.supervisedGeodesic, "supervised-geodesic", "constant", "isomap, isoprojection, oip, soip with -supervised: the geodesic between classes, constant (1000 × the largest within-class geodesic, the papers' code) or join (classes joined at their closest pairs)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed `S` (landmarks, initializations)")
@@ -127,6 +128,16 @@ func (f *embedFlags) check() error {
 		}
 		f.neighborMode = mode
 	}
+	if f.set["refine"] {
+		switch {
+		case !m.reads("k"):
+			return fmt.Errorf("-refine does not apply to method %s%s", m.name, readsList(m))
+		case f.refine < 0:
+			return fmt.Errorf("-refine must be at least 0, got %d", f.refine)
+		case f.set["k"] && f.refine != 0 && f.refine < f.k+1:
+			return fmt.Errorf("-refine %d: the refining search keeps at least k + 1 = %d rows (0: none)", f.refine, f.k+1)
+		}
+	}
 	if f.set["search-width"] {
 		switch {
 		case !m.reads("k"):
@@ -139,8 +150,8 @@ func (f *embedFlags) check() error {
 		switch {
 		case !m.reads("k"):
 			return fmt.Errorf("-graph does not apply to method %s%s", m.name, readsList(m))
-		case f.set["eps"] || f.supervised || f.set["neighbors"]:
-			return errors.New("-graph replaces the neighbour search: it excludes -eps, -supervised and -neighbors")
+		case f.set["eps"] || f.supervised || f.set["neighbors"] || f.set["refine"]:
+			return errors.New("-graph replaces the neighbour search: it excludes -eps, -supervised, -neighbors and -refine")
 		case !strings.HasSuffix(strings.ToLower(f.graph), ".mtx") && !strings.HasSuffix(strings.ToLower(f.graph), ".mtx.gz"):
 			return fmt.Errorf("-graph %s: the graph is a MatrixMarket file; name it FILE.mtx", f.graph)
 		}
@@ -271,7 +282,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	bar := newProgress(e.stderr, e.terminal && !f.quiet)
 	p.Options.Progress = bar.update
 	p.Options.MaxBytes = f.budget
-	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed}, Graph: graph, Width: f.searchWidth}
+	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed, Refine: f.refine}, Graph: graph, Width: f.searchWidth}
 	model, err := m.fit(ctx, p, x)
 	if errors.Is(err, engine.ErrMemoryBudget) && m.reads("float32") && !f.set["float32"] && !p.Float32 {
 		// auto: float32 geodesics halve the N×N matrix. A note on

@@ -17,13 +17,16 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-const neighborsHelp = `usage: manifold neighbors -k K [-neighbors auto|exact|approx] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
+const neighborsHelp = `usage: manifold neighbors -k K [-neighbors auto|exact|approx [-refine W]] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
 
 Finds the K nearest other rows of every row of -in (Euclidean distances)
 and writes them as a MatrixMarket coordinate file: row i, column j (1-based),
 value = the distance, K entries per row sorted by distance, the row itself
 excluded. -neighbors approx (or auto on large inputs) uses NN-descent and
-reports its recall measured on a sample of rows (-report). An approximate
+reports its recall measured on a sample of rows (-report); -refine W adds
+one search of the graph a row at width W, which lifts the recall where more
+NN-descent iterations do not (width 40: 0.989 to 0.9955 on 10⁶ digits, about
+twice the time). An approximate
 search of a .npy input reads its rows in float32 and searches them in place
 (half the memory of float64 rows; NN-descent compares float32 distances
 anyway; the distances written are computed from the float32 values):
@@ -41,6 +44,7 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 	report := fs.String("report", "", "write the stage report to `FILE.json`")
 	seed := fs.Uint64("seed", 0, "random seed `S` of the approximate search")
 	sample := fs.Int("recall-sample", 200, "rows whose exact neighbours measure an approximate search's recall (0: none)")
+	refine := fs.Int("refine", 0, "with an approximate search: refine the lists by one search a row at width `W` (≥ k + 1; 0: none)")
 	as32 := fs.Bool("float32", false, "read the .npy input's rows in float32 (default: when the search is approximate)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -59,13 +63,15 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 		return fmt.Errorf("-out %s: the graph is a MatrixMarket file; name it GRAPH.mtx", *out)
 	case *sample < 0:
 		return fmt.Errorf("-recall-sample must be at least 0, got %d", *sample)
+	case set["refine"] && *refine != 0 && *refine < *k+1:
+		return fmt.Errorf("-refine %d: the refining search keeps at least k + 1 = %d rows (0: none)", *refine, *k+1)
 	}
 	mode, err := engine.ParseNeighbors(*search)
 	if err != nil {
 		return fmt.Errorf("-neighbors %q: want auto, exact or approx", *search)
 	}
 	limit := budget(0, false)
-	opts := engine.Options{MaxBytes: limit, Neighbors: engine.Neighbors{Search: mode, Approx: neighbors.ApproxOptions{Seed: *seed}, RecallSample: *sample}}
+	opts := engine.Options{MaxBytes: limit, Neighbors: engine.Neighbors{Search: mode, Approx: neighbors.ApproxOptions{Seed: *seed, Refine: *refine}, RecallSample: *sample}}
 	if *sample == 0 {
 		opts.Neighbors.RecallSample = -1
 	}

@@ -132,6 +132,29 @@ func TestNeighborsFloat32(t *testing.T) {
 			t.Fatalf("%s: -float32=false reported float32 rows", search)
 		}
 	}
+	// -refine: the same graph from float32 and float64 rows, the width
+	// in the report; an exact search does not report one.
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "approx", "-refine", "20", "-in", "roll.npy", "-out", "r32.mtx", "-report", "rr32.json")
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "approx", "-refine", "20", "-in", "roll.npy", "-out", "r64.mtx", "-float32=false", "-report", "rr64.json")
+	if read("r32.mtx") != read("r64.mtx") {
+		t.Fatal("-refine: the float32 rows' graph differs from the float64 rows'")
+	}
+	for _, name := range []string{"rr32.json", "rr64.json"} {
+		if w := readParams(t, filepath.Join(dir, name))["refine_width"]; w != 20.0 {
+			t.Fatalf("%s: refine_width = %v, want 20", name, w)
+		}
+	}
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "exact", "-refine", "20", "-in", "roll.npy", "-out", "re.mtx", "-report", "re.json")
+	if w := readParams(t, filepath.Join(dir, "re.json"))["refine_width"]; w != nil {
+		t.Fatalf("exact search reports refine_width %v", w)
+	}
+	mustFail(t, dir, []string{"-refine 5", "k + 1 = 7"}, "neighbors", "-k", "6", "-refine", "5", "-in", "roll.npy", "-out", "g.mtx")
+	mustFail(t, dir, []string{"-refine does not apply to method pca"}, "embed", "-method", "pca", "-in", "roll.csv", "-refine", "20")
+	mustFail(t, dir, []string{"-graph replaces the neighbour search"}, "embed", "-method", "isomap", "-in", "roll.csv", "-graph", "g64.mtx", "-refine", "20")
+	mustSucceed(t, dir, "embed", "-method", "lle", "-k", "8", "-neighbors", "approx", "-refine", "24", "-in", "roll.csv", "-out", "/dev/null", "-report", "lle.json")
+	if w := readParams(t, filepath.Join(dir, "lle.json"))["refine_width"]; w != 24.0 {
+		t.Fatalf("embed -refine 24: refine_width = %v", w)
+	}
 	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "exact", "-float32", "-in", "roll.npy", "-out", "gx.mtx")
 	if read("gx.mtx") != read("g64.mtx") {
 		t.Fatal("-float32 with an exact search: a different graph")

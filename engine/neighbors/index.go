@@ -91,6 +91,30 @@ func IndexWithTree(ctx context.Context, x mat.Matrix, lists *Result, tree *Tree,
 		}
 	}
 	ix := &Index{v: newDense32(g, opt.Metric)}
+	ix.setGraph(lists)
+	k := 1
+	if n > 0 {
+		k = max(1, len(lists.Ind)/n)
+	}
+	if tree != nil {
+		if err := ix.setTree(tree); err != nil {
+			return nil, err
+		}
+		return ix, ix.setWalk(ctx)
+	}
+	leaf := opt.leafSize(k)
+	ix.perm, _ = growTreeNodes(ctx, ix.v, leaf, rand.New(rand.NewPCG(opt.Seed, 0x9e7e)), &ix.nodes)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return ix, ix.setWalk(ctx)
+}
+
+// setGraph sets the graph the searches walk: every row's list of lists
+// (indices of the index's rows, checked) and the rows that list it, self
+// loops dropped.
+func (ix *Index) setGraph(lists *Result) {
+	n := lists.Len()
 	// The graph: forward and reverse edges, each row's list deduplicated.
 	deg := make([]int32, n+1)
 	for i := 0; i < n; i++ {
@@ -119,22 +143,6 @@ func IndexWithTree(ctx context.Context, x mat.Matrix, lists *Result, tree *Tree,
 		}
 	}
 	ix.adjP, ix.adj = deg, adj
-	k := 1
-	if n > 0 {
-		k = max(1, len(lists.Ind)/n)
-	}
-	if tree != nil {
-		if err := ix.setTree(tree); err != nil {
-			return nil, err
-		}
-		return ix, ix.setWalk(ctx)
-	}
-	leaf := opt.leafSize(k)
-	ix.perm, _ = growTreeNodes(ctx, ix.v, leaf, rand.New(rand.NewPCG(opt.Seed, 0x9e7e)), &ix.nodes)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return ix, ix.setWalk(ctx)
 }
 
 // setWalk chooses the space queries walk the graph in: the rows' principal
@@ -152,7 +160,9 @@ func (ix *Index) setWalk(ctx context.Context) error {
 		return nil
 	}
 	ix.walk = w
-	ix.v.x, ix.v.sq = nil, nil
+	if !ix.v.inPlace { // the caller's rows stay
+		ix.v.x, ix.v.sq = nil, nil
+	}
 	return nil
 }
 
@@ -229,10 +239,24 @@ func (s *searcher) answer(ix *Index, row []float64, js []int, ds []float64) {
 	copy(ds, s.exD[:k])
 }
 
-// exactQuery is the reported distance of a query row to indexed row j.
+// exactQuery is the reported distance of a query row to indexed row j
+// (a position in the rows' order when they were reordered; the float32
+// row, widened, when they are held in place, as dense32.exactDist).
 func (ix *Index) exactQuery(row []float64, j int) float64 {
-	o := ix.v.orig
-	return rowDist(ix.v.metric, row, o.Data[j*o.Stride:j*o.Stride+ix.v.dim])
+	v := ix.v
+	if v.inPlace {
+		var s float64
+		for c, x := range v.x[j*v.dim : (j+1)*v.dim] {
+			t := row[c] - float64(x)
+			s += t * t
+		}
+		return math.Sqrt(s)
+	}
+	if v.order != nil {
+		j = int(v.order[j])
+	}
+	o := v.orig
+	return rowDist(v.metric, row, o.Data[j*o.Stride:j*o.Stride+v.dim])
 }
 
 // searcher is one goroutine's scratch for queries: the visited stamps, the

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -37,6 +38,14 @@ type ApproxOptions struct {
 	// fewer than δ·n·k neighbour entries (0: 0.001; negative: never stop
 	// early).
 	Delta float64
+	// Refine, when positive, is the search width of one more pass after
+	// the iterations: every row is searched for in the graph of the lists,
+	// starting from itself and its neighbours, and keeps the k nearest of
+	// its list and of what the search met (see Refine; at least k + 1;
+	// dense rows only). It lifts the recall where more iterations no
+	// longer do, at the cost of one search a row (width 40: recall@15
+	// from 0.989 to 0.9955 on 10⁶ × 256 deformed digits). 0: none.
+	Refine int
 }
 
 func (o ApproxOptions) trees(n int) int {
@@ -85,8 +94,8 @@ func (o ApproxOptions) check() error {
 	if o.Metric != Euclidean && o.Metric != Cosine {
 		return fmt.Errorf("%w: metric %v", ErrInput, o.Metric)
 	}
-	if o.Trees < 0 || o.LeafSize < 0 || o.MaxIter < 0 {
-		return fmt.Errorf("%w: approximate search: trees = %d, leaf size = %d, iterations = %d (need ≥ 0)", ErrInput, o.Trees, o.LeafSize, o.MaxIter)
+	if o.Trees < 0 || o.LeafSize < 0 || o.MaxIter < 0 || o.Refine < 0 {
+		return fmt.Errorf("%w: approximate search: trees = %d, leaf size = %d, iterations = %d, refine width = %d (need ≥ 0)", ErrInput, o.Trees, o.LeafSize, o.MaxIter, o.Refine)
 	}
 	if math.IsNaN(o.Rho) || o.Rho < 0 || math.IsInf(o.Rho, 0) || math.IsNaN(o.Delta) || math.IsInf(o.Delta, 0) {
 		return fmt.Errorf("%w: approximate search: ρ = %v, δ = %v", ErrInput, o.Rho, o.Delta)
@@ -101,6 +110,7 @@ type ApproxInfo struct {
 	Iterations int   // NN-descent iterations run
 	Updates    []int // neighbour entries changed by each iteration
 	Distances  int64 // distance keys computed (trees' leaves and local joins)
+	Refined    bool  // the lists were refined by a search a row (ApproxOptions.Refine)
 }
 
 // KNNApprox returns approximate k nearest neighbours of every row of x
@@ -177,7 +187,26 @@ func ApproxBytes(n, d, k int, sparse bool, opt ApproxOptions) int64 {
 	heaps := 9 * n64 * k64
 	cand := 24 * n64 * int64(min(opt.candidates(k), max(n-1, 1)))
 	result := 16*n64*k64 + 8*n64
-	return rows + forest + heaps + cand + result
+	return rows + forest + heaps + cand + result + refineBytes(n, d, k, sparse, opt)
+}
+
+// refineBytes is what ApproxOptions.Refine adds: the lists twice more in
+// the rows' order (before and after), the graph of the lists (forward and
+// reverse edges), the principal coordinates the walk may use (at most
+// half the features, wide rows only) and every worker's visited stamps.
+func refineBytes(n, d, k int, sparse bool, opt ApproxOptions) int64 {
+	if opt.Refine <= 0 || sparse {
+		return 0
+	}
+	n64, k64 := int64(n), int64(k)
+	lists := 2 * (16*n64*k64 + 8*n64)
+	graph := 8*n64*k64 + 4*n64
+	walk := int64(0)
+	if d >= projectMinDim {
+		walk = 4*n64*int64(d/2) + 4*n64
+	}
+	stamps := 4 * n64 * int64(runtime.GOMAXPROCS(0))
+	return lists + graph + walk + stamps
 }
 
 // KNNApproxSparse is KNNApprox for sparse rows (text; usually Cosine).
@@ -283,6 +312,15 @@ func mix(a, b, c uint64) uint64 {
 func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Result, ApproxInfo, error) {
 	n := v.n()
 	info := ApproxInfo{Trees: opt.trees(n), LeafSize: opt.leafSize(k)}
+	dense, isDense := v.(*dense32)
+	if opt.Refine > 0 {
+		switch {
+		case !isDense:
+			return nil, info, fmt.Errorf("%w: the refining search (refine width %d) needs dense rows", ErrInput, opt.Refine)
+		case opt.Refine < k+1:
+			return nil, info, fmt.Errorf("%w: refine width %d below k + 1 = %d", ErrInput, opt.Refine, k+1)
+		}
+	}
 	forest, err := buildForest(ctx, v, info.Trees, info.LeafSize, opt.Seed)
 	if err != nil {
 		return nil, info, err
@@ -290,9 +328,9 @@ func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Resul
 	// Dense rows are stored in the first tree's order, so that points near
 	// each other (which the joins compare) are near in memory.
 	var order []int32
-	if d, ok := v.(*dense32); ok && n > 4096 {
+	if isDense && n > 4096 {
 		order = append([]int32(nil), forest.perm[0]...)
-		d.reorder(order)
+		dense.reorder(order)
 		inv := make([]int32, n)
 		for p, i := range order {
 			inv[i] = int32(p)
@@ -328,6 +366,13 @@ func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Resul
 			break
 		}
 	}
+	var refined *Result // in positions
+	if opt.Refine > 0 {
+		if refined, err = refineDescent(ctx, dense, h, opt.Refine); err != nil {
+			return nil, info, err
+		}
+		h, info.Refined = nil, true
+	}
 	res := &Result{Ptr: make([]int, n+1), Ind: make([]int, n*k), Dist: make([]float64, n*k)}
 	for i := range res.Ptr {
 		res.Ptr[i] = i * k
@@ -339,12 +384,22 @@ func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Resul
 				i = int(order[p])
 			}
 			js, ds := res.Ind[i*k:(i+1)*k], res.Dist[i*k:(i+1)*k]
-			for c, j := range h.ind[p*k : (p+1)*k] {
-				js[c] = int(j)
-				if order != nil {
-					js[c] = int(order[j])
+			if refined != nil {
+				copy(ds, refined.Dist[p*k:(p+1)*k])
+				for c, j := range refined.Ind[p*k : (p+1)*k] {
+					js[c] = j
+					if order != nil {
+						js[c] = int(order[j])
+					}
 				}
-				ds[c] = v.exactDist(p, int(j))
+			} else {
+				for c, j := range h.ind[p*k : (p+1)*k] {
+					js[c] = int(j)
+					if order != nil {
+						js[c] = int(order[j])
+					}
+					ds[c] = v.exactDist(p, int(j))
+				}
 			}
 			sortPairs(ds, js)
 		}

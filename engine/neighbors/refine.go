@@ -20,7 +20,9 @@ import (
 // point at them. This is the query-based refinement that lifts
 // NN-descent's recall where more local-join iterations no longer do (its
 // candidate lists are capped); it costs one search a row. The result does
-// not depend on the number of workers.
+// not depend on the number of workers. ApproxOptions.Refine runs the same
+// refinement inside KNNApprox (and KNNApprox32) without a second copy of
+// the rows.
 //
 // Errors wrap ErrInput (lists that are not k to a row for the index's
 // rows, a width below k + 1) or are ctx.Err().
@@ -44,24 +46,32 @@ func Refine(ctx context.Context, ix *Index, lists *Result, width int) (*Result, 
 	if width < k+1 {
 		return nil, fmt.Errorf("%w: search width %d below k + 1 = %d", ErrInput, width, k+1)
 	}
-	width = min(width, n)
 	for _, j := range lists.Ind {
 		if j < 0 || j >= n {
 			return nil, fmt.Errorf("%w: neighbour %d of %d rows", ErrInput, j, n)
 		}
 	}
-	orig, dim := ix.v.orig, ix.v.dim
+	return ix.refine(ctx, lists, k, width)
+}
+
+// refine is Refine on checked lists (k a row, indices of the index's
+// rows): the indexed row i is the query row ix.v.queryRow(i) (the rows of
+// an index's dense32 in its own order, reordered or in place included).
+func (ix *Index) refine(ctx context.Context, lists *Result, k, width int) (*Result, error) {
+	n, dim := ix.Len(), ix.v.dim
+	width = min(width, n)
 	out := &Result{Ptr: slices.Clone(lists.Ptr), Ind: make([]int, n*k), Dist: make([]float64, n*k)}
 	err := backend.ParallelForCtx(ctx, n, 64, func(lo, hi int) {
 		s := ix.searcher(width)
 		defer ix.searchers.Put(s)
 		qv := s.query(dim)
+		buf := make([]float64, dim)
 		start := make([]int32, 0, k+1)
 		qj, qd := make([]int, k+1), make([]float64, k+1)
 		js := make([]int, 0, 2*k+1)
 		ds := make([]float64, 0, 2*k+1)
 		for i := lo; i < hi; i++ {
-			row := orig.Data[i*orig.Stride : i*orig.Stride+dim]
+			row := ix.v.queryRow(i, buf)
 			oldJ, oldD := lists.Row(i)
 			start = append(start[:0], int32(i))
 			for _, j := range oldJ {
@@ -102,4 +112,41 @@ func Refine(ctx context.Context, ix *Index, lists *Result, width int) (*Result, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// refineDescent is ApproxOptions.Refine at the end of nnDescent: the
+// heaps' lists of the rows of v (positions in v's order, which is the
+// first tree's for large inputs) get their distances as the index's
+// queries compute them, an index over v itself (the graph of the lists;
+// no tree: every search starts from its row) refines them at the given
+// width, and the result is in positions. The rows' float32 copy is
+// released when the walk runs on principal coordinates (unless it is the
+// caller's, in place).
+func refineDescent(ctx context.Context, v *dense32, h *heaps, width int) (*Result, error) {
+	n, k := v.n(), h.k
+	pos := &Result{Ptr: make([]int, n+1), Ind: make([]int, n*k), Dist: make([]float64, n*k)}
+	for i := range pos.Ptr {
+		pos.Ptr[i] = i * k
+	}
+	ix := &Index{v: v}
+	err := backend.ParallelForCtx(ctx, n, 1024, func(lo, hi int) {
+		buf := make([]float64, v.dim)
+		for p := lo; p < hi; p++ {
+			row := v.queryRow(p, buf)
+			js, ds := pos.Ind[p*k:(p+1)*k], pos.Dist[p*k:(p+1)*k]
+			for c, j := range h.ind[p*k : (p+1)*k] {
+				js[c] = int(j)
+				ds[c] = ix.exactQuery(row, int(j))
+			}
+			sortPairs(ds, js)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix.setGraph(pos)
+	if err := ix.setWalk(ctx); err != nil {
+		return nil, err
+	}
+	return ix.refine(ctx, pos, k, width)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // Refine on USPS digits (real data, with near-duplicate rows): NN-descent
@@ -86,5 +87,102 @@ func TestRefineErrors(t *testing.T) {
 	ragged.Ptr[1]--
 	if _, err := neighbors.Refine(ctx, ix, ragged, 30); !errors.Is(err, neighbors.ErrInput) {
 		t.Errorf("ragged lists: got %v, want ErrInput", err)
+	}
+}
+
+// ApproxOptions.Refine on USPS digits (6000 rows: above the 4096 from which
+// NN-descent reorders the rows, and wide enough for the walk on principal
+// coordinates): the lists are valid with the exact distances, their recall
+// is above NN-descent's alone, no row's k-th distance grows, and the result
+// is the same on one worker and on several; KNNApprox32 on the same values
+// in float32 gives the same lists and puts its rows back.
+func TestApproxRefine(t *testing.T) {
+	if raceOn {
+		t.Skip("large case: skipped under the race detector")
+	}
+	x := usps(t, 6000)
+	for i, v := range x.RawMatrix().Data { // values float32 holds exactly
+		x.RawMatrix().Data[i] = float64(float32(v))
+	}
+	const k = 10
+	plain := neighbors.ApproxOptions{Seed: 5, MaxIter: 1}
+	lists, _, err := neighbors.KNNApprox(ctx, x, k, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := plain
+	opt.Refine = 40
+	got, info, err := neighbors.KNNApprox(ctx, x, k, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.Refined {
+		t.Error("ApproxInfo.Refined is false")
+	}
+	checkLists(t, "refined", x, got, k, func(a, b []float64) float64 {
+		s := 0.0
+		for c := range a {
+			s += (a[c] - b[c]) * (a[c] - b[c])
+		}
+		return math.Sqrt(s)
+	})
+	want := exactKNN(t, x, k, neighbors.Euclidean)
+	before, after := neighbors.Recall(lists, want), neighbors.Recall(got, want)
+	t.Logf("USPS 6000, k = %d: recall %.4f after one NN-descent iteration, %.4f with Refine 40", k, before, after)
+	if !(after > before) || after < 0.98 {
+		t.Errorf("recall %.4f → %.4f: want higher, and ≥ 0.98", before, after)
+	}
+	for i := 0; i < lists.Len(); i++ {
+		_, d0 := lists.Row(i)
+		_, d1 := got.Row(i)
+		if d1[k-1] > d0[k-1] {
+			t.Fatalf("row %d: k-th distance %v grew to %v", i, d0[k-1], d1[k-1])
+		}
+	}
+	prev := runtime.GOMAXPROCS(1)
+	one, _, err := neighbors.KNNApprox(ctx, x, k, opt)
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(one.Ind, got.Ind) || !slices.Equal(one.Dist, got.Dist) {
+		t.Fatal("one worker and several refine differently")
+	}
+	n, d := x.Dims()
+	x32 := make([]float32, n*d)
+	for i, v := range x.RawMatrix().Data {
+		x32[i] = float32(v)
+	}
+	orig := slices.Clone(x32)
+	got32, _, err := neighbors.KNNApprox32(ctx, x32, d, k, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(x32, orig) {
+		t.Fatal("KNNApprox32 with Refine did not put the rows back")
+	}
+	if !slices.Equal(got32.Ind, got.Ind) {
+		t.Fatal("KNNApprox32 with Refine: lists differ from KNNApprox's")
+	}
+	for i, v := range got32.Dist {
+		if math.Abs(v-got.Dist[i]) > 1e-12*max(1, v) {
+			t.Fatalf("distance %d: %v, KNNApprox %v", i, v, got.Dist[i])
+		}
+	}
+}
+
+func TestApproxRefineErrors(t *testing.T) {
+	x := usps(t, 300)
+	for _, o := range []neighbors.ApproxOptions{{Refine: 5}, {Refine: -1}} {
+		if _, _, err := neighbors.KNNApprox(ctx, x, 5, o); !errors.Is(err, neighbors.ErrInput) {
+			t.Errorf("Refine %d with k = 5: got %v, want ErrInput", o.Refine, err)
+		}
+	}
+	s := sparse.NewCOO(3, 2, 3)
+	s.Add(0, 0, 1)
+	s.Add(1, 1, 1)
+	s.Add(2, 0, 2)
+	if _, _, err := neighbors.KNNApproxSparse(ctx, s.ToCSR(), 1, neighbors.ApproxOptions{Refine: 2}); !errors.Is(err, neighbors.ErrInput) {
+		t.Errorf("Refine on sparse rows: got %v, want ErrInput", err)
 	}
 }

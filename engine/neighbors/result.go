@@ -161,7 +161,11 @@ func (o Options) Method(m, n, dim, k int) Algorithm { return o.choose(m, n, dim,
 func (o Options) Flam(m, n, dim, k int) float64 {
 	switch o.choose(m, n, dim, k) {
 	case NNDescent:
-		return flam.KNNDescent(n, dim, k)
+		f := flam.KNNDescent(n, dim, k)
+		if o.Approx.Refine > 0 {
+			f += flam.KNNRefine(n, dim, k, o.Approx.Refine)
+		}
+		return f
 	case KDTree:
 		return flam.KNNTreeQueries(m, dim, k, o.leafSize()) + flam.KNNTreeBuild(n, dim)
 	}

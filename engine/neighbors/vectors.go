@@ -121,6 +121,23 @@ func newDense32(g blas64.General, metric Metric) *dense32 {
 	return d
 }
 
+// queryRow returns row p of d (a position, after reorder) in float64 as
+// an index query reads it: the caller's float64 row, or the float32 row
+// widened into buf when the rows are held in place.
+func (d *dense32) queryRow(p int, buf []float64) []float64 {
+	if d.inPlace {
+		for c, v := range d.row(p) {
+			buf[c] = float64(v)
+		}
+		return buf
+	}
+	i := p
+	if d.order != nil {
+		i = int(d.order[p])
+	}
+	return d.orig.Data[i*d.orig.Stride : i*d.orig.Stride+d.dim]
+}
+
 func (d *dense32) n() int              { return d.rows }
 func (d *dense32) keyCost() float64    { return float64(max(1, d.dim)) }
 func (d *dense32) row(i int) []float32 { return d.x[i*d.dim : (i+1)*d.dim] }

@@ -68,7 +68,7 @@ const (
 // eigenvectors of the covariance of up to projectSample evenly spaced rows
 // that keep projectVariance of its trace (p rounded up to a multiple of 4,
 // at most dim/2). Deterministic: the same rows give the same space on any
-// number of goroutines.
+// number of goroutines. The rows are v's in its order (dense32.queryRow).
 func principalSpace(ctx context.Context, v *dense32) (walkSpace, bool, error) {
 	n, d := v.rows, v.dim
 	if v.metric != Euclidean || d < projectMinDim || n < 2 {
@@ -77,9 +77,10 @@ func principalSpace(ctx context.Context, v *dense32) (walkSpace, bool, error) {
 	s := min(n, projectSample)
 	mean := make([]float64, d)
 	c := blas64.General{Rows: s, Cols: d, Stride: d, Data: make([]float64, s*d)}
+	buf := make([]float64, d)
 	for r := 0; r < s; r++ {
-		src := v.orig.Data[(r*n/s)*v.orig.Stride:]
-		copy(c.Data[r*d:(r+1)*d], src[:d])
+		src := v.queryRow(r*n/s, buf)
+		copy(c.Data[r*d:(r+1)*d], src)
 		for k := 0; k < d; k++ {
 			mean[k] += src[k]
 		}
@@ -141,7 +142,7 @@ func principalSpace(ctx context.Context, v *dense32) (walkSpace, bool, error) {
 		hi := min(n, lo+projectBlock)
 		blk.Rows, out.Rows = hi-lo, hi-lo
 		for r := lo; r < hi; r++ {
-			src := v.orig.Data[r*v.orig.Stride : r*v.orig.Stride+d]
+			src := v.queryRow(r, buf)
 			dst := blk.Data[(r-lo)*d : (r-lo+1)*d]
 			for k, x := range src {
 				dst[k] = x - mean[k]
