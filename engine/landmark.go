@@ -376,8 +376,17 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 // the choices are those of computing every distance. Each pass reads the
 // points' nearest landmarks and distances (12 bytes a point) and the rows
 // of the points not skipped: O(l·N) plus the distances computed, at most
-// O(l·N·D). It checks ctx before each landmark.
+// O(l·N·D). Rows of many features whose variance lies in few directions
+// are also skipped by a lower bound of the distance from their principal
+// coordinates (projBound, p ≤ D/2 values a row), which leaves the same
+// choices. It checks ctx before each landmark.
 func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) {
+	return maxMinBounded(ctx, x, l, first, true)
+}
+
+// maxMinBounded is maxMin, with the principal-coordinate bound or (tests)
+// without it.
+func maxMinBounded(ctx context.Context, x blas64.General, l, first int, useBound bool) ([]int, error) {
 	n, d := x.Rows, x.Cols
 	closest := make([]float64, n) // squared distance to the nearest landmark
 	owner := make([]int32, n)     // which landmark (its position in idx)
@@ -390,6 +399,16 @@ func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) 
 	bestI := make([]int, chunks)
 	bestD := make([]float64, chunks)
 	idx := []int{first}
+	// A point is also skipped when a lower bound of its distance to the
+	// new landmark from principal coordinates (projBound) reaches its
+	// nearest landmark's: the same choices again, fewer rows read.
+	var bound *projBound
+	if useBound && n >= boundBlock/2 && l >= 16 {
+		var err error
+		if bound, err = newProjBound(ctx, x); err != nil {
+			return nil, err
+		}
+	}
 	// gap[a]: ‖q − landmark a‖ for the new landmark q, halved and shrunk
 	// by the margin: a point owned by a is skipped when gap[a]² > r².
 	var gap []float64
@@ -406,7 +425,8 @@ func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) 
 			return nil, err
 		}
 		last := len(idx) - 1
-		q := x.Data[idx[last]*x.Stride : idx[last]*x.Stride+d]
+		qi := idx[last]
+		q := x.Data[qi*x.Stride : qi*x.Stride+d]
 		gap = gap[:0]
 		for _, a := range idx[:last] {
 			g := math.Sqrt(sqDist(q, x.Data[a*x.Stride:a*x.Stride+d])) / (2 * margin)
@@ -415,7 +435,7 @@ func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) 
 		backend.ParallelFor(n, grain, func(lo, hi int) {
 			bi, bd := lo, -1.0
 			for i := lo; i < hi; i++ {
-				if c := closest[i]; last == 0 || gap[owner[i]] <= c {
+				if c := closest[i]; last == 0 || (gap[owner[i]] <= c && (bound == nil || !bound.atLeast(i, qi, c))) {
 					if s := sqDist(x.Data[i*x.Stride:i*x.Stride+d], q); s < c {
 						closest[i], owner[i] = s, int32(last)
 					}

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The principal-coordinate bound never exceeds a squared distance, on USPS
+// digits (256 pixels, constant borders, near-duplicates): for random pairs
+// and for each point's 20 nearest, atLeast(i, j, c) is false for every c
+// above the exact squared distance by a relative 1e-12, and it is true for
+// most pairs at half the distance (a bound that never prunes would pass the
+// first check too).
+func TestProjBoundSound(t *testing.T) {
+	x := mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, 3000, 0, 256))
+	g := x.RawMatrix()
+	b, err := newProjBound(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b == nil {
+		t.Fatal("no bound on USPS digits")
+	}
+	t.Logf("USPS: %d principal coordinates of 256", b.p)
+	n, d := g.Rows, g.Cols
+	sq := func(i, j int) float64 {
+		s := 0.0
+		for k := 0; k < d; k++ {
+			t := g.Data[i*d+k] - g.Data[j*d+k]
+			s += t * t
+		}
+		return s
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pruned, pairs := 0, 0
+	for c := 0; c < 200000; c++ {
+		i, j := rng.IntN(n), rng.IntN(n)
+		if c%10 == 0 { // near pairs: close in index is not close in space; take a nearby row by search
+			j = (i + 1) % n
+		}
+		s := sq(i, j)
+		if b.atLeast(i, j, s*(1+1e-12)+1e-300) {
+			t.Fatalf("pair (%d, %d): bound at least %v but the squared distance is %v", i, j, s*(1+1e-12), s)
+		}
+		pairs++
+		if b.atLeast(i, j, s/2) {
+			pruned++
+		}
+	}
+	if pruned < pairs/2 {
+		t.Errorf("the bound reaches half the squared distance for %d of %d pairs: too loose", pruned, pairs)
+	}
+	// Identical rows: distance 0, never at least anything positive.
+	y := mat.NewDense(4096, 256, nil)
+	for i := 0; i < 4096; i++ {
+		y.SetRow(i, x.RawRowView(i%5))
+	}
+	b2, err := newProjBound(context.Background(), y.RawMatrix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2 != nil && b2.atLeast(0, 5, 1e-300) {
+		t.Fatal("identical rows: bound above 0")
+	}
+}
+
+// maxMin with the bound picks what it picks without it, where the bound is
+// in use (4000 USPS digits, 300 landmarks, from two starts).
+func TestMaxMinBoundSameChoices(t *testing.T) {
+	x := mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, 4000, 0, 256))
+	for _, first := range []int{0, 1999} {
+		with, err := maxMinBounded(context.Background(), x.RawMatrix(), 300, first, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := maxMinBounded(context.Background(), x.RawMatrix(), 300, first, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range with {
+			if with[i] != without[i] {
+				t.Fatalf("from %d: landmark %d is %d with the bound, %d without", first, i, with[i], without[i])
+			}
+		}
+	}
+}
