@@ -123,6 +123,11 @@
 // nearest of its list and of the answer, itself excluded — one search a
 // row, where more local-join iterations gain little once the candidate
 // lists are capped (TestRefineUSPS: 4000 USPS digits, k = 10).
+// ApproxOptions.Refine runs the same refinement at the end of KNNApprox
+// and KNNApprox32, on the search's own copy of the rows (or the caller's
+// float32 rows, in place) in the first tree's order, so that a row's
+// neighbours lie near it in memory: 10⁶ × 256 deformed digits, k = 15,
+// width 40, recall@15 0.972 → 0.995 for 77 s more (121 → 198 s).
 //
 // Recall measures approximate lists against exact ones (a neighbour at the
 // k-th exact distance counts, so ties are not penalised); SampledRecall
