@@ -62,6 +62,8 @@ def main():
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--manifold-float32", action="store_true",
                     help="also run manifold reading the data as float32 and searching it in place (neighbors.KNNApprox32)")
+    ap.add_argument("--manifold-refine", type=int, default=0,
+                    help="also run manifold with NN-descent's lists refined by a search a row at this width (-refine)")
     ap.add_argument("--hnsw-configs", type=int, default=2,
                     help="hnswlib settings to run: 1 = M=16 efc=100 ef=50 only (at 10^6 points each takes tens of minutes), 2 = also efc=200 ef=100")
     a = ap.parse_args()
@@ -82,6 +84,8 @@ def main():
             cfgs = [("defaults", []), ("rho=2", ["-rho", "2"])]
             if a.manifold_float32:
                 cfgs.append(("defaults float32", ["-float32"]))
+            if a.manifold_refine:
+                cfgs.append(("refine=%d" % a.manifold_refine, ["-refine", str(a.manifold_refine)]))
         elif tool == "hnswlib":
             cfgs = [("M=16 efc=100 ef=50", ["--M", "16", "--efc", "100", "--ef", "50"]),
                     ("M=16 efc=200 ef=100", ["--M", "16", "--efc", "200", "--ef", "100"])][:a.hnsw_configs]

@@ -37,7 +37,7 @@ func main() {
 	leaf := flag.Int("leaf", 0, "leaf size (0: default)")
 	sample := flag.Int("sample", 200, "points of the sampled recall")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the build")
-	refine := flag.Int("refine", 0, "approx: then refine every row's list by a search of the NN-descent graph from the row, at this search width (neighbors.Refine; 0: no refinement)")
+	refine := flag.Int("refine", 0, "approx: end NN-descent with a refining search of its graph a row at this width (neighbors.ApproxOptions.Refine; 0: none)")
 	f32 := flag.Bool("float32", false, "read -in as float32 and search it in place (neighbors.KNNApprox32: no float64 copy of the data, no float32 copy either); no sampled recall")
 	flag.Parse()
 	if *prof != "" {
@@ -49,7 +49,7 @@ func main() {
 	}
 	var err error
 	if *f32 {
-		err = run32(*in, *k, *out, neighbors.ApproxOptions{Seed: *seed, Trees: *trees, Rho: *rho, Delta: *delta, LeafSize: *leaf})
+		err = run32(*in, *k, *out, neighbors.ApproxOptions{Seed: *seed, Trees: *trees, Rho: *rho, Delta: *delta, LeafSize: *leaf, Refine: *refine})
 	} else {
 		err = run(*in, *gen, *k, *mode, *out, *seed, *trees, *rho, *delta, *leaf, *sample, *refine)
 	}
@@ -85,20 +85,10 @@ func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, d
 	start := time.Now()
 	var res *neighbors.Result
 	var info neighbors.ApproxInfo
-	var descentSecs, indexSecs float64
 	switch mode {
 	case "approx":
-		opt := neighbors.ApproxOptions{Seed: seed, Trees: trees, Rho: rho, Delta: delta, LeafSize: leaf}
+		opt := neighbors.ApproxOptions{Seed: seed, Trees: trees, Rho: rho, Delta: delta, LeafSize: leaf, Refine: refine}
 		res, info, err = neighbors.KNNApprox(ctx, x, k, opt)
-		descentSecs = time.Since(start).Seconds()
-		if err == nil && refine > 0 {
-			var ix *neighbors.Index
-			t := time.Now()
-			if ix, err = neighbors.IndexFromLists(ctx, x, res, opt); err == nil {
-				indexSecs = time.Since(t).Seconds()
-				res, err = neighbors.Refine(ctx, ix, res, refine)
-			}
-		}
 	case "exact":
 		res, err = neighbors.KNN(ctx, x, k, neighbors.Options{})
 	default:
@@ -117,7 +107,7 @@ func run(in string, gen, k int, mode, out string, seed uint64, trees int, rho, d
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"tool": "manifold", "mode": mode, "n": n, "k": k, "seconds": secs, "nn_descent_seconds": descentSecs, "index_seconds": indexSecs, "refine_width": refine,
+		"tool": "manifold", "mode": mode, "n": n, "k": k, "seconds": secs, "refine_width": refine,
 		"iterations": info.Iterations, "updates": info.Updates, "trees": info.Trees, "leaf": info.LeafSize,
 		"distances": info.Distances, "sampled_recall": est.Recall, "sampled_recall_se": est.StdErr,
 	})
@@ -145,7 +135,7 @@ func run32(in string, k int, out string, opt neighbors.ApproxOptions) error {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"tool": "manifold", "mode": "approx-float32", "n": n, "k": k, "seconds": secs,
+		"tool": "manifold", "mode": "approx-float32", "n": n, "k": k, "seconds": secs, "refine_width": opt.Refine,
 		"iterations": info.Iterations, "updates": info.Updates, "trees": info.Trees, "leaf": info.LeafSize,
 		"distances": info.Distances,
 	})
