@@ -403,7 +403,7 @@ func maxMinBounded(ctx context.Context, x blas64.General, l, first int, useBound
 	// new landmark from principal coordinates (projBound) reaches its
 	// nearest landmark's: the same choices again, fewer rows read.
 	var bound *projBound
-	if useBound && n >= boundBlock/2 && l >= 16 {
+	if useBound && n >= boundMinRows && l >= boundMinLandmarks {
 		var err error
 		if bound, err = newProjBound(ctx, x); err != nil {
 			return nil, err

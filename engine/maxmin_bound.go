@@ -4,9 +4,9 @@ import (
 	"context"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/internal/principal"
 )
 
 // projBound gives lower bounds of the distances between rows from their
@@ -31,18 +31,18 @@ type projBound struct {
 const (
 	// boundMinDim: narrower rows are compared directly.
 	boundMinDim = 32
+	// boundMinRows and boundMinLandmarks: below either, the max-min
+	// choice is cheap and goes without the bound.
+	boundMinRows, boundMinLandmarks = 2048, 16
 	// boundVariance is the share of the sample's variance the axes keep;
-	// when that takes more than half the features, no bound. Fewer axes
-	// read less a pass and bound less tightly; measured on the max-min
+	// when that takes more than half the features, no bound
+	// (principal.Axes). Fewer axes read less a pass and bound less
+	// tightly; measured on the max-min
 	// choice of 1000 landmarks among 200,000 deformed USPS digits (256
 	// pixels; 34.0 s without the bound): 0.6 (12 axes) 19.5 s, 0.7 (20)
 	// 12.3 s, 0.8 (28) 10.0 s, 0.85 (36) 9.7 s, 0.9 (48) 10.2 s, 0.95
 	// (72) 12.3 s, 0.98 (112) 18.4 s.
 	boundVariance = 0.85
-	// boundSample rows, evenly spaced, estimate the covariance.
-	boundSample = 8192
-	// boundBlock rows are projected at a time.
-	boundBlock = 4096
 )
 
 // newProjBound returns the bound for the rows of x, or nil when the rows
@@ -54,87 +54,28 @@ func newProjBound(ctx context.Context, x blas64.General) (*projBound, error) {
 	if d < boundMinDim || n < 2 {
 		return nil, nil
 	}
-	s := min(n, boundSample)
-	mean := make([]float64, d)
-	c := blas64.General{Rows: s, Cols: d, Stride: d, Data: make([]float64, s*d)}
-	for r := 0; r < s; r++ {
-		src := x.Data[(r*n/s)*x.Stride : (r*n/s)*x.Stride+d]
-		copy(c.Data[r*d:(r+1)*d], src)
-		for k, v := range src {
-			mean[k] += v
-		}
-	}
-	for k := range mean {
-		mean[k] /= float64(s)
-	}
-	for r := 0; r < s; r++ {
-		row := c.Data[r*d : (r+1)*d]
-		for k := range row {
-			row[k] -= mean[k]
-		}
-	}
-	cov := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
-	blas64.Syrk(blas.Trans, 1, c, 0, cov)
-	if err := ctx.Err(); err != nil {
+	row := func(i int, _ []float64) []float64 { return x.Data[i*x.Stride : i*x.Stride+d] }
+	axes, mean, err := principal.Axes(ctx, n, d, row, boundVariance)
+	if err != nil || axes.Rows == 0 {
 		return nil, err
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(mat.NewSymDense(d, cov.Data), true) {
-		return nil, nil
-	}
-	vals := eig.Values(nil) // ascending
-	total := 0.0
-	for _, e := range vals {
-		total += max(e, 0)
-	}
-	if !(total > 0) {
-		return nil, nil
-	}
-	p, kept := 0, 0.0
-	for p < d && kept < boundVariance*total {
-		kept += max(vals[d-1-p], 0)
-		p++
-	}
-	p = (p + 3) &^ 3
-	if p > d/2 {
-		return nil, nil
-	}
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	axes := blas64.General{Rows: d, Cols: p, Stride: p, Data: make([]float64, d*p)}
-	for a := 0; a < p; a++ {
-		for k := 0; k < d; k++ {
-			axes.Data[k*p+a] = vecs.At(k, d-1-a)
-		}
-	}
+	p := axes.Cols
 	b := &projBound{p: p, z: make([]float32, n*p), rn: make([]float64, n), en: make([]float64, n)}
-	blk := blas64.General{Cols: d, Stride: d, Data: make([]float64, min(n, boundBlock)*d)}
-	out := blas64.General{Cols: p, Stride: p, Data: make([]float64, min(n, boundBlock)*p)}
-	for lo := 0; lo < n; lo += boundBlock {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	err = principal.Project(ctx, n, row, axes, mean, func(r int, centred, z []float64) {
+		e := 0.0
+		for _, v := range centred {
+			e += v * v
 		}
-		hi := min(n, lo+boundBlock)
-		blk.Rows, out.Rows = hi-lo, hi-lo
-		for r := lo; r < hi; r++ {
-			src := x.Data[r*x.Stride : r*x.Stride+d]
-			dst := blk.Data[(r-lo)*d : (r-lo+1)*d]
-			e := 0.0
-			for k, v := range src {
-				dst[k] = v - mean[k]
-				e += dst[k] * dst[k]
-			}
-			b.en[r] = math.Sqrt(e)
+		b.en[r] = math.Sqrt(e)
+		zr := 0.0
+		for a, v := range z {
+			b.z[r*p+a] = float32(v)
+			zr += v * v
 		}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blk, axes, 0, out)
-		for r := lo; r < hi; r++ {
-			zr := 0.0
-			for a, v := range out.Data[(r-lo)*p : (r-lo+1)*p] {
-				b.z[r*p+a] = float32(v)
-				zr += v * v
-			}
-			b.rn[r] = math.Sqrt(max(0, b.en[r]*b.en[r]-zr))
-		}
+		b.rn[r] = math.Sqrt(max(0, e-zr))
+	})
+	if err != nil {
+		return nil, err
 	}
 	return b, nil
 }

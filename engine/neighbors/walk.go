@@ -3,9 +3,7 @@ package neighbors
 import (
 	"context"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
+	"github.com/manifoldlab/manifold/engine/internal/principal"
 )
 
 // walkSpace is the space an Index's queries walk its graph in: float32
@@ -56,16 +54,12 @@ const (
 	// principal axes keep; when that takes more than half the features,
 	// the rows are walked as they are.
 	projectVariance = 0.97
-	// projectSample rows, evenly spaced, estimate the covariance.
-	projectSample = 8192
-	// projectBlock rows are projected at a time.
-	projectBlock = 4096
 )
 
 // principalSpace returns the walk on the top principal axes of v's rows
 // (Euclidean only), or ok = false when the rows are too narrow, or their
 // variance too spread out, for a projection to pay: the p leading
-// eigenvectors of the covariance of up to projectSample evenly spaced rows
+// eigenvectors of the covariance of up to principal.Sample evenly spaced rows
 // that keep projectVariance of its trace (p rounded up to a multiple of 4,
 // at most dim/2). Deterministic: the same rows give the same space on any
 // number of goroutines. The rows are v's in its order (dense32.queryRow).
@@ -74,90 +68,29 @@ func principalSpace(ctx context.Context, v *dense32) (walkSpace, bool, error) {
 	if v.metric != Euclidean || d < projectMinDim || n < 2 {
 		return walkSpace{}, false, nil
 	}
-	s := min(n, projectSample)
-	mean := make([]float64, d)
-	c := blas64.General{Rows: s, Cols: d, Stride: d, Data: make([]float64, s*d)}
-	buf := make([]float64, d)
-	for r := 0; r < s; r++ {
-		src := v.queryRow(r*n/s, buf)
-		copy(c.Data[r*d:(r+1)*d], src)
-		for k := 0; k < d; k++ {
-			mean[k] += src[k]
-		}
-	}
-	for k := range mean {
-		mean[k] /= float64(s)
-	}
-	for r := 0; r < s; r++ {
-		row := c.Data[r*d : (r+1)*d]
-		for k := range row {
-			row[k] -= mean[k]
-		}
-	}
-	cov := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
-	blas64.Syrk(blas.Trans, 1, c, 0, cov)
-	if err := ctx.Err(); err != nil {
+	axes, mean, err := principal.Axes(ctx, n, d, v.queryRow, projectVariance)
+	if err != nil || axes.Rows == 0 {
 		return walkSpace{}, false, err
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(mat.NewSymDense(d, cov.Data), true) {
-		return walkSpace{}, false, nil
-	}
-	vals := eig.Values(nil) // ascending
-	total := 0.0
-	for _, e := range vals {
-		total += max(e, 0)
-	}
-	if !(total > 0) {
-		return walkSpace{}, false, nil
-	}
-	p, kept := 0, 0.0
-	for p < d && kept < projectVariance*total {
-		kept += max(vals[d-1-p], 0)
-		p++
-	}
-	p = (p + 3) &^ 3
-	if p > d/2 {
-		return walkSpace{}, false, nil
-	}
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	// axes: d × p, the leading eigenvectors as columns, largest first.
-	axes := blas64.General{Rows: d, Cols: p, Stride: p, Data: make([]float64, d*p)}
+	p := axes.Cols
 	axes32 := make([]float32, p*d) // p × d, for the queries
 	for a := 0; a < p; a++ {
 		for k := 0; k < d; k++ {
-			e := vecs.At(k, d-1-a)
-			axes.Data[k*p+a] = e
-			axes32[a*d+k] = float32(e)
+			axes32[a*d+k] = float32(axes.Data[k*p+a])
 		}
 	}
 	w := walkSpace{x: float32sOnHugePages(n * p), sq: make([]float32, n), dim: p}
-	blk := blas64.General{Cols: d, Stride: d, Data: make([]float64, min(n, projectBlock)*d)}
-	out := blas64.General{Cols: p, Stride: p, Data: make([]float64, min(n, projectBlock)*p)}
-	for lo := 0; lo < n; lo += projectBlock {
-		if err := ctx.Err(); err != nil {
-			return walkSpace{}, false, err
+	err = principal.Project(ctx, n, v.queryRow, axes, mean, func(r int, _, z []float64) {
+		dst := w.x[r*p : (r+1)*p]
+		sq := 0.0
+		for a, x := range z {
+			dst[a] = float32(x)
+			sq += float64(dst[a]) * float64(dst[a])
 		}
-		hi := min(n, lo+projectBlock)
-		blk.Rows, out.Rows = hi-lo, hi-lo
-		for r := lo; r < hi; r++ {
-			src := v.queryRow(r, buf)
-			dst := blk.Data[(r-lo)*d : (r-lo+1)*d]
-			for k, x := range src {
-				dst[k] = x - mean[k]
-			}
-		}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blk, axes, 0, out)
-		for r := lo; r < hi; r++ {
-			dst := w.x[r*p : (r+1)*p]
-			sq := 0.0
-			for a, x := range out.Data[(r-lo)*p : (r-lo+1)*p] {
-				dst[a] = float32(x)
-				sq += float64(dst[a]) * float64(dst[a])
-			}
-			w.sq[r] = float32(sq)
-		}
+		w.sq[r] = float32(sq)
+	})
+	if err != nil {
+		return walkSpace{}, false, err
 	}
 	// The walk's coordinates of a query q are axes·q − axes·mean.
 	w.axes, w.shift = axes32, make([]float32, p)
