@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -35,26 +37,7 @@ func TestRefineUSPS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := exactKNN(t, x, k, neighbors.Euclidean)
-	checkLists(t, "refined", x, got, k, func(a, b []float64) float64 {
-		s := 0.0
-		for c := range a {
-			s += (a[c] - b[c]) * (a[c] - b[c])
-		}
-		return math.Sqrt(s)
-	})
-	before, after := neighbors.Recall(lists, want), neighbors.Recall(got, want)
-	t.Logf("USPS 4000, k = %d: recall %.4f after one NN-descent iteration, %.4f refined at width 40", k, before, after)
-	if !(after > before) || after < 0.98 {
-		t.Errorf("recall %.4f → %.4f: want higher, and ≥ 0.98", before, after)
-	}
-	for i := 0; i < lists.Len(); i++ {
-		_, d0 := lists.Row(i)
-		_, d1 := got.Row(i)
-		if d1[k-1] > d0[k-1] {
-			t.Fatalf("row %d: k-th distance %v grew to %v", i, d0[k-1], d1[k-1])
-		}
-	}
+	checkRefined(t, "USPS 4000, refined at width 40", x, lists, got, k)
 	prev := runtime.GOMAXPROCS(1)
 	one, err := neighbors.Refine(ctx, ix, lists, 40)
 	runtime.GOMAXPROCS(prev)
@@ -119,26 +102,7 @@ func TestApproxRefine(t *testing.T) {
 	if !info.Refined {
 		t.Error("ApproxInfo.Refined is false")
 	}
-	checkLists(t, "refined", x, got, k, func(a, b []float64) float64 {
-		s := 0.0
-		for c := range a {
-			s += (a[c] - b[c]) * (a[c] - b[c])
-		}
-		return math.Sqrt(s)
-	})
-	want := exactKNN(t, x, k, neighbors.Euclidean)
-	before, after := neighbors.Recall(lists, want), neighbors.Recall(got, want)
-	t.Logf("USPS 6000, k = %d: recall %.4f after one NN-descent iteration, %.4f with Refine 40", k, before, after)
-	if !(after > before) || after < 0.98 {
-		t.Errorf("recall %.4f → %.4f: want higher, and ≥ 0.98", before, after)
-	}
-	for i := 0; i < lists.Len(); i++ {
-		_, d0 := lists.Row(i)
-		_, d1 := got.Row(i)
-		if d1[k-1] > d0[k-1] {
-			t.Fatalf("row %d: k-th distance %v grew to %v", i, d0[k-1], d1[k-1])
-		}
-	}
+	checkRefined(t, "USPS 6000, Refine 40", x, lists, got, k)
 	prev := runtime.GOMAXPROCS(1)
 	one, _, err := neighbors.KNNApprox(ctx, x, k, opt)
 	runtime.GOMAXPROCS(prev)
@@ -184,5 +148,33 @@ func TestApproxRefineErrors(t *testing.T) {
 	s.Add(2, 0, 2)
 	if _, _, err := neighbors.KNNApproxSparse(ctx, s.ToCSR(), 1, neighbors.ApproxOptions{Refine: 2}); !errors.Is(err, neighbors.ErrInput) {
 		t.Errorf("Refine on sparse rows: got %v, want ErrInput", err)
+	}
+}
+
+// checkRefined checks refined lists got of the rows x against the lists
+// they refined: valid k-lists with exact Euclidean distances, a recall
+// against brute force above the lists' and at least 0.98, and no row's
+// k-th distance grown.
+func checkRefined(t *testing.T, name string, x *mat.Dense, lists, got *neighbors.Result, k int) {
+	t.Helper()
+	checkLists(t, name, x, got, k, func(a, b []float64) float64 {
+		s := 0.0
+		for c := range a {
+			s += (a[c] - b[c]) * (a[c] - b[c])
+		}
+		return math.Sqrt(s)
+	})
+	want := exactKNN(t, x, k, neighbors.Euclidean)
+	before, after := neighbors.Recall(lists, want), neighbors.Recall(got, want)
+	t.Logf("%s, k = %d: recall %.4f after one NN-descent iteration, %.4f refined", name, k, before, after)
+	if !(after > before) || after < 0.98 {
+		t.Errorf("%s: recall %.4f → %.4f: want higher, and ≥ 0.98", name, before, after)
+	}
+	for i := 0; i < lists.Len(); i++ {
+		_, d0 := lists.Row(i)
+		_, d1 := got.Row(i)
+		if d1[k-1] > d0[k-1] {
+			t.Fatalf("%s: row %d: k-th distance %v grew to %v", name, i, d0[k-1], d1[k-1])
+		}
 	}
 }
