@@ -115,9 +115,12 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 			if choice == LandmarksMaxMin {
 				choice = "maxmin"
 			}
-			return fitPlan{dim: s.Dim,
-				bytes: 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K),
-				what:  fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
+			bytes := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K)
+			if choice == "maxmin" {
+				bytes += projBoundBytes(n, d)
+			}
+			return fitPlan{dim: s.Dim, bytes: bytes,
+				what: fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
 		},
 		stages: func(r *run, in samples) (*LandmarkIsomapModel, error) { return s.stages(r, in.dense, choice) },
 	}.fit(ctx, x)

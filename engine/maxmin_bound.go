@@ -45,6 +45,15 @@ const (
 	boundVariance = 0.85
 )
 
+// projBoundBytes bounds the memory of the bound of n rows of d features:
+// at most d/2 float32 coordinates and two norms a row.
+func projBoundBytes(n, d int) int64 {
+	if d < boundMinDim || n < boundMinRows {
+		return 0
+	}
+	return int64(n) * (4*int64(d/2) + 16)
+}
+
 // newProjBound returns the bound for the rows of x, or nil when the rows
 // are too narrow or their variance too spread out for it to pay.
 // Deterministic: the same rows give the same bound on any number of
