@@ -136,6 +136,8 @@ func (f *embedFlags) check() error {
 			return fmt.Errorf("-refine must be at least 0, got %d", f.refine)
 		case f.set["k"] && f.refine != 0 && f.refine < f.k+1:
 			return fmt.Errorf("-refine %d: the refining search keeps at least k + 1 = %d rows (0: none)", f.refine, f.k+1)
+		case f.refine != 0 && f.neighborMode == engine.NeighborsExact:
+			return errors.New("-refine refines approximate neighbours: not with -neighbors exact")
 		}
 	}
 	if f.set["search-width"] {

@@ -70,6 +70,9 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return fmt.Errorf("-neighbors %q: want auto, exact or approx", *search)
 	}
+	if *refine != 0 && mode == engine.NeighborsExact {
+		return errors.New("-refine refines approximate neighbours: not with -neighbors exact")
+	}
 	limit := budget(0, false)
 	opts := engine.Options{MaxBytes: limit, Neighbors: engine.Neighbors{Search: mode, Approx: neighbors.ApproxOptions{Seed: *seed, Refine: *refine}, RecallSample: *sample}}
 	if *sample == 0 {

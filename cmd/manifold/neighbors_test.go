@@ -144,10 +144,12 @@ func TestNeighborsFloat32(t *testing.T) {
 			t.Fatalf("%s: refine_width = %v, want 20", name, w)
 		}
 	}
-	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "exact", "-refine", "20", "-in", "roll.npy", "-out", "re.mtx", "-report", "re.json")
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-refine", "20", "-in", "roll.npy", "-out", "re.mtx", "-report", "re.json")
 	if w := readParams(t, filepath.Join(dir, "re.json"))["refine_width"]; w != nil {
-		t.Fatalf("exact search reports refine_width %v", w)
+		t.Fatalf("auto (exact on 120 rows) reports refine_width %v", w)
 	}
+	mustFail(t, dir, []string{"-refine", "not with -neighbors exact"}, "neighbors", "-k", "6", "-neighbors", "exact", "-refine", "20", "-in", "roll.npy", "-out", "g.mtx")
+	mustFail(t, dir, []string{"-refine", "not with -neighbors exact"}, "embed", "-method", "lle", "-neighbors", "exact", "-refine", "20", "-in", "roll.csv")
 	mustFail(t, dir, []string{"-refine 5", "k + 1 = 7"}, "neighbors", "-k", "6", "-refine", "5", "-in", "roll.npy", "-out", "g.mtx")
 	mustFail(t, dir, []string{"-refine does not apply to method pca"}, "embed", "-method", "pca", "-in", "roll.csv", "-refine", "20")
 	mustFail(t, dir, []string{"-graph replaces the neighbour search"}, "embed", "-method", "isomap", "-in", "roll.csv", "-graph", "g64.mtx", "-refine", "20")
