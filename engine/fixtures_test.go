@@ -157,11 +157,17 @@ func loadFixture(t *testing.T, name string) fixture {
 
 func readFixture(t *testing.T, file string) fixture {
 	t.Helper()
+	return readJSON[fixture](t, file)
+}
+
+// readJSON reads testdata/<file> into a T.
+func readJSON[T any](t *testing.T, file string) T {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f fixture
+	var f T
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,9 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -32,15 +29,7 @@ type ldaFixture struct {
 
 func loadLDAFixture(t *testing.T, name string) ldaFixture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "sklearn_"+name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f ldaFixture
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return readJSON[ldaFixture](t, "sklearn_"+name+".json")
 }
 
 // LDA equals scikit-learn's eigen solver: W = scalings column by column up
