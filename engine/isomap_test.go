@@ -22,10 +22,7 @@ func TestIsomapAgainstSklearn(t *testing.T) {
 					if f32 && solver == engine.EigenDense {
 						continue
 					}
-					m, err := engine.Isomap{Dim: f.Dim, K: f.K, Eigensolver: solver, Float32: f32}.Fit(context.Background(), x)
-					if err != nil {
-						t.Fatal(err)
-					}
+					m := engine.MustFit(t, context.Background(), engine.Isomap{Dim: f.Dim, K: f.K, Eigensolver: solver, Float32: f32}.Fit, x)
 					tol := 1e-6
 					if f32 {
 						tol = 1e-5 // geodesics rounded to float32
@@ -56,15 +53,9 @@ func TestIsomapAgainstSklearn(t *testing.T) {
 func TestIsomapTransformTrainingAndSave(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(500, 0.05, 3)
-	m, err := engine.Isomap{Dim: 2, K: 8}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.Isomap{Dim: 2, K: 8}.Fit, x)
 	checkMapsTraining(t, m, x, 1e-8)
-	m32, err := engine.Isomap{Dim: 2, K: 8, Float32: true}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m32 := engine.MustFit(t, ctx, engine.Isomap{Dim: 2, K: 8, Float32: true}.Fit, x)
 	// τ(D_G) itself is rounded to float32, so the reproduction holds to
 	// float32 precision only.
 	if !mat.EqualApprox(transformed(t, m32, x), m32.Embedding(), 1e-5) {
@@ -85,10 +76,7 @@ func TestIsomapDisconnected(t *testing.T) {
 			t.Errorf("the disconnected error does not name the %q choice: %v", word, err)
 		}
 	}
-	m, err := engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedLargest}.Fit, x)
 	if n, _ := m.Embedding().Dims(); n != 30 || len(m.Dropped()) != 30 {
 		t.Errorf("largest: %d points embedded, %d dropped; want 30 and 30", n, len(m.Dropped()))
 	}

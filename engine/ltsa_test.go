@@ -23,10 +23,7 @@ func TestLTSAAgainstSklearn(t *testing.T) {
 			x := f.input(t)
 			want := rowsToDense(f.Embedding)
 			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
-				m, err := engine.LTSA{Dim: f.Dim, K: f.K, Eigensolver: solver}.Fit(context.Background(), x)
-				if err != nil {
-					t.Fatal(err)
-				}
+				m := engine.MustFit(t, context.Background(), engine.LTSA{Dim: f.Dim, K: f.K, Eigensolver: solver}.Fit, x)
 				d := procrustes(t, want, m.Embedding())
 				e := colsUpToSign(t, want, m.Embedding())
 				t.Logf("%s: disparity %.3g, largest column difference %.3g; %s", solver, d, e, stageDetail(m.Report(), "eigensolve"))
@@ -48,10 +45,7 @@ func TestLTSATransformAndSave(t *testing.T) {
 	heldOut(t, func(x *mat.Dense) (engine.Model, error) {
 		return asModel(engine.LTSA{Dim: 2, K: 10}.Fit(ctx, x))
 	}, x, 0.02)
-	m, err := engine.LTSA{Dim: 2, K: 10}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.LTSA{Dim: 2, K: 10}.Fit, x)
 	checkMapsTraining(t, m, x, 0)
 	// Sparse rows: the same embedding and the same mapping.
 	ms, err := engine.LTSA{Dim: 2, K: 10}.Fit(ctx, sparse.FromDense(x))

@@ -17,10 +17,7 @@ func TestPCAAgainstSklearn(t *testing.T) {
 			x := f.input(t)
 			want := rowsToDense(f.Embedding)
 			for _, solver := range []engine.PCASolver{engine.PCAAuto, engine.PCACovariance, engine.PCAGram} {
-				m, err := engine.PCA{Dim: f.Dim, Solver: solver}.Fit(context.Background(), x)
-				if err != nil {
-					t.Fatal(err)
-				}
+				m := engine.MustFit(t, context.Background(), engine.PCA{Dim: f.Dim, Solver: solver}.Fit, x)
 				if d := procrustes(t, want, m.Embedding()); d > 1e-8 {
 					t.Errorf("solver %q: Procrustes disparity to scikit-learn %g > 1e-8", solver, d)
 				}
@@ -53,10 +50,7 @@ func TestPCAAgainstSklearn(t *testing.T) {
 func TestPCATransformReconstructSave(t *testing.T) {
 	f := loadFixture(t, "swiss_pca")
 	x := f.input(t)
-	m, err := engine.PCA{Dim: 3}.Fit(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, context.Background(), engine.PCA{Dim: 3}.Fit, x)
 	y := checkMapsTraining(t, m, x, 1e-10)
 	back, err := m.Reconstruct(y)
 	if err != nil {
