@@ -174,6 +174,17 @@ func readJSON[T any](t *testing.T, file string) T {
 	return f
 }
 
+// eachFixture runs body as a subtest for each named fixture, read by load
+// (loadFixture, loadBaseFixture), with its input.
+func eachFixture(t *testing.T, load func(*testing.T, string) fixture, names []string, body func(t *testing.T, f fixture, x *mat.Dense)) {
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			f := load(t, name)
+			body(t, f, f.input(t))
+		})
+	}
+}
+
 // input returns the fixture's input: stored X, or the real data set read from
 // ../shared/data (skipping the test when it is absent).
 func (f fixture) input(t *testing.T) *mat.Dense {

@@ -13,39 +13,35 @@ import (
 )
 
 func TestIsomapAgainstSklearn(t *testing.T) {
-	for _, name := range []string{"swiss_isomap", "yale_isomap"} {
-		t.Run(name, func(t *testing.T) {
-			f := loadFixture(t, name)
-			x := f.input(t)
-			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
-				for _, f32 := range []bool{false, true} {
-					if f32 && solver == engine.EigenDense {
-						continue
-					}
-					m := engine.MustFit(t, context.Background(), engine.Isomap{Dim: f.Dim, K: f.K, Eigensolver: solver, Float32: f32}.Fit, x)
-					tol := 1e-6
-					if f32 {
-						tol = 1e-5 // geodesics rounded to float32
-					}
-					d := procrustes(t, rowsToDense(f.Embedding), m.Embedding())
-					t.Logf("%s float32=%v: disparity %.3g", solver, f32, d)
-					if d > tol {
-						t.Errorf("%s float32=%v: Procrustes disparity to scikit-learn %g > %g", solver, f32, d, tol)
-					}
-					if f.XNew != nil {
-						// Same coordinates as scikit-learn's transform, after aligning the
-						// fits: compare the stacked embeddings.
-						var a, b mat.Dense
-						a.Stack(rowsToDense(f.Embedding), rowsToDense(f.Transform))
-						b.Stack(m.Embedding(), transformed(t, m, rowsToDense(f.XNew)))
-						if d := procrustes(t, &a, &b); d > tol {
-							t.Errorf("%s float32=%v: transform disparity to scikit-learn %g > %g", solver, f32, d, tol)
-						}
+	eachFixture(t, loadFixture, []string{"swiss_isomap", "yale_isomap"}, func(t *testing.T, f fixture, x *mat.Dense) {
+		for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
+			for _, f32 := range []bool{false, true} {
+				if f32 && solver == engine.EigenDense {
+					continue
+				}
+				m := engine.MustFit(t, context.Background(), engine.Isomap{Dim: f.Dim, K: f.K, Eigensolver: solver, Float32: f32}.Fit, x)
+				tol := 1e-6
+				if f32 {
+					tol = 1e-5 // geodesics rounded to float32
+				}
+				d := procrustes(t, rowsToDense(f.Embedding), m.Embedding())
+				t.Logf("%s float32=%v: disparity %.3g", solver, f32, d)
+				if d > tol {
+					t.Errorf("%s float32=%v: Procrustes disparity to scikit-learn %g > %g", solver, f32, d, tol)
+				}
+				if f.XNew != nil {
+					// Same coordinates as scikit-learn's transform, after aligning the
+					// fits: compare the stacked embeddings.
+					var a, b mat.Dense
+					a.Stack(rowsToDense(f.Embedding), rowsToDense(f.Transform))
+					b.Stack(m.Embedding(), transformed(t, m, rowsToDense(f.XNew)))
+					if d := procrustes(t, &a, &b); d > tol {
+						t.Errorf("%s float32=%v: transform disparity to scikit-learn %g > %g", solver, f32, d, tol)
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // Transforming the training points reproduces their embedding; Save/Load

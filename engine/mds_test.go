@@ -11,16 +11,12 @@ import (
 )
 
 func TestMDSAgainstSklearn(t *testing.T) {
-	for _, name := range []string{"swiss_mds", "yale_mds"} {
-		t.Run(name, func(t *testing.T) {
-			f := loadFixture(t, name)
-			x := f.input(t)
-			m := engine.MustFit(t, context.Background(), engine.MDS{Dim: f.Dim}.Fit, x)
-			if d := procrustes(t, rowsToDense(f.Embedding), m.Embedding()); d > 1e-8 {
-				t.Errorf("Procrustes disparity to scikit-learn %g > 1e-8", d)
-			}
-		})
-	}
+	eachFixture(t, loadFixture, []string{"swiss_mds", "yale_mds"}, func(t *testing.T, f fixture, x *mat.Dense) {
+		m := engine.MustFit(t, context.Background(), engine.MDS{Dim: f.Dim}.Fit, x)
+		if d := procrustes(t, rowsToDense(f.Embedding), m.Embedding()); d > 1e-8 {
+			t.Errorf("Procrustes disparity to scikit-learn %g > 1e-8", d)
+		}
+	})
 }
 
 // Classical MDS of Euclidean distances is PCA: the same embedding up to the
