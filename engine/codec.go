@@ -161,25 +161,36 @@ func (c *codec) boolParam(name string, p *bool) {
 	})
 }
 
-// matrix carries a float array of rows×cols (either < 0: any).
-func (c *codec) matrix(name string, p *blas64.General, rows, cols int) {
+// array carries an array of arrays (the file's float or int arrays):
+// saving, *p; loading, the file's array, which fits says is of the right
+// shape (or refuses the file itself).
+func array[T any](c *codec, arrays map[string]T, name string, p *T, fits func(v T) bool) {
 	if c.skip() {
 		return
 	}
 	if !c.load {
-		c.d.floats[name] = *p
+		arrays[name] = *p
 		return
 	}
-	g, ok := c.d.floats[name]
+	v, ok := arrays[name]
 	if !ok {
 		c.failf("missing array %q", name)
 		return
 	}
-	if (rows >= 0 && g.Rows != rows) || (cols >= 0 && g.Cols != cols) {
-		c.failf("array %q is %d×%d, want %d×%d", name, g.Rows, g.Cols, rows, cols)
-		return
+	if fits(v) {
+		*p = v
 	}
-	*p = g
+}
+
+// matrix carries a float array of rows×cols (either < 0: any).
+func (c *codec) matrix(name string, p *blas64.General, rows, cols int) {
+	array(c, c.d.floats, name, p, func(g blas64.General) bool {
+		if (rows >= 0 && g.Rows != rows) || (cols >= 0 && g.Cols != cols) {
+			c.failf("array %q is %d×%d, want %d×%d", name, g.Rows, g.Cols, rows, cols)
+			return false
+		}
+		return true
+	})
 }
 
 // vector carries a float array of length n (n < 0: any), stored as one row.
@@ -193,23 +204,13 @@ func (c *codec) vector(name string, p *[]float64, n int) {
 
 // ints carries an int array of length n (n < 0: any).
 func (c *codec) ints(name string, p *[]int, n int) {
-	if c.skip() {
-		return
-	}
-	if !c.load {
-		c.d.ints[name] = *p
-		return
-	}
-	v, ok := c.d.ints[name]
-	if !ok {
-		c.failf("missing array %q", name)
-		return
-	}
-	if n >= 0 && len(v) != n {
-		c.failf("array %q has length %d, want %d", name, len(v), n)
-		return
-	}
-	*p = v
+	array(c, c.d.ints, name, p, func(v []int) bool {
+		if n >= 0 && len(v) != n {
+			c.failf("array %q has length %d, want %d", name, len(v), n)
+			return false
+		}
+		return true
+	})
 }
 
 // indices is ints for an array whose every value lies in [lo, hi).

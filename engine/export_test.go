@@ -54,3 +54,9 @@ func CheckRefusals[S, M any](t testing.TB, fit func(S, context.Context, mat.Matr
 	t.Helper()
 	checkRefusals(t, fit, x, cases)
 }
+
+// MustFit fits x by fit within ctx, failing the test on an error.
+func MustFit[M any](t testing.TB, ctx context.Context, fit func(context.Context, mat.Matrix) (M, error), x mat.Matrix) M {
+	t.Helper()
+	return mustFit(t, ctx, fit, x)
+}

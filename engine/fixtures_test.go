@@ -157,15 +157,32 @@ func loadFixture(t *testing.T, name string) fixture {
 
 func readFixture(t *testing.T, file string) fixture {
 	t.Helper()
+	return readJSON[fixture](t, file)
+}
+
+// readJSON reads testdata/<file> into a T.
+func readJSON[T any](t *testing.T, file string) T {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f fixture
+	var f T
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// eachFixture runs body as a subtest for each named fixture, read by load
+// (loadFixture, loadBaseFixture), with its input.
+func eachFixture(t *testing.T, load func(*testing.T, string) fixture, names []string, body func(t *testing.T, f fixture, x *mat.Dense)) {
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			f := load(t, name)
+			body(t, f, f.input(t))
+		})
+	}
 }
 
 // input returns the fixture's input: stored X, or the real data set read from

@@ -190,11 +190,7 @@ func LSIFromGram(ctx context.Context, gram mat.Symmetric, n, dim int) (*LSIModel
 	if err := checkDim(methodLSI, dim, min(n, d), "min(documents, terms)"); err != nil {
 		return nil, err
 	}
-	g, err := finiteUpper(method, "gram", gram)
-	if err != nil {
-		return nil, err
-	}
-	vals, vecs, err := lsiTop(ctx, g, dim)
+	vals, vecs, err := lsiTop(ctx, method, "gram", gram, dim)
 	if err != nil {
 		return nil, err
 	}
@@ -207,9 +203,14 @@ func LSIFromGram(ctx context.Context, gram mat.Symmetric, n, dim int) (*LSIModel
 	return fromStats(m, n, d, dim), nil
 }
 
-// lsiTop returns the dim leading eigenpairs of a Gram matrix, refusing
-// those with a zero eigenvalue (ErrDimension).
-func lsiTop(ctx context.Context, g blas64.Symmetric, dim int) ([]float64, blas64.General, error) {
+// lsiTop returns the dim leading eigenpairs of the Gram matrix s, refusing
+// a value of s that is not finite (finiteUpper, named what) and
+// eigenpairs with a zero eigenvalue (ErrDimension).
+func lsiTop(ctx context.Context, method, what string, s mat.Symmetric, dim int) ([]float64, blas64.General, error) {
+	g, err := finiteUpper(method, what, s)
+	if err != nil {
+		return nil, blas64.General{}, err
+	}
 	vals, vecs, err := backend.EigTopCtx(ctx, backend.Active(), g, dim)
 	if err != nil {
 		return nil, blas64.General{}, wrapNumerical(err)
@@ -304,11 +305,7 @@ func LSIFromRange(ctx context.Context, basis mat.Matrix, proj mat.Symmetric, n, 
 			}
 		}
 	}
-	c, err := finiteUpper(method, "projected gram", proj)
-	if err != nil {
-		return nil, err
-	}
-	vals, w, err := lsiTop(ctx, c, dim)
+	vals, w, err := lsiTop(ctx, method, "projected gram", proj, dim)
 	if err != nil {
 		return nil, err
 	}

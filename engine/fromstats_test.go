@@ -20,10 +20,7 @@ func TestPCAFromCovariance(t *testing.T) {
 	ctx := context.Background()
 	x, _ := relData(200, 6, 3)
 	n, d := x.Dims()
-	fit, err := PCA{Dim: 3, Solver: PCACovariance}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fit := mustFit(t, ctx, PCA{Dim: 3, Solver: PCACovariance}.Fit, x)
 	mean := make([]float64, d)
 	for j := range mean {
 		mean[j] = stat.Mean(mat.Col(nil, j, x), nil)
@@ -118,10 +115,7 @@ func TestLDAFromStats(t *testing.T) {
 		x.Set(i, 6, -1)
 		x.Set(i, 7, x.At(i, 1)+x.At(i, 2)) // dependent pixel
 	}
-	fit, err := LDA{Labels: labels, Solver: LDASVD}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fit := mustFit(t, ctx, LDA{Labels: labels, Solver: LDASVD}.Fit, x)
 	st := ldaTestStats(x, labels)
 	m, err := LDAFromStats(ctx, st, 0)
 	if err != nil {

@@ -194,10 +194,6 @@ func neighbourGraphOf(r *run, x samples, spec graphSpec) (*neighbors.Fixed, erro
 	if spec.labels != nil && policy == DisconnectedError {
 		policy = DisconnectedConnect
 	}
-	var dense *mat.Dense
-	if x.csr == nil {
-		dense = toDense(x.dense)
-	}
 	// Sparse rows: each of the n·n dot products costs about the stored
 	// entries of a row, not D.
 	predicted := flam.KNNBrute(n, n, d) * float64(x.nnz()) / float64(max(1, n*d))
@@ -208,46 +204,11 @@ func neighbourGraphOf(r *run, x samples, spec graphSpec) (*neighbors.Fixed, erro
 		}
 		predicted = neighbors.Options{}.Flam(n, n, d, k)
 	}
-	g, err := graphStage(r, x, spec, predicted)
-	if err != nil {
-		return nil, mapGraphErr(err)
+	keep := ""
+	if spec.constantBetween() {
+		keep = "left apart for the constant between-class geodesic"
 	}
-	var fixed *neighbors.Fixed
-	err = r.stage("components", float64(g.NNZ()+n), func(ctx context.Context, st *stageCtx) error {
-		var err error
-		if spec.constantBetween() {
-			_, sizes := sparse.ConnectedComponents(g)
-			kept := make([]int, n)
-			for i := range kept {
-				kept[i] = i
-			}
-			fixed = &neighbors.Fixed{Graph: g, Kept: kept, Components: len(sizes)}
-			st.detail = fmt.Sprintf("%d component(s), left apart for the constant between-class geodesic", len(sizes))
-			return nil
-		}
-		if x.csr != nil {
-			fixed, err = neighbors.FixDisconnectedSparse(ctx, x.csr, g, policy, neighbors.Options{})
-		} else {
-			fixed, err = neighbors.FixDisconnected(ctx, dense, g, policy, neighbors.Options{})
-		}
-		if err == nil {
-			st.detail = fmt.Sprintf("%d component(s), policy %s", fixed.Components, policy)
-			if len(fixed.Dropped) > 0 {
-				st.detail += fmt.Sprintf(", %d point(s) dropped", len(fixed.Dropped))
-			}
-			if fixed.Added > 0 {
-				st.detail += fmt.Sprintf(", %d edge(s) added", fixed.Added)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		return nil, mapGraphErr(err)
-	}
-	if len(fixed.Kept) < 2 {
-		return nil, fmt.Errorf("%s: %w: the graph keeps %d point(s)", r.method, ErrTooFewSamples, len(fixed.Kept))
-	}
-	return fixed, nil
+	return graphComponents(r, x, spec, predicted, policy, keep)
 }
 
 // mapGraphErr maps the neighbour package's input errors onto the engine's.

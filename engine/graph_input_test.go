@@ -33,14 +33,8 @@ func TestGivenGraph(t *testing.T) {
 	g := knnCSR(t, x, 10)
 	given := Options{Neighbors: Neighbors{Graph: g}}
 
-	own, err := Isomap{K: 10}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	withGraph, err := Isomap{K: 10, Options: given}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	own := mustFit(t, ctx, Isomap{K: 10}.Fit, x)
+	withGraph := mustFit(t, ctx, Isomap{K: 10, Options: given}.Fit, x)
 	if d := procrustes(t, own.Embedding(), withGraph.Embedding()); d > 1e-10 {
 		t.Errorf("Isomap: Procrustes disparity %g between the given and the searched graph", d)
 	}
@@ -55,26 +49,14 @@ func TestGivenGraph(t *testing.T) {
 		t.Errorf("Transform of training rows: disparity %g", d)
 	}
 
-	lap, err := LaplacianEigenmaps{K: 10}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lapG, err := LaplacianEigenmaps{K: 10, Options: given}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lap := mustFit(t, ctx, LaplacianEigenmaps{K: 10}.Fit, x)
+	lapG := mustFit(t, ctx, LaplacianEigenmaps{K: 10, Options: given}.Fit, x)
 	if d := procrustes(t, lap.Embedding(), lapG.Embedding()); d > 1e-8 {
 		t.Errorf("Laplacian eigenmaps: disparity %g", d)
 	}
 
-	lle, err := LLE{K: 10}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lleG, err := LLE{K: 10, Options: given}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lle := mustFit(t, ctx, LLE{K: 10}.Fit, x)
+	lleG := mustFit(t, ctx, LLE{K: 10, Options: given}.Fit, x)
 	if d := procrustes(t, lle.Embedding(), lleG.Embedding()); d > 1e-8 {
 		t.Errorf("LLE: disparity %g", d)
 	}

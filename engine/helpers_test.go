@@ -156,6 +156,17 @@ func procrustes(t *testing.T, a, b *mat.Dense) float64 {
 	return 1 - sum*sum
 }
 
+// mustFit fits x by fit (a method's Fit on its settings) within ctx,
+// failing the test on an error.
+func mustFit[M any](t testing.TB, ctx context.Context, fit func(context.Context, mat.Matrix) (M, error), x mat.Matrix) M {
+	t.Helper()
+	m, err := fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // reloaded returns m saved to a model file and loaded back.
 func reloaded(t testing.TB, m Model) Model {
 	t.Helper()

@@ -189,6 +189,12 @@ func checkCopy(method string, x mat.Matrix, opts Options) error {
 // spread below minSpread makes every squared difference underflow to 0.
 const minSpread = 1e-150
 
+// valueLimit is the largest |x| the limits above allow in N samples of D
+// features.
+func valueLimit(n, d int) float64 {
+	return math.Sqrt(math.MaxFloat64 / (8 * float64(max(n, d)) * float64(d)))
+}
+
 // checkFitData checks the range of the values a method learns from: values
 // so large that squared distances or Gram sums overflow (ErrNotFinite),
 // samples whose spread is so small that squared differences underflow to
@@ -232,7 +238,7 @@ func checkFitData(method string, x samples, spread bool) error {
 			big = max(big, math.Abs(lo[j]), math.Abs(hi[j]))
 		}
 	}
-	if limit := math.Sqrt(math.MaxFloat64 / (8 * float64(max(n, d)) * float64(d))); big > limit {
+	if limit := valueLimit(n, d); big > limit {
 		return fmt.Errorf("%s: %w: values as large as %.3g make squared distances overflow (the limit for %d×%d data is about %.3g); rescale the data",
 			method, ErrNotFinite, big, n, d, limit)
 	}
@@ -245,6 +251,40 @@ func checkFitData(method string, x samples, spread bool) error {
 		return fmt.Errorf("%s: %w: all %d samples are the same point: there is no distance or direction to embed", method, ErrDimension, n)
 	case width > 0 && width < minSpread:
 		return fmt.Errorf("%s: %w: the samples differ by at most %.3g, so squared differences underflow to 0; rescale the data", method, ErrNumerical, width)
+	}
+	return nil
+}
+
+// checkTransformRange refuses new points whose values are so large that
+// their squared distances to the n training points of d features overflow
+// (the bound of checkFitData), with an error wrapping ErrNotFinite, as Fit
+// refuses such data.
+func checkTransformRange(method string, g blas64.General, n int) error {
+	d := g.Cols
+	limit := valueLimit(n, d)
+	for i := 0; i < g.Rows; i++ {
+		for j, v := range g.Data[i*g.Stride : i*g.Stride+d] {
+			if math.Abs(v) > limit {
+				return fmt.Errorf("%s transform: %w: row %d, column %d is %.3g: squared distances to the training points overflow past about %.3g; rescale the data",
+					method, ErrNotFinite, i, j, v, limit)
+			}
+		}
+	}
+	return nil
+}
+
+// checkTransformOutput returns an error wrapping ErrNotFinite when an
+// output of Transform is NaN or Inf, naming the new point: a point so far
+// from the training data that its coordinates overflow. Transform returns
+// finite coordinates or an error, never NaN.
+func checkTransformOutput(method string, y blas64.General) error {
+	for i := 0; i < y.Rows; i++ {
+		for j, v := range y.Data[i*y.Stride : i*y.Stride+y.Cols] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s transform: %w: new point %d maps to %v in coordinate %d: it is too far from the training data for the model's scale",
+					method, ErrNotFinite, i, v, j)
+			}
+		}
 	}
 	return nil
 }

@@ -396,17 +396,10 @@ func topEigen(r *run, s64 blas64.General, s32 []float32, n, dim int, solver Eige
 		return vals, vecs, err
 	}
 	err = r.stage("eigensolve", flam.Lanczos(n, dim, 20), func(ctx context.Context, st *stageCtx) error {
-		op := tauMatrix{n: n, s64: s64, s32: s32}.operator()
-		var res *lanczos.Result
-		err := st.watchCount(lanczosBudget(dim), func(done *atomic.Int64) error {
-			var err error
-			res, err = lanczos.Solve(ctx, op, lanczos.Settings{K: dim, Seed: seed, Progress: done})
-			return err
-		})
+		res, err := st.lanczos(ctx, tauMatrix{n: n, s64: s64, s32: s32}.operator(), lanczos.Settings{K: dim, Seed: seed})
 		if err != nil {
-			return wrapNumerical(err)
+			return err
 		}
-		st.iterations = res.Stats.Iterations
 		st.detail = fmt.Sprintf("lanczos: block %d, %d products, %d restarts, %.3g flam done", res.Stats.BlockSize, res.Stats.MatVecs, res.Stats.Restarts, res.Stats.Flam)
 		vals, vecs = res.Values, res.Vectors
 		return nil

@@ -13,42 +13,35 @@ import (
 )
 
 func TestIsomapAgainstSklearn(t *testing.T) {
-	for _, name := range []string{"swiss_isomap", "yale_isomap"} {
-		t.Run(name, func(t *testing.T) {
-			f := loadFixture(t, name)
-			x := f.input(t)
-			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
-				for _, f32 := range []bool{false, true} {
-					if f32 && solver == engine.EigenDense {
-						continue
-					}
-					m, err := engine.Isomap{Dim: f.Dim, K: f.K, Eigensolver: solver, Float32: f32}.Fit(context.Background(), x)
-					if err != nil {
-						t.Fatal(err)
-					}
-					tol := 1e-6
-					if f32 {
-						tol = 1e-5 // geodesics rounded to float32
-					}
-					d := procrustes(t, rowsToDense(f.Embedding), m.Embedding())
-					t.Logf("%s float32=%v: disparity %.3g", solver, f32, d)
-					if d > tol {
-						t.Errorf("%s float32=%v: Procrustes disparity to scikit-learn %g > %g", solver, f32, d, tol)
-					}
-					if f.XNew != nil {
-						// Same coordinates as scikit-learn's transform, after aligning the
-						// fits: compare the stacked embeddings.
-						var a, b mat.Dense
-						a.Stack(rowsToDense(f.Embedding), rowsToDense(f.Transform))
-						b.Stack(m.Embedding(), transformed(t, m, rowsToDense(f.XNew)))
-						if d := procrustes(t, &a, &b); d > tol {
-							t.Errorf("%s float32=%v: transform disparity to scikit-learn %g > %g", solver, f32, d, tol)
-						}
+	eachFixture(t, loadFixture, []string{"swiss_isomap", "yale_isomap"}, func(t *testing.T, f fixture, x *mat.Dense) {
+		for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
+			for _, f32 := range []bool{false, true} {
+				if f32 && solver == engine.EigenDense {
+					continue
+				}
+				m := engine.MustFit(t, context.Background(), engine.Isomap{Dim: f.Dim, K: f.K, Eigensolver: solver, Float32: f32}.Fit, x)
+				tol := 1e-6
+				if f32 {
+					tol = 1e-5 // geodesics rounded to float32
+				}
+				d := procrustes(t, rowsToDense(f.Embedding), m.Embedding())
+				t.Logf("%s float32=%v: disparity %.3g", solver, f32, d)
+				if d > tol {
+					t.Errorf("%s float32=%v: Procrustes disparity to scikit-learn %g > %g", solver, f32, d, tol)
+				}
+				if f.XNew != nil {
+					// Same coordinates as scikit-learn's transform, after aligning the
+					// fits: compare the stacked embeddings.
+					var a, b mat.Dense
+					a.Stack(rowsToDense(f.Embedding), rowsToDense(f.Transform))
+					b.Stack(m.Embedding(), transformed(t, m, rowsToDense(f.XNew)))
+					if d := procrustes(t, &a, &b); d > tol {
+						t.Errorf("%s float32=%v: transform disparity to scikit-learn %g > %g", solver, f32, d, tol)
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // Transforming the training points reproduces their embedding; Save/Load
@@ -56,15 +49,9 @@ func TestIsomapAgainstSklearn(t *testing.T) {
 func TestIsomapTransformTrainingAndSave(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(500, 0.05, 3)
-	m, err := engine.Isomap{Dim: 2, K: 8}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.Isomap{Dim: 2, K: 8}.Fit, x)
 	checkMapsTraining(t, m, x, 1e-8)
-	m32, err := engine.Isomap{Dim: 2, K: 8, Float32: true}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m32 := engine.MustFit(t, ctx, engine.Isomap{Dim: 2, K: 8, Float32: true}.Fit, x)
 	// τ(D_G) itself is rounded to float32, so the reproduction holds to
 	// float32 precision only.
 	if !mat.EqualApprox(transformed(t, m32, x), m32.Embedding(), 1e-5) {
@@ -85,10 +72,7 @@ func TestIsomapDisconnected(t *testing.T) {
 			t.Errorf("the disconnected error does not name the %q choice: %v", word, err)
 		}
 	}
-	m, err := engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedLargest}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.Isomap{Dim: 2, K: 5, Disconnected: engine.DisconnectedLargest}.Fit, x)
 	if n, _ := m.Embedding().Dims(); n != 30 || len(m.Dropped()) != 30 {
 		t.Errorf("largest: %d points embedded, %d dropped; want 30 and 30", n, len(m.Dropped()))
 	}

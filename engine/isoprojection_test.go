@@ -50,15 +50,9 @@ func columnsAgree(a, b *mat.Dense) float64 {
 func TestIsoProjectionTheorem2(t *testing.T) {
 	ctx := context.Background()
 	x := randomData(60, 90, 1)
-	direct, err := IsoProjection{Dim: 3, K: 8, Solver: IsoProjectionDirect}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	direct := mustFit(t, ctx, IsoProjection{Dim: 3, K: 8, Solver: IsoProjectionDirect}.Fit, x)
 	for _, alpha := range []float64{1e-4, 1e-8, 1e-12} {
-		sr, err := IsoProjection{Dim: 3, K: 8, Alpha: alpha, RegressionTol: 1e-15, RegressionIter: 2000}.Fit(ctx, x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sr := mustFit(t, ctx, IsoProjection{Dim: 3, K: 8, Alpha: alpha, RegressionTol: 1e-15, RegressionIter: 2000}.Fit, x)
 		diff := columnsAgree(sr.Projection(), direct.Projection())
 		t.Logf("α = %g: largest relative difference of the projections %.3g", alpha, diff)
 		if alpha == 1e-12 && diff > 1e-6 {
@@ -84,10 +78,7 @@ func TestIsoProjectionTheorem2(t *testing.T) {
 func TestIsoProjectionTransformSparseSave(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(300, 0.05, 9)
-	m, err := IsoProjection{Dim: 2, K: 8}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, IsoProjection{Dim: 2, K: 8}.Fit, x)
 	y, err := m.Transform(ctx, x)
 	if err != nil {
 		t.Fatal(err)
@@ -131,10 +122,7 @@ func testIsoProjectionSupervised(t *testing.T, between SupervisedGeodesic) {
 	for i := range labels {
 		labels[i] = i / 11 // 15 people × 11 images, in order
 	}
-	m, err := IsoProjection{Dim: 14, K: 0, Labels: labels, Between: between}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, IsoProjection{Dim: 14, K: 0, Labels: labels, Between: between}.Fit, x)
 	rep := m.Report()
 	want := map[SupervisedGeodesic]string{SupervisedConstant: "constant", SupervisedJoin: "connect"}[between]
 	if rep.Params["disconnected"] != want || rep.Params["supervised_geodesic"] != between.String() {
@@ -200,14 +188,8 @@ func TestIsoProjectionRegressionIter(t *testing.T) {
 		t.Fatal("no regression stage")
 		return 0
 	}
-	def, err := IsoProjection{Dim: 5, K: 5}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tol, err := IsoProjection{Dim: 5, K: 5, RegressionIter: RegressionToTolerance}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	def := mustFit(t, ctx, IsoProjection{Dim: 5, K: 5}.Fit, x)
+	tol := mustFit(t, ctx, IsoProjection{Dim: 5, K: 5, RegressionIter: RegressionToTolerance}.Fit, x)
 	if got := iters(def); got != DefaultRegressionIter || def.Report().Params["regression_iter"] != DefaultRegressionIter {
 		t.Errorf("default: %d LSQR iterations (params %v), want the cap %d", got, def.Report().Params["regression_iter"], DefaultRegressionIter)
 	}

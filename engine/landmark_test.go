@@ -17,22 +17,13 @@ import (
 func TestLandmarkIsomapAgainstIsomap(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(600, 0.05, 11)
-	iso, err := Isomap{Dim: 2, K: 10}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := LandmarkIsomap{Dim: 2, K: 10, Landmarks: 600}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	iso := mustFit(t, ctx, Isomap{Dim: 2, K: 10}.Fit, x)
+	all := mustFit(t, ctx, LandmarkIsomap{Dim: 2, K: 10, Landmarks: 600}.Fit, x)
 	if d := procrustes(t, iso.Embedding(), all.Embedding()); d > 1e-10 {
 		t.Errorf("all points as landmarks: disparity to Isomap %g", d)
 	}
 	for _, choice := range []LandmarkChoice{LandmarksMaxMin, LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans} {
-		m, err := LandmarkIsomap{Dim: 2, K: 10, Landmarks: 60, Choice: choice, Seed: 3}.Fit(ctx, x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, ctx, LandmarkIsomap{Dim: 2, K: 10, Landmarks: 60, Choice: choice, Seed: 3}.Fit, x)
 		if len(m.Landmarks()) < 50 {
 			t.Errorf("%s: only %d distinct landmarks", choice, len(m.Landmarks()))
 		}
@@ -58,10 +49,7 @@ func TestLandmarkIsomapAgainstIsomap(t *testing.T) {
 func TestLandmarkIsomapSave(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(300, 0.05, 12)
-	m, err := LandmarkIsomap{Dim: 2, K: 8, Landmarks: 40}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, LandmarkIsomap{Dim: 2, K: 8, Landmarks: 40}.Fit, x)
 	q, _ := datasets.SwissRoll(20, 0.05, 13)
 	checkReloaded(t, m, q)
 }

@@ -17,10 +17,7 @@ import (
 func TestLaplacianEigenproblem(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(600, 0.05, 4)
-	m, err := LaplacianEigenmaps{Dim: 3, K: 8}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, LaplacianEigenmaps{Dim: 3, K: 8}.Fit, x)
 	fixed, err := neighborsForTest(x, 8)
 	if err != nil {
 		t.Fatal(err)

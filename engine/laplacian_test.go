@@ -33,10 +33,7 @@ func TestLaplacianAgainstSklearn(t *testing.T) {
 			x := f.input(t)
 			want := rowsToDense(f.Embedding)
 			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
-				m, err := engine.LaplacianEigenmaps{Dim: f.Dim, K: f.K, Weight: c.weight, Eigensolver: solver}.Fit(context.Background(), x)
-				if err != nil {
-					t.Fatal(err)
-				}
+				m := engine.MustFit(t, context.Background(), engine.LaplacianEigenmaps{Dim: f.Dim, K: f.K, Weight: c.weight, Eigensolver: solver}.Fit, x)
 				if c.weight == engine.WeightHeat {
 					if got := m.Report().Params["t"].(float64); math.Abs(got-f.T) > 1e-12*f.T {
 						t.Errorf("heat kernel t = %v, scikit-learn fixture %v", got, f.T)
@@ -147,10 +144,7 @@ func TestLaplacianTransform(t *testing.T) {
 			return asModel(engine.LaplacianEigenmaps{Dim: 2, K: 10, Weight: w}.Fit(ctx, x))
 		}, x, 0.03)
 	}
-	m, err := engine.LaplacianEigenmaps{Dim: 2, K: 10}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.LaplacianEigenmaps{Dim: 2, K: 10}.Fit, x)
 	// Copies of training points map onto their embedding.
 	checkMapsTraining(t, m, x, 0)
 	checkReloaded(t, m, mat.NewDense(3, 3, []float64{1, 2, 3, -4, 5, 6, 7, 8, 0.5}))

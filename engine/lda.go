@@ -375,20 +375,27 @@ func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float6
 	return vals, w, rk, nil
 }
 
+// thinSVD is the thin SVD a = U·diag(σ)·Vᵀ by the active backend's Gesdd
+// (a is overwritten): σ descending, U a.Rows×k and Vᵀ k×a.Cols with
+// k = min(a.Rows, a.Cols); a failure wraps ErrNumerical.
+func thinSVD(a blas64.General) (sv []float64, u, vt blas64.General, err error) {
+	k := min(a.Rows, a.Cols)
+	sv, u, vt = make([]float64, k), newGeneral(a.Rows, k), newGeneral(k, a.Cols)
+	return sv, u, vt, wrapNumerical(backend.Active().Gesdd(a, sv, u, vt))
+}
+
 // betweenDirections finishes the LDASVD solver from H_bᵀ = [√N_c·ū_c]
 // (r×c, in the whitened space) and the map back M (D×r) of n samples: the
 // thin SVD H_bᵀ = QΣPᵀ, W = M·Q (m = min(dim, r, c) columns), scaled as
 // LDA says, and the eigenvalues λ = σ²/(1 − σ²).
 func betweenDirections(ctx context.Context, hb, mp blas64.General, n, dim int) ([]float64, blas64.General, error) {
 	impl := backend.Active()
-	rk, c, d := hb.Rows, hb.Cols, mp.Rows
-	k := min(rk, c)
-	sv := make([]float64, k)
-	q := newGeneral(rk, k)
-	vt := newGeneral(k, c)
-	if err := impl.Gesdd(hb, sv, q, vt); err != nil {
-		return nil, blas64.General{}, wrapNumerical(err)
+	rk, d := hb.Rows, mp.Rows
+	sv, q, _, err := thinSVD(hb)
+	if err != nil {
+		return nil, blas64.General{}, err
 	}
+	k := len(sv)
 	m := min(dim, k)
 	qm := blas64.General{Rows: rk, Cols: m, Stride: q.Stride, Data: q.Data}
 	w := newGeneral(d, m)
@@ -609,7 +616,7 @@ var errSingularScatter = errors.New("singular within-class scatter")
 // errSingularScatter when a pivot of the Cholesky factor falls below 10⁻⁶
 // of the largest (condition number above 10¹²).
 func fisherSolve(sw, b blas64.General, m int, ridge float64) ([]float64, blas64.General, error) {
-	p, c := b.Rows, b.Cols
+	p := b.Rows
 	impl := backend.Active()
 	for i := 0; i < p; i++ {
 		sw.Data[i*sw.Stride+i] += ridge
@@ -632,14 +639,11 @@ func fisherSolve(sw, b blas64.General, m int, ridge float64) ([]float64, blas64.
 	tri := blas64.Triangular{N: p, Stride: sw.Stride, Uplo: blas.Lower, Diag: blas.NonUnit, Data: sw.Data}
 	cm := copyGeneral(b)
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, tri, cm) // L⁻¹B
-	k := min(p, c)
-	sv := make([]float64, k)
-	uu := newGeneral(p, k)
-	vt := newGeneral(k, c)
-	if err := impl.Gesdd(cm, sv, uu, vt); err != nil {
-		return nil, blas64.General{}, wrapNumerical(err)
+	sv, uu, _, err := thinSVD(cm)
+	if err != nil {
+		return nil, blas64.General{}, err
 	}
-	m = min(m, k)
+	m = min(m, len(sv))
 	w := newGeneral(p, m)
 	vals := make([]float64, m)
 	for j := 0; j < m; j++ {

@@ -20,10 +20,7 @@ func TestLDASVDSmallSample(t *testing.T) {
 	const n, d, c = 30, 50, 4
 	x, labels := classBlobs(7, n, d, c)
 	ctx := context.Background()
-	m, err := LDA{Labels: labels}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, LDA{Labels: labels}.Fit, x)
 	for j, v := range m.Eigenvalues() {
 		if v != lambdaNoWithin {
 			t.Errorf("λ_%d = %v, want %v (no within-class scatter)", j, v, lambdaNoWithin)

@@ -2,12 +2,9 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -32,15 +29,7 @@ type ldaFixture struct {
 
 func loadLDAFixture(t *testing.T, name string) ldaFixture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "sklearn_"+name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f ldaFixture
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return readJSON[ldaFixture](t, "sklearn_"+name+".json")
 }
 
 // LDA equals scikit-learn's eigen solver: W = scalings column by column up
@@ -54,10 +43,7 @@ func TestLDAAgainstSklearn(t *testing.T) {
 			f := loadLDAFixture(t, name)
 			x := rowsToDense(f.X)
 			_, d := x.Dims()
-			m, err := engine.LDA{Labels: f.Y}.Fit(ctx, x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := engine.MustFit(t, ctx, engine.LDA{Labels: f.Y}.Fit, x)
 			if m.Dim() != f.Dim {
 				t.Fatalf("default dim %d, want c − 1 = %d", m.Dim(), f.Dim)
 			}
@@ -141,10 +127,7 @@ func TestLDATwoClassClosedForm(t *testing.T) {
 		}
 	}
 	for _, reg := range []float64{0, 0.3} {
-		m, err := engine.LDA{Labels: labels, Reg: reg}.Fit(context.Background(), x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := engine.MustFit(t, context.Background(), engine.LDA{Labels: labels, Reg: reg}.Fit, x)
 		mean := func(lo, hi int) *mat.VecDense {
 			v := mat.NewVecDense(d, nil)
 			for i := lo; i < hi; i++ {
@@ -194,10 +177,7 @@ func TestLDATwoClassClosedForm(t *testing.T) {
 func TestLDAFisherfaces(t *testing.T) {
 	const n, d, c = 30, 50, 3
 	x, labels := classBlobs(6, n, d, c)
-	m, err := engine.LDA{Labels: labels, Solver: engine.LDAFisherfaces}.Fit(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, context.Background(), engine.LDA{Labels: labels, Solver: engine.LDAFisherfaces}.Fit, x)
 	if rep := m.Report(); rep.Params["pca_dim"] != n-c {
 		t.Errorf("pca_dim %v, want N − c = %d", rep.Params["pca_dim"], n-c)
 	}
@@ -263,10 +243,7 @@ func TestLDASaveAndErrors(t *testing.T) {
 	ctx := context.Background()
 	f := loadLDAFixture(t, "lda_blobs3")
 	x := rowsToDense(f.X)
-	m, err := engine.LDA{Labels: f.Y, Dim: 1}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.LDA{Labels: f.Y, Dim: 1}.Fit, x)
 	l := reloaded(t, m)
 	xn := rowsToDense(f.XNew)
 	y1, _ := m.Transform(ctx, xn)
@@ -319,10 +296,7 @@ func TestLDASVDAgainstSklearn(t *testing.T) {
 			if _, err := (engine.LDA{Labels: f.Y, Solver: engine.LDAFisherfaces}).Fit(ctx, x); !errors.Is(err, engine.ErrNumerical) {
 				t.Fatalf("fisherfaces on singular S_W: %v, want ErrNumerical (the fixture must be rank-deficient)", err)
 			}
-			m, err := engine.LDA{Labels: f.Y}.Fit(ctx, x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := engine.MustFit(t, ctx, engine.LDA{Labels: f.Y}.Fit, x)
 			if got := m.Report().Params["solver"]; got != "svd" {
 				t.Errorf("default solver %v, want svd", got)
 			}

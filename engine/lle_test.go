@@ -11,32 +11,22 @@ import (
 )
 
 func TestLLEAgainstSklearn(t *testing.T) {
-	for _, name := range []string{"swiss_lle", "yale_lle"} {
-		t.Run(name, func(t *testing.T) {
-			f := loadFixture(t, name)
-			x := f.input(t)
-			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
-				m, err := engine.LLE{Dim: f.Dim, K: f.K, Reg: f.Reg, Eigensolver: solver}.Fit(context.Background(), x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				d := procrustes(t, rowsToDense(f.Embedding), m.Embedding())
-				t.Logf("%s: disparity %.3g, %s", solver, d, m.Report().Stages[len(m.Report().Stages)-1].Detail)
-				if d > 1e-3 {
-					t.Errorf("%s: Procrustes disparity to scikit-learn %g > 1e-3", solver, d)
-				}
+	eachFixture(t, loadFixture, []string{"swiss_lle", "yale_lle"}, func(t *testing.T, f fixture, x *mat.Dense) {
+		for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
+			m := engine.MustFit(t, context.Background(), engine.LLE{Dim: f.Dim, K: f.K, Reg: f.Reg, Eigensolver: solver}.Fit, x)
+			d := procrustes(t, rowsToDense(f.Embedding), m.Embedding())
+			t.Logf("%s: disparity %.3g, %s", solver, d, m.Report().Stages[len(m.Report().Stages)-1].Detail)
+			if d > 1e-3 {
+				t.Errorf("%s: Procrustes disparity to scikit-learn %g > 1e-3", solver, d)
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestLLETransformAndSave(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(400, 0.05, 5)
-	m, err := engine.LLE{Dim: 2, K: 10}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.LLE{Dim: 2, K: 10}.Fit, x)
 	checkMapsTraining(t, m, x, 1e-12)
 	// A point halfway between two neighbours lands between their images.
 	q := mat.NewDense(1, 3, nil)

@@ -32,10 +32,7 @@ func TestLowRankIsomapAgainstReference(t *testing.T) {
 			}
 		}
 		set := LowRankIsomap{Dim: 2, Labels: labels, UnitScale: c.unit, LRR: admm.LRRSettings{Lambda: c.lambda}}
-		m, err := set.Fit(ctx, x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, ctx, set.Fit, x)
 		st := m.LRRStats()
 		if !st.Converged || st.PrimalResidual > 1e-6 || st.ZJResidual > 1e-6 {
 			t.Errorf("%+v: LRR residuals %g (eq. 25), %g (Z = J), converged %v", c, st.PrimalResidual, st.ZJResidual, st.Converged)
@@ -109,10 +106,7 @@ func TestLowRankIsomapAgainstReference(t *testing.T) {
 func TestLowRankIsomapSaveAndErrors(t *testing.T) {
 	ctx := context.Background()
 	x := curvedData(80, 6, 2)
-	m, err := LowRankIsomap{Dim: 2, Landmarks: 6, Seed: 3, LRR: admm.LRRSettings{Lambda: 0.5}}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, LowRankIsomap{Dim: 2, Landmarks: 6, Seed: 3, LRR: admm.LRRSettings{Lambda: 0.5}}.Fit, x)
 	rep := m.Report()
 	for _, name := range []string{"kmeans", "scatter", "lrr", "eigensolve", "project"} {
 		if _, ok := rep.Stage(name); !ok {

@@ -22,10 +22,7 @@ func TestLPPAgainstReference(t *testing.T) {
 	f := loadBaseFixture(t, "swiss_lpp")
 	x := rowsToDense(f.X)
 	for _, in := range []mat.Matrix{x, sparse.FromDense(x)} {
-		m, err := engine.LPP{Dim: f.Dim, K: f.K}.Fit(ctx, in)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := engine.MustFit(t, ctx, engine.LPP{Dim: f.Dim, K: f.K}.Fit, in)
 		if got := m.Report().Params["t"].(float64); math.Abs(got-f.T) > 1e-12*f.T {
 			t.Errorf("heat kernel t = %v, reference %v", got, f.T)
 		}
@@ -45,10 +42,7 @@ func TestLPPAgainstReference(t *testing.T) {
 			if c.supervised {
 				s.Labels = loadSharedLabels(t, f.Tag)
 			}
-			m, err := s.Fit(ctx, x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := engine.MustFit(t, ctx, s.Fit, x)
 			t.Logf("%s", stageDetail(m.Report(), "svd"))
 			checkLinearReference(t, f, m, 1e-7, 1e-6, false)
 		})
@@ -61,10 +55,7 @@ func TestLPPAgainstReference(t *testing.T) {
 func TestLPPSupervisedSeparatesClasses(t *testing.T) {
 	x := loadShared(t, "yale32")
 	labels := loadSharedLabels(t, "yale32")
-	m, err := engine.LPP{Dim: 14, K: 0, Labels: labels}.Fit(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, context.Background(), engine.LPP{Dim: 14, K: 0, Labels: labels}.Fit, x)
 	for _, v := range m.Eigenvalues() {
 		if math.Abs(v) > 1e-9 {
 			t.Fatalf("eigenvalues %v, want 14 zeros", m.Eigenvalues())
@@ -95,14 +86,8 @@ func TestLPPSupervisedSeparatesClasses(t *testing.T) {
 func TestLPPEqualsLaplacianWhenDExceedsN(t *testing.T) {
 	ctx := context.Background()
 	x := loadShared(t, "yale32")
-	lpp, err := engine.LPP{Dim: 4, K: 6}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	le, err := engine.LaplacianEigenmaps{Dim: 4, K: 6, Eigensolver: engine.EigenDense}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lpp := engine.MustFit(t, ctx, engine.LPP{Dim: 4, K: 6}.Fit, x)
+	le := engine.MustFit(t, ctx, engine.LaplacianEigenmaps{Dim: 4, K: 6, Eigensolver: engine.EigenDense}.Fit, x)
 	if e := relErr(le.Eigenvalues(), lpp.Eigenvalues()); e > 1e-8 {
 		t.Errorf("eigenvalues: LPP %v, Laplacian eigenmaps %v", lpp.Eigenvalues(), le.Eigenvalues())
 	}
@@ -116,10 +101,7 @@ func TestLPPEqualsLaplacianWhenDExceedsN(t *testing.T) {
 func TestLPPTransformSparseAndSave(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(500, 0.05, 3)
-	m, err := engine.LPP{Dim: 2, K: 8, Weight: engine.WeightBinary}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.LPP{Dim: 2, K: 8, Weight: engine.WeightBinary}.Fit, x)
 	y := checkMapsTraining(t, m, x, 0)
 	ys, err := m.Transform(ctx, sparse.FromDense(x))
 	if err != nil || !mat.EqualApprox(ys, y, 1e-12) {
@@ -148,10 +130,7 @@ func TestLPPNPEReuters(t *testing.T) {
 	}
 	ctx := context.Background()
 	a := loadReuters(t)
-	m, err := engine.LPP{Dim: 5, K: 5, PCADim: 40, Weight: engine.WeightCosine}.Fit(ctx, a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.LPP{Dim: 5, K: 5, PCADim: 40, Weight: engine.WeightCosine}.Fit, a)
 	rep := m.Report()
 	t.Logf("LPP:\n%s", rep.Table())
 	for j, v := range m.Eigenvalues() {
@@ -159,10 +138,7 @@ func TestLPPNPEReuters(t *testing.T) {
 			t.Errorf("LPP eigenvalues %v: not ascending in [0, 2]", m.Eigenvalues())
 		}
 	}
-	n, err := engine.NPE{Dim: 5, K: 5, PCADim: 40}.Fit(ctx, a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := engine.MustFit(t, ctx, engine.NPE{Dim: 5, K: 5, PCADim: 40}.Fit, a)
 	rep = n.Report()
 	t.Logf("NPE:\n%s", rep.Table())
 	yn := n.Embedding()

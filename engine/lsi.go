@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -110,17 +109,10 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 				})
 			} else {
 				err = r.stage("eigensolve", flam.Lanczos(m, s.Dim, 20)*2*float64(in.nnz())/float64(m*m), func(ctx context.Context, st *stageCtx) error {
-					op := gram.operator()
-					var res *lanczos.Result
-					err := st.watchCount(lanczosBudget(s.Dim), func(done *atomic.Int64) error {
-						var err error
-						res, err = lanczos.Solve(ctx, op, lanczos.Settings{K: s.Dim, Seed: s.Seed, Tol: 1e-10, Progress: done})
-						return err
-					})
+					res, err := st.lanczos(ctx, gram.operator(), lanczos.Settings{K: s.Dim, Seed: s.Seed, Tol: 1e-10})
 					if err != nil {
-						return wrapNumerical(err)
+						return err
 					}
-					st.iterations = res.Stats.Iterations
 					// The solver prices a function operator at m² per product; a
 					// product here is one with X and one with Xᵀ.
 					fm := float64(m)

@@ -22,10 +22,7 @@ func TestLSIAgainstSklearn(t *testing.T) {
 	comp.CloneFrom(rowsToDense(f.Components).T())
 	for _, in := range []mat.Matrix{a, a.ToDense()} {
 		for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
-			m, err := engine.LSI{Dim: f.Dim, Eigensolver: solver}.Fit(ctx, in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := engine.MustFit(t, ctx, engine.LSI{Dim: f.Dim, Eigensolver: solver}.Fit, in)
 			if e := relErr(f.SingularValues, m.SingularValues()); e > 1e-10 {
 				t.Errorf("%s: singular values %v, scikit-learn %v", solver, m.SingularValues(), f.SingularValues)
 			}
@@ -54,10 +51,7 @@ func TestLSIAgainstSklearn(t *testing.T) {
 		}
 		f := loadBaseFixture(t, "reuters_lsi")
 		a := loadReuters(t)
-		m, err := engine.LSI{Dim: f.Dim}.Fit(ctx, a)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := engine.MustFit(t, ctx, engine.LSI{Dim: f.Dim}.Fit, a)
 		rep := m.Report()
 		t.Logf("\n%s", rep.Table())
 		if e := relErr(f.SingularValues, m.SingularValues()); e > 1e-9 {
@@ -72,10 +66,7 @@ func TestLSIAgainstSklearn(t *testing.T) {
 func TestLSISaveAndErrors(t *testing.T) {
 	ctx := context.Background()
 	a := loadBaseFixture(t, "lsi_random").A.csr()
-	m, err := engine.LSI{Dim: 3}.Fit(ctx, a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.LSI{Dim: 3}.Fit, a)
 	l := reloaded(t, m)
 	y1, _ := m.Transform(ctx, a)
 	y2, err := l.Transform(ctx, a.ToDense())

@@ -17,25 +17,18 @@ import (
 // eigensolver): unit eigenvectors, compared up to sign column by column and
 // by Procrustes.
 func TestLTSAAgainstSklearn(t *testing.T) {
-	for _, name := range []string{"swiss_ltsa", "yale_ltsa"} {
-		t.Run(name, func(t *testing.T) {
-			f := loadBaseFixture(t, name)
-			x := f.input(t)
-			want := rowsToDense(f.Embedding)
-			for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
-				m, err := engine.LTSA{Dim: f.Dim, K: f.K, Eigensolver: solver}.Fit(context.Background(), x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				d := procrustes(t, want, m.Embedding())
-				e := colsUpToSign(t, want, m.Embedding())
-				t.Logf("%s: disparity %.3g, largest column difference %.3g; %s", solver, d, e, stageDetail(m.Report(), "eigensolve"))
-				if d > 1e-9 || e > 1e-6 {
-					t.Errorf("%s: Procrustes disparity %g (> 1e-9) or column difference %g (> 1e-6) to scikit-learn", solver, d, e)
-				}
+	eachFixture(t, loadBaseFixture, []string{"swiss_ltsa", "yale_ltsa"}, func(t *testing.T, f fixture, x *mat.Dense) {
+		want := rowsToDense(f.Embedding)
+		for _, solver := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos} {
+			m := engine.MustFit(t, context.Background(), engine.LTSA{Dim: f.Dim, K: f.K, Eigensolver: solver}.Fit, x)
+			d := procrustes(t, want, m.Embedding())
+			e := colsUpToSign(t, want, m.Embedding())
+			t.Logf("%s: disparity %.3g, largest column difference %.3g; %s", solver, d, e, stageDetail(m.Report(), "eigensolve"))
+			if d > 1e-9 || e > 1e-6 {
+				t.Errorf("%s: Procrustes disparity %g (> 1e-9) or column difference %g (> 1e-6) to scikit-learn", solver, d, e)
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestLTSATransformAndSave(t *testing.T) {
@@ -48,10 +41,7 @@ func TestLTSATransformAndSave(t *testing.T) {
 	heldOut(t, func(x *mat.Dense) (engine.Model, error) {
 		return asModel(engine.LTSA{Dim: 2, K: 10}.Fit(ctx, x))
 	}, x, 0.02)
-	m, err := engine.LTSA{Dim: 2, K: 10}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.LTSA{Dim: 2, K: 10}.Fit, x)
 	checkMapsTraining(t, m, x, 0)
 	// Sparse rows: the same embedding and the same mapping.
 	ms, err := engine.LTSA{Dim: 2, K: 10}.Fit(ctx, sparse.FromDense(x))

@@ -11,19 +11,12 @@ import (
 )
 
 func TestMDSAgainstSklearn(t *testing.T) {
-	for _, name := range []string{"swiss_mds", "yale_mds"} {
-		t.Run(name, func(t *testing.T) {
-			f := loadFixture(t, name)
-			x := f.input(t)
-			m, err := engine.MDS{Dim: f.Dim}.Fit(context.Background(), x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := procrustes(t, rowsToDense(f.Embedding), m.Embedding()); d > 1e-8 {
-				t.Errorf("Procrustes disparity to scikit-learn %g > 1e-8", d)
-			}
-		})
-	}
+	eachFixture(t, loadFixture, []string{"swiss_mds", "yale_mds"}, func(t *testing.T, f fixture, x *mat.Dense) {
+		m := engine.MustFit(t, context.Background(), engine.MDS{Dim: f.Dim}.Fit, x)
+		if d := procrustes(t, rowsToDense(f.Embedding), m.Embedding()); d > 1e-8 {
+			t.Errorf("Procrustes disparity to scikit-learn %g > 1e-8", d)
+		}
+	})
 }
 
 // Classical MDS of Euclidean distances is PCA: the same embedding up to the
@@ -37,14 +30,8 @@ func TestMDSIsPCAAndTriangulates(t *testing.T) {
 	n, d := x.Dims()
 	train := x.Slice(0, n-50, 0, d).(*mat.Dense)
 	test := x.Slice(n-50, n, 0, d).(*mat.Dense)
-	mds, err := engine.MDS{Dim: 2}.Fit(ctx, train)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pca, err := engine.PCA{Dim: 2}.Fit(ctx, train)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mds := engine.MustFit(t, ctx, engine.MDS{Dim: 2}.Fit, train)
+	pca := engine.MustFit(t, ctx, engine.PCA{Dim: 2}.Fit, train)
 	ym, err := mds.Transform(ctx, test)
 	if err != nil {
 		t.Fatal(err)

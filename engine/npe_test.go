@@ -19,20 +19,14 @@ func TestNPEAgainstReference(t *testing.T) {
 	f := loadBaseFixture(t, "swiss_npe")
 	x := rowsToDense(f.X)
 	for _, in := range []mat.Matrix{x, sparse.FromDense(x)} {
-		m, err := engine.NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit(ctx, in)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := engine.MustFit(t, ctx, engine.NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit, in)
 		checkLinearReference(t, f, m, 1e-7, 1e-7, true)
 	}
 	t.Run("yale_npe", func(t *testing.T) {
 		f := loadBaseFixture(t, "yale_npe")
 		x := f.input(t)
 		for _, in := range []mat.Matrix{x, sparse.FromDense(x)} {
-			m, err := engine.NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit(ctx, in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := engine.MustFit(t, ctx, engine.NPE{Dim: f.Dim, K: f.K, Reg: f.Reg}.Fit, in)
 			checkLinearReference(t, f, m, 1e-6, 1e-6, false)
 		}
 	})
@@ -45,10 +39,7 @@ func TestNPETransformAndSave(t *testing.T) {
 	for i := range labels {
 		labels[i] = i % 3
 	}
-	m, err := engine.NPE{Dim: 2, K: 6, Labels: labels}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, ctx, engine.NPE{Dim: 2, K: 6, Labels: labels}.Fit, x)
 	y := checkMapsTraining(t, m, x, 0)
 	l := reloaded(t, m)
 	if _, ok := l.(*engine.NPEModel); !ok {

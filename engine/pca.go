@@ -97,6 +97,34 @@ func (s PCA) Fit(ctx context.Context, x mat.Matrix) (*PCAModel, error) {
 	}.fit(ctx, x)
 }
 
+// syrkEigen runs the stage name, which forms the symmetric matrix
+// scale·xᵀx (trans blas.Trans: the covariance, D×D) or scale·x·xᵀ
+// (blas.NoTrans: the Gram matrix, n×n), and the stage "eigensolve", which
+// finds its top dim eigenpairs by the dense index-range solver (detail).
+func syrkEigen(r *run, name string, trans blas.Transpose, scale float64, x blas64.General, dim int, detail string) ([]float64, blas64.General, error) {
+	order, other := x.Rows, x.Cols
+	if trans == blas.Trans {
+		order, other = other, order
+	}
+	c := blas64.Symmetric{N: order, Stride: order, Uplo: blas.Upper}
+	err := r.stage(name, flam.Syrk(order, other), func(ctx context.Context, st *stageCtx) error {
+		c.Data = make([]float64, order*order)
+		return backend.SyrkCtx(ctx, backend.Active(), trans, scale, x, 0, c)
+	})
+	if err != nil {
+		return nil, blas64.General{}, err
+	}
+	var vals []float64
+	var vecs blas64.General
+	err = r.stage("eigensolve", flam.Syevr(order, dim), func(ctx context.Context, st *stageCtx) error {
+		st.detail = detail
+		var err error
+		vals, vecs, err = backend.EigTopCtx(ctx, backend.Active(), c, dim)
+		return err
+	})
+	return vals, vecs, err
+}
+
 // stages computes the dim principal components of g by solver.
 func (s PCA) stages(r *run, g blas64.General, dim int, solver PCASolver) (*PCAModel, error) {
 	const method = methodPCA
@@ -116,35 +144,11 @@ func (s PCA) stages(r *run, g blas64.General, dim int, solver PCASolver) (*PCAMo
 	var vecs blas64.General
 	var vals []float64
 	if solver == PCACovariance {
-		c := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper}
-		err = r.stage("covariance", flam.Syrk(d, n), func(ctx context.Context, st *stageCtx) error {
-			c.Data = make([]float64, d*d)
-			return backend.SyrkCtx(ctx, impl, blas.Trans, 1/float64(n-1), centred, 0, c)
-		})
-		if err == nil {
-			err = r.stage("eigensolve", flam.Syevr(d, dim), func(ctx context.Context, st *stageCtx) error {
-				st.detail = "dense syevr"
-				var err error
-				vals, vecs, err = backend.EigTopCtx(ctx, impl, c, dim)
-				return err
-			})
-		}
+		vals, vecs, err = syrkEigen(r, "covariance", blas.Trans, 1/float64(n-1), centred, dim, "dense syevr")
 	} else {
-		gm := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper}
 		var mu []float64
 		var v blas64.General
-		err = r.stage("gram", flam.Syrk(n, d), func(ctx context.Context, st *stageCtx) error {
-			gm.Data = make([]float64, n*n)
-			return backend.SyrkCtx(ctx, impl, blas.NoTrans, 1, centred, 0, gm)
-		})
-		if err == nil {
-			err = r.stage("eigensolve", flam.Syevr(n, dim), func(ctx context.Context, st *stageCtx) error {
-				st.detail = "dense syevr (Gram)"
-				var err error
-				mu, v, err = backend.EigTopCtx(ctx, impl, gm, dim)
-				return err
-			})
-		}
+		mu, v, err = syrkEigen(r, "gram", blas.NoTrans, 1, centred, dim, "dense syevr (Gram)")
 		if err == nil {
 			err = r.stage("map-back", flam.Gemm(d, dim, n), func(ctx context.Context, st *stageCtx) error {
 				// u_j = Mᵀv_j / √μ_j (eq. 46, normalised).

@@ -11,41 +11,34 @@ import (
 )
 
 func TestPCAAgainstSklearn(t *testing.T) {
-	for _, name := range []string{"swiss_pca", "yale_pca"} {
-		t.Run(name, func(t *testing.T) {
-			f := loadFixture(t, name)
-			x := f.input(t)
-			want := rowsToDense(f.Embedding)
-			for _, solver := range []engine.PCASolver{engine.PCAAuto, engine.PCACovariance, engine.PCAGram} {
-				m, err := engine.PCA{Dim: f.Dim, Solver: solver}.Fit(context.Background(), x)
-				if err != nil {
-					t.Fatal(err)
+	eachFixture(t, loadFixture, []string{"swiss_pca", "yale_pca"}, func(t *testing.T, f fixture, x *mat.Dense) {
+		want := rowsToDense(f.Embedding)
+		for _, solver := range []engine.PCASolver{engine.PCAAuto, engine.PCACovariance, engine.PCAGram} {
+			m := engine.MustFit(t, context.Background(), engine.PCA{Dim: f.Dim, Solver: solver}.Fit, x)
+			if d := procrustes(t, want, m.Embedding()); d > 1e-8 {
+				t.Errorf("solver %q: Procrustes disparity to scikit-learn %g > 1e-8", solver, d)
+			}
+			// Per component, up to sign: PCA is unique when the variances are distinct.
+			emb := m.Embedding()
+			n, _ := emb.Dims()
+			for j := 0; j < f.Dim; j++ {
+				dot, na, nb := 0.0, 0.0, 0.0
+				for i := 0; i < n; i++ {
+					dot += emb.At(i, j) * want.At(i, j)
+					na += emb.At(i, j) * emb.At(i, j)
+					nb += want.At(i, j) * want.At(i, j)
 				}
-				if d := procrustes(t, want, m.Embedding()); d > 1e-8 {
-					t.Errorf("solver %q: Procrustes disparity to scikit-learn %g > 1e-8", solver, d)
-				}
-				// Per component, up to sign: PCA is unique when the variances are distinct.
-				emb := m.Embedding()
-				n, _ := emb.Dims()
-				for j := 0; j < f.Dim; j++ {
-					dot, na, nb := 0.0, 0.0, 0.0
-					for i := 0; i < n; i++ {
-						dot += emb.At(i, j) * want.At(i, j)
-						na += emb.At(i, j) * emb.At(i, j)
-						nb += want.At(i, j) * want.At(i, j)
-					}
-					if c := math.Abs(dot) / math.Sqrt(na*nb); 1-c > 1e-9 {
-						t.Errorf("solver %q: component %d: |cos| with scikit-learn = %v", solver, j, c)
-					}
-				}
-				for j, r := range m.ExplainedVarianceRatio() {
-					if math.Abs(r-f.EVR[j]) > 1e-9*f.EVR[j] {
-						t.Errorf("solver %q: explained variance ratio %d = %v, scikit-learn %v", solver, j, r, f.EVR[j])
-					}
+				if c := math.Abs(dot) / math.Sqrt(na*nb); 1-c > 1e-9 {
+					t.Errorf("solver %q: component %d: |cos| with scikit-learn = %v", solver, j, c)
 				}
 			}
-		})
-	}
+			for j, r := range m.ExplainedVarianceRatio() {
+				if math.Abs(r-f.EVR[j]) > 1e-9*f.EVR[j] {
+					t.Errorf("solver %q: explained variance ratio %d = %v, scikit-learn %v", solver, j, r, f.EVR[j])
+				}
+			}
+		}
+	})
 }
 
 // Transforming the training data reproduces the embedding; reconstructing a
@@ -53,10 +46,7 @@ func TestPCAAgainstSklearn(t *testing.T) {
 func TestPCATransformReconstructSave(t *testing.T) {
 	f := loadFixture(t, "swiss_pca")
 	x := f.input(t)
-	m, err := engine.PCA{Dim: 3}.Fit(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := engine.MustFit(t, context.Background(), engine.PCA{Dim: 3}.Fit, x)
 	y := checkMapsTraining(t, m, x, 1e-10)
 	back, err := m.Reconstruct(y)
 	if err != nil {

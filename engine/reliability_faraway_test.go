@@ -53,10 +53,7 @@ func TestLandmarkIsomapHugeScale(t *testing.T) {
 	ctx := context.Background()
 	x, _ := engine.RelData(200, 3, 7)
 	fit := func(x mat.Matrix) *engine.LandmarkIsomapModel {
-		m, err := engine.LandmarkIsomap{Dim: 2, K: 8, Landmarks: 40}.Fit(ctx, x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := engine.MustFit(t, ctx, engine.LandmarkIsomap{Dim: 2, K: 8, Landmarks: 40}.Fit, x)
 		return m
 	}
 	base := fit(x)

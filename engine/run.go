@@ -13,6 +13,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/lanczos"
 )
 
 // Options are the settings every method shares; each method's settings
@@ -257,6 +258,24 @@ func (s *stageCtx) watch(done *atomic.Int64, total int64, work func() error) err
 func (s *stageCtx) watchCount(total int64, work func(done *atomic.Int64) error) error {
 	var done atomic.Int64
 	return s.watch(&done, total, func() error { return work(&done) })
+}
+
+// lanczos runs lanczos.Solve of op with set under the stage's progress
+// watch (lanczosBudget(set.K) products, counted by the solver's Progress),
+// a failure wrapped as numerical, and keeps the solver's iterations.
+func (s *stageCtx) lanczos(ctx context.Context, op lanczos.Operator, set lanczos.Settings) (*lanczos.Result, error) {
+	var res *lanczos.Result
+	err := s.watchCount(lanczosBudget(set.K), func(done *atomic.Int64) error {
+		set.Progress = done
+		var err error
+		res, err = lanczos.Solve(ctx, op, set)
+		return err
+	})
+	if err != nil {
+		return nil, wrapNumerical(err)
+	}
+	s.iterations = res.Stats.Iterations
+	return res, nil
 }
 
 // lanczosBudget is the products a Lanczos stage reports progress against:

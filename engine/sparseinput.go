@@ -77,26 +77,43 @@ func inputGraph(r *run, in samples, spec graphSpec, accept bool) (*neighbors.Fix
 		return neighbourGraph(r, in.dense, spec)
 	}
 	n, d := in.dims()
-	g, err := graphStage(r, in, spec, flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(max(1, n*d)))
+	keep := ""
+	if accept {
+		keep = "accepted"
+	}
+	return graphComponents(r, in, spec, flam.KNNBrute(n, n, d)*float64(in.nnz())/float64(max(1, n*d)), spec.policy, keep)
+}
+
+// graphComponents builds the graph of the rows of x (stage "neighbors",
+// predicted flam) and applies policy to its components (stage
+// "components"); when keep is not empty, every point is kept, the
+// components are only counted, and keep says why in the stage's detail.
+func graphComponents(r *run, x samples, spec graphSpec, predicted float64, policy Disconnected, keep string) (*neighbors.Fixed, error) {
+	n := x.rows()
+	g, err := graphStage(r, x, spec, predicted)
 	if err != nil {
 		return nil, mapGraphErr(err)
 	}
 	var fixed *neighbors.Fixed
 	err = r.stage("components", float64(g.NNZ()+n), func(ctx context.Context, st *stageCtx) error {
-		if accept {
+		var err error
+		if keep != "" {
 			_, sizes := sparse.ConnectedComponents(g)
 			all := make([]int, n)
 			for i := range all {
 				all[i] = i
 			}
 			fixed = &neighbors.Fixed{Graph: g, Kept: all, Components: len(sizes)}
-			st.detail = fmt.Sprintf("%d component(s), accepted", len(sizes))
+			st.detail = fmt.Sprintf("%d component(s), %s", len(sizes), keep)
 			return nil
 		}
-		var err error
-		fixed, err = neighbors.FixDisconnectedSparse(ctx, in.csr, g, spec.policy, neighbors.Options{})
+		if x.csr != nil {
+			fixed, err = neighbors.FixDisconnectedSparse(ctx, x.csr, g, policy, neighbors.Options{})
+		} else {
+			fixed, err = neighbors.FixDisconnected(ctx, toDense(x.dense), g, policy, neighbors.Options{})
+		}
 		if err == nil {
-			st.detail = fmt.Sprintf("%d component(s), policy %s", fixed.Components, spec.policy)
+			st.detail = fmt.Sprintf("%d component(s), policy %s", fixed.Components, policy)
 			if len(fixed.Dropped) > 0 {
 				st.detail += fmt.Sprintf(", %d point(s) dropped", len(fixed.Dropped))
 			}

@@ -40,10 +40,7 @@ func TestLaplacianBinaryAgainstSklearn(t *testing.T) {
 			} else {
 				x = rowsToDense(f.X)
 			}
-			m, err := engine.LaplacianEigenmaps{Dim: f.Dim, K: f.K, Weight: engine.WeightBinary}.Fit(context.Background(), x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := engine.MustFit(t, context.Background(), engine.LaplacianEigenmaps{Dim: f.Dim, K: f.K, Weight: engine.WeightBinary}.Fit, x)
 			d := procrustes(t, rowsToDense(f.Embedding), m.Embedding())
 			t.Logf("Procrustes disparity %.3g; %s", d, stageDetail(m.Report(), "eigensolve"))
 			if d > 1e-6 {

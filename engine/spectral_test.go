@@ -291,10 +291,7 @@ func TestCertifiedBottomKnownSpectrum(t *testing.T) {
 // the model keeps saying it after Save and Load.
 func TestNullityReported(t *testing.T) {
 	x := digitRows(t, 600)
-	m, err := LTSA{Dim: 5, K: 10}.Fit(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, context.Background(), LTSA{Dim: 5, K: 10}.Fit, x)
 	rep := m.Report()
 	if m.Nullity() != 9 || rep.Params["nullity"] != 9 || rep.Params["null_dropped"] != 3 {
 		t.Errorf("nullity %d, params %v: want 9, nullity 9, null_dropped 3", m.Nullity(), rep.Params)
@@ -309,10 +306,7 @@ func TestNullityReported(t *testing.T) {
 	}
 	// A well-posed problem: nullity 1, nothing dropped.
 	sw, _ := datasets.SwissRoll(800, 0.05, 1)
-	lm, err := LLE{K: 10}.Fit(context.Background(), sw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lm := mustFit(t, context.Background(), LLE{K: 10}.Fit, sw)
 	if lm.Nullity() != 1 || lm.Report().Params["null_dropped"] != nil {
 		t.Errorf("swiss roll LLE: nullity %d, params %v", lm.Nullity(), lm.Report().Params)
 	}

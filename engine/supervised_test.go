@@ -56,10 +56,7 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 	vals, vecs := refEigen(t, refDoubleCentre(s))
 
 	ctx := context.Background()
-	m, err := Isomap{Dim: dim, K: 0, Labels: labels, Eigensolver: EigenDense}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, Isomap{Dim: dim, K: 0, Labels: labels, Eigensolver: EigenDense}.Fit, x)
 	if got := m.Report().Params["supervised_geodesic"]; got != "constant" {
 		t.Errorf("default supervised geodesic %v, want constant", got)
 	}
@@ -81,10 +78,7 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 			t.Errorf("embedding column %d differs from the IsoP.m reference by %.3g", j, e)
 		}
 	}
-	j, err := Isomap{Dim: dim, K: 0, Labels: labels, Eigensolver: EigenDense, Between: SupervisedJoin}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := mustFit(t, ctx, Isomap{Dim: dim, K: 0, Labels: labels, Eigensolver: EigenDense, Between: SupervisedJoin}.Fit, x)
 	if math.Abs(j.Eigenvalues()[0]-vals[n-1]) < 1e-3*vals[n-1] {
 		t.Errorf("join gives the constant construction's λ_0 = %v", vals[n-1])
 	}
@@ -136,18 +130,9 @@ func TestSupervisedTable2Yale(t *testing.T) {
 				b.Mul(xte, w)
 				return 100 * nearestNeighbourAccuracy(&a, &b, ytr, yte)
 			}
-			ml, err := LDA{Labels: ytr}.Fit(ctx, xtr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mc, err := IsoProjection{Dim: c - 1, K: 0, Labels: ytr}.Fit(ctx, xtr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mj, err := IsoProjection{Dim: c - 1, K: 0, Labels: ytr, Between: SupervisedJoin}.Fit(ctx, xtr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ml := mustFit(t, ctx, LDA{Labels: ytr}.Fit, xtr)
+			mc := mustFit(t, ctx, IsoProjection{Dim: c - 1, K: 0, Labels: ytr}.Fit, xtr)
+			mj := mustFit(t, ctx, IsoProjection{Dim: c - 1, K: 0, Labels: ytr, Between: SupervisedJoin}.Fit, xtr)
 			lda += acc(ml.Projection())
 			constant += acc(mc.Projection())
 			join += acc(mj.Projection())

@@ -78,10 +78,7 @@ func TestTDPMAgainstReference(t *testing.T) {
 		ctx := context.Background()
 		const n = 70
 		x := curvedData(n, c.d, 11)
-		m, err := TDPM{Dim: c.dim, TangentDim: c.tdim, K: c.k, Eigensolver: EigenDense, Options: Options{MaxBytes: c.budget}}.Fit(ctx, x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, ctx, TDPM{Dim: c.dim, TangentDim: c.tdim, K: c.k, Eigensolver: EigenDense, Options: Options{MaxBytes: c.budget}}.Fit, x)
 		rep := m.Report()
 		path := rep.Params["distances"]
 		if (c.d > c.k && c.budget == 0) != (path == "gram") {
@@ -160,10 +157,7 @@ func TestTDPMCircle(t *testing.T) {
 		u, v := radius*math.Cos(a), radius*math.Sin(a)
 		x.SetRow(i, []float64{u*0.6 + 5, v, u * 0.8})
 	}
-	m, err := TDPM{Dim: 2, TangentDim: 1, K: 4}.Fit(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, context.Background(), TDPM{Dim: 2, TangentDim: 1, K: 4}.Fit, x)
 	emb := m.Embedding()
 	for i := 0; i < n; i++ {
 		if r := math.Hypot(emb.At(i, 0), emb.At(i, 1)); math.Abs(r-radius) > 1e-9 {
@@ -200,10 +194,7 @@ func TestTDPMPlane(t *testing.T) {
 	}
 	// With 1-D tangent spaces they do not vanish; check TD = 0 on the
 	// tangent planes through the 2-D model's tangent spaces directly.
-	m, err := TDPM{Dim: 1, TangentDim: 1, K: 10}.Fit(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, context.Background(), TDPM{Dim: 1, TangentDim: 1, K: 10}.Fit, x)
 	p2 := TDPMModel{base: newBase(methodTDPM, tdpmParams{TangentDim: 2}), train: m.train}
 	nb, _ := knnForTest(m.train, 10)
 	p2.tangent, err = tangentSpaces(context.Background(), nil, m.train, nb, 2, blas64.General{})
@@ -226,10 +217,7 @@ func TestTDPMPlane(t *testing.T) {
 func TestTDPMTransformSaveErrors(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(400, 0.05, 9)
-	m, err := TDPM{Dim: 2}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, TDPM{Dim: 2}.Fit, x)
 	checkMapsTraining(t, m, x, 1e-7*mat.Norm(m.Embedding(), math.Inf(1)))
 	xn, _ := datasets.SwissRoll(30, 0.05, 10)
 	checkReloaded(t, m, xn)
@@ -272,10 +260,7 @@ func TestTDPMSphere(t *testing.T) {
 		r := math.Sqrt(1 - z*z)
 		x.SetRow(i, []float64{radius * r * math.Cos(golden*float64(i)), radius * r * math.Sin(golden*float64(i)), radius * z})
 	}
-	m, err := TDPM{Dim: 3, TangentDim: 2, K: 12}.Fit(context.Background(), x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, context.Background(), TDPM{Dim: 3, TangentDim: 2, K: 12}.Fit, x)
 	y := m.Embedding()
 	for i := 0; i < n; i++ {
 		if e := math.Abs(mat.Norm(y.RowView(i), 2)-radius) / radius; e > 0.005 {

@@ -284,10 +284,7 @@ func TestGeodesicTablePaths(t *testing.T) {
 		}
 	}
 	// Past geoTableMax no table is built, and Transform still works.
-	m, err := Isomap{K: 7}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, Isomap{K: 7}.Fit, x)
 	gi := geoOf(t, m)
 	gi.tableOnce.Do(func() {}) // as if the table had not fitted
 	want, _ := m.Transform(ctx, q)
@@ -435,14 +432,8 @@ func TestTransformToLinear(t *testing.T) {
 	ctx := context.Background()
 	x := gaussRows(200, 12, 1)
 	q := gaussRows(30, 12, 2)
-	pca, err := PCA{Dim: 3}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lpp, err := LPP{Dim: 2, K: 6}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pca := mustFit(t, ctx, PCA{Dim: 3}.Fit, x)
+	lpp := mustFit(t, ctx, LPP{Dim: 2, K: 6}.Fit, x)
 	for _, m := range []Model{pca, lpp} {
 		want, err := m.Transform(ctx, q)
 		if err != nil {
@@ -482,10 +473,7 @@ func TestGeodesicTransformConcurrent(t *testing.T) {
 	ctx := context.Background()
 	x := swissRows(300, 11)
 	q := swissRows(64, 12)
-	m, err := Isomap{K: 8}.Fit(ctx, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, ctx, Isomap{K: 8}.Fit, x)
 	want, err := m.Transform(ctx, q)
 	if err != nil {
 		t.Fatal(err)
