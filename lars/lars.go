@@ -409,35 +409,19 @@ func (d *Design) Fit(ctx context.Context, y []float64, s Settings) (*Path, error
 		// Equiangular direction: G_AA·w = s_A (Efron et al. eq. 2.5 up to
 		// the normalization A_A, which the step length absorbs), and
 		// a = Xᵀ·X_A·w, the rate at which every correlation changes.
-		r.direction()
+		if !r.fresh {
+			r.direction()
+		}
 		a := r.a
 		// Step to the next entry (eq. 2.13, in the unnormalized form
 		// γ = (C − c_j)/(1 − a_j), (C + c_j)/(1 + a_j), smallest positive).
-		gamma, enter := C, -1
 		// With n active columns (n ≤ p) they span Rⁿ: any other column is
 		// in their span and would only be refused as collinear, one step
 		// per variable (hundreds of wasted steps on wide designs such as
 		// SOIP's 200 × 4096 faces); the path goes to λ = 0 or a drop.
-		saturated := len(r.active) >= n
-		for j := 0; j < p && !saturated; j++ {
-			if r.isActive[j] || r.excluded[j] || d.colSq[j] == 0 {
-				continue
-			}
-			for sgn := -1.0; sgn <= 1; sgn += 2 {
-				// Root of c_j − γa_j = sgn·(C − γ).
-				if j == justDropped && sgn == droppedSign {
-					continue // it left with this sign at γ = 0; not a re-entry
-				}
-				num := C - sgn*c[j]
-				den := 1 - sgn*a[j]
-				if den <= 1e-12 {
-					continue
-				}
-				g := max(num, 0) / den
-				if g < gamma {
-					gamma, enter = g, j
-				}
-			}
+		gamma, enter := C, -1
+		if len(r.active) < n {
+			gamma, enter = r.entering(C, justDropped, droppedSign)
 		}
 		// Lasso modification (§3.1, eq. 3.4–3.6): a coefficient reaching 0
 		// before the next entry ends the step and leaves the active set.
