@@ -492,14 +492,16 @@ func GramFlam(n, p int) float64 { return flam.Syrk(p, n) + flam.Gemv(n, p) }
 
 // StepFlam is one step of LARS (Efron et al. 2004) with k active variables
 // out of p, n samples: solving for the equiangular direction with the
-// Cholesky factor of the active Gram matrix (k² flam), the correlations of
+// Cholesky factor of the active Gram matrix (the backward solve, k²/2 flam,
+// and one new row of the forward solve, k, which is kept between steps;
+// a drop at position k0 re-solves the rows from k0 on), the correlations of
 // every variable with it, a = Xᵀu (gram: G[:,A]·w, p·k flam; otherwise
 // u = X_A·w and Xᵀu, n·k + n·p flam), and adding one variable to the
 // factor (a triangular solve, k²/2, plus its Gram column: n·k without the
 // precomputed Gram).
 func StepFlam(n, p, k int, gram bool) float64 {
 	fk := float64(k)
-	solve := fk * fk
+	solve := fk*fk/2 + fk
 	add := fk * fk / 2
 	if gram {
 		return solve + float64(p)*fk + add + 4*float64(p)

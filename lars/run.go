@@ -208,7 +208,9 @@ func (r *run) direction() {
 		r.v = append(r.v, make([]float64, k-len(r.v))...)
 	}
 	fv := r.v
+	solved := 0.0
 	for i := r.nv; i < k; i++ {
+		solved += float64(i)
 		v := r.sign[i]
 		for q := 0; q < i; q++ {
 			v -= r.l[i*kc+q] * fv[q]
@@ -239,7 +241,9 @@ func (r *run) direction() {
 		d.impl.Gemv(blas.NoTrans, 1, xa, blas64.Vector{N: k, Inc: 1, Data: w}, 0, blas64.Vector{N: d.n, Inc: 1, Data: r.u})
 		d.impl.Gemv(blas.Trans, 1, d.x, blas64.Vector{N: d.n, Inc: 1, Data: r.u}, 0, blas64.Vector{N: d.p, Inc: 1, Data: a})
 	}
-	r.flam += StepFlam(d.n, d.p, k, d.gram != nil) - float64(k)*float64(k)/2
+	// StepFlam less the entry's factor row (counted in add) and its one
+	// forward row, plus the forward rows solved here.
+	r.flam += StepFlam(d.n, d.p, k, d.gram != nil) - float64(k)*float64(k)/2 - float64(k) + solved
 	r.fresh = true
 }
 
