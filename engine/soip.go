@@ -139,7 +139,8 @@ func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int
 	if err := checkSpan(method, y); err != nil {
 		return nil, err
 	}
-	err = r.stage("lars", soipLARSFlam(nk, d, o.Dim, card), func(ctx context.Context, st *stageCtx) error {
+	prior := soipLARSFlam(nk, d, o.Dim, card)
+	err = r.stage("lars", prior, func(ctx context.Context, st *stageCtx) error {
 		design, err := lars.NewDesign(tr, lars.GramAuto)
 		if err != nil {
 			return wrapNumerical(err)
@@ -150,7 +151,7 @@ func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int
 		}
 		m.proj = newGeneral(d, o.Dim)
 		m.nonzeros = make([]int, o.Dim)
-		steps, counted := 0, design.SetupFlam()
+		steps, total, drops, counted := 0, 0, 0, design.SetupFlam()
 		for j, p := range paths {
 			beta := p.Final()
 			norm := 0.0
@@ -168,12 +169,15 @@ func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int
 				}
 			}
 			steps = max(steps, p.Stats.Steps)
+			total += p.Stats.Steps
+			drops += p.Stats.Drops
 			counted += p.Stats.Flam
 		}
 		// The paths' own count, once their steps are known.
 		st.predicted = counted
 		st.iterations = steps
-		st.detail = fmt.Sprintf("LARS-lasso, %d responses, ≤ %d non-zeros each, Gram %v", o.Dim, card, design.HasGram())
+		st.detail = fmt.Sprintf("LARS-lasso, %d responses, ≤ %d non-zeros each, Gram %v; %d steps (%d drops), flam counted (predicted before the paths: %.3g)",
+			o.Dim, card, design.HasGram(), total, drops, prior)
 		return nil
 	})
 	if err != nil {
@@ -195,7 +199,8 @@ func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int
 	return m, nil
 }
 
-// soipLARSFlam predicts SOIP's LARS stage before it runs: the design
+// soipLARSFlam predicts SOIP's LARS stage before it runs (the stage's
+// detail keeps it beside the paths' own count): the design
 // (Gram matrix when lars.GramAuto takes it, else the column norms), then
 // per projection Xᵀy and k_max = min(card, n, D) steps at the mean active
 // size k_max/2 (a path without drops; each lasso drop adds a step, which

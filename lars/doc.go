@@ -27,11 +27,13 @@
 //
 // # Cost
 //
-// With k active variables, a step costs a k×k triangular solve pair (k²
-// flam) and the correlation rates a = Xᵀ·X_A·w: p·k flam from the
-// precomputed Gram matrix, or n·k + n·p flam from X; adding a variable
-// extends the Cholesky factor of G_AA by one row (k²/2, plus n·k for its
-// Gram column without the Gram matrix); a removal rebuilds it (k³/6).
+// With k active variables, a step costs a k×k triangular solve (k²/2
+// flam; the forward solve L·v = s_A is kept between steps, so an entry
+// adds one row of it, k flam) and the correlation rates a = Xᵀ·X_A·w: p·k
+// flam from the precomputed Gram matrix, or n·k + n·p flam from X; adding
+// a variable extends the Cholesky factor of G_AA by one row (k²/2, plus
+// n·k for its Gram column without the Gram matrix); a removal downdates
+// it by Givens rotations (2·(k − k0)² at position k0).
 // StepFlam has the count. The Gram matrix XᵀX costs n·p²/2 once
 // (GramFlam) and pays when it is shared by several responses
 // (Design.FitMany, r responses in parallel) or when the path is long

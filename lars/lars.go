@@ -409,35 +409,19 @@ func (d *Design) Fit(ctx context.Context, y []float64, s Settings) (*Path, error
 		// Equiangular direction: G_AA·w = s_A (Efron et al. eq. 2.5 up to
 		// the normalization A_A, which the step length absorbs), and
 		// a = Xᵀ·X_A·w, the rate at which every correlation changes.
-		r.direction()
+		if !r.fresh {
+			r.direction()
+		}
 		a := r.a
 		// Step to the next entry (eq. 2.13, in the unnormalized form
 		// γ = (C − c_j)/(1 − a_j), (C + c_j)/(1 + a_j), smallest positive).
-		gamma, enter := C, -1
 		// With n active columns (n ≤ p) they span Rⁿ: any other column is
 		// in their span and would only be refused as collinear, one step
 		// per variable (hundreds of wasted steps on wide designs such as
 		// SOIP's 200 × 4096 faces); the path goes to λ = 0 or a drop.
-		saturated := len(r.active) >= n
-		for j := 0; j < p && !saturated; j++ {
-			if r.isActive[j] || r.excluded[j] || d.colSq[j] == 0 {
-				continue
-			}
-			for sgn := -1.0; sgn <= 1; sgn += 2 {
-				// Root of c_j − γa_j = sgn·(C − γ).
-				if j == justDropped && sgn == droppedSign {
-					continue // it left with this sign at γ = 0; not a re-entry
-				}
-				num := C - sgn*c[j]
-				den := 1 - sgn*a[j]
-				if den <= 1e-12 {
-					continue
-				}
-				g := max(num, 0) / den
-				if g < gamma {
-					gamma, enter = g, j
-				}
-			}
+		gamma, enter := C, -1
+		if len(r.active) < n {
+			gamma, enter = r.entering(C, justDropped, droppedSign)
 		}
 		// Lasso modification (§3.1, eq. 3.4–3.6): a coefficient reaching 0
 		// before the next entry ends the step and leaves the active set.
@@ -508,14 +492,16 @@ func GramFlam(n, p int) float64 { return flam.Syrk(p, n) + flam.Gemv(n, p) }
 
 // StepFlam is one step of LARS (Efron et al. 2004) with k active variables
 // out of p, n samples: solving for the equiangular direction with the
-// Cholesky factor of the active Gram matrix (k² flam), the correlations of
+// Cholesky factor of the active Gram matrix (the backward solve, k²/2 flam,
+// and one new row of the forward solve, k, which is kept between steps;
+// a drop at position k0 re-solves the rows from k0 on), the correlations of
 // every variable with it, a = Xᵀu (gram: G[:,A]·w, p·k flam; otherwise
 // u = X_A·w and Xᵀu, n·k + n·p flam), and adding one variable to the
 // factor (a triangular solve, k²/2, plus its Gram column: n·k without the
 // precomputed Gram).
 func StepFlam(n, p, k int, gram bool) float64 {
 	fk := float64(k)
-	solve := fk * fk
+	solve := fk*fk/2 + fk
 	add := fk * fk / 2
 	if gram {
 		return solve + float64(p)*fk + add + 4*float64(p)

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 )
 
 // run is the state of one LARS path: correlations, coefficients, the
@@ -21,19 +22,34 @@ type run struct {
 	w        []float64 // direction, aligned with active
 	isActive []bool
 	excluded []bool
-	kc       int       // capacity of the factor and of xa
-	l        []float64 // kc×kc
-	xa       []float64 // n×kc: the active columns (without the Gram matrix)
-	u        []float64 // n: X_A·w
-	g        []float64 // scratch: a column of G_AA
-	flam     float64
+	// blocked: active, excluded or a zero column — not a candidate to
+	// enter.
+	blocked []bool
+	// v is the forward solution L·v = s_A of the direction, valid in its
+	// first nv entries: adding a variable appends a row to L and a sign,
+	// so only the new entry needs solving; a removal changes the rows from
+	// its position on.
+	v  []float64
+	nv int
+	// fresh: w and a are the direction of the current active set (a
+	// refused variable leaves both as they are).
+	fresh bool
+	kc    int       // capacity of the factor and of xa
+	l     []float64 // kc×kc
+	xa    []float64 // n×kc: the active columns (without the Gram matrix)
+	u     []float64 // n: X_A·w
+	g     []float64 // scratch: a column of G_AA
+	flam  float64
 }
 
 func newRun(d *Design, s Settings) *run {
 	n, p := d.n, d.p
 	r := &run{
 		d: d, c: make([]float64, p), beta: make([]float64, p), a: make([]float64, p),
-		isActive: make([]bool, p), excluded: make([]bool, p),
+		isActive: make([]bool, p), excluded: make([]bool, p), blocked: make([]bool, p),
+	}
+	for j, v := range d.colSq {
+		r.blocked[j] = v == 0
 	}
 	kc := min(16, min(n, p)+1)
 	if s.MaxNonZero > 0 {
@@ -102,9 +118,7 @@ func (r *run) add(j int, sign float64) bool {
 			v := x.Data[i*x.Stride+j]
 			row := r.xa[i*kc : i*kc+k+1]
 			row[k] = v
-			for q := 0; q < k; q++ {
-				g[q] += row[q] * v
-			}
+			floats.AddScaled(g, v, row[:k])
 		}
 		gjj = d.colSq[j]
 		r.flam += float64(d.n) * float64(k+1)
@@ -126,6 +140,7 @@ func (r *run) add(j int, sign float64) bool {
 	d2 := gjj - ss
 	if !(d2 > degenerateTol*gjj) {
 		r.excluded[j] = true
+		r.blocked[j] = true
 		return false
 	}
 	lk[k] = math.Sqrt(d2)
@@ -133,6 +148,8 @@ func (r *run) add(j int, sign float64) bool {
 	r.sign = append(r.sign, sign)
 	r.w = append(r.w, 0)
 	r.isActive[j] = true
+	r.blocked[j] = true
+	r.fresh = false
 	return true
 }
 
@@ -151,6 +168,9 @@ func (r *run) remove(j int) {
 	r.sign = append(r.sign[:k0], r.sign[k0+1:]...)
 	r.w = r.w[:k-1]
 	r.isActive[j] = false
+	r.blocked[j] = false // it was active: not excluded, not a zero column
+	r.nv = min(r.nv, k0)
+	r.fresh = false
 	d := r.d
 	kc := r.kc
 	if d.gram == nil {
@@ -183,15 +203,22 @@ func (r *run) direction() {
 	k := len(r.active)
 	kc := r.kc
 	w := r.w[:k]
-	copy(w, r.sign)
-	// L·v = s, then Lᵀ·w = v.
-	for i := 0; i < k; i++ {
-		v := w[i]
-		for q := 0; q < i; q++ {
-			v -= r.l[i*kc+q] * w[q]
-		}
-		w[i] = v / r.l[i*kc+i]
+	// L·v = s (the rows not yet solved), then Lᵀ·w = v.
+	if len(r.v) < k {
+		r.v = append(r.v, make([]float64, k-len(r.v))...)
 	}
+	fv := r.v
+	solved := 0.0
+	for i := r.nv; i < k; i++ {
+		solved += float64(i)
+		v := r.sign[i]
+		for q := 0; q < i; q++ {
+			v -= r.l[i*kc+q] * fv[q]
+		}
+		fv[i] = v / r.l[i*kc+i]
+	}
+	r.nv = k
+	copy(w, fv[:k])
 	for i := k - 1; i >= 0; i-- {
 		v := w[i]
 		for q := i + 1; q < k; q++ {
@@ -214,7 +241,50 @@ func (r *run) direction() {
 		d.impl.Gemv(blas.NoTrans, 1, xa, blas64.Vector{N: k, Inc: 1, Data: w}, 0, blas64.Vector{N: d.n, Inc: 1, Data: r.u})
 		d.impl.Gemv(blas.Trans, 1, d.x, blas64.Vector{N: d.n, Inc: 1, Data: r.u}, 0, blas64.Vector{N: d.p, Inc: 1, Data: a})
 	}
-	r.flam += StepFlam(d.n, d.p, k, d.gram != nil) - float64(k)*float64(k)/2
+	// StepFlam less the entry's factor row (counted in add) and its one
+	// forward row, plus the forward rows solved here.
+	r.flam += StepFlam(d.n, d.p, k, d.gram != nil) - float64(k)*float64(k)/2 - float64(k) + solved
+	r.fresh = true
+}
+
+// entering returns the step γ to the next entry and the variable that
+// enters (-1 and γ = C for none): the smallest positive root over the
+// candidates j and signs ± of c_j − γa_j = ±(C − γ) (Efron et al. 2004,
+// eq. 2.13), except the variable that just left with the same sign. The
+// division of a root max(num, 0)/den is skipped where num > 1.000000001·γ·den
+// already shows it is not smaller than the best so far (γ only shrinks):
+// the result is that of dividing at every j, bit for bit.
+func (r *run) entering(C float64, justDropped int, droppedSign float64) (float64, int) {
+	gamma, enter := C, -1
+	gm := gamma * (1 + 1e-9)
+	c := r.c
+	a := r.a[:len(c)]
+	blocked := r.blocked[:len(c)]
+	for j, cj := range c {
+		if blocked[j] {
+			continue
+		}
+		aj := a[j]
+		// sgn = −1: num = C + c_j, den = 1 + a_j.
+		if den := 1 + aj; !(den <= 1e-12) && !(j == justDropped && droppedSign == -1) {
+			if num := C + cj; !(num > gm*den) {
+				if g := max(num, 0) / den; g < gamma {
+					gamma, enter = g, j
+					gm = gamma * (1 + 1e-9)
+				}
+			}
+		}
+		// sgn = +1: num = C − c_j, den = 1 − a_j.
+		if den := 1 - aj; !(den <= 1e-12) && !(j == justDropped && droppedSign == 1) {
+			if num := C - cj; !(num > gm*den) {
+				if g := max(num, 0) / den; g < gamma {
+					gamma, enter = g, j
+					gm = gamma * (1 + 1e-9)
+				}
+			}
+		}
+	}
+	return gamma, enter
 }
 
 // snapshot returns the breakpoint at the current state.

@@ -98,6 +98,7 @@ func main() {
 	if err != nil {
 		repro.Fatal(prog, err)
 	}
+	faces4096 := upsampleFaces(orl)
 	reuters, _, err := repro.LoadReuters()
 	if err != nil {
 		repro.Fatal(prog, err)
@@ -131,6 +132,8 @@ func main() {
 		{"soip", "soip", "usps 4649×256 (50 %), k 10, dim 40, cardinality 64", half, enginetest.Settings{Dim: 40, K: 10, Disconnected: connect}},
 		{"soip-faces", "soip", "orl32 400×1024, k 8, dim 60, cardinality 256", orl, enginetest.Settings{Dim: 60, K: 8, Disconnected: connect}},
 		{"oip-faces", "oip", "orl32 400×1024, k 8, dim 60", orl, enginetest.Settings{Dim: 60, K: 8, Disconnected: connect}},
+		{"soip-faces4096", "soip", "orl32 ×2 upsampled 200×4096, k 8, dim 60, cardinality 1024", faces4096, enginetest.Settings{Dim: 60, K: 8}},
+		{"oip-faces4096", "oip", "orl32 ×2 upsampled 200×4096, k 8, dim 60", faces4096, enginetest.Settings{Dim: 60, K: 8}},
 		{"lpp", "lpp", "usps 4649×256 (50 %), k 10, dim 10", half, enginetest.Settings{Dim: 10, K: 10}},
 		{"npe", "npe", "usps 4649×256 (50 %), k 10, dim 10", half, enginetest.Settings{Dim: 10, K: 10}},
 		{"lda", "lda", "usps 4649×256 (50 %), 10 classes", half, enginetest.Settings{Labels: halfY}},
@@ -217,6 +220,39 @@ func main() {
 	}
 	fmt.Print(b.String())
 	fmt.Fprintf(os.Stderr, "%s: profiles in %s\n", prog, *profiles)
+}
+
+// upsampleFaces returns 200 face images of 64 × 64 pixels from orl32 (the
+// first 5 images of each of the 40 people, each pixel replicated 2 × 2, a
+// pseudo-random ±2 grey-level texture added by pixel and image; the same
+// input as engine's BenchmarkSOIPFaces4096).
+func upsampleFaces(orl mat.Matrix) *mat.Dense {
+	out := mat.NewDense(200, 4096, nil)
+	n, _ := orl.Dims()
+	r := 0
+	for i := 0; i < n && r < 200; i++ {
+		if i%10 >= 5 {
+			continue
+		}
+		row := out.RawRowView(r)
+		for c := 0; c < 64; c++ {
+			for a := 0; a < 64; a++ {
+				t := float64(splitmix(uint64(r)<<12|uint64(c*64+a))%5) - 2
+				row[c*64+a] = orl.At(i, (c/2)*32+a/2) + t
+			}
+		}
+		r++
+	}
+	return out
+}
+
+// splitmix is the finalizer of SplitMix64 (Steele, Lea & Flood, OOPSLA
+// 2014).
+func splitmix(k uint64) uint64 {
+	k += 0x9e3779b97f4a7c15
+	k = (k ^ k>>30) * 0xbf58476d1ce4e5b9
+	k = (k ^ k>>27) * 0x94d049bb133111eb
+	return k ^ k>>31
 }
 
 func tagFlag(name string) string {
