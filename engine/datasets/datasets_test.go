@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/engine/datasets"
 )
 
@@ -78,4 +80,48 @@ func ExampleSwissRoll() {
 	r, c := x.Dims()
 	fmt.Println(r, c, len(t))
 	// Output: 1000 3 1000
+}
+
+// UpsampledFaces: 200 × 4096, each output pixel its source pixel plus a
+// texture in −2 … 2, the four copies of a source pixel not all equal, the
+// same images on every call; a wrong shape is an error.
+func TestUpsampledFaces(t *testing.T) {
+	orl := mat.NewDense(400, 1024, nil)
+	for i := 0; i < 400; i++ {
+		for j := 0; j < 1024; j++ {
+			orl.Set(i, j, float64((i*7+j*13)%256))
+		}
+	}
+	x, err := datasets.UpsampledFaces(orl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := x.Dims(); r != 200 || c != 4096 {
+		t.Fatalf("%d×%d", r, c)
+	}
+	same := 0
+	for r := 0; r < 200; r++ {
+		src := (r/5)*10 + r%5 // the first 5 images of each person
+		for c := 0; c < 64; c++ {
+			for a := 0; a < 64; a++ {
+				d := x.At(r, c*64+a) - orl.At(src, (c/2)*32+a/2)
+				if d < -2 || d > 2 || d != math.Round(d) {
+					t.Fatalf("image %d pixel (%d, %d): texture %v", r, a, c, d)
+				}
+			}
+		}
+		if x.At(r, 0) == x.At(r, 1) && x.At(r, 1) == x.At(r, 64) && x.At(r, 64) == x.At(r, 65) {
+			same++
+		}
+	}
+	if same > 20 {
+		t.Errorf("the four copies of the first pixel are equal in %d of 200 images", same)
+	}
+	y, _ := datasets.UpsampledFaces(orl)
+	if !mat.Equal(x, y) {
+		t.Error("two calls differ")
+	}
+	if _, err := datasets.UpsampledFaces(mat.NewDense(10, 1024, nil)); err == nil {
+		t.Error("a 10×1024 input was accepted")
+	}
 }

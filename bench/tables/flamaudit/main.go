@@ -98,7 +98,10 @@ func main() {
 	if err != nil {
 		repro.Fatal(prog, err)
 	}
-	faces4096 := upsampleFaces(orl)
+	faces4096, err := datasets.UpsampledFaces(orl)
+	if err != nil {
+		repro.Fatal(prog, err)
+	}
 	reuters, _, err := repro.LoadReuters()
 	if err != nil {
 		repro.Fatal(prog, err)
@@ -220,39 +223,6 @@ func main() {
 	}
 	fmt.Print(b.String())
 	fmt.Fprintf(os.Stderr, "%s: profiles in %s\n", prog, *profiles)
-}
-
-// upsampleFaces returns 200 face images of 64 × 64 pixels from orl32 (the
-// first 5 images of each of the 40 people, each pixel replicated 2 × 2, a
-// pseudo-random ±2 grey-level texture added by pixel and image; the same
-// input as engine's BenchmarkSOIPFaces4096).
-func upsampleFaces(orl mat.Matrix) *mat.Dense {
-	out := mat.NewDense(200, 4096, nil)
-	n, _ := orl.Dims()
-	r := 0
-	for i := 0; i < n && r < 200; i++ {
-		if i%10 >= 5 {
-			continue
-		}
-		row := out.RawRowView(r)
-		for c := 0; c < 64; c++ {
-			for a := 0; a < 64; a++ {
-				t := float64(splitmix(uint64(r)<<12|uint64(c*64+a))%5) - 2
-				row[c*64+a] = orl.At(i, (c/2)*32+a/2) + t
-			}
-		}
-		r++
-	}
-	return out
-}
-
-// splitmix is the finalizer of SplitMix64 (Steele, Lea & Flood, OOPSLA
-// 2014).
-func splitmix(k uint64) uint64 {
-	k += 0x9e3779b97f4a7c15
-	k = (k ^ k>>30) * 0xbf58476d1ce4e5b9
-	k = (k ^ k>>27) * 0x94d049bb133111eb
-	return k ^ k>>31
 }
 
 func tagFlag(name string) string {
