@@ -310,29 +310,15 @@ func stratData() ([]Stratified, []string) {
 	return rows, names
 }
 
-// writeParquetRows writes rows to the Parquet file p (the ParquetRow
-// schema), with parquet-go directly.
-func writeParquetRows(t *testing.T, p string, rows []ParquetRow) {
+// loadModelFile reads the model file at path (LoadModel), failing the
+// test on an error.
+func loadModelFile(t *testing.T, path string) engine.Model {
 	t.Helper()
-	f, err := os.Create(p)
+	m, err := LoadModel(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pw, err := parquetwriter.NewParquetWriterFromWriter(f, new(ParquetRow), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		if err := pw.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pw.WriteStop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	return m
 }
 
 // writeParquetAny writes rows (a slice of the struct schema points to)

@@ -140,15 +140,7 @@ func TestFitLSIRandomized(t *testing.T) {
 		if _, dl := takeCollected(key); len(dl) != 2 {
 			t.Errorf("q = %d: dead letters %v", q, dl)
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := engine.Load(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := loadModelFile(t, path)
 		got := m.(*engine.LSIModel)
 		if r := got.Report(); r.N != n || r.Features != d {
 			t.Errorf("q = %d: report: %d rows of %d features", q, r.N, r.Features)

@@ -17,8 +17,6 @@ import (
 	"github.com/xitongsys/parquet-go-source/buffer"
 	"github.com/xitongsys/parquet-go/reader"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/manifoldlab/manifold/engine"
 )
 
 // TestParquetRoundTrip writes 50 rows as three Parquet shards (uneven, one
@@ -50,9 +48,9 @@ func TestParquetRoundTrip(t *testing.T) {
 		}
 	}
 	c = append(c, ParquetRow{ID: "nan", X: []float64{1, math.NaN(), 2, 3}}, ParquetRow{ID: "empty"})
-	writeParquetRows(t, filepath.Join(in, "a.parquet"), a)
-	writeParquetRows(t, filepath.Join(in, "b.parquet"), nil)
-	writeParquetRows(t, filepath.Join(in, "c.parquet"), c)
+	writeParquetAny(t, filepath.Join(in, "a.parquet"), new(ParquetRow), a)
+	writeParquetAny(t, filepath.Join(in, "b.parquet"), new(ParquetRow), nil)
+	writeParquetAny(t, filepath.Join(in, "c.parquet"), new(ParquetRow), c)
 
 	out := filepath.Join(dir, "out")
 	p, s := beam.NewPipelineWithRoot()
@@ -192,15 +190,7 @@ func TestFitLDAParquet(t *testing.T) {
 	if len(dl) != dead {
 		t.Errorf("dead letters %v", got)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := engine.Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadModelFile(t, path)
 	checkLDA(t, m, x, labels)
 }
 

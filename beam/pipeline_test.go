@@ -3,7 +3,6 @@
 package manifoldbeam
 
 import (
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -105,14 +104,5 @@ func runFit(t *testing.T, shards [][]Row, wantDead int, build func(s beam.Scope,
 	if _, dl := takeCollected(key); len(dl) != wantDead {
 		t.Errorf("dead letters %v, want %d", dl, wantDead)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := engine.Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return loadModelFile(t, path)
 }

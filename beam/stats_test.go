@@ -251,7 +251,7 @@ func TestInputWidth(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("m.npy", npy.Bytes())
-	writeParquetRows(t, filepath.Join(dir, "p.parquet"), []ParquetRow{{ID: "a", X: []float64{1, 2, 3, 4, 5}}, {ID: "b", X: []float64{1}}})
+	writeParquetAny(t, filepath.Join(dir, "p.parquet"), new(ParquetRow), []ParquetRow{{ID: "a", X: []float64{1, 2, 3, 4, 5}}, {ID: "b", X: []float64{1}}})
 	for _, tc := range []struct {
 		glob, id, label string
 		want            int

@@ -85,19 +85,6 @@ func TestLabelsCommand(t *testing.T) {
 		f.Close()
 	}
 	glob := filepath.Join(dir, "*.parquet")
-	load := func(p string) engine.Model {
-		t.Helper()
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		m, err := engine.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
 	var stderr bytes.Buffer
 	full, dead := filepath.Join(dir, "lda.bin"), filepath.Join(dir, "dead")
 	if err := run([]string{"fit", "-method", "lda", "-label", "digit", "-width", "4", "-input", glob, "-model", full, "-dead", dead}, &stderr); err != nil {
@@ -108,7 +95,7 @@ func TestLabelsCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := load(full).(*engine.LDAModel)
+	got := loadModelFile(t, full).(*engine.LDAModel)
 	for j, v := range want.Eigenvalues() {
 		if g := got.Eigenvalues()[j]; math.Abs(g-v) > 1e-9*v {
 			t.Errorf("eigenvalue %d: %.17g, want %.17g", j, g, v)
@@ -138,7 +125,7 @@ func TestLabelsCommand(t *testing.T) {
 	if err := run([]string{"fit", "-method", "lda", "-label", "digit", "-sample", "30", "-stratify", "digit", "-width", "4", "-input", glob, "-model", sampled}, &stderr); err != nil {
 		t.Fatalf("fit lda on a sample: %v\n%s", err, stderr.String())
 	}
-	ms := load(sampled).(*engine.LDAModel)
+	ms := loadModelFile(t, sampled).(*engine.LDAModel)
 	if ms.Report().N != 30 || !slices.Equal(ms.Classes(), []int{1, 2, 3}) {
 		t.Errorf("the sample fit: %d rows, classes %v; want 30 rows, classes 1, 2, 3", ms.Report().N, ms.Classes())
 	}

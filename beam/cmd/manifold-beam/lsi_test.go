@@ -59,15 +59,7 @@ func TestFitLSICommand(t *testing.T) {
 	if err := run([]string{"fit", "-method", "lsi", "-input", glob, "-id", "doc", "-model", model, "-dead", filepath.Join(dir, "dead")}, &stderr); err != nil {
 		t.Fatalf("fit: %v\n%s", err, stderr.String())
 	}
-	f, err := os.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := engine.Load(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadModelFile(t, model)
 	got := m.(*engine.LSIModel)
 	ctx := context.Background()
 	want, err := engine.LSI{Dim: 2}.Fit(ctx, sparse.FromDense(x))
@@ -160,15 +152,7 @@ func TestFitLSIWideCommand(t *testing.T) {
 	if err := run([]string{"fit", "-method", "lsi", "-input", glob, "-id", "doc", "-model", model}, &stderr); err != nil {
 		t.Fatalf("fit -solver auto: %v\n%s", err, stderr.String())
 	}
-	f, err := os.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := engine.Load(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadModelFile(t, model)
 	got := m.(*engine.LSIModel)
 	want, err := engine.LSI{Dim: 2}.Fit(context.Background(), sparse.FromDense(x))
 	if err != nil {

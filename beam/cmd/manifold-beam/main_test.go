@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	manifoldbeam "github.com/manifoldlab/manifold/beam"
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 )
@@ -118,15 +119,7 @@ func TestFitThenProject(t *testing.T) {
 	if err := run([]string{"project", "-model", lm, "-input", glob, "-id", "id", "-output", lout}, &stderr); err != nil {
 		t.Fatalf("project: %v\n%s", err, stderr.String())
 	}
-	f, err := os.Open(lm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lmodel, err := engine.Load(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	lmodel := loadModelFile(t, lm)
 	if lmodel.Method() != "landmark-isomap" || lmodel.Report().N != 90 {
 		t.Fatalf("model %s fitted on %d rows", lmodel.Method(), lmodel.Report().N)
 	}
@@ -197,15 +190,7 @@ func TestFitLDACommand(t *testing.T) {
 		"-model", model, "-dead", filepath.Join(dir, "dead")}, &stderr); err != nil {
 		t.Fatalf("fit: %v\n%s", err, stderr.String())
 	}
-	f, err := os.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := engine.Load(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadModelFile(t, model)
 	ctx := context.Background()
 	want, err := engine.LDA{Labels: labels, Solver: engine.LDASVD}.Fit(ctx, x)
 	if err != nil {
@@ -231,4 +216,15 @@ func TestFitLDACommand(t *testing.T) {
 	if b, _ := os.ReadFile(dl[0]); !strings.Contains(string(b), "odd,") {
 		t.Errorf("dead letters %q lack the row labelled three", b)
 	}
+}
+
+// loadModelFile reads the model file at path (manifoldbeam.LoadModel),
+// failing the test on an error.
+func loadModelFile(t *testing.T, path string) engine.Model {
+	t.Helper()
+	m, err := manifoldbeam.LoadModel(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

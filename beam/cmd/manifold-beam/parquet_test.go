@@ -143,15 +143,7 @@ func TestParquetCommand(t *testing.T) {
 	if err := run([]string{"fit", "-method", "pca", "-dim", "2", "-format", "parquet", "-input", filepath.Join(dir, "s?.*"), "-model", model2}, &stderr); err != nil {
 		t.Fatalf("fit -format parquet: %v\n%s", err, stderr.String())
 	}
-	f, err := os.Open(model2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m2, err := engine.Load(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m2 := loadModelFile(t, model2)
 	good := x.Slice(0, n, 0, d)
 	y2, err := m2.Transform(ctx, good)
 	if err != nil {

@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/manifoldlab/manifold/engine"
 )
 
 // TestFitStratifiedCommand runs fit -method pca -sample 20 -stratify grp
@@ -57,15 +55,7 @@ func TestFitStratifiedCommand(t *testing.T) {
 			"-input", filepath.Join(dir, name, "*.csv"), "-model", model}, &stderr); err != nil {
 			t.Fatalf("fit %s: %v\n%s", name, err, stderr.String())
 		}
-		f, err := os.Open(model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := engine.Load(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := loadModelFile(t, model)
 		if m.Report().N != 20 || m.Report().Features != 3 {
 			t.Errorf("%s: model fitted on %d rows of %d features, want 20 of 3", name, m.Report().N, m.Report().Features)
 		}
