@@ -187,6 +187,21 @@ func lsiDocs(n, d int, seed uint64) (docs, dense *mat.Dense) {
 	return docs, dense
 }
 
+// mixedDocs returns n rows of d terms from lsiDocs(n, d, seed): the dense
+// row where i is a multiple of every, the sparse document otherwise.
+func mixedDocs(n, d int, seed uint64, every int) *mat.Dense {
+	docs, dense := lsiDocs(n, d, seed)
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		src := docs
+		if i%every == 0 {
+			src = dense
+		}
+		x.SetRow(i, src.RawRowView(i))
+	}
+	return x
+}
+
 // alignSigns flips the columns of y to the signs of want's (the largest-
 // magnitude entry of each column of want decides).
 func alignSigns(y, want *mat.Dense) {

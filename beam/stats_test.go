@@ -99,15 +99,7 @@ func TestLDAStatsMerge(t *testing.T) {
 // rows, blocks of statsBlock); rows of differing widths are an error.
 func TestLSIStatsMerge(t *testing.T) {
 	const n, d = 600, 12
-	docs, dense := lsiDocs(n, d, 5)
-	x := mat.NewDense(n, d, nil)
-	for i := range n {
-		src := docs
-		if i%3 == 0 {
-			src = dense
-		}
-		x.SetRow(i, src.RawRowView(i))
-	}
+	x := mixedDocs(n, d, 5, 3)
 	var ref mat.SymDense
 	ref.SymOuterK(1, x.T())
 	var fn lsiCombineFn
@@ -153,15 +145,7 @@ func TestLSIStatsMerge(t *testing.T) {
 // basis is orthonormal and spans Y.
 func TestLSIRangeMerge(t *testing.T) {
 	const n, d, l = 700, 30, 6
-	docs, dense := lsiDocs(n, d, 9)
-	x := mat.NewDense(n, d, nil)
-	for i := range n {
-		src := docs
-		if i%4 == 0 {
-			src = dense
-		}
-		x.SetRow(i, src.RawRowView(i))
-	}
+	x := mixedDocs(n, d, 9, 4)
 	omega := mat.NewDense(d, l, gaussianTestMatrix(5, d, l))
 	var xo, ref mat.Dense
 	xo.Mul(x, omega)
