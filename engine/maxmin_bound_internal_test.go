@@ -68,15 +68,20 @@ func TestProjBoundSound(t *testing.T) {
 }
 
 // maxMin with the bound picks what it picks without it, where the bound is
-// in use (4000 USPS digits, 300 landmarks, from two starts).
+// in use (4000 USPS digits, 300 landmarks, from two starts; under -short,
+// the race run, 2100 digits and 32 landmarks from one start).
 func TestMaxMinBoundSameChoices(t *testing.T) {
-	x := mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, 4000, 0, 256))
-	for _, first := range []int{0, 1999} {
-		with, err := maxMinBounded(context.Background(), x.RawMatrix(), 300, first, true)
+	n, landmarks, starts := 4000, 300, []int{0, 1999}
+	if testing.Short() { // -race: enough rows and landmarks for the bound to be used
+		n, landmarks, starts = boundMinRows+52, 2*boundMinLandmarks, []int{7}
+	}
+	x := mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, n, 0, 256))
+	for _, first := range starts {
+		with, err := maxMinBounded(context.Background(), x.RawMatrix(), landmarks, first, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		without, err := maxMinBounded(context.Background(), x.RawMatrix(), 300, first, false)
+		without, err := maxMinBounded(context.Background(), x.RawMatrix(), landmarks, first, false)
 		if err != nil {
 			t.Fatal(err)
 		}

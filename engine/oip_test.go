@@ -334,6 +334,9 @@ func TestOIPDenseFallback(t *testing.T) {
 // operator) stays within 1e-3° of a dense eigendecomposition of eq. 6's M,
 // and its reported Davis–Kahan bound holds.
 func TestOIPFacesPrecision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a dense reference on 400 face images: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	x := loadShared(t, "orl32")
 	n, _ := x.Dims()
 	for i := 0; i < n; i++ {

@@ -11,6 +11,9 @@ import (
 )
 
 func TestPCAAgainstSklearn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three solvers against scikit-learn's fixtures (Yale faces): the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	eachFixture(t, loadFixture, []string{"swiss_pca", "yale_pca"}, func(t *testing.T, f fixture, x *mat.Dense) {
 		want := rowsToDense(f.Embedding)
 		for _, solver := range []engine.PCASolver{engine.PCAAuto, engine.PCACovariance, engine.PCAGram} {

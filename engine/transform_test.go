@@ -311,7 +311,11 @@ func TestExactSearchMatchesBruteForce(t *testing.T) {
 	// 1e20 and 1e-200, and 100 dimensions where every row appears three
 	// times and the queries include training rows (ties at distance 0 and
 	// between equal rows).
-	for _, c := range []scaled{{2, 1}, {17, 1}, {64, 1}, {100, 1}, {64, 1e-30}, {64, 1e20}, {64, 1e-200}, {-100, 1}} {
+	cases := []scaled{{2, 1}, {17, 1}, {64, 1}, {100, 1}, {64, 1e-30}, {64, 1e20}, {64, 1e-200}, {-100, 1}}
+	if testing.Short() { // -race: one case of each code path (low, middle and wide rows; repeated rows)
+		cases = []scaled{{2, 1}, {17, 1}, {100, 1}, {-100, 1}}
+	}
+	for _, c := range cases {
 		d := c.d
 		x := gaussRows(700, max(d, -d), uint64(max(d, -d)))
 		q := gaussRows(80, max(d, -d), uint64(max(d, -d))+100)
@@ -386,6 +390,9 @@ func TestExactSearchMatchesBruteForce(t *testing.T) {
 // border pixels, near-duplicate images) against brute force, seeded with
 // the training rows' own neighbour graph as the Isomap model seeds it.
 func TestExactSearchUSPS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("brute force on 7291 digits (TestExactSearchMatchesBruteForce runs the search under -race): the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	train, test := uspsTrain(t)
 	ctx := context.Background()
 	q := test.Slice(0, 400, 0, 256).(*mat.Dense)

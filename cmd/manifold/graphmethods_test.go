@@ -14,6 +14,9 @@ import (
 // with the same settings, the saved model maps the training rows onto the
 // embedding (project), and the method-specific flags reach the engine.
 func TestGraphMethodsEmbedAndProject(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every graph method's embed and project: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	dir := t.TempDir()
 	x := testData(t, dir)
 	labels, err := dataio.ReadLabelsFile(filepath.Join(dir, "roll.labels"))

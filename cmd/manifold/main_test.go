@@ -384,6 +384,9 @@ func TestPlot(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo's fits and plot: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	dir := t.TempDir()
 	r := mustSucceed(t, dir, "demo", "-plot", "demo.png", "-plot-size", "1000x450")
 	for _, want := range []string{"2000-point swiss roll", "stage", "flam", "seconds", "GFLAM/s", "total", "demo.png"} {

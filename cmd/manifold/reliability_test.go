@@ -31,6 +31,9 @@ func methodArgs(name string) []string {
 // table: each bad file or setting ends with status 1 and one line on
 // standard error that names the input and the problem, never a panic.
 func TestBadInputEveryMethod(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every method on every bad input: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	dir := t.TempDir()
 	x := testData(t, dir)
 	put := func(name, content string) { putFile(t, filepath.Join(dir, name), content) }
@@ -135,6 +138,9 @@ func TestBadInputEveryMethod(t *testing.T) {
 // at all is refused by project with one line naming the file, for every
 // method.
 func TestBadModelFilesEveryMethod(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every method's damaged model files: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	dir := t.TempDir()
 	testData(t, dir)
 	for _, m := range methods {
@@ -169,6 +175,9 @@ func TestBadModelFilesEveryMethod(t *testing.T) {
 // are refused by "error" (naming the components), embedded whole by
 // "connect" and in part by "largest"; ε with an isolated point likewise.
 func TestDisconnectedEveryMethod(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every method on disconnected graphs: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := 0; i < 60; i++ {

@@ -29,6 +29,9 @@ func readParams(t *testing.T, path string) map[string]any {
 // Isomap and the report says so; without it, a fit that -max-memory
 // refuses is retried in float32.
 func TestWeightAndFloat32Flags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the spectral flags' fits: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	dir := t.TempDir()
 	testData(t, dir)
 	for _, m := range []string{"laplacian", "lpp"} {

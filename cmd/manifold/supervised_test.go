@@ -54,6 +54,9 @@ func readMatrix(t *testing.T, path string) mat.Matrix {
 // engine's embedding, the saved model maps the training rows onto it and
 // maps new rows as the engine's model does.
 func TestSupervisedMethodsRoundTrips(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every supervised method's round trip: the full runs (both backends) have it; -short (the race run) skips it")
+	}
 	dir := t.TempDir()
 	x, labels := curved10(t, dir)
 	ctx := context.Background()
