@@ -131,8 +131,12 @@ var benchCases = []benchCase{
 // with the prism pipeline that generates the same rows on the workers and
 // projects them, and with the same pipeline without Project (gen), whose
 // time is the pipeline's own overhead. Both pipelines end in the sum of
-// their per-bundle row counts (beam.Combine), checked against n. Run with
-// -cpu 1,2.
+// their per-bundle row counts (beam.Combine), checked against n. Each runs
+// at n and at benchScale·n rows (the sub-benchmark's rows= part): the
+// difference of the two times over (benchScale − 1)·n rows is the cost of a
+// row in the steady state, without the runner's cost of a job (80–160 ms on
+// prism, paid once however many rows a job maps), which is what a
+// throughput is; docs/scale-out.md derives the rates so. Run with -cpu 1,2.
 func BenchmarkProject(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -145,74 +149,88 @@ func BenchmarkProject(b *testing.B) {
 		if err := engine.Prepare(m); err != nil { // as Project's workers do
 			b.Fatal(err)
 		}
-		x := benchData(c.n, c.d, 12)
-		b.Run(c.name+"/inprocess", func(b *testing.B) {
-			for b.Loop() {
-				for lo := 0; lo < c.n; lo += DefaultBlock {
-					hi := min(c.n, lo+DefaultBlock)
-					if _, err := m.Transform(ctx, x.Slice(lo, hi, 0, c.d)); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		})
-		b.Run(c.name+"/inprocess-par", func(b *testing.B) {
-			for b.Loop() {
-				var next atomic.Int64
-				var wg sync.WaitGroup
-				errs := make(chan error, runtime.GOMAXPROCS(0))
-				for range runtime.GOMAXPROCS(0) {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for {
-							lo := int(next.Add(DefaultBlock)) - DefaultBlock
-							if lo >= c.n {
-								return
-							}
-							hi := min(c.n, lo+DefaultBlock)
-							if _, err := m.Transform(ctx, x.Slice(lo, hi, 0, c.d)); err != nil {
-								errs <- err
-								return
-							}
-						}
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
+		for _, n := range []int{c.n, benchScale * c.n} {
+			benchProjectRows(b, c, m, path, n)
+		}
+	}
+}
+
+// benchScale is the ratio of BenchmarkProject's two row counts.
+const benchScale = 5
+
+// benchProjectRows is BenchmarkProject's four sub-benchmarks for one model
+// and n rows.
+func benchProjectRows(b *testing.B, c benchCase, m engine.Model, path string, n int) {
+	ctx := context.Background()
+	c.n = n
+	sub := "/rows=" + strconv.Itoa(n)
+	x := benchData(c.n, c.d, 12)
+	b.Run(c.name+"/inprocess"+sub, func(b *testing.B) {
+		for b.Loop() {
+			for lo := 0; lo < c.n; lo += DefaultBlock {
+				hi := min(c.n, lo+DefaultBlock)
+				if _, err := m.Transform(ctx, x.Slice(lo, hi, 0, c.d)); err != nil {
 					b.Fatal(err)
 				}
 			}
-		})
-		for _, project := range []bool{false, true} {
-			name := c.name + "/gen"
-			if project {
-				name = c.name + "/pipeline"
-			}
-			b.Run(name, func(b *testing.B) {
-				for b.Loop() {
-					p, s := beam.NewPipelineWithRoot()
-					shards := []int{0, 1, 2, 3, 4, 5, 6, 7}
-					rows := beam.ParDo(s, &genRowsFn{N: c.n, D: c.d, Shards: len(shards), Seed: 12}, beam.CreateList(s, shards))
-					var counts beam.PCollection
-					if project {
-						emb, _ := Project(s, path, rows, benchProjectOptions())
-						counts = beam.ParDo(s, &countFn{}, emb)
-					} else {
-						counts = beam.ParDo(s, &countRowsFn{}, rows)
-					}
-					beam.ParDo0(s, &totalFn{}, beam.Combine(s, sumInts, counts))
-					benchTotal.Store(-1)
-					if err := ptest.Run(p); err != nil {
-						b.Fatal(err)
-					}
-					if got := benchTotal.Load(); got != int64(c.n) {
-						b.Fatalf("%d rows counted, want %d", got, c.n)
-					}
-				}
-			})
 		}
+	})
+	b.Run(c.name+"/inprocess-par"+sub, func(b *testing.B) {
+		for b.Loop() {
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			errs := make(chan error, runtime.GOMAXPROCS(0))
+			for range runtime.GOMAXPROCS(0) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						lo := int(next.Add(DefaultBlock)) - DefaultBlock
+						if lo >= c.n {
+							return
+						}
+						hi := min(c.n, lo+DefaultBlock)
+						if _, err := m.Transform(ctx, x.Slice(lo, hi, 0, c.d)); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, project := range []bool{false, true} {
+		name := c.name + "/gen" + sub
+		if project {
+			name = c.name + "/pipeline" + sub
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				p, s := beam.NewPipelineWithRoot()
+				shards := []int{0, 1, 2, 3, 4, 5, 6, 7}
+				rows := beam.ParDo(s, &genRowsFn{N: c.n, D: c.d, Shards: len(shards), Seed: 12}, beam.CreateList(s, shards))
+				var counts beam.PCollection
+				if project {
+					emb, _ := Project(s, path, rows, benchProjectOptions())
+					counts = beam.ParDo(s, &countFn{}, emb)
+				} else {
+					counts = beam.ParDo(s, &countRowsFn{}, rows)
+				}
+				beam.ParDo0(s, &totalFn{}, beam.Combine(s, sumInts, counts))
+				benchTotal.Store(-1)
+				if err := ptest.Run(p); err != nil {
+					b.Fatal(err)
+				}
+				if got := benchTotal.Load(); got != int64(c.n) {
+					b.Fatalf("%d rows counted, want %d", got, c.n)
+				}
+			}
+		})
 	}
 }
 
