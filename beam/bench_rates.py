@@ -16,16 +16,22 @@ import statistics
 import sys
 from collections import defaultdict
 
-LINE = re.compile(r"^BenchmarkProject/([^/]+)/([^/]+)/rows=(\d+)(?:-(\d+))?\s+\d+\s+([\d.]+) ns/op")
+NAME = re.compile(r"^BenchmarkProject/([^/]+)/([^/]+)/rows=(\d+)(?:-(\d+))?\s")
+RESULT = re.compile(r"\s(\d+)\s+([\d.]+) ns/op")
 
 
 def main(path):
     times = defaultdict(list)  # (model, variant, procs, rows) -> [ns/op]
+    pending = None  # the benchmark whose result is still to come (the runner's log lines come between)
     for line in open(path):
-        m = LINE.match(line)
+        m = NAME.match(line)
         if m:
-            model, variant, rows, procs, ns = m.groups()
-            times[(model, variant, int(procs or 1), int(rows))].append(float(ns))
+            model, variant, rows, procs = m.groups()
+            pending = (model, variant, int(procs or 1), int(rows))
+        r = RESULT.search(line)
+        if r and pending:
+            times[pending].append(float(r.group(2)))
+            pending = None
     med = {k: statistics.median(v) for k, v in times.items()}
     marginal = {}  # (model, variant, procs) -> ns a row
     for model, variant, procs in sorted({k[:3] for k in med}):
