@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
+	"github.com/manifoldlab/manifold/beam/internal/testtmp"
 	"github.com/manifoldlab/manifold/engine"
 )
 
@@ -55,7 +56,11 @@ func init() {
 	register.DoFn1x0[DeadLetter](&collectDeadFn{})
 }
 
-func TestMain(m *testing.M) { ptest.MainWithDefault(m, "prism") }
+// TestMain runs the tests on prism, in a temporary directory of their own
+// (testtmp: prism leaves a file there for every pipeline).
+func TestMain(m *testing.M) {
+	testtmp.Main(func() int { return ptest.MainRetWithDefault(m, "prism") })
+}
 
 func takeCollected(key string) ([]Embedded, []DeadLetter) {
 	collected.Lock()

@@ -6,11 +6,6 @@
 # Usage: bash build/ci-beam.sh    (BEAM_RACE=unit or full: more of the module under -race, below)
 set -euo pipefail
 cd "$(dirname "$0")/../beam"
-# The prism runner leaves an empty beamloopbackworker-* file in the temporary directory for every
-# pipeline it runs (thousands over a test run): give the tests their own directory and remove it.
-TMPDIR=$(mktemp -d -t ci-beam-tmp.XXXXXX)
-export TMPDIR
-trap 'rm -rf "$TMPDIR"' EXIT
 
 step() { printf '\n== %s\n' "$*"; }
 timed() { local t0=$SECONDS; "$@"; echo "   ($((SECONDS - t0)) s)"; }

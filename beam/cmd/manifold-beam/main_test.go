@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	manifoldbeam "github.com/manifoldlab/manifold/beam"
+	"github.com/manifoldlab/manifold/beam/internal/testtmp"
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 )
@@ -25,6 +26,11 @@ import (
 // CSV shards with an ID column, then project them with the written model,
 // and checks every output row against the engine's own PCA fit and
 // Transform, and the dead letter of the bad row.
+
+// TestMain runs the tests in a temporary directory of their own (testtmp:
+// the prism runner leaves a file there for every pipeline).
+func TestMain(m *testing.M) { testtmp.Main(m.Run) }
+
 func TestFitThenProject(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
