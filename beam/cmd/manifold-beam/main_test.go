@@ -22,15 +22,14 @@ import (
 	"github.com/manifoldlab/manifold/engine"
 )
 
-// TestFitThenProject runs the command end to end on prism: fit PCA on two
-// CSV shards with an ID column, then project them with the written model,
-// and checks every output row against the engine's own PCA fit and
-// Transform, and the dead letter of the bad row.
-
 // TestMain runs the tests in a temporary directory of their own (testtmp:
 // the prism runner leaves a file there for every pipeline).
 func TestMain(m *testing.M) { testtmp.Main(m.Run) }
 
+// TestFitThenProject runs the command end to end on prism: fit PCA on two
+// CSV shards with an ID column, then project them with the written model,
+// and checks every output row against the engine's own PCA fit and
+// Transform, and the dead letter of the bad row.
 func TestFitThenProject(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
