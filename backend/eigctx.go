@@ -16,10 +16,8 @@ import (
 // and otherwise do the same work in pieces with ctx checked between them:
 //
 //   - the Householder reduction to tridiagonal form (2/3·n³ flam) in panels
-//     of nb columns (LAPACK's DLATRD for the panel, then the rank-2·nb
-//     update of the trailing matrix: Dsyr2k in pure Go, two Gemm calls of
-//     the backend otherwise), nb chosen so that a panel is at most
-//     panelFlam;
+//     of 32 columns, each column and each block of the trailing update
+//     between two checks of ctx (sytrd.go);
 //   - the selected eigenpairs of the tridiagonal matrix by bisection and
 //     inverse iteration (tridiag.go, as the pure-Go Syevr), O(n) per
 //     eigenpair and step;
@@ -34,10 +32,10 @@ import (
 // pure-Go backend's 1.5 GFLAM/s.
 const panelFlam = 3e7
 
-// panelWork is the flam of one panel of the reduction: panelFlam for the
-// pure-Go backend; three times that when the trailing update runs in the C
-// library (the pure-Go panel, half the work at most, then takes ~40 ms), as
-// wider panels make its Gemm calls efficient.
+// panelWork is the flam of one piece of work between two checks of ctx
+// (a block of the trailing update of the reduction, of a distance tile):
+// panelFlam for the pure-Go backend; three times that when it runs in the
+// C library, whose Gemm calls then stay efficient.
 func panelWork(impl Impl) float64 {
 	if impl.Name() == "purego" {
 		return panelFlam
@@ -146,44 +144,3 @@ func EigRangeCtx(ctx context.Context, impl Impl, a blas64.Symmetric, lo, hi int)
 }
 
 func cancelled(err error) error { return fmt.Errorf("backend: eigensolver cancelled: %w", err) }
-
-// sytrdLowerCtx reduces the symmetric matrix held in the lower triangle of
-// the row-major n×n a (stride lda) to tridiagonal form T = Qᵀ·A·Q, as
-// LAPACK's DSYTRD with uplo Lower does: diagonal d, off-diagonal e, the
-// reflectors below the subdiagonal of a with their factors in tau. It works
-// in panels of at most panelFlam and checks ctx before each.
-func sytrdLowerCtx(ctx context.Context, impl Impl, n int, a []float64, lda int, d, e, tau []float64) error {
-	const (
-		maxNB = 32
-		tail  = 32 // the last columns are reduced unblocked (DSYTD2)
-	)
-	work := make([]float64, n*maxNB)
-	i := 0
-	for n-i > tail {
-		if err := ctx.Err(); err != nil {
-			return cancelled(err)
-		}
-		m := n - i
-		nb := max(1, min(maxNB, m-tail, int(panelWork(impl)/(4*float64(m)*float64(m)))))
-		// Panel: reflectors for columns i … i+nb−1, and W (m×nb) with
-		// A22 − V·Wᵀ − W·Vᵀ the trailing matrix after them.
-		goLAPACK.Dlatrd(blas.Lower, m, nb, a[i*lda+i:], lda, e[i:], tau[i:], work, nb)
-		r := m - nb
-		v := blas64.General{Rows: r, Cols: nb, Stride: lda, Data: a[(i+nb)*lda+i:]}
-		wm := blas64.General{Rows: r, Cols: nb, Stride: nb, Data: work[nb*nb:]}
-		c := blas64.General{Rows: r, Cols: r, Stride: lda, Data: a[(i+nb)*lda+i+nb:]}
-		if impl.Name() == "purego" {
-			blas64.Syr2k(blas.NoTrans, -1, v, wm, 1, blas64.Symmetric{N: r, Stride: lda, Uplo: blas.Lower, Data: c.Data})
-		} else {
-			impl.Gemm(blas.NoTrans, blas.Trans, -1, v, wm, 1, c)
-			impl.Gemm(blas.NoTrans, blas.Trans, -1, wm, v, 1, c)
-		}
-		for j := i; j < i+nb; j++ {
-			a[(j+1)*lda+j] = e[j]
-			d[j] = a[j*lda+j]
-		}
-		i += nb
-	}
-	goLAPACK.Dsytd2(blas.Lower, n-i, a[i*lda+i:], lda, d[i:], e[i:], tau[i:])
-	return nil
-}

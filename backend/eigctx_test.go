@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -117,9 +118,39 @@ func TestEigRangeCtxCancel(t *testing.T) {
 				}
 				best = min(best, end.Sub(at))
 			}
+			t.Logf("%s, n = %d, cancel after %v: returned %v later (best of up to three)", impl.Name(), n, delay, best)
 			if best > 100*time.Millisecond && !raceEnabled {
 				t.Errorf("%s, cancel after %v: returned %v later", impl.Name(), delay, best)
 			}
+		}
+	}
+}
+
+// BenchmarkEigTopCtx times the three leading eigenpairs of a dense random
+// symmetric matrix by the cancellable solver and, for comparison, by the
+// backend's one-call Syevr:
+//
+//	go test -run '^$' -bench EigTopCtx -benchtime 1x -count 3 [-tags openblas] ./backend/
+func BenchmarkEigTopCtx(bm *testing.B) {
+	for _, n := range []int{1500, 3000} {
+		a := randSym(n, 6)
+		for _, impl := range Impls() {
+			bm.Run(fmt.Sprintf("%s/n=%d/ctx", impl.Name(), n), func(bm *testing.B) {
+				for range bm.N {
+					if _, _, err := EigTopCtx(context.Background(), impl, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: append([]float64(nil), a...)}, 3); err != nil {
+						bm.Fatal(err)
+					}
+				}
+			})
+			bm.Run(fmt.Sprintf("%s/n=%d/syevr", impl.Name(), n), func(bm *testing.B) {
+				w := make([]float64, 3)
+				z := blas64.General{Rows: n, Cols: 3, Stride: 3, Data: make([]float64, n*3)}
+				for range bm.N {
+					if err := impl.Syevr(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: append([]float64(nil), a...)}, n-3, n, w, z); err != nil {
+						bm.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

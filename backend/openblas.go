@@ -128,34 +128,6 @@ func lapackUplo(u blas.Uplo) C.char {
 	return 'U'
 }
 
-// checkGeneral panics unless g can hold an r×c matrix.
-func checkGeneral(what string, g blas64.General, r, c int) {
-	if g.Rows != r || g.Cols != c {
-		panic(fmt.Sprintf("backend: %s is %d×%d, need %d×%d", what, g.Rows, g.Cols, r, c))
-	}
-	if r > 0 && c > 0 && (g.Stride < c || len(g.Data) < (r-1)*g.Stride+c) {
-		panic(fmt.Sprintf("backend: %s: stride %d / length %d cannot hold %d×%d", what, g.Stride, len(g.Data), r, c))
-	}
-}
-
-func checkSym(what string, a blas64.Symmetric) {
-	if a.N > 0 && (a.Stride < a.N || len(a.Data) < (a.N-1)*a.Stride+a.N) {
-		panic(fmt.Sprintf("backend: %s: stride %d / length %d cannot hold %d×%d", what, a.Stride, len(a.Data), a.N, a.N))
-	}
-	if a.Uplo != blas.Upper && a.Uplo != blas.Lower {
-		panic(fmt.Sprintf("backend: %s: bad uplo %v", what, a.Uplo))
-	}
-}
-
-func checkVec(what string, v blas64.Vector, n int) {
-	if v.N != n {
-		panic(fmt.Sprintf("backend: %s has length %d, need %d", what, v.N, n))
-	}
-	if n > 0 && (v.Inc < 1 || len(v.Data) < (n-1)*v.Inc+1) {
-		panic(fmt.Sprintf("backend: %s: increment %d / length %d cannot hold %d", what, v.Inc, len(v.Data), n))
-	}
-}
-
 func (o openBLAS) Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	m, n := c.Rows, c.Cols
 	k := a.Cols

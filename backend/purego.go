@@ -55,7 +55,32 @@ func (pureGo) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.V
 	goBLAS.Dgemv(t, a.Rows, a.Cols, alpha, a.Data, max(1, a.Stride), x.Data, x.Inc, beta, y.Data, y.Inc)
 }
 
+// Symv: gonum's Dsymv runs on one core without SIMD; for unit strides and
+// n ≥ symHalfMin the parallel kernels of FullSymOp (one triangle read once,
+// parts summed in a fixed order, so results do not depend on GOMAXPROCS).
 func (pureGo) Symv(alpha float64, a blas64.Symmetric, x blas64.Vector, beta float64, y blas64.Vector) {
+	n := a.N
+	if n >= symHalfMin && x.Inc == 1 && y.Inc == 1 {
+		checkSym("Symv: A", a)
+		checkVec("Symv: x", x, n)
+		checkVec("Symv: y", y, n)
+		ax := make([]float64, n)
+		g := blas64.General{Rows: n, Cols: n, Stride: a.Stride, Data: a.Data}
+		if a.Uplo == blas.Upper {
+			symvUpper(ax, g, x.Data)
+		} else {
+			symvLower(ax, g, x.Data)
+		}
+		yd := y.Data[:n]
+		for i, v := range ax {
+			if beta == 0 {
+				yd[i] = alpha * v
+			} else {
+				yd[i] = alpha*v + beta*yd[i]
+			}
+		}
+		return
+	}
 	goBLAS.Dsymv(a.Uplo, a.N, alpha, a.Data, max(1, a.Stride), x.Data, x.Inc, beta, y.Data, y.Inc)
 }
 
@@ -305,6 +330,34 @@ func scaleVec(beta float64, y blas64.Vector) {
 		} else {
 			y.Data[i*y.Inc] *= beta
 		}
+	}
+}
+
+// checkGeneral panics unless g can hold an r×c matrix.
+func checkGeneral(what string, g blas64.General, r, c int) {
+	if g.Rows != r || g.Cols != c {
+		panic(fmt.Sprintf("backend: %s is %d×%d, need %d×%d", what, g.Rows, g.Cols, r, c))
+	}
+	if r > 0 && c > 0 && (g.Stride < c || len(g.Data) < (r-1)*g.Stride+c) {
+		panic(fmt.Sprintf("backend: %s: stride %d / length %d cannot hold %d×%d", what, g.Stride, len(g.Data), r, c))
+	}
+}
+
+func checkSym(what string, a blas64.Symmetric) {
+	if a.N > 0 && (a.Stride < a.N || len(a.Data) < (a.N-1)*a.Stride+a.N) {
+		panic(fmt.Sprintf("backend: %s: stride %d / length %d cannot hold %d×%d", what, a.Stride, len(a.Data), a.N, a.N))
+	}
+	if a.Uplo != blas.Upper && a.Uplo != blas.Lower {
+		panic(fmt.Sprintf("backend: %s: bad uplo %v", what, a.Uplo))
+	}
+}
+
+func checkVec(what string, v blas64.Vector, n int) {
+	if v.N != n {
+		panic(fmt.Sprintf("backend: %s has length %d, need %d", what, v.N, n))
+	}
+	if n > 0 && (v.Inc < 1 || len(v.Data) < (n-1)*v.Inc+1) {
+		panic(fmt.Sprintf("backend: %s: increment %d / length %d cannot hold %d", what, v.Inc, len(v.Data), n))
 	}
 }
 

@@ -170,6 +170,81 @@ func symvRows(y []float64, a blas64.General, x []float64, lo, hi int) {
 	}
 }
 
+// symvLower sets y = A·x from the lower triangle of the symmetric A (a.Rows
+// rows): row i contributes Σ_{j<i} a_ij·x_j + a_ii·x_i to y_i and a_ij·x_i
+// to y_j. Parts, accumulators and their order as symvUpper.
+func symvLower(y []float64, a blas64.General, x []float64) {
+	n := a.Rows
+	// Row i of the lower triangle holds i + 1 elements: the parts of the
+	// upper triangle's split, mirrored.
+	up := triangleParts(n, symParts)
+	bounds := make([]int, symParts+1)
+	for p := range bounds {
+		bounds[p] = n - up[symParts-p]
+	}
+	acc := make([]float64, symParts*n)
+	ParallelFor(symParts, 1, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			symvLowerRows(acc[p*n:(p+1)*n], a, x, bounds[p], bounds[p+1])
+		}
+	})
+	copy(y, acc[:n])
+	for p := 1; p < symParts; p++ {
+		part := acc[p*n : (p+1)*n]
+		for i, v := range part {
+			y[i] += v
+		}
+	}
+}
+
+// symvLowerRows adds the contributions of rows [lo, hi) of the lower
+// triangle to y, four rows at a time as symvRows.
+func symvLowerRows(y []float64, a blas64.General, x []float64, lo, hi int) {
+	i := lo
+	for ; i+4 <= hi; i += 4 {
+		r0 := a.Data[i*a.Stride : i*a.Stride+i+1]
+		r1 := a.Data[(i+1)*a.Stride : (i+1)*a.Stride+i+2]
+		r2 := a.Data[(i+2)*a.Stride : (i+2)*a.Stride+i+3]
+		r3 := a.Data[(i+3)*a.Stride : (i+3)*a.Stride+i+4]
+		x0, x1, x2, x3 := x[i], x[i+1], x[i+2], x[i+3]
+		// The 4×4 diagonal block, from its lower triangle.
+		s0 := r0[i]*x0 + r1[i]*x1 + r2[i]*x2 + r3[i]*x3
+		s1 := r1[i]*x0 + r1[i+1]*x1 + r2[i+1]*x2 + r3[i+1]*x3
+		s2 := r2[i]*x0 + r2[i+1]*x1 + r2[i+2]*x2 + r3[i+2]*x3
+		s3 := r3[i]*x0 + r3[i+1]*x1 + r3[i+2]*x2 + r3[i+3]*x3
+		t0 := r0[:i]
+		t1, t2, t3 := r1[:len(t0)], r2[:len(t0)], r3[:len(t0)]
+		xs := x[:len(t0)]
+		ys := y[:len(t0)]
+		for k, u0 := range t0 {
+			u1, u2, u3 := t1[k], t2[k], t3[k]
+			xk := xs[k]
+			s0 += u0 * xk
+			s1 += u1 * xk
+			s2 += u2 * xk
+			s3 += u3 * xk
+			ys[k] += (u0*x0 + u1*x1) + (u2*x2 + u3*x3)
+		}
+		y[i] += s0
+		y[i+1] += s1
+		y[i+2] += s2
+		y[i+3] += s3
+	}
+	for ; i < hi; i++ {
+		r0 := a.Data[i*a.Stride : i*a.Stride+i+1]
+		x0 := x[i]
+		s0 := r0[i] * x0
+		t0 := r0[:i]
+		xs := x[:len(t0)]
+		ys := y[:len(t0)]
+		for k, u := range t0 {
+			s0 += u * xs[k]
+			ys[k] += u * x0
+		}
+		y[i] += s0
+	}
+}
+
 // MulTransVecTo is MulVecTo (A is symmetric).
 func (o FullSymOp) MulTransVecTo(dst, x []float64) { o.MulVecTo(dst, x) }
 
