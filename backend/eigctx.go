@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -22,7 +21,8 @@ import (
 //     inverse iteration (tridiag.go, as the pure-Go Syevr), O(n) per
 //     eigenpair and step;
 //   - the back-transformation by the reflectors (2·n²·k flam) in blocks
-//     of columns of at most panelFlam.
+//     of 32 reflectors (compact WY, the products in the backend's Gemm),
+//     each over blocks of columns of at most panelWork (sytrd.go).
 //
 // The results satisfy the same contract as Syevr (residuals and
 // orthogonality at working accuracy, the sign convention of FixSigns), not
@@ -122,22 +122,12 @@ func EigRangeCtx(ctx context.Context, impl Impl, a blas64.Symmetric, lo, hi int)
 			row[j] = zt[j*n+i]
 		}
 	}
-	// Q = diag(1, Q̃), Q̃ the reflectors in A[1:, 0:n−1]; applied to blocks
-	// of columns of Z.
-	cols := max(1, min(k, int(panelFlam/(2*float64(n)*float64(n)))))
-	var work []float64
-	for j0 := 0; j0 < k; j0 += cols {
-		if err := ctx.Err(); err != nil {
-			return nil, z, cancelled(err)
+	// Q = diag(1, Q̃), Q̃ the reflectors in A[1:, 0:n−1].
+	if n > 1 {
+		c := blas64.General{Rows: n - 1, Cols: k, Stride: z.Stride, Data: z.Data[z.Stride:]}
+		if err := applyReflectorsCtx(ctx, impl, full[lda:], lda, tau, c); err != nil {
+			return nil, z, err
 		}
-		kc := min(cols, k-j0)
-		c := z.Data[z.Stride+j0:]
-		q := []float64{0}
-		goLAPACK.Dormqr(blas.Left, blas.NoTrans, n-1, kc, n-1, full[lda:], lda, tau, c, z.Stride, q, -1)
-		if len(work) < int(q[0]) {
-			work = make([]float64, int(q[0]))
-		}
-		goLAPACK.Dormqr(blas.Left, blas.NoTrans, n-1, kc, n-1, full[lda:], lda, tau, c, z.Stride, work, len(work))
 	}
 	FixSigns(z)
 	return w, z, nil

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
 )
 
 // The cancellable Householder reduction to tridiagonal form, blocked as
@@ -161,6 +162,65 @@ func dlatrdLower(ctx context.Context, impl Impl, m, nb int, a []float64, lda int
 		alpha := -0.5 * t * dot
 		for r, x := range v.Data {
 			w[(i+1+r)*ldw+i] = wc.Data[r] + alpha*x
+		}
+	}
+	return nil
+}
+
+// applyReflectorsCtx sets C = Q·C for the m×k C, Q = H(0)·H(1)·…·H(m−1)
+// the product of the reflectors stored as a QR factorization stores them
+// (row-major): H(j) = I − τ_j·v·vᵀ, v_j = 1, v below it in column j of v
+// (stride ldv). This is LAPACK's DORMQR (Left, NoTrans) by blocks of
+// sytrdNB reflectors, last block first, each applied in compact WY form
+// (Schreiber & Van Loan, SIAM J. Sci. Stat. Comput. 10(1), 1989):
+// C −= V·(T·(Vᵀ·C)), the two large products in the backend's Gemm, over
+// blocks of columns of at most panelWork flam with ctx checked before
+// each.
+func applyReflectorsCtx(ctx context.Context, impl Impl, v []float64, ldv int, tau []float64, c blas64.General) error {
+	m, k := c.Rows, c.Cols
+	if m == 0 || k == 0 {
+		return nil
+	}
+	nb := sytrdNB
+	vb := make([]float64, m*nb)
+	t := make([]float64, nb*nb)
+	w := make([]float64, nb*k)
+	tw := make([]float64, nb*k)
+	last := (m - 1) / nb * nb
+	for j0 := last; j0 >= 0; j0 -= nb {
+		jb := min(nb, m-j0)
+		mr := m - j0
+		// V of the block, explicit: unit diagonal, zeros above it.
+		for i := 0; i < mr; i++ {
+			row := vb[i*jb : (i+1)*jb]
+			src := v[(j0+i)*ldv+j0:]
+			for j := range row {
+				switch {
+				case j < i:
+					row[j] = src[j]
+				case j == i:
+					row[j] = 1
+				default:
+					row[j] = 0
+				}
+			}
+		}
+		clear(t[:jb*jb])
+		goLAPACK.Dlarft(lapack.Forward, lapack.ColumnWise, mr, jb, vb, jb, tau[j0:], t, jb)
+		vg := blas64.General{Rows: mr, Cols: jb, Stride: jb, Data: vb}
+		tg := blas64.General{Rows: jb, Cols: jb, Stride: jb, Data: t}
+		kc := max(1, min(k, int(panelWork(impl)/(4*float64(mr)*float64(jb)))))
+		for c0 := 0; c0 < k; c0 += kc {
+			if err := ctx.Err(); err != nil {
+				return cancelled(err)
+			}
+			cw := min(kc, k-c0)
+			cb := blas64.General{Rows: mr, Cols: cw, Stride: c.Stride, Data: c.Data[j0*c.Stride+c0:]}
+			wg := blas64.General{Rows: jb, Cols: cw, Stride: cw, Data: w[:jb*cw]}
+			twg := blas64.General{Rows: jb, Cols: cw, Stride: cw, Data: tw[:jb*cw]}
+			impl.Gemm(blas.Trans, blas.NoTrans, 1, vg, cb, 0, wg)
+			impl.Gemm(blas.NoTrans, blas.NoTrans, 1, tg, wg, 0, twg)
+			impl.Gemm(blas.NoTrans, blas.NoTrans, -1, vg, twg, 1, cb)
 		}
 	}
 	return nil
