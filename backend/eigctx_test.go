@@ -44,6 +44,9 @@ func TestEigRangeCtx(t *testing.T) {
 			if impl.Name() != "purego" && c.lo == n/2-5 {
 				continue // the C backend's panels cost ~1 s at this size
 			}
+			if testing.Short() && c.hi-c.lo > 10 {
+				continue // the race step: the full runs of both backends keep the 70 pairs
+			}
 			k := c.hi - c.lo
 			ref := append([]float64(nil), a...)
 			w0 := make([]float64, k)
@@ -164,6 +167,9 @@ func BenchmarkEigTopCtx(bm *testing.B) {
 // orthogonality at working accuracy (in a repeated eigenvalue's space any
 // orthonormal basis is right, so they are not compared with Syevr's).
 func TestEigRangeCtxDegenerate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short (the race step): the full runs of both backends keep this test (28 s under -race)")
+	}
 	for _, impl := range Impls() {
 		// The smallest order past directEig for 6 pairs.
 		n := 520
