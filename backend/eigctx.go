@@ -97,24 +97,35 @@ func EigRangeCtx(ctx context.Context, impl Impl, a blas64.Symmetric, lo, hi int)
 		}
 		return w, z, ctx.Err()
 	}
-	if err := checkFiniteSym("EigRangeCtx: A", a); err != nil {
+	if err := eigRangeReduced(ctx, impl, "EigRangeCtx: A", a, lo, hi, w, z); err != nil {
 		return nil, z, err
+	}
+	return w, z, nil
+}
+
+// eigRangeReduced computes the eigenpairs lo, …, hi−1 of a into w and the
+// columns of z (n×k) by the steps above; a is destroyed. It is the pure-Go
+// Syevr too (ctx never cancelled there).
+func eigRangeReduced(ctx context.Context, impl Impl, what string, a blas64.Symmetric, lo, hi int, w []float64, z blas64.General) error {
+	n, k := a.N, hi-lo
+	if err := checkFiniteSym(what, a); err != nil {
+		return err
 	}
 	scale := pow2Scale(a)
 	full := symToLower(a, 1)
 	lda := a.Stride
 	d := make([]float64, n)
-	e := make([]float64, n-1)
-	tau := make([]float64, n-1)
+	e := make([]float64, max(0, n-1))
+	tau := make([]float64, max(0, n-1))
 	if err := sytrdLowerCtx(ctx, impl, n, full, lda, d, e, tau); err != nil {
-		return nil, z, err
+		return err
 	}
 	zt := make([]float64, k*n)
 	if err := tridiagRangeCtx(ctx, d, e, lo, hi, scale, w, zt); err != nil {
-		return nil, z, err
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, z, cancelled(err)
+		return cancelled(err)
 	}
 	for i := 0; i < n; i++ {
 		row := z.Data[i*z.Stride : i*z.Stride+k]
@@ -126,11 +137,11 @@ func EigRangeCtx(ctx context.Context, impl Impl, a blas64.Symmetric, lo, hi int)
 	if n > 1 {
 		c := blas64.General{Rows: n - 1, Cols: k, Stride: z.Stride, Data: z.Data[z.Stride:]}
 		if err := applyReflectorsCtx(ctx, impl, full[lda:], lda, tau, c); err != nil {
-			return nil, z, err
+			return err
 		}
 	}
-	FixSigns(z)
-	return w, z, nil
+	FixSigns(blas64.General{Rows: n, Cols: k, Stride: z.Stride, Data: z.Data})
+	return nil
 }
 
 func cancelled(err error) error { return fmt.Errorf("backend: eigensolver cancelled: %w", err) }
