@@ -77,12 +77,18 @@ const symParts = 8
 // rows are split into symParts parts of equal area; each part accumulates
 // into its own vector, and the parts are summed in order.
 func symvUpper(y []float64, a blas64.General, x []float64) {
+	symvByParts(y, a, x, triangleParts(a.Rows, symParts), symvRows)
+}
+
+// symvByParts runs rows (symvRows or symvLowerRows) on the parts
+// [bounds[p], bounds[p+1]) in parallel, each into its own accumulator, and
+// sums the accumulators into y in order.
+func symvByParts(y []float64, a blas64.General, x []float64, bounds []int, rows func(y []float64, a blas64.General, x []float64, lo, hi int)) {
 	n := a.Rows
-	bounds := triangleParts(n, symParts)
 	acc := make([]float64, symParts*n)
 	ParallelFor(symParts, 1, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			symvRows(acc[p*n:(p+1)*n], a, x, bounds[p], bounds[p+1])
+			rows(acc[p*n:(p+1)*n], a, x, bounds[p], bounds[p+1])
 		}
 	})
 	copy(y, acc[:n])
@@ -131,23 +137,9 @@ func symvRows(y []float64, a blas64.General, x []float64, lo, hi int) {
 		s2 := r0[i+2]*x0 + r1[i+2]*x1 + r2[i+2]*x2 + r2[i+3]*x3
 		s3 := r0[i+3]*x0 + r1[i+3]*x1 + r2[i+3]*x2 + r3[i+3]*x3
 		t0 := r0[i+4:]
-		t1 := r1[i+4 : n]
-		t2 := r2[i+4 : n]
-		t3 := r3[i+4 : n]
-		t1, t2, t3 = t1[:len(t0)], t2[:len(t0)], t3[:len(t0)]
-		xs := x[i+4 : n]
-		xs = xs[:len(t0)]
-		ys := y[i+4 : n]
-		ys = ys[:len(t0)]
-		for k, u0 := range t0 {
-			u1, u2, u3 := t1[k], t2[k], t3[k]
-			xk := xs[k]
-			s0 += u0 * xk
-			s1 += u1 * xk
-			s2 += u2 * xk
-			s3 += u3 * xk
-			ys[k] += (u0*x0 + u1*x1) + (u2*x2 + u3*x3)
-		}
+		t1, t2, t3 := r1[i+4:n], r2[i+4:n], r3[i+4:n]
+		xs, ys := x[i+4:n], y[i+4:n]
+		s0, s1, s2, s3 = symv4(t0, t1, t2, t3, xs, ys, x0, x1, x2, x3, s0, s1, s2, s3)
 		y[i] += s0
 		y[i+1] += s1
 		y[i+2] += s2
@@ -182,19 +174,27 @@ func symvLower(y []float64, a blas64.General, x []float64) {
 	for p := range bounds {
 		bounds[p] = n - up[symParts-p]
 	}
-	acc := make([]float64, symParts*n)
-	ParallelFor(symParts, 1, func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			symvLowerRows(acc[p*n:(p+1)*n], a, x, bounds[p], bounds[p+1])
-		}
-	})
-	copy(y, acc[:n])
-	for p := 1; p < symParts; p++ {
-		part := acc[p*n : (p+1)*n]
-		for i, v := range part {
-			y[i] += v
-		}
+	symvByParts(y, a, x, bounds, symvLowerRows)
+}
+
+// symv4 is the inner loop of symvRows and symvLowerRows: four rows t0…t3
+// of a triangle against xs, their dot products added in order to the sums
+// s0…s3 (returned), and by symmetry their columns' contributions
+// x0·t0 + … + x3·t3 added to ys. Per element of the triangle one load and
+// two flam.
+func symv4(t0, t1, t2, t3, xs, ys []float64, x0, x1, x2, x3, s0, s1, s2, s3 float64) (float64, float64, float64, float64) {
+	t1, t2, t3 = t1[:len(t0)], t2[:len(t0)], t3[:len(t0)]
+	xs, ys = xs[:len(t0)], ys[:len(t0)]
+	for k, u0 := range t0 {
+		u1, u2, u3 := t1[k], t2[k], t3[k]
+		xk := xs[k]
+		s0 += u0 * xk
+		s1 += u1 * xk
+		s2 += u2 * xk
+		s3 += u3 * xk
+		ys[k] += (u0*x0 + u1*x1) + (u2*x2 + u3*x3)
 	}
+	return s0, s1, s2, s3
 }
 
 // symvLowerRows adds the contributions of rows [lo, hi) of the lower
@@ -213,18 +213,9 @@ func symvLowerRows(y []float64, a blas64.General, x []float64, lo, hi int) {
 		s2 := r2[i]*x0 + r2[i+1]*x1 + r2[i+2]*x2 + r3[i+2]*x3
 		s3 := r3[i]*x0 + r3[i+1]*x1 + r3[i+2]*x2 + r3[i+3]*x3
 		t0 := r0[:i]
-		t1, t2, t3 := r1[:len(t0)], r2[:len(t0)], r3[:len(t0)]
-		xs := x[:len(t0)]
-		ys := y[:len(t0)]
-		for k, u0 := range t0 {
-			u1, u2, u3 := t1[k], t2[k], t3[k]
-			xk := xs[k]
-			s0 += u0 * xk
-			s1 += u1 * xk
-			s2 += u2 * xk
-			s3 += u3 * xk
-			ys[k] += (u0*x0 + u1*x1) + (u2*x2 + u3*x3)
-		}
+		t1, t2, t3 := r1[:i], r2[:i], r3[:i]
+		xs, ys := x[:i], y[:i]
+		s0, s1, s2, s3 = symv4(t0, t1, t2, t3, xs, ys, x0, x1, x2, x3, s0, s1, s2, s3)
 		y[i] += s0
 		y[i+1] += s1
 		y[i+2] += s2
