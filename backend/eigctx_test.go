@@ -160,7 +160,7 @@ func BenchmarkEigTopCtx(bm *testing.B) {
 }
 
 // The cancellable solver on matrices with degenerate structure, past
-// directEig for both backends: an eigenvalue of multiplicity 550 (a rank-5
+// directEig for both backends: the eigenvalue 0 of multiplicity n − 5 (a rank-5
 // Gram matrix X·Xᵀ), clusters of repeated eigenvalues in a random basis,
 // and a matrix that is diagonal already (every reflector the identity).
 // The values match the one-call Syevr's; the vectors have residuals and
@@ -171,7 +171,7 @@ func TestEigRangeCtxDegenerate(t *testing.T) {
 		t.Skip("-short (the race step): the full runs of both backends keep this test (28 s under -race)")
 	}
 	for _, impl := range Impls() {
-		// The smallest order past directEig for 6 pairs.
+		// Orders past directEig (the one-call Syevr) for 6 pairs.
 		n := 520
 		if impl.Name() != "purego" {
 			n = 950

@@ -27,10 +27,11 @@ import (
 // the matrix. Three leading eigenpairs of a random symmetric matrix on the
 // 2-core reference machine (BenchmarkEigTopCtx, medians of 3; the old code
 // from commit 7b1b135): OpenBLAS n = 1500 0.88 s → 0.41 s, n = 3000
-// 21.8 s → 2.80 s (its one-call dsyevr: 0.18 s, 1.57 s); pure Go n = 1000
-// 0.76 s → 0.36 s, n = 2000 10.3 s → 2.0 s, n = 3000 23.1 s → 7.4 s
-// (gonum's one-call Syevr: 20.6 s at n = 3000). Here the column is copied
-// into a contiguous vector first and the panel keeps its 32 columns.
+// 21.8 s → 2.80 s (its one-call dsyevr: 0.18 s, 1.57 s); pure Go n = 3000
+// 23.1 s → 7.4 s (gonum's one-call Syevr then: 20.6 s), and in a throw-away
+// benchmark of the same call (2 runs) n = 1000 0.76 s → 0.36 s, n = 2000
+// 10.3 s → 2.0 s. Here the column is copied into a contiguous vector first
+// and the panel keeps its 32 columns.
 
 // sytrdNB is the panel width of the reduction, LAPACK's default for DSYTRD.
 const sytrdNB = 32
@@ -39,8 +40,9 @@ const sytrdNB = 32
 // the row-major n×n a (stride lda) to tridiagonal form T = Qᵀ·A·Q, as
 // LAPACK's DSYTRD with uplo Lower does: diagonal d, off-diagonal e, the
 // reflectors below the subdiagonal of a with their factors in tau. Only the
-// lower triangle is read or written. It checks ctx before each column of a
-// panel and before each block of the trailing update.
+// lower triangle is read (the update also writes the upper half of its
+// diagonal blocks, which nothing reads). It checks ctx before each column
+// of a panel and before each block of the trailing update.
 func sytrdLowerCtx(ctx context.Context, impl Impl, n int, a []float64, lda int, d, e, tau []float64) error {
 	const tail = 32 // the last columns are reduced unblocked (DSYTD2)
 	w := make([]float64, n*sytrdNB)
