@@ -28,17 +28,19 @@
 //
 // gonum has no DSYEVR, DSYGVD or DGESDD; the pure-Go backend builds them:
 //
-//   - Syevr: gonum's blocked Dsytrd (2/3·n³ flam, half of it memory-bound
-//     Dsymv), then bisection by Sturm counts for the selected eigenvalues
+//   - Syevr: the blocked reduction to tridiagonal form of sytrd.go (2/3·n³
+//     flam, half of it memory-bound Symv; the same code as the cancellable
+//     EigRangeCtx), then bisection by Sturm counts for the selected eigenvalues
 //     (about 60 steps of n flam each) and inverse iteration for their
 //     vectors (2–5 steps of O(n), reorthogonalised twice within clusters of
 //     eigenvalues closer than 10⁻³‖T‖: O(c·n) per vector in a cluster of
-//     c), both in parallel, and gonum's blocked Dormqr for the back
-//     transformation (n²·k flam). This is LAPACK's DSTEBZ + DSTEIN path
-//     (DSYEVX). For k ≪ n it costs the tridiagonal reduction alone: 1.75 s
-//     for the top 10 of n = 2000 on a 2-core machine, against 23.8 s for
+//     c), both in parallel, and the reflectors applied in compact WY
+//     blocks for the back transformation (2·n²·k flam). This is LAPACK's
+//     DSTEBZ + DSTEIN path (DSYEVX). For k ≪ n it costs the tridiagonal
+//     reduction alone: 1.75 s for the top 10 of n = 2000 on a 2-core
+//     machine (2026-11-21, with gonum's Dsytrd), against 23.8 s for
 //     gonum's full mat.EigenSym (go run ./bench/tables/kernels -reference,
-//     bench/RESULTS.md).
+//     bench/RESULTS.md, which also has the 2026-11-26 figures).
 //   - Syevd: gonum's Dsyev (implicit QL/QR, rotations accumulated into Q,
 //     ≈ 9n³ flops, badly cached in row-major); prefer Syevr when you need
 //     fewer than all eigenpairs.

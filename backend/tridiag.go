@@ -10,8 +10,8 @@ import (
 // Eigenpairs of a symmetric tridiagonal matrix by bisection and inverse
 // iteration: the method of LAPACK's DSTEBZ and DSTEIN (Kahan's Sturm-count
 // bisection; Wilkinson's inverse iteration with reorthogonalisation inside
-// clusters), written for row-major Go. It is what the pure-Go Syevr uses after
-// gonum's Dsytrd: eigenvalue j costs O(n) per bisection step (about 60
+// clusters), written for row-major Go. It is what the pure-Go Syevr and
+// EigRangeCtx use after the reduction of sytrd.go: eigenvalue j costs O(n) per bisection step (about 60
 // steps), its vector O(n) per inverse-iteration step (2 to 5 steps), plus
 // O(c·n) reorthogonalisation for a cluster of c close eigenvalues.
 
