@@ -8,11 +8,12 @@ import (
 )
 
 // Dense symmetric eigenproblems that can be cancelled. One LAPACK call
-// cannot be interrupted: Syevr of a 2000×2000 matrix runs for 2.7 s in
-// pure Go and 0.8 s with OpenBLAS on 2 cores, during which a cancelled
-// context goes unnoticed. EigTopCtx, EigBottomCtx and EigRangeCtx call the
-// backend's Syevr directly while it ends within about 50 ms (directEig),
-// and otherwise do the same work in pieces with ctx checked between them:
+// cannot be interrupted: OpenBLAS's dsyevr of a 2000×2000 matrix runs for
+// about 0.8 s on 2 cores, during which a cancelled context goes unnoticed.
+// EigTopCtx, EigBottomCtx and EigRangeCtx call a C backend's Syevr directly
+// while it ends within about 50 ms (directEig), and otherwise, and always on
+// the pure-Go backend (whose Syevr is this path), do the work in pieces with
+// ctx checked between them:
 //
 //   - the Householder reduction to tridiagonal form (2/3·n³ flam) in panels
 //     of 32 columns, each column and each block of the trailing update
@@ -43,17 +44,17 @@ func panelWork(impl Impl) float64 {
 	return 3 * panelFlam
 }
 
-// directEig reports whether the backend's Syevr of k eigenpairs of an n×n
+// directEig reports whether a C backend's Syevr of k eigenpairs of an n×n
 // matrix (2/3·n³ + 2·n²·k flam) ends within about 50 ms on the 2-core
-// reference machine (pure Go: 36 ms for n = 500, k = 3; OpenBLAS: 34 ms
-// for n = 800), so that it runs as one call.
+// reference machine (OpenBLAS: 34 ms for n = 800), so that it runs as one
+// call. Never for the pure-Go backend: its Syevr is the cancellable path
+// itself (eigRangeReduced), which then checks ctx at every size.
 func directEig(impl Impl, n, k int) bool {
-	limit := 8e7
-	if impl.Name() != "purego" {
-		limit = 4e8
+	if impl.Name() == "purego" {
+		return false
 	}
 	fn := float64(n)
-	return 2*fn*fn*fn/3+2*fn*fn*float64(k) <= limit
+	return 2*fn*fn*fn/3+2*fn*fn*float64(k) <= 4e8
 }
 
 // EigTopCtx returns the k algebraically largest eigenpairs of the

@@ -167,7 +167,8 @@ func TestEigRangeCtxDegenerate(t *testing.T) {
 		t.Skip("-short (the race step): the full runs of both backends keep this test (28 s under -race)")
 	}
 	for _, impl := range Impls() {
-		// Orders past directEig (the one-call Syevr) for 6 pairs.
+		// Many panels of the reduction; for a C backend, past directEig (its
+		// one-call dsyevr) for 6 pairs.
 		n := 520
 		if impl.Name() != "purego" {
 			n = 950

@@ -10,6 +10,7 @@ package backend
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"unsafe"
@@ -330,7 +331,7 @@ func (o openBLAS) Syevr(a blas64.Symmetric, lo, hi int, w []float64, z blas64.Ge
 	// zc holds the tridiagonal eigenvectors as rows of a k×n row-major
 	// matrix, which is the column-major n×k matrix dormtr wants.
 	zc := make([]float64, k*n)
-	if err := tridiagRange(d, e, lo, hi, scale, w, zc); err != nil {
+	if err := tridiagRangeCtx(context.Background(), d, e, lo, hi, scale, w, zc); err != nil {
 		return err
 	}
 	s = acquire()

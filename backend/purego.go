@@ -122,15 +122,11 @@ func (pureGo) Syevd(a blas64.Symmetric, w []float64, vectors bool) error {
 	return nil
 }
 
-// tridiagRange computes eigenpairs lo..hi-1 of the tridiagonal (d, e) — the
-// reduction of a matrix scaled by scale — into w (unscaled) and the rows of
-// zt (k×n). Both backends use it after their own reduction.
-func tridiagRange(d, e []float64, lo, hi int, scale float64, w, zt []float64) error {
-	return tridiagRangeCtx(context.Background(), d, e, lo, hi, scale, w, zt)
-}
-
-// tridiagRangeCtx is tridiagRange that checks ctx before each inverse
-// iteration (a cluster of c close eigenvalues costs O(c²·n) in all).
+// tridiagRangeCtx computes eigenpairs lo..hi-1 of the tridiagonal (d, e) —
+// the reduction of a matrix scaled by scale — into w (unscaled) and the
+// rows of zt (k×n), checking ctx before each inverse iteration (a cluster
+// of c close eigenvalues costs O(c²·n) in all). Both backends use it after
+// their own reduction.
 func tridiagRangeCtx(ctx context.Context, d, e []float64, lo, hi int, scale float64, w, zt []float64) error {
 	t := newTridiag(d, e)
 	t.ctx = ctx
