@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -20,11 +22,14 @@ import (
 // afford them per new point.
 type trainingLists struct {
 	lists *neighbors.Result
-	width int             // the queries' search width (0: the default; see Neighbors.Width)
-	tree  *neighbors.Tree // the index's tree as a model file kept it; nil: grown on first use
-	once  sync.Once
-	ix    *neighbors.Index
-	err   error
+	// widened: lists are the index's widened graph (Neighbors.IndexK),
+	// which a geodesic model's file keeps beside its graph.
+	widened bool
+	width   int             // the queries' search width (0: the default; see Neighbors.Width)
+	tree    *neighbors.Tree // the index's tree as a model file kept it; nil: grown on first use
+	once    sync.Once
+	ix      *neighbors.Index
+	err     error
 }
 
 // keepLists returns the lists to keep with a model fitted by r on train:
@@ -54,6 +59,53 @@ func (t *trainingLists) index(train blas64.General) (*neighbors.Index, error) {
 		t.ix, t.err = neighbors.IndexWithTree(context.Background(), toDense(train), t.lists, t.tree, neighbors.ApproxOptions{})
 	})
 	return t.ix, t.err
+}
+
+// nearLister is a model that may keep the training lists of an
+// approximate fit (nil when it does not): its lists and training rows.
+type nearLister interface {
+	nearLists() (*trainingLists, blas64.General)
+}
+
+// widenIndex is the last stage of a fit, "index", when Neighbors.IndexK
+// asks for it and the model m keeps lists (an approximate fit of dense
+// rows): the index of the training rows is built now, its graph widened
+// to IndexK neighbours a row (neighbors.Index.Widen), and the widened
+// lists replace the model's.
+func widenIndex(r *run, m any) error {
+	k := r.opts.Neighbors.IndexK
+	nl, ok := m.(nearLister)
+	if !ok || k <= 0 {
+		return nil
+	}
+	t, train := nl.nearLists()
+	if t == nil {
+		return nil
+	}
+	n, d := train.Rows, train.Cols
+	if k+1 > n {
+		return fmt.Errorf("%s: %w: index neighbours %d of %d training rows (need IndexK < rows)", r.method, ErrBadSetting, k, n)
+	}
+	// The lists, and the index's rows in float32 with its graph.
+	bytes := 16*int64(n)*int64(k) + 4*int64(n)*int64(d) + 8*int64(n)*int64(k)
+	if err := r.checkBudget(bytes, fmt.Sprintf("an index of %d rows × %d features, %d neighbours a row", n, d, k), "a smaller index_k, or none"); err != nil {
+		return err
+	}
+	width := 2*k + 2
+	return r.stage("index", flam.KNNRefine(n, d, k, width), func(ctx context.Context, st *stageCtx) error {
+		ix, err := neighbors.IndexFromLists(ctx, toDense(train), t.lists, neighbors.ApproxOptions{})
+		if err != nil {
+			return err
+		}
+		lists, err := ix.Widen(ctx, t.lists, k, width)
+		if err != nil {
+			return err
+		}
+		t.lists, t.widened = lists, true
+		t.once.Do(func() { t.ix = ix })
+		st.detail = fmt.Sprintf("search graph of %d neighbours a row, widened at width %d", k, width)
+		return nil
+	})
 }
 
 // query returns the k approximate nearest training rows of every row of q.
@@ -87,6 +139,20 @@ func (c *codec) lists(t **trainingLists, train blas64.General, n int) {
 		}
 	}
 	c.indexTree(*t, train)
+}
+
+// widenedLists carries the lists of a geodesic model (Isomap, Landmark
+// Isomap) when they are its index's widened graph (Neighbors.IndexK), as
+// lists does; otherwise nothing: its graph's rows are its lists
+// (graphLists).
+func (c *codec) widenedLists(t **trainingLists, train blas64.General, n int) {
+	if !c.load && (*t == nil || !(*t).widened) {
+		return
+	}
+	c.lists(t, train, n)
+	if c.loaded() && c.has("neighbor_ptr") && *t != nil {
+		(*t).widened = true
+	}
 }
 
 // checkLists refuses lists whose pointers or distances no search gives.
@@ -184,3 +250,9 @@ func narrow(v []int) []int32 {
 	}
 	return w
 }
+
+func (m *IsomapModel) nearLists() (*trainingLists, blas64.General)         { return m.near, m.train }
+func (m *LandmarkIsomapModel) nearLists() (*trainingLists, blas64.General) { return m.near, m.train }
+func (m *LLEModel) nearLists() (*trainingLists, blas64.General)            { return m.near, m.train }
+func (m *LaplacianModel) nearLists() (*trainingLists, blas64.General)      { return m.near, m.train.dense }
+func (m *LTSAModel) nearLists() (*trainingLists, blas64.General)           { return m.near, m.train.dense }

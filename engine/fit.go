@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -80,6 +81,11 @@ func (f fitter[M]) fit(ctx context.Context, x mat.Matrix) (M, error) {
 		return none, err
 	}
 	n, d := in.dims()
+	// IndexK checked before the fit's stages when the search will be
+	// approximate whatever the size (widenIndex checks it again).
+	if _, ok := any(none).(nearLister); ok && f.opts.Neighbors.Search == NeighborsApprox && f.opts.Neighbors.IndexK >= n {
+		return none, fmt.Errorf("%s: %w: index neighbours %d of %d rows (need Neighbors.IndexK < rows)", f.method, ErrBadSetting, f.opts.Neighbors.IndexK, n)
+	}
 	r, err := startRun(ctx, f.method, f.opts, n, d, p.dim, nil)
 	if err != nil {
 		return none, err
@@ -91,6 +97,9 @@ func (f fitter[M]) fit(ctx context.Context, x mat.Matrix) (M, error) {
 	}
 	m, err := f.stages(r, in)
 	if err != nil {
+		return none, err
+	}
+	if err := widenIndex(r, m); err != nil {
 		return none, err
 	}
 	return fitted(r, m)
@@ -111,6 +120,9 @@ func fitted[M describedModel](r *run, m M) (M, error) {
 	}
 	if w := r.opts.Neighbors.Approx.Refine; w > 0 && approxSearched(rep) {
 		rep.Params["refine_width"] = w
+	}
+	if k := r.opts.Neighbors.IndexK; k > 0 && approxSearched(rep) {
+		rep.Params["index_k"] = k
 	}
 	m.setReport(*rep)
 	return m, nil

@@ -359,6 +359,19 @@ type Neighbors struct {
 	// to exact. The model (and its file: the report's "search_width")
 	// keeps it.
 	Width int
+	// IndexK, when positive, widens the graph that Transform's
+	// approximate queries walk (in a model whose fit searched
+	// approximately) to the IndexK nearest training rows of every
+	// training row: one search a row at width 2·IndexK + 2, in a last fit
+	// stage "index" (neighbors.Index.Widen), the lists kept in the model
+	// (its file: the report's "index_k"). 0: the fit's own lists (k a row;
+	// the graph's rows for Isomap and Landmark Isomap). A wider graph
+	// reaches a given recall at a smaller Width, so Transform runs faster:
+	// on 100,000 deformed USPS digits, IndexK 15 let queries reach recall@10
+	// 0.957 at Width 16 where the fit's 10 lists needed Width 24 for 0.953,
+	// about a fifth more rows a second, for 4.9 s more fit (a fit of 34 s;
+	// bench/RESULTS.md, "a wider search graph").
+	IndexK int
 	// Graph, when not nil, replaces the neighbour search: an n×n graph of
 	// the n training rows whose stored weights are distances (directed,
 	// as manifold neighbors writes a kNN graph, or symmetric: an ε-graph,
@@ -390,6 +403,9 @@ func (o Neighbors) check() error {
 	}
 	if o.Width < 0 {
 		return fmt.Errorf("%w: search width %d, need ≥ 0", ErrBadSetting, o.Width)
+	}
+	if o.IndexK < 0 {
+		return fmt.Errorf("%w: index neighbours %d, need ≥ 0", ErrBadSetting, o.IndexK)
 	}
 	a := o.Approx
 	a.Metric = neighbors.Euclidean

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -334,4 +336,164 @@ func TestSearchWidthKept(t *testing.T) {
 	if _, err := (LLE{K: 8, Options: opt}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
 		t.Errorf("width −1: %v", err)
 	}
+}
+
+// TestIndexKWidened: Neighbors.IndexK on USPS digits (real data with
+// near-duplicate rows; 3000 training rows, 300 held-out ones). An
+// approximate Landmark Isomap and an approximate LLE with IndexK 15 end
+// with a stage "index" and keep lists of the 15 nearest training rows
+// of every training row (self excluded, sorted, the distances exact, and
+// recall@15 against brute force at least 0.97); the widened index finds
+// new rows' 10 nearest at width 16 with recall at least 0.95 and at least
+// that of the fit's own lists at the same width; the model file keeps
+// the widened lists (the loaded model maps the new rows exactly as the
+// fitted one); an exact fit runs no stage "index"; negative IndexK and
+// IndexK ≥ rows are refused.
+func TestIndexKWidened(t *testing.T) {
+	if testing.Short() {
+		t.Skip("approximate fits of 3000 USPS digits: the full runs (both backends) have it; -short (the race run) skips it")
+	}
+	ctx := context.Background()
+	train, test := uspsTrain(t)
+	x := mat.DenseCopyOf(train.Slice(0, 3000, 0, 256))
+	q := mat.DenseCopyOf(test.Slice(0, 300, 0, 256))
+	const indexK = 15
+	exact15, err := neighbors.KNN(ctx, x, indexK, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact10, err := neighbors.KNNQuery(ctx, x, q, 10, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := Options{Neighbors: Neighbors{Search: NeighborsApprox, Width: 16}}
+	wide := plain
+	wide.Neighbors.IndexK = indexK
+	fits := []struct {
+		name string
+		fit  func(Options) (Model, error)
+	}{
+		{"landmark-isomap", func(o Options) (Model, error) {
+			return LandmarkIsomap{K: 10, Landmarks: 200, Options: o}.Fit(ctx, x)
+		}},
+		{"lle", func(o Options) (Model, error) { return LLE{K: 10, Options: o}.Fit(ctx, x) }},
+	}
+	for _, f := range fits {
+		m, err := f.fit(wide)
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		rep := m.Report()
+		stageOf(t, rep, "index")
+		if got := rep.Params["index_k"]; got != indexK {
+			t.Errorf("%s: report index_k = %v, want %d", f.name, got, indexK)
+		}
+		near, _ := m.(nearLister).nearLists()
+		if near == nil || !near.widened {
+			t.Fatalf("%s: no widened lists kept", f.name)
+		}
+		l := near.lists
+		hit := 0
+		for i := 0; i < 3000; i++ {
+			js, ds := l.Row(i)
+			if len(js) != indexK {
+				t.Fatalf("%s: row %d has %d neighbours, want %d", f.name, i, len(js), indexK)
+			}
+			want, _ := exact15.Row(i)
+			for c, j := range js {
+				if j == i {
+					t.Fatalf("%s: row %d lists itself", f.name, i)
+				}
+				if c > 0 && ds[c] < ds[c-1] {
+					t.Fatalf("%s: row %d's list is not sorted", f.name, i)
+				}
+				d := floats.Distance(x.RawRowView(i), x.RawRowView(j), 2)
+				if math.Abs(ds[c]-d) > 1e-9*max(1, d) {
+					t.Fatalf("%s: row %d, neighbour %d: distance %v, exact %v", f.name, i, j, ds[c], d)
+				}
+				if slices.Contains(want, j) {
+					hit++
+				}
+			}
+		}
+		if r := float64(hit) / (3000 * indexK); r < 0.97 {
+			t.Errorf("%s: recall@%d of the widened lists %.4f, want ≥ 0.97", f.name, indexK, r)
+		}
+		recall := func(m Model) float64 {
+			near, _ := m.(nearLister).nearLists()
+			_, tr := m.(nearLister).nearLists()
+			ix, err := near.index(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ix.Query(ctx, q, 10, 16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return recallOf(got, exact10)
+		}
+		narrow, err := f.fit(plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range narrow.Report().Stages {
+			if s.Name == "index" {
+				t.Errorf("%s: a stage index without IndexK", f.name)
+			}
+		}
+		rw, rn := recall(m), recall(narrow)
+		t.Logf("%s: recall@10 of 300 held-out digits at width 16: widened %.4f, the fit's lists %.4f", f.name, rw, rn)
+		if rw < 0.95 || rw < rn {
+			t.Errorf("%s: recall@10 at width 16 %.4f with the widened index (the fit's lists: %.4f), want ≥ 0.95 and no lower", f.name, rw, rn)
+		}
+		z, err := m.Transform(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := reloaded(t, m)
+		if bn, _ := back.(nearLister).nearLists(); bn == nil || !slices.Equal(bn.lists.Ind, l.Ind) {
+			t.Errorf("%s: the loaded model does not keep the widened lists", f.name)
+		}
+		zb, err := back.Transform(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(z, zb) {
+			t.Errorf("%s: the loaded model maps differently", f.name)
+		}
+	}
+	ex := wide
+	ex.Neighbors.Search = NeighborsExact
+	m, err := LLE{K: 10, Options: ex}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.Report().Stages {
+		if s.Name == "index" {
+			t.Error("an exact fit ran a stage index")
+		}
+	}
+	for _, k := range []int{-1, 3000} {
+		bad := wide
+		bad.Neighbors.IndexK = k
+		if _, err := (LLE{K: 10, Options: bad}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
+			t.Errorf("IndexK %d: %v, want ErrBadSetting", k, err)
+		}
+	}
+}
+
+// recallOf is the share of want's neighbours that got lists too.
+func recallOf(got, want *neighbors.Result) float64 {
+	hit, all := 0, 0
+	for i := 0; i < want.Len(); i++ {
+		gj, _ := got.Row(i)
+		wj, _ := want.Row(i)
+		for _, j := range wj {
+			if slices.Contains(gj, j) {
+				hit++
+			}
+		}
+		all += len(wj)
+	}
+	return float64(hit) / float64(all)
 }

@@ -7,7 +7,7 @@
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
 //	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
 //	                 [-weight heat|binary] [-float32]
-//	                 [-neighbors auto|exact|approx [-search-width W] [-refine W] | -graph FILE.mtx]
+//	                 [-neighbors auto|exact|approx [-search-width W] [-refine W] [-index-k K] | -graph FILE.mtx]
 //	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
@@ -84,6 +84,12 @@
 //	-search-width W    with approximate neighbours: the search width of the
 //	                   model's Transform queries (candidates kept; 0, the
 //	                   default: max(2k, 30)); kept in the model file
+//	-index-k K         isomap, landmark-isomap, lle, ltsa, laplacian with
+//	                   approximate neighbours: the graph the model's Transform
+//	                   queries walk widened to the K nearest training rows of
+//	                   every row (a fit stage "index", one search a row; 0, the
+//	                   default: the fit's lists); a given recall at a smaller
+//	                   -search-width, so a faster Transform; the report's index_k
 //	-refine W          with approximate neighbours: NN-descent's lists refined
 //	                   by one search of their graph a row at width W (at
 //	                   least k + 1; 0, the default: none); the report's

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,12 +31,17 @@ output. Methods: ` + "pca, mds, isomap, landmark-isomap, lle, isoprojection, oip
 flags:
 `
 
+// indexMethods are the methods whose models search their training rows
+// for a new point's neighbours (-index-k).
+var indexMethods = []string{"isomap", "landmark-isomap", "lle", "ltsa", "laplacian"}
+
 // embedFlags are the values of the embed flags.
 type embedFlags struct {
 	method, in, labels                 string
 	supervised, quiet                  bool
 	dim, k, landmarks, tangentDim      int
 	maxIter, searchWidth, refine       int
+	indexK                             int
 	eps, alpha                         float64
 	disconnected, weight               string
 	neighbors, graph                   string
@@ -72,6 +78,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32")
 	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
 	fs.IntVar(&f.searchWidth, "search-width", 0, "with approximate neighbours: the search width `W` of the model's Transform queries (candidates kept; 0: max(2k, 30); larger: slower, closer to exact)")
+	fs.IntVar(&f.indexK, "index-k", 0, "isomap, landmark-isomap, lle, ltsa, laplacian with approximate neighbours: widen the graph the model's Transform queries walk to the `K` nearest training rows of every row (one search a row after the fit; 0: the fit's lists; 15 reaches a given recall at a smaller -search-width, so Transform runs faster)")
 	fs.IntVar(&f.refine, "refine", 0, "with approximate neighbours: refine NN-descent's lists by one search a row at width `W` (≥ k + 1; 0: none; higher recall, about twice the neighbour stage's time)")
 	fs.StringVar(&f.graph, "graph", "", "a neighbour graph `FILE.mtx` (n×n, weights = distances, e.g. from manifold neighbors) in place of the search")
 	fs.StringVar(&f.supervisedGeodesic, "supervised-geodesic", "constant", "isomap, isoprojection, oip, soip with -supervised: the geodesic between classes, constant (1000 × the largest within-class geodesic, the papers' code) or join (classes joined at their closest pairs)")
@@ -146,6 +153,16 @@ func (f *embedFlags) check() error {
 			return fmt.Errorf("-search-width does not apply to method %s%s", m.name, readsList(m))
 		case f.searchWidth < 0:
 			return fmt.Errorf("-search-width must be at least 0, got %d", f.searchWidth)
+		}
+	}
+	if f.set["index-k"] {
+		switch {
+		case !slices.Contains(indexMethods, m.name):
+			return fmt.Errorf("-index-k does not apply to method %s (it does to %s: the models whose Transform searches the training rows)", m.name, strings.Join(indexMethods, ", "))
+		case f.indexK < 0:
+			return fmt.Errorf("-index-k must be at least 0, got %d", f.indexK)
+		case f.indexK != 0 && f.neighborMode == engine.NeighborsExact:
+			return errors.New("-index-k widens the index of approximate neighbours: not with -neighbors exact")
 		}
 	}
 	if f.graph != "" {
@@ -284,7 +301,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	bar := newProgress(e.stderr, e.terminal && !f.quiet)
 	p.Options.Progress = bar.update
 	p.Options.MaxBytes = f.budget
-	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed, Refine: f.refine}, Graph: graph, Width: f.searchWidth}
+	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed, Refine: f.refine}, Graph: graph, Width: f.searchWidth, IndexK: f.indexK}
 	model, err := m.fit(ctx, p, x)
 	if errors.Is(err, engine.ErrMemoryBudget) && m.reads("float32") && !f.set["float32"] && !p.Float32 {
 		// auto: float32 geodesics halve the N×N matrix. A note on

@@ -165,3 +165,21 @@ func TestNeighborsFloat32(t *testing.T) {
 	putFile(t, filepath.Join(dir, "bad.npy"), "garbage, not numpy")
 	mustFail(t, dir, []string{"bad.npy", "not a NumPy file"}, "neighbors", "-k", "6", "-in", "bad.npy", "-out", "g.mtx")
 }
+
+// -index-k: an approximate fit records index_k in its report and its
+// model, whose projection of the training rows works; the flag is refused
+// for methods that keep no training rows, below 0, with -neighbors exact,
+// and at or above the number of rows (the engine's ErrBadSetting).
+func TestEmbedIndexK(t *testing.T) {
+	dir := t.TempDir()
+	testData(t, dir)
+	mustSucceed(t, dir, "embed", "-method", "lle", "-k", "8", "-neighbors", "approx", "-index-k", "12", "-in", "roll.csv", "-out", "/dev/null", "-model", "m.bin", "-report", "r.json")
+	if k := readParams(t, filepath.Join(dir, "r.json"))["index_k"]; k != 12.0 {
+		t.Fatalf("report index_k = %v, want 12", k)
+	}
+	mustSucceed(t, dir, "project", "-model", "m.bin", "-in", "roll.csv", "-out", "p.csv")
+	mustFail(t, dir, []string{"-index-k does not apply to method pca"}, "embed", "-method", "pca", "-index-k", "12", "-in", "roll.csv", "-out", "/dev/null")
+	mustFail(t, dir, []string{"-index-k must be at least 0"}, "embed", "-method", "lle", "-k", "8", "-index-k", "-1", "-in", "roll.csv", "-out", "/dev/null")
+	mustFail(t, dir, []string{"-index-k", "not with -neighbors exact"}, "embed", "-method", "lle", "-k", "8", "-neighbors", "exact", "-index-k", "12", "-in", "roll.csv", "-out", "/dev/null")
+	mustFail(t, dir, []string{"index neighbours 120 of 120 rows"}, "embed", "-method", "lle", "-k", "8", "-neighbors", "approx", "-index-k", "120", "-in", "roll.csv", "-out", "/dev/null")
+}

@@ -54,3 +54,30 @@ func ExampleRefine() {
 	// Output:
 	// recall@10 higher after refining: true; at least 0.99: true
 }
+
+func ExampleIndex_Widen() {
+	ctx := context.Background()
+	roll, _ := datasets.SwissRoll(3000, 0.05, 2)
+	x, _ := datasets.Embed(roll, 50, 0.01, 2)
+	opt := neighbors.ApproxOptions{Seed: 2}
+	lists, _, err := neighbors.KNNApprox(ctx, x, 5, opt)
+	if err != nil {
+		panic(err)
+	}
+	ix, err := neighbors.IndexFromLists(ctx, x, lists, opt)
+	if err != nil {
+		panic(err)
+	}
+	// The index's graph: each row's 12 nearest, found by one search a row.
+	wide, err := ix.Widen(ctx, lists, 12, 26)
+	if err != nil {
+		panic(err)
+	}
+	exact, err := neighbors.KNN(ctx, x, 12, neighbors.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("12 a row: %v; recall@12 at least 0.99: %v\n", len(wide.Ind) == 12*3000, neighbors.Recall(wide, exact) >= 0.99)
+	// Output:
+	// 12 a row: true; recall@12 at least 0.99: true
+}

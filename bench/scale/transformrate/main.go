@@ -3,9 +3,9 @@
 // features): the fit, Prepare (the geodesic table where it fits), then M
 // new deformed digits mapped in blocks of 256 rows on all cores, and the
 // recall@k of the new rows' neighbours (the approximate index against
-// brute force) on a sample of 200 of them.
+// brute force) on 1000 of them.
 //
-//	go run ./bench/scale/transformrate -n 100000 -m 20000 -methods landmark-isomap [-width W] [-repeat R]
+//	go run ./bench/scale/transformrate -n 100000 -m 20000 -methods landmark-isomap [-width W] [-index-k K] [-repeat R]
 //
 // It needs ../shared/data/usps9298 (the digits DeformDigits distorts).
 package main
@@ -36,6 +36,7 @@ func main() {
 	k := flag.Int("k", 10, "neighbours")
 	landmarks := flag.Int("landmarks", 1000, "landmark-isomap's landmarks")
 	width := flag.Int("width", 0, "search width of the approximate Transform queries (0: max(2k, 30))")
+	indexK := flag.Int("index-k", 0, "widen the models' search graphs to K neighbours a row (engine.Neighbors.IndexK; 0: the fit's lists)")
 	repeat := flag.Int("repeat", 1, "times to run the Transform loop (each time is printed)")
 	methods := flag.String("methods", "landmark-isomap,lle", "landmark-isomap, lle, ltsa, laplacian")
 	data := flag.String("data", filepath.Join("..", "shared", "data", "usps9298", "usps9298_X.npy"), "USPS rows")
@@ -50,13 +51,13 @@ func main() {
 		defer f.Close()
 		cpuProfile = f
 	}
-	if err := run(*data, *n, *m, *k, *landmarks, *width, *repeat, strings.Split(*methods, ",")); err != nil {
+	if err := run(*data, *n, *m, *k, *landmarks, *width, *indexK, *repeat, strings.Split(*methods, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "transformrate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data string, n, m, k, landmarks, width, repeat int, methods []string) error {
+func run(data string, n, m, k, landmarks, width, indexK, repeat int, methods []string) error {
 	ctx := context.Background()
 	base, err := dataio.ReadMatrixFile(data)
 	if err != nil {
@@ -69,7 +70,7 @@ func run(data string, n, m, k, landmarks, width, repeat int, methods []string) e
 	x := mat.DenseCopyOf(all.Slice(0, n, 0, 256))
 	q := mat.DenseCopyOf(all.Slice(n, n+m, 0, 256))
 	fmt.Printf("%d training and %d new deformed digits, k = %d, GOMAXPROCS %d\n", n, m, k, runtime.GOMAXPROCS(0))
-	approx := engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox, Width: width}}
+	approx := engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox, Width: width, IndexK: indexK}}
 	for _, name := range methods {
 		start := time.Now()
 		method, ok := enginetest.Lookup(name)
@@ -115,12 +116,13 @@ func run(data string, n, m, k, landmarks, width, repeat int, methods []string) e
 		fmt.Printf("%-16s fit %6.1f s  prepare %5.1f s  transform %d rows %6.2f s = %7.0f rows/s (best of %d: %s)\n",
 			name, fit.Seconds(), prep.Seconds(), m, tr.Seconds(), float64(m)/tr.Seconds(), len(times), strings.Join(times, " "))
 	}
-	return recall(ctx, x, q, k, width)
+	return recall(ctx, x, q, k, width, indexK)
 }
 
 // recall prints recall@k of the approximate index (built as the models
-// build theirs, from the training rows' NN-descent lists) on 200 new rows.
-func recall(ctx context.Context, x, q *mat.Dense, k, width int) error {
+// build theirs, from the training rows' NN-descent lists, widened to
+// indexK a row when that is positive) on 1000 new rows.
+func recall(ctx context.Context, x, q *mat.Dense, k, width, indexK int) error {
 	lists, err := neighbors.KNN(ctx, x, k, neighbors.Options{Algorithm: neighbors.NNDescent})
 	if err != nil {
 		return err
@@ -129,7 +131,12 @@ func recall(ctx context.Context, x, q *mat.Dense, k, width int) error {
 	if err != nil {
 		return err
 	}
-	s := q.Slice(0, 200, 0, 256)
+	if indexK > 0 {
+		if _, err := ix.Widen(ctx, lists, indexK, 2*indexK+2); err != nil {
+			return err
+		}
+	}
+	s := q.Slice(0, 1000, 0, 256)
 	got, err := ix.Query(ctx, s, k, width)
 	if err != nil {
 		return err
@@ -139,7 +146,7 @@ func recall(ctx context.Context, x, q *mat.Dense, k, width int) error {
 		return err
 	}
 	hit := 0
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 1000; i++ {
 		gj, _ := got.Row(i)
 		wj, _ := want.Row(i)
 		set := map[int]bool{}
@@ -152,7 +159,7 @@ func recall(ctx context.Context, x, q *mat.Dense, k, width int) error {
 			}
 		}
 	}
-	fmt.Printf("recall@%d of the new rows' neighbours (200 rows, search width %d): %.4f\n", k, width, float64(hit)/float64(200*k))
+	fmt.Printf("recall@%d of the new rows' neighbours (1000 rows, search width %d, index k %d): %.4f\n", k, width, indexK, float64(hit)/float64(1000*k))
 	return nil
 }
 
