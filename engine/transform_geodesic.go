@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine/neighbors"
@@ -134,6 +133,9 @@ type geoScratch struct {
 	s   searchScratch
 	sq  []float64 // squared geodesics to every training point
 	ref []float64 // those of the reference columns
+	// js, ds: a new point's neighbours found by the approximate index
+	js []int
+	ds []float64
 }
 
 // lazyGeo builds a model's geoIndex once, on first use (or Prepare), so
@@ -217,11 +219,13 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 	case gi.eps > 0:
 		js, ds = gi.search.radius(&sc.s, x, gi.eps)
 	case gi.approx != nil:
-		nb, err := gi.approx.Query(ctx, mat.NewDense(1, len(x), x), gi.k, gi.width)
-		if err != nil {
+		if len(sc.js) != gi.k {
+			sc.js, sc.ds = make([]int, gi.k), make([]float64, gi.k)
+		}
+		js, ds = sc.js, sc.ds
+		if err := gi.approx.QueryRow(ctx, x, js, ds, gi.width); err != nil {
 			return fmt.Errorf("%s transform: %w", gi.method, err)
 		}
-		js, ds = nb.Row(0)
 	default:
 		js, ds = gi.search.knn(&sc.s, x, gi.k)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -540,5 +542,52 @@ func TestGeodesicsReportProgress(t *testing.T) {
 		if seen == 0 || last.Done != last.Total || last.Total == 0 {
 			t.Fatalf("geodesics progress: %d reports, last %+v", seen, last)
 		}
+	}
+}
+
+// TestApproxTransformRow: a Landmark Isomap model fitted with approximate
+// neighbours (its index widened: Neighbors.IndexK) maps rows one at a time
+// (TransformRow: the index's QueryRow) exactly as its batch Transform does,
+// and, prepared, with no allocation a call; the race run (-short) skips
+// the allocation count (its sync.Pool drops items on purpose).
+func TestApproxTransformRow(t *testing.T) {
+	ctx := context.Background()
+	roll, _ := datasets.SwissRoll(1300, 0.05, 23)
+	all, err := datasets.Embed(roll, 30, 0.01, 23)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := mat.DenseCopyOf(all.Slice(0, 1200, 0, 30))
+	q := mat.DenseCopyOf(all.Slice(1200, 1300, 0, 30))
+	m, err := LandmarkIsomap{K: 10, Landmarks: 100, Options: Options{Neighbors: Neighbors{Search: NeighborsApprox, IndexK: 14}}}.Fit(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Prepare(m); err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := make([]float64, 2)
+	for i := 0; i < 100; i++ {
+		if err := TransformRow(ctx, m, row, q.RawRowView(i)); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(row, want.RawRowView(i)) {
+			t.Fatalf("row %d: TransformRow %v, Transform %v", i, row, want.RawRowView(i))
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	in := q.RawRowView(7)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if err := TransformRow(ctx, m, row, in); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("TransformRow of the approximate model allocates %v times a call", allocs)
 	}
 }

@@ -187,10 +187,7 @@ func (ix *Index) Query(ctx context.Context, q mat.Matrix, k, width int) (*Result
 	if k < 1 || k > n {
 		return nil, fmt.Errorf("%w: k = %d neighbours asked of %d indexed rows", ErrInput, k, n)
 	}
-	if width <= 0 {
-		width = max(2*k, 30)
-	}
-	width = min(max(width, k), n)
+	width = queryWidth(width, k, n)
 	m := g.Rows
 	res := &Result{Ptr: make([]int, m+1), Ind: make([]int, m*k), Dist: make([]float64, m*k)}
 	for i := range res.Ptr {
@@ -210,6 +207,44 @@ func (ix *Index) Query(ctx context.Context, q mat.Matrix, k, width int) (*Result
 		return nil, err
 	}
 	return res, nil
+}
+
+// QueryRow is Query of the one row q into js and ds (its len(js) nearest
+// rows and their distances; len(ds) = len(js)), for a request path: no
+// allocation once a query has run (the search scratch is pooled). Errors
+// wrap ErrInput (q's length, NaN or Inf, len(js) not in [1, Len()] or
+// len(ds) ≠ len(js)) or are ctx.Err().
+func (ix *Index) QueryRow(ctx context.Context, q []float64, js []int, ds []float64, width int) error {
+	n, dim := ix.v.n(), ix.v.dim
+	k := len(js)
+	if len(q) != dim {
+		return fmt.Errorf("%w: a query of %d values, the index's rows have %d", ErrInput, len(q), dim)
+	}
+	if k < 1 || k > n || len(ds) != k {
+		return fmt.Errorf("%w: %d neighbours (%d distances) asked of %d indexed rows", ErrInput, k, len(ds), n)
+	}
+	for c, v := range q {
+		if v-v != 0 {
+			return fmt.Errorf("%w: query[%d] = %v is not finite", ErrInput, c, v)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := ix.searcher(queryWidth(width, k, n))
+	defer ix.searchers.Put(s)
+	s.search(ix, q, s.query(dim), nil)
+	s.answer(ix, q, js, ds)
+	return nil
+}
+
+// queryWidth is the search width of a query of k among n rows asked at
+// width (0: max(2k, 30)), at least k and at most n.
+func queryWidth(width, k, n int) int {
+	if width <= 0 {
+		width = max(2*k, 30)
+	}
+	return min(max(width, k), n)
 }
 
 // answer writes the len(js) nearest of the kept candidates of the search

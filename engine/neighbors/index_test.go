@@ -76,6 +76,30 @@ func TestIndexQuery(t *testing.T) {
 	if !slices.Equal(a.Ind, b.Ind) {
 		t.Fatal("queries differ between GOMAXPROCS 1 and 2")
 	}
+	// QueryRow: the same answers one row at a time, and its errors.
+	js, ds := make([]int, 10), make([]float64, 10)
+	for i := 0; i < 1000; i += 7 {
+		if err := ix.QueryRow(ctx, q.RawRowView(i), js, ds, 0); err != nil {
+			t.Fatal(err)
+		}
+		wj, wd := a.Row(i)
+		if !slices.Equal(js, wj) || !slices.Equal(ds, wd) {
+			t.Fatalf("row %d: QueryRow %v %v, Query %v %v", i, js, ds, wj, wd)
+		}
+	}
+	nan := slices.Clone(q.RawRowView(0))
+	nan[3] = math.NaN()
+	for _, c := range []struct {
+		name string
+		q    []float64
+		js   []int
+		ds   []float64
+	}{{"short row", q.RawRowView(0)[:49], js, ds}, {"NaN", nan, js, ds}, {"no neighbours", q.RawRowView(0), nil, nil},
+		{"distances of another length", q.RawRowView(0), js, ds[:9]}, {"more neighbours than rows", q.RawRowView(0), make([]int, 4001), make([]float64, 4001)}} {
+		if err := ix.QueryRow(ctx, c.q, c.js, c.ds, 0); !errors.Is(err, neighbors.ErrInput) {
+			t.Errorf("QueryRow, %s: %v, want ErrInput", c.name, err)
+		}
+	}
 }
 
 // A graph that falls apart (two far clusters) still gives k answers, and
