@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -27,9 +26,7 @@ type trainingLists struct {
 	widened bool
 	width   int             // the queries' search width (0: the default; see Neighbors.Width)
 	tree    *neighbors.Tree // the index's tree as a model file kept it; nil: grown on first use
-	once    sync.Once
-	ix      *neighbors.Index
-	err     error
+	ix      lazy[*neighbors.Index]
 }
 
 // keepLists returns the lists to keep with a model fitted by r on train:
@@ -53,12 +50,11 @@ func graphLists(rep *Report, eps float64, g *sparse.CSR, width int) *trainingLis
 }
 
 // index returns the index of the training rows train and the lists, built
-// on first use (with the kept tree, when a model file held one).
-func (t *trainingLists) index(train blas64.General) (*neighbors.Index, error) {
-	t.once.Do(func() {
-		t.ix, t.err = neighbors.IndexWithTree(context.Background(), toDense(train), t.lists, t.tree, neighbors.ApproxOptions{})
+// on first use (with the kept tree, when a model file held one) under ctx.
+func (t *trainingLists) index(ctx context.Context, train blas64.General) (*neighbors.Index, error) {
+	return t.ix.get(ctx, func(ctx context.Context) (*neighbors.Index, error) {
+		return neighbors.IndexWithTree(ctx, toDense(train), t.lists, t.tree, neighbors.ApproxOptions{})
 	})
-	return t.ix, t.err
 }
 
 // nearLister is a model that may keep the training lists of an
@@ -102,7 +98,7 @@ func widenIndex(r *run, m any) error {
 			return err
 		}
 		t.lists, t.widened = lists, true
-		t.once.Do(func() { t.ix = ix })
+		t.ix.set(ix)
 		st.detail = fmt.Sprintf("search graph of %d neighbours a row, widened at width %d", k, width)
 		return nil
 	})
@@ -110,7 +106,7 @@ func widenIndex(r *run, m any) error {
 
 // query returns the k approximate nearest training rows of every row of q.
 func (t *trainingLists) query(ctx context.Context, train, q blas64.General, k int) (*neighbors.Result, error) {
-	ix, err := t.index(train)
+	ix, err := t.index(ctx, train)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +187,7 @@ func (c *codec) indexTree(t *trainingLists, train blas64.General) {
 	var off []float64
 	d := train.Cols
 	if !c.load {
-		ix, err := t.index(train)
+		ix, err := t.index(context.Background(), train)
 		if err != nil {
 			c.err = err
 			return

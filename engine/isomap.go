@@ -174,13 +174,13 @@ func (s Isomap) stages(r *run, g blas64.General, solver Eigensolver) (*IsomapMod
 }
 
 func (m *IsomapModel) prepareGeo() {
-	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodIsomap, m.train, m.graph, m.p.K, m.p.Eps, nil, m.p.Float32, m.p.Between, m.near, m.tri)
+	m.geo = newLazyGeo(func(ctx context.Context) (*geoIndex, error) {
+		return newGeoIndex(ctx, methodIsomap, m.train, m.graph, m.p.K, m.p.Eps, nil, m.p.Float32, m.p.Between, m.near, m.tri)
 	})
 }
 
 func (m *IsomapModel) prepare() error {
-	gi, err := m.geo.get()
+	gi, err := m.geo.get(context.Background())
 	if err == nil {
 		gi.prepareTable()
 	}
@@ -188,7 +188,7 @@ func (m *IsomapModel) prepare() error {
 }
 
 func (m *IsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
-	gi, err := m.geo.get()
+	gi, err := m.geo.get(ctx)
 	if err != nil {
 		return err
 	}

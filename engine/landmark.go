@@ -277,13 +277,13 @@ func scaleGeneral(a blas64.General, e int) {
 }
 
 func (m *LandmarkIsomapModel) prepareGeo() {
-	m.geo = newLazyGeo(func() (*geoIndex, error) {
-		return newGeoIndex(methodLandmarkIsomap, m.train, m.graph, m.p.K, m.p.Eps, m.landmarks, true, 0, m.near, m.tri)
+	m.geo = newLazyGeo(func(ctx context.Context) (*geoIndex, error) {
+		return newGeoIndex(ctx, methodLandmarkIsomap, m.train, m.graph, m.p.K, m.p.Eps, m.landmarks, true, 0, m.near, m.tri)
 	})
 }
 
 func (m *LandmarkIsomapModel) prepare() error {
-	gi, err := m.geo.get()
+	gi, err := m.geo.get(context.Background())
 	if err == nil {
 		gi.prepareTable()
 	}
@@ -291,7 +291,7 @@ func (m *LandmarkIsomapModel) prepare() error {
 }
 
 func (m *LandmarkIsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
-	gi, err := m.geo.get()
+	gi, err := m.geo.get(ctx)
 	if err != nil {
 		return err
 	}

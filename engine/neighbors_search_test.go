@@ -201,7 +201,7 @@ func TestIsomapApproxTransform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gi, err := approx.geo.get(); err != nil || gi.approx == nil {
+	if gi, err := approx.geo.get(ctx); err != nil || gi.approx == nil {
 		t.Fatal("the approximate model's Transform did not use the index")
 	}
 	if d := procrustes(t, mat.DenseCopyOf(ze), mat.DenseCopyOf(za)); d > 1e-4 {
@@ -215,7 +215,7 @@ func TestIsomapApproxTransform(t *testing.T) {
 	if !mat.EqualApprox(zb, za, 1e-12) {
 		t.Error("Transform after Save and Load differs")
 	}
-	if gi, err := back.(*IsomapModel).geo.get(); err != nil || gi.approx == nil {
+	if gi, err := back.(*IsomapModel).geo.get(ctx); err != nil || gi.approx == nil {
 		t.Error("the loaded model's Transform did not use the index")
 	}
 }
@@ -264,7 +264,7 @@ func TestApproxListsTransform(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.near.ix == nil {
+		if !c.near.ix.done {
 			t.Fatalf("%s: Transform did not use the lists", c.name)
 		}
 		ze, err := c.exact.Transform(ctx, q)
@@ -321,7 +321,7 @@ func TestSearchWidthKept(t *testing.T) {
 			case *LLEModel:
 				width = v.near.width
 			case *IsomapModel:
-				gi, err := v.geo.get()
+				gi, err := v.geo.get(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -422,7 +422,7 @@ func TestIndexKWidened(t *testing.T) {
 		recall := func(m Model) float64 {
 			near, _ := m.(nearLister).nearLists()
 			_, tr := m.(nearLister).nearLists()
-			ix, err := near.index(tr)
+			ix, err := near.index(ctx, tr)
 			if err != nil {
 				t.Fatal(err)
 			}

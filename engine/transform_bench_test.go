@@ -109,7 +109,7 @@ func BenchmarkTransformRowIsomapUSPS(b *testing.B) {
 // rows, one test row at a time.
 func BenchmarkTransformSearchUSPS(b *testing.B) {
 	m, test := uspsIsomap(b)
-	gi, err := m.(*IsomapModel).geo.get()
+	gi, err := m.(*IsomapModel).geo.get(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}

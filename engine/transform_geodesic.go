@@ -140,26 +140,24 @@ type geoScratch struct {
 
 // lazyGeo builds a model's geoIndex once, on first use (or Prepare), so
 // that fitting pays nothing for it and every Transform after the first
-// finds it ready.
+// finds it ready; a Transform cancelled while it builds returns within
+// the context's bounds and leaves the build to the next call (lazy).
 type lazyGeo struct {
-	once  sync.Once
-	build func() (*geoIndex, error)
-	gi    *geoIndex
-	err   error
+	l     lazy[*geoIndex]
+	build func(context.Context) (*geoIndex, error)
 }
 
-func newLazyGeo(build func() (*geoIndex, error)) *lazyGeo { return &lazyGeo{build: build} }
-
-func (l *lazyGeo) get() (*geoIndex, error) {
-	l.once.Do(func() { l.gi, l.err = l.build() })
-	return l.gi, l.err
+func newLazyGeo(build func(context.Context) (*geoIndex, error)) *lazyGeo {
+	return &lazyGeo{build: build}
 }
+
+func (l *lazyGeo) get(ctx context.Context) (*geoIndex, error) { return l.l.get(ctx, l.build) }
 
 // newGeoIndex prepares the index; with near (the fit's graph came from
 // NN-descent: graphLists) the neighbour queries go through its
 // neighbors.Index of the training rows and the stored graph. It fails only on a graph the shortest
 // paths cannot use (a corrupt model file).
-func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, between float64, near *trainingLists, tri triangulation) (*geoIndex, error) {
+func newGeoIndex(ctx context.Context, method string, train blas64.General, graph *sparse.CSR, k int, eps float64, cols []int, f32 bool, between float64, near *trainingLists, tri triangulation) (*geoIndex, error) {
 	approx := near != nil
 	pg, err := sparse.NewPathGraph(graph)
 	if err != nil {
@@ -185,7 +183,10 @@ func newGeoIndex(method string, train blas64.General, graph *sparse.CSR, k int, 
 	}
 	if approx {
 		gi.width = near.width
-		if gi.approx, err = near.index(train); err != nil {
+		if gi.approx, err = near.index(ctx, train); err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s model: neighbour index: %w", method, err)
 		}
 	}

@@ -234,9 +234,9 @@ func geoOf(t *testing.T, m Model) *geoIndex {
 	var err error
 	switch mm := m.(type) {
 	case *IsomapModel:
-		gi, err = mm.geo.get()
+		gi, err = mm.geo.get(context.Background())
 	case *LandmarkIsomapModel:
-		gi, err = mm.geo.get()
+		gi, err = mm.geo.get(context.Background())
 	default:
 		t.Fatalf("%T is not a geodesic model", m)
 	}

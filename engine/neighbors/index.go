@@ -50,7 +50,11 @@ func NewIndex(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Ind
 	if err := checkApprox(g.Rows, k, opt); err != nil {
 		return nil, nil, err
 	}
-	res, _, err := nnDescent(ctx, newDense32(g, opt.Metric), k, opt)
+	v, err := newDense32(ctx, g, opt.Metric)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, _, err := nnDescent(ctx, v, k, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,7 +94,11 @@ func IndexWithTree(ctx context.Context, x mat.Matrix, lists *Result, tree *Tree,
 			return nil, fmt.Errorf("%w: neighbour %d of %d rows", ErrInput, j, n)
 		}
 	}
-	ix := &Index{v: newDense32(g, opt.Metric)}
+	v, err := newDense32(ctx, g, opt.Metric)
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{v: v}
 	ix.setGraph(lists)
 	k := 1
 	if n > 0 {

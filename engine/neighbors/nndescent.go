@@ -130,7 +130,11 @@ func KNNApprox(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Re
 	if err := checkApprox(g.Rows, k, opt); err != nil {
 		return nil, ApproxInfo{}, err
 	}
-	return nnDescent(ctx, newDense32(g, opt.Metric), k, opt)
+	v, err := newDense32(ctx, g, opt.Metric)
+	if err != nil {
+		return nil, ApproxInfo{}, err
+	}
+	return nnDescent(ctx, v, k, opt)
 }
 
 // KNNApprox32 is KNNApprox for Euclidean distances between rows held in

@@ -176,7 +176,11 @@ func knnDense(ctx context.Context, x, q blas64.General, k int, self bool, opt Op
 			if err := a.check(); err != nil {
 				return nil, err
 			}
-			res, _, err := nnDescent(ctx, newDense32(x, opt.Metric), k, a)
+			v, err := newDense32(ctx, x, opt.Metric)
+			if err != nil {
+				return nil, err
+			}
+			res, _, err := nnDescent(ctx, v, k, a)
 			return res, err
 		}
 		opt.Algorithm = Auto // queries: exact

@@ -1,11 +1,13 @@
 package neighbors
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
 
+	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -96,29 +98,37 @@ func (d *dense32) restore() {
 	d.order = nil
 }
 
-func newDense32(g blas64.General, metric Metric) *dense32 {
+func newDense32(ctx context.Context, g blas64.General, metric Metric) (*dense32, error) {
 	d := &dense32{metric: metric, rows: g.Rows, dim: g.Cols, orig: g, x: float32sOnHugePages(g.Rows * g.Cols), sq: make([]float32, g.Rows)}
-	for i := 0; i < g.Rows; i++ {
-		src := g.Data[i*g.Stride : i*g.Stride+g.Cols]
-		dst := d.x[i*g.Cols : (i+1)*g.Cols]
-		scale := 1.0
-		if metric == Cosine {
-			s := 0.0
-			for _, v := range src {
-				s += v * v
+	// Rows in parallel blocks, ctx checked between them (10⁶ × 256 rows
+	// take seconds, much of it the first touch of fresh memory); each row
+	// is converted alone, so the result does not depend on the workers.
+	err := backend.ParallelForCtx(ctx, g.Rows, max(1, 1<<16/max(1, g.Cols)), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			src := g.Data[i*g.Stride : i*g.Stride+g.Cols]
+			dst := d.x[i*g.Cols : (i+1)*g.Cols]
+			scale := 1.0
+			if metric == Cosine {
+				s := 0.0
+				for _, v := range src {
+					s += v * v
+				}
+				if s > 0 {
+					scale = 1 / math.Sqrt(s)
+				}
 			}
-			if s > 0 {
-				scale = 1 / math.Sqrt(s)
+			sq := 0.0
+			for c, v := range src {
+				dst[c] = float32(v * scale)
+				sq += float64(dst[c]) * float64(dst[c])
 			}
+			d.sq[i] = float32(sq)
 		}
-		sq := 0.0
-		for c, v := range src {
-			dst[c] = float32(v * scale)
-			sq += float64(dst[c]) * float64(dst[c])
-		}
-		d.sq[i] = float32(sq)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return d
+	return d, nil
 }
 
 // queryRow returns row p of d (a position, after reorder) in float64 as

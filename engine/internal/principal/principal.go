@@ -58,9 +58,18 @@ func Axes(ctx context.Context, n, d int, row Row, share float64) (axes blas64.Ge
 		}
 	}
 	cov := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
-	blas64.Syrk(blas.Trans, 1, c, 0, cov)
-	if err := ctx.Err(); err != nil {
-		return blas64.General{}, nil, err
+	// One product of up to Sample × d (a few hundred milliseconds at
+	// d = 256): it runs on its own goroutine so that a cancelled ctx
+	// returns at once (the product, unread, finishes in the background).
+	done := make(chan struct{})
+	go func() {
+		blas64.Syrk(blas.Trans, 1, c, 0, cov)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return blas64.General{}, nil, ctx.Err()
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(mat.NewSymDense(d, cov.Data), true) {
