@@ -37,7 +37,12 @@
 // features), approximate beyond. The stage "neighbors" of the report names
 // the search (Stage.Search) and, when approximate, its recall@k measured
 // on a seeded sample of 200 points against brute force (Stage.Recall, with
-// its standard error). Neighbors.Graph gives a precomputed graph instead
+// its standard error). A model fitted with approximate neighbours answers
+// Transform's neighbour look-ups by an index of its training rows
+// (neighbors.Index, built on the first Transform under that call's
+// context, or at the end of the fit in a stage "index" when
+// Neighbors.IndexK widens its graph), searched at Neighbors.Width.
+// Neighbors.Graph gives a precomputed graph instead
 // (the command's -graph FILE.mtx; manifold neighbors writes one). KNNGraph
 // is the neighbour search alone, as a product.
 //
