@@ -118,6 +118,12 @@ func (t *trainingLists) query(ctx context.Context, train, q blas64.General, k in
 // fit), and a nil t from a file that holds none (an exact fit, or a file
 // from before the lists were kept: Transform then searches exactly).
 func (c *codec) lists(t **trainingLists, train blas64.General, n int) {
+	c.listArrays(t, n)
+	c.indexTree(*t, train)
+}
+
+// listArrays is lists without the index's tree.
+func (c *codec) listArrays(t **trainingLists, n int) {
 	if (!c.load && *t == nil) || (c.load && !c.has("neighbor_ptr")) {
 		return
 	}
@@ -134,18 +140,17 @@ func (c *codec) lists(t **trainingLists, train blas64.General, n int) {
 			*t = &trainingLists{lists: &r, width: searchWidth(c.d.report)}
 		}
 	}
-	c.indexTree(*t, train)
 }
 
 // widenedLists carries the lists of a geodesic model (Isomap, Landmark
 // Isomap) when they are its index's widened graph (Neighbors.IndexK), as
-// lists does; otherwise nothing: its graph's rows are its lists
-// (graphLists).
-func (c *codec) widenedLists(t **trainingLists, train blas64.General, n int) {
+// listArrays does; otherwise nothing: its graph's rows are its lists
+// (graphLists). The model carries the index's tree itself (indexTree).
+func (c *codec) widenedLists(t **trainingLists, n int) {
 	if !c.load && (*t == nil || !(*t).widened) {
 		return
 	}
-	c.lists(t, train, n)
+	c.listArrays(t, n)
 	if c.loaded() && c.has("neighbor_ptr") && *t != nil {
 		(*t).widened = true
 	}

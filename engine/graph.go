@@ -368,9 +368,10 @@ type Neighbors struct {
 	// the graph's rows for Isomap and Landmark Isomap). A wider graph
 	// reaches a given recall at a smaller Width, so Transform runs faster:
 	// on 100,000 deformed USPS digits, IndexK 15 let queries reach recall@10
-	// 0.957 at Width 16 where the fit's 10 lists needed Width 24 for 0.953,
-	// about a fifth more rows a second, for 4.9 s more fit (a fit of 34 s;
-	// bench/RESULTS.md, "a wider search graph").
+	// 0.957 at Width 16 where the fit's 10 lists needed Width 24 for 0.953;
+	// a Landmark Isomap model mapped 13–15 % more rows a second at equal
+	// recall, for about 5 s more fit (of 32–40 s; bench/RESULTS.md, "a
+	// wider search graph").
 	IndexK int
 	// Graph, when not nil, replaces the neighbour search: an n×n graph of
 	// the n training rows whose stored weights are distances (directed,

@@ -496,7 +496,7 @@ func (m *LandmarkIsomapModel) fields(c *codec) {
 	if c.loaded() {
 		m.near = graphLists(&m.report, m.p.Eps, m.graph, searchWidth(&m.report))
 	}
-	c.widenedLists(&m.near, m.train, n)
+	c.widenedLists(&m.near, n)
 	c.indexTree(m.near, m.train)
 	if c.loaded() {
 		m.prepareGeo()
