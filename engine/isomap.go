@@ -179,12 +179,12 @@ func (m *IsomapModel) prepareGeo() {
 	})
 }
 
-func (m *IsomapModel) prepare() error {
-	gi, err := m.geo.get(context.Background())
-	if err == nil {
-		gi.prepareTable()
+func (m *IsomapModel) prepare(ctx context.Context) error {
+	gi, err := m.geo.get(ctx)
+	if err != nil {
+		return err
 	}
-	return err
+	return gi.prepareTable(ctx)
 }
 
 func (m *IsomapModel) transformRow(ctx context.Context, dst, x []float64) error {

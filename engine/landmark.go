@@ -282,12 +282,12 @@ func (m *LandmarkIsomapModel) prepareGeo() {
 	})
 }
 
-func (m *LandmarkIsomapModel) prepare() error {
-	gi, err := m.geo.get(context.Background())
-	if err == nil {
-		gi.prepareTable()
+func (m *LandmarkIsomapModel) prepare(ctx context.Context) error {
+	gi, err := m.geo.get(ctx)
+	if err != nil {
+		return err
 	}
-	return err
+	return gi.prepareTable(ctx)
 }
 
 func (m *LandmarkIsomapModel) transformRow(ctx context.Context, dst, x []float64) error {

@@ -107,8 +107,11 @@ func transformRows(ctx context.Context, m Model, x mat.Matrix, features int) (*m
 
 // preparer is implemented by the models whose request path needs an index
 // built from the model (geodesic models: the prepared graph and neighbour
-// search).
-type preparer interface{ prepare() error }
+// search; models fitted with approximate neighbours: their neighbour
+// index).
+type preparer interface {
+	prepare(ctx context.Context) error
+}
 
 // Prepare builds now what the model's Transform would build on its first
 // call (Isomap's and Landmark Isomap's prepared graph and neighbour index),
@@ -120,10 +123,17 @@ type preparer interface{ prepare() error }
 // the whole graph — an Isomap model of the 7291 USPS training digits then
 // holds 425 MB more and maps a row in about a tenth of the time. Building
 // it costs about what the fit's geodesic stage cost. It is a no-op for the
-// other models.
-func Prepare(m Model) error {
+// other models, and builds the neighbour index of LLE, LTSA and Laplacian
+// eigenmaps models fitted with approximate neighbours.
+func Prepare(m Model) error { return PrepareCtx(context.Background(), m) }
+
+// PrepareCtx is Prepare under ctx: cancelled, it returns ctx's error within
+// about 100 ms (the geodesic table is built one shortest-path search at a
+// time between checks) and keeps nothing half-built — a later Prepare or
+// Transform builds it again; the model maps as before meanwhile.
+func PrepareCtx(ctx context.Context, m Model) error {
 	if p, ok := m.(preparer); ok {
-		return p.prepare()
+		return p.prepare(ctx)
 	}
 	return nil
 }

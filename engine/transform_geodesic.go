@@ -48,7 +48,8 @@ type geoIndex struct {
 	// reference column c (tableCols of them): a new point's geodesics are
 	// then min over its neighbours j of |x − j| + d(j → c), k·R additions in
 	// place of a Dijkstra over the whole graph.
-	tableOnce  sync.Once
+	tableMu    sync.Mutex // held while the table is built
+	tableMax   int64      // the table's memory bound: geoTableMax
 	tableReady atomic.Bool
 	table      []float64
 }
@@ -63,50 +64,59 @@ const geoTableMax = 1 << 30
 // prepareTable builds the table once if it fits geoTableMax: one
 // shortest-path search from each training point (from each landmark when
 // the graph is symmetric and only landmark columns are needed), in
-// parallel. It costs about what the fit's geodesic stage cost; after it a
-// row's geodesics cost k·R flam.
-func (gi *geoIndex) prepareTable() {
-	gi.tableOnce.Do(func() {
-		n := gi.paths.Len()
-		r := n
-		if gi.cols != nil {
-			r = len(gi.cols)
-		}
-		bytes := int64(n) * int64(r) * 8
-		if n == 0 || r == 0 || bytes > geoTableMax {
-			return
-		}
-		if avail := AvailableMemory().Available; avail > 0 && bytes > avail/4 {
-			return // never more than a quarter of what the machine has left
-		}
-		if gi.cols != nil && !gi.symmetric {
-			return // d(j → landmark) would need a search from every j
-		}
-		t := make([]float64, n*r)
-		if gi.cols == nil {
-			backend.ParallelFor(n, 16, func(lo, hi int) {
-				src, zero := []int{0}, []float64{0}
-				for j := lo; j < hi; j++ {
-					src[0] = j
-					gi.paths.SeededPathsTo(t[j*r:(j+1)*r], src, zero, false)
+// parallel, ctx checked between searches (a cancelled build is dropped and
+// the table left to a later call). It costs about what the fit's geodesic
+// stage cost; after it a row's geodesics cost k·R flam.
+func (gi *geoIndex) prepareTable(ctx context.Context) error {
+	gi.tableMu.Lock()
+	defer gi.tableMu.Unlock()
+	if gi.tableReady.Load() {
+		return nil
+	}
+	n := gi.paths.Len()
+	r := n
+	if gi.cols != nil {
+		r = len(gi.cols)
+	}
+	bytes := int64(n) * int64(r) * 8
+	if n == 0 || r == 0 || bytes > gi.tableMax {
+		return nil
+	}
+	if avail := AvailableMemory().Available; avail > 0 && bytes > avail/4 {
+		return nil // never more than a quarter of what the machine has left
+	}
+	if gi.cols != nil && !gi.symmetric {
+		return nil // d(j → landmark) would need a search from every j
+	}
+	t := make([]float64, n*r)
+	var err error
+	if gi.cols == nil {
+		err = backend.ParallelForCtx(ctx, n, 16, func(lo, hi int) {
+			src, zero := []int{0}, []float64{0}
+			for j := lo; j < hi; j++ {
+				src[0] = j
+				gi.paths.SeededPathsTo(t[j*r:(j+1)*r], src, zero, false)
+			}
+		})
+	} else {
+		err = backend.ParallelForCtx(ctx, r, 1, func(lo, hi int) {
+			src, zero := []int{0}, []float64{0}
+			col := make([]float64, n)
+			for c := lo; c < hi; c++ {
+				src[0] = gi.cols[c]
+				gi.paths.SeededPathsTo(col, src, zero, false) // d(landmark → j) = d(j → landmark)
+				for j, v := range col {
+					t[j*r+c] = v
 				}
-			})
-		} else {
-			backend.ParallelFor(r, 4, func(lo, hi int) {
-				src, zero := []int{0}, []float64{0}
-				col := make([]float64, n)
-				for c := lo; c < hi; c++ {
-					src[0] = gi.cols[c]
-					gi.paths.SeededPathsTo(col, src, zero, false) // d(landmark → j) = d(j → landmark)
-					for j, v := range col {
-						t[j*r+c] = v
-					}
-				}
-			})
-		}
-		gi.table = t
-		gi.tableReady.Store(true)
-	})
+			}
+		})
+	}
+	if err != nil {
+		return err
+	}
+	gi.table = t
+	gi.tableReady.Store(true)
+	return nil
 }
 
 // tablePaths writes into ref the squared geodesics from a new point with
@@ -167,7 +177,7 @@ func newGeoIndex(ctx context.Context, method string, train blas64.General, graph
 		k = min(10, train.Rows) // supervised K = 0: no class for new points
 	}
 	k = min(k, train.Rows)
-	gi := &geoIndex{method: method, train: train, paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri, symmetric: graph.IsSymmetric(0)}
+	gi := &geoIndex{method: method, train: train, paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri, symmetric: graph.IsSymmetric(0), tableMax: geoTableMax}
 	if !approx {
 		// The exact search; a model fitted with approximate neighbours
 		// answers its queries by the index below instead.

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -288,7 +289,7 @@ func TestGeodesicTablePaths(t *testing.T) {
 	// Past geoTableMax no table is built, and Transform still works.
 	m := mustFit(t, ctx, Isomap{K: 7}.Fit, x)
 	gi := geoOf(t, m)
-	gi.tableOnce.Do(func() {}) // as if the table had not fitted
+	gi.tableMax = 0 // as if the table had not fitted
 	want, _ := m.Transform(ctx, q)
 	if err := Prepare(m); err != nil || gi.tableReady.Load() {
 		t.Fatalf("Prepare: %v, table %v", err, gi.tableReady.Load())
@@ -589,5 +590,63 @@ func TestApproxTransformRow(t *testing.T) {
 		}
 	}); allocs != 0 {
 		t.Errorf("TransformRow of the approximate model allocates %v times a call", allocs)
+	}
+}
+
+// PrepareCtx: cancelled while it builds a Landmark Isomap model's table
+// (20,000 roll points, 500 landmarks), it returns within 100 ms of the
+// deadline with no table kept and the model mapping as before; a later
+// call builds the table. For an LLE model fitted with approximate
+// neighbours it builds the neighbour index its first Transform would.
+func TestPrepareCtx(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a Landmark Isomap fit of 20,000 points: the full runs have it; -short (the race run) skips it")
+	}
+	ctx := context.Background()
+	x := swissRows(20000, 31)
+	q := swissRows(50, 32)
+	m := mustFit(t, ctx, LandmarkIsomap{K: 10, Landmarks: 500}.Fit, x)
+	want, err := m.Transform(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const deadline = 50 * time.Millisecond
+	dctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	t0 := time.Now()
+	if err := PrepareCtx(dctx, m); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("PrepareCtx under a %v deadline: %v", deadline, err)
+	}
+	if late := time.Since(t0) - deadline; late > 100*time.Millisecond {
+		t.Errorf("PrepareCtx returned %v after its deadline (limit 100 ms)", late)
+	}
+	gi := geoOf(t, m)
+	if gi.tableReady.Load() {
+		t.Fatal("a cancelled PrepareCtx left a table")
+	}
+	got, err := m.Transform(ctx, q)
+	if err != nil || !mat.Equal(got, want) {
+		t.Fatalf("Transform after a cancelled PrepareCtx: %v", err)
+	}
+	t0 = time.Now()
+	if err := PrepareCtx(ctx, m); err != nil || !gi.tableReady.Load() {
+		t.Fatalf("PrepareCtx: %v, table %v", err, gi.tableReady.Load())
+	}
+	if d := time.Since(t0); d < deadline+100*time.Millisecond {
+		t.Errorf("the table took only %v: too quick for this test to show cancellation; enlarge it", d)
+	} else {
+		t.Logf("the table takes %v", d)
+	}
+	roll, _ := datasets.SwissRoll(1000, 0.05, 33)
+	emb, err := datasets.Embed(roll, 30, 0.01, 33)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lle := mustFit(t, ctx, LLE{K: 10, Options: Options{Neighbors: Neighbors{Search: NeighborsApprox}}}.Fit, emb)
+	if lle.near == nil || lle.near.ix.done {
+		t.Fatal("the approximate LLE model has no lists, or its index was built before Prepare")
+	}
+	if err := PrepareCtx(ctx, lle); err != nil || !lle.near.ix.done {
+		t.Fatalf("PrepareCtx of the approximate LLE model: %v, index built %v", err, lle.near.ix.done)
 	}
 }

@@ -128,7 +128,7 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 	if err := checkLoopback(cfg.addr); err != nil {
 		return err
 	}
-	s, err := newServer(cfg, models, e.stderr)
+	s, err := newServer(ctx, cfg, models, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ type server struct {
 	hook func()
 }
 
-func newServer(cfg serveConfig, specs []modelSpec, log io.Writer) (*server, error) {
+func newServer(ctx context.Context, cfg serveConfig, specs []modelSpec, log io.Writer) (*server, error) {
 	if cfg.maxInflight <= 0 {
 		cfg.maxInflight = 2 * max(1, runtimeProcs())
 	}
@@ -220,7 +220,7 @@ func newServer(cfg serveConfig, specs []modelSpec, log io.Writer) (*server, erro
 	s := &server{cfg: cfg, log: log, slots: map[string]*slot{},
 		admit: make(chan struct{}, cfg.maxInflight+cfg.queue), work: make(chan struct{}, cfg.maxInflight), met: newMetrics()}
 	for _, sp := range specs {
-		m, err := loadServed(sp.name, sp.path)
+		m, err := loadServed(ctx, sp.name, sp.path)
 		if err != nil {
 			return nil, err
 		}
@@ -233,8 +233,9 @@ func newServer(cfg serveConfig, specs []modelSpec, log io.Writer) (*server, erro
 	return s, nil
 }
 
-// loadServed reads a model file and prepares its request path.
-func loadServed(name, path string) (*served, error) {
+// loadServed reads a model file and prepares its request path under ctx
+// (an interrupted start stops within about 100 ms).
+func loadServed(ctx context.Context, name, path string) (*served, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fileErr(path, err)
@@ -248,7 +249,7 @@ func loadServed(name, path string) (*served, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %s: %w", name, path, err)
 	}
-	if err := engine.Prepare(m); err != nil {
+	if err := engine.PrepareCtx(ctx, m); err != nil {
 		return nil, fmt.Errorf("model %s: %s: %w", name, path, err)
 	}
 	return &served{name: name, path: path, model: m, features: modelFeatures(m), modTime: fi.ModTime(), size: fi.Size(), loaded: time.Now()}, nil
@@ -277,7 +278,7 @@ func (s *server) reloadAll(force bool) {
 		if !force && fi.ModTime().Equal(cur.modTime) && fi.Size() == cur.size {
 			continue
 		}
-		m, err := loadServed(name, sl.path)
+		m, err := loadServed(context.Background(), name, sl.path)
 		if err != nil {
 			s.met.reloadErr(name)
 			fmt.Fprintf(s.log, "manifold serve: reload %s: %v (keeping the loaded model)\n", name, oneLine(err.Error()))

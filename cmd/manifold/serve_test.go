@@ -62,7 +62,7 @@ func saveModelFile(t testing.TB, path string, m engine.Model) {
 // stop is called (which waits for the graceful shutdown).
 func startServer(t testing.TB, cfg serveConfig, specs []modelSpec) (*server, string, func() error) {
 	t.Helper()
-	s, err := newServer(cfg, specs, io.Discard)
+	s, err := newServer(context.Background(), cfg, specs, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
