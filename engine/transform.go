@@ -122,9 +122,9 @@ type preparer interface {
 // that maps a new point with k·N additions instead of a Dijkstra search of
 // the whole graph — an Isomap model of the 7291 USPS training digits then
 // holds 425 MB more and maps a row in about a tenth of the time. Building
-// it costs about what the fit's geodesic stage cost. It is a no-op for the
-// other models, and builds the neighbour index of LLE, LTSA and Laplacian
-// eigenmaps models fitted with approximate neighbours.
+// it costs about what the fit's geodesic stage cost. For LLE, LTSA and
+// Laplacian eigenmaps models fitted with approximate neighbours it builds
+// their neighbour index; for the other models it does nothing.
 func Prepare(m Model) error { return PrepareCtx(context.Background(), m) }
 
 // PrepareCtx is Prepare under ctx: cancelled, it returns ctx's error within
