@@ -137,8 +137,9 @@ func cachedModel(ctx context.Context, path string) (engine.Model, error) {
 		if err == nil {
 			// What the first Transform would build, and the geodesic
 			// table of Isomap and Landmark Isomap models where it fits
-			// (engine.Prepare): a worker maps many rows with one model.
-			err = engine.Prepare(m)
+			// (engine.PrepareCtx, under the worker's context): a worker
+			// maps many rows with one model.
+			err = engine.PrepareCtx(ctx, m)
 		}
 		return m, err
 	})

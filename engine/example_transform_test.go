@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -66,6 +67,26 @@ func ExampleTransformRow() {
 	emb := m.Embedding()
 	fmt.Println(math.Abs(dst[0]-emb.At(10, 0)) < 1e-9, math.Abs(dst[1]-emb.At(10, 1)) < 1e-9)
 	// Output: true true
+}
+
+// PrepareCtx builds what a model's Transform needs (here Isomap's table
+// of training geodesics) under a context: a service that must start
+// within a deadline gets the context's error, and the model still maps
+// (a later Prepare builds what was left).
+func ExamplePrepareCtx() {
+	ctx := context.Background()
+	x := planeRows(49)
+	m, err := engine.Isomap{K: 6}.Fit(ctx, x)
+	if err != nil {
+		panic(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	fmt.Println(errors.Is(engine.PrepareCtx(cancelled, m), context.Canceled))
+	fmt.Println(engine.PrepareCtx(ctx, m))
+	// Output:
+	// true
+	// <nil>
 }
 
 // The report of a fit renders as a table of its stages.

@@ -81,3 +81,20 @@ func ExampleIndex_Widen() {
 	// Output:
 	// 12 a row: true; recall@12 at least 0.99: true
 }
+
+func ExampleIndex_QueryRow() {
+	ctx := context.Background()
+	roll, _ := datasets.SwissRoll(2000, 0.05, 3)
+	x, _ := datasets.Embed(roll, 40, 0.01, 3)
+	ix, _, err := neighbors.NewIndex(ctx, x, 10, neighbors.ApproxOptions{Seed: 3})
+	if err != nil {
+		panic(err)
+	}
+	// One row into the caller's slices (a request path: no allocation).
+	js, ds := make([]int, 5), make([]float64, 5)
+	if err := ix.QueryRow(ctx, x.RawRowView(7), js, ds, 0); err != nil {
+		panic(err)
+	}
+	fmt.Println(js[0], ds[0]) // an indexed row finds itself first
+	// Output: 7 0
+}
