@@ -45,16 +45,26 @@ func (l *lazy[T]) get(ctx context.Context, build func(context.Context) (T, error
 		ch := make(chan struct{})
 		l.running = ch
 		l.mu.Unlock()
-		v, err := build(ctx)
+		return l.build(ctx, ch, build)
+	}
+}
+
+// build runs one build and ends it (the waiters released even when build
+// panics).
+func (l *lazy[T]) build(ctx context.Context, ch chan struct{}, build func(context.Context) (T, error)) (v T, err error) {
+	defer func() {
 		l.mu.Lock()
-		if err == nil || ctx.Err() == nil {
-			l.val, l.err, l.done = v, err, true
-		}
 		l.running = nil
 		close(ch)
 		l.mu.Unlock()
-		return v, err
+	}()
+	v, err = build(ctx)
+	if err == nil || ctx.Err() == nil {
+		l.mu.Lock()
+		l.val, l.err, l.done = v, err, true
+		l.mu.Unlock()
 	}
+	return v, err
 }
 
 // set makes v the value, as if a call had built it (a fit that builds it

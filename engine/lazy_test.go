@@ -13,7 +13,8 @@ import (
 
 // lazy: a build ended by its context is not kept (the next call builds
 // again), any other result is; a call waiting for another's build returns
-// when its own context ends; set stands for a build.
+// when its own context ends; a build that panics leaves the next call to
+// build; set stands for a build.
 func TestLazy(t *testing.T) {
 	var builds atomic.Int32
 	slow := func(ctx context.Context) (int, error) {
@@ -58,6 +59,15 @@ func TestLazy(t *testing.T) {
 	l2.get(context.Background(), fail)
 	if _, err := l2.get(context.Background(), fail); err != bad || builds.Load() != 3 {
 		t.Errorf("a failed build is not kept: %v, %d builds", err, builds.Load())
+	}
+	// A build that panics releases its waiters and is not kept.
+	var l4 lazy[int]
+	func() {
+		defer func() { recover() }()
+		l4.get(context.Background(), func(context.Context) (int, error) { panic("build") })
+	}()
+	if v, err := l4.get(context.Background(), slow); v != 7 || err != nil {
+		t.Errorf("after a panicking build: %v, %v", v, err)
 	}
 	var l3 lazy[int]
 	l3.set(5)
