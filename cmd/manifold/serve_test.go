@@ -304,7 +304,10 @@ func TestServeSaturation(t *testing.T) {
 // loadResult counts a load run's outcomes.
 type loadResult struct {
 	ok, saturated, refused, lost int64
-	lat                          []time.Duration
+	// unanswered: the lost requests that got no response at all (a
+	// transport error other than a refused connection)
+	unanswered int64
+	lat        []time.Duration
 	seconds                      float64
 	firstErr                     error
 }
@@ -337,7 +340,7 @@ func loadGen(url string, bodies []string, clients int, dur time.Duration, maxReq
 		go func(c int) {
 			defer wg.Done()
 			var lat []time.Duration
-			var ok, sat, ref, lost int64
+			var ok, sat, ref, lost, unanswered int64
 			var first error
 			for i := c; time.Now().Before(stopAt) && sent.Add(1) <= maxReq; i++ {
 				req, _ := http.NewRequest("POST", url, strings.NewReader(bodies[i%len(bodies)]))
@@ -351,6 +354,7 @@ func loadGen(url string, bodies []string, clients int, dur time.Duration, maxReq
 						break // the server is gone
 					}
 					lost++
+					unanswered++
 					if first == nil {
 						first = err
 					}
@@ -376,6 +380,7 @@ func loadGen(url string, bodies []string, clients int, dur time.Duration, maxReq
 			res.saturated += sat
 			res.refused += ref
 			res.lost += lost
+			res.unanswered += unanswered
 			res.lat = append(res.lat, lat...)
 			if res.firstErr == nil {
 				res.firstErr = first
@@ -479,9 +484,15 @@ func TestServeShutdownMidLoad(t *testing.T) {
 		}
 	}()
 	res := loadGen(url+"/v1/models/m/transform", bodies, 32, 3*time.Second, 1<<20)
-	t.Logf("%d answered, %d refused after the stop, %d 503, %d lost", res.ok, res.refused, res.saturated, res.lost)
-	if res.lost != 0 {
-		t.Fatalf("%d accepted requests lost; first error: %v", res.lost, res.firstErr)
+	entered := slow.Load() // the requests that reached the handler
+	t.Logf("%d answered, %d refused after the stop, %d 503, %d lost (%d with no response); %d reached the handler", res.ok, res.refused, res.saturated, res.lost, res.unanswered, entered)
+	// Every request the server accepted is answered, and every answer
+	// arrives. A connection the kernel had queued on the listener when it
+	// closed is reset before the server reads its request (CI saw 7 of
+	// 700): the client cannot tell that from a loss, so the server's count
+	// of the requests that reached the handler decides.
+	if res.lost != res.unanswered || entered != res.ok {
+		t.Fatalf("%d requests reached the handler, %d answers arrived, %d answered with an error status; first error: %v", entered, res.ok, res.lost-res.unanswered, res.firstErr)
 	}
 	if res.ok == 0 || res.refused == 0 {
 		t.Fatalf("the stop did not happen mid-load: %d answered, %d refused", res.ok, res.refused)
