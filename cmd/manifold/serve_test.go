@@ -308,8 +308,8 @@ type loadResult struct {
 	// transport error other than a refused connection)
 	unanswered int64
 	lat        []time.Duration
-	seconds                      float64
-	firstErr                     error
+	seconds    float64
+	firstErr   error
 }
 
 func (r *loadResult) p(q float64) time.Duration {
