@@ -88,8 +88,28 @@ func (gi *geoIndex) prepareTable(ctx context.Context) error {
 	if gi.cols != nil && !gi.symmetric {
 		return nil // d(j → landmark) would need a search from every j
 	}
-	t := make([]float64, n*r)
-	var err error
+	// The allocation (which the runtime may have to clear: on this VM the
+	// first touch of memory costs about 2.5 s a GB) on its own goroutine,
+	// so that a cancelled ctx returns at once; then the fresh pages
+	// faulted in a megabyte at a time between context checks (a landmark's
+	// column is written across every page of the table, which would
+	// otherwise fall inside the first search).
+	alloc := make(chan []float64, 1)
+	go func() { alloc <- make([]float64, n*r) }()
+	var t []float64
+	select {
+	case t = <-alloc:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	err := backend.ParallelForCtx(ctx, len(t), 1<<17, func(lo, hi int) {
+		for i := lo; i < hi; i += 512 {
+			t[i] = 0
+		}
+	})
+	if err != nil {
+		return err
+	}
 	if gi.cols == nil {
 		err = backend.ParallelForCtx(ctx, n, 16, func(lo, hi int) {
 			src, zero := []int{0}, []float64{0}

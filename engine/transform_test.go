@@ -617,7 +617,9 @@ func TestPrepareCtx(t *testing.T) {
 	if err := PrepareCtx(dctx, m); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("PrepareCtx under a %v deadline: %v", deadline, err)
 	}
-	if late := time.Since(t0) - deadline; late > 100*time.Millisecond {
+	late := time.Since(t0) - deadline
+	t.Logf("PrepareCtx returned %v after its deadline", late)
+	if late > 100*time.Millisecond {
 		t.Errorf("PrepareCtx returned %v after its deadline (limit 100 ms)", late)
 	}
 	gi := geoOf(t, m)
