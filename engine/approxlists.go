@@ -257,19 +257,3 @@ func (m *LandmarkIsomapModel) nearLists() (*trainingLists, blas64.General) { ret
 func (m *LLEModel) nearLists() (*trainingLists, blas64.General)            { return m.near, m.train }
 func (m *LaplacianModel) nearLists() (*trainingLists, blas64.General)      { return m.near, m.train.dense }
 func (m *LTSAModel) nearLists() (*trainingLists, blas64.General)           { return m.near, m.train.dense }
-
-// prepare builds the neighbour index of a model fitted with approximate
-// neighbours (PrepareCtx), which its first Transform would build.
-func (t *trainingLists) prepare(ctx context.Context, train blas64.General) error {
-	if t == nil {
-		return nil
-	}
-	_, err := t.index(ctx, train)
-	return err
-}
-
-func (m *LLEModel) prepare(ctx context.Context) error { return m.near.prepare(ctx, m.train) }
-func (m *LaplacianModel) prepare(ctx context.Context) error {
-	return m.near.prepare(ctx, m.train.dense)
-}
-func (m *LTSAModel) prepare(ctx context.Context) error { return m.near.prepare(ctx, m.train.dense) }

@@ -105,10 +105,11 @@ func transformRows(ctx context.Context, m Model, x mat.Matrix, features int) (*m
 	return out, nil
 }
 
-// preparer is implemented by the models whose request path needs an index
-// built from the model (geodesic models: the prepared graph and neighbour
-// search; models fitted with approximate neighbours: their neighbour
-// index).
+// preparer is implemented by the models whose request path needs more
+// than their neighbour index built from the model (geodesic models: the
+// prepared graph, the neighbour search and the table); the other models
+// that keep lists of an approximate fit (nearLister) have only their index
+// to build.
 type preparer interface {
 	prepare(ctx context.Context) error
 }
@@ -134,6 +135,12 @@ func Prepare(m Model) error { return PrepareCtx(context.Background(), m) }
 func PrepareCtx(ctx context.Context, m Model) error {
 	if p, ok := m.(preparer); ok {
 		return p.prepare(ctx)
+	}
+	if nl, ok := m.(nearLister); ok {
+		if t, train := nl.nearLists(); t != nil {
+			_, err := t.index(ctx, train)
+			return err
+		}
 	}
 	return nil
 }
