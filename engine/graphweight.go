@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
+	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -109,45 +111,54 @@ func reweight(g *sparse.CSR, in samples, w GraphWeight, t float64, k int) (*spar
 	n, _ := g.Dims()
 	ptr, ind, val := g.RowPtr(), g.ColIdx(), g.Values()
 	own := make([]bool, g.NNZ()) // own[p]: ind[p] is among row i's k nearest
-	var order []int
-	for i := 0; i < n; i++ {
-		order = order[:0]
-		for p := ptr[i]; p < ptr[i+1]; p++ {
-			order = append(order, p)
-		}
-		sort.Slice(order, func(a, b int) bool {
-			pa, pb := order[a], order[b]
-			if val[pa] != val[pb] {
-				return val[pa] < val[pb]
+	backend.ParallelFor(n, 512, func(lo, hi int) {
+		var order []int
+		for i := lo; i < hi; i++ {
+			if ptr[i+1]-ptr[i] <= k {
+				for p := ptr[i]; p < ptr[i+1]; p++ {
+					own[p] = true
+				}
+				continue
 			}
-			return ind[pa] < ind[pb]
-		})
-		for c := 0; c < min(k, len(order)); c++ {
-			own[order[c]] = true
+			order = order[:0]
+			for p := ptr[i]; p < ptr[i+1]; p++ {
+				order = append(order, p)
+			}
+			slices.SortFunc(order, func(pa, pb int) int {
+				if c := cmp.Compare(val[pa], val[pb]); c != 0 {
+					return c
+				}
+				return cmp.Compare(ind[pa], ind[pb])
+			})
+			for _, p := range order[:k] {
+				own[p] = true
+			}
 		}
-	}
+	})
 	// ownAt reports whether j chose i: a binary search in row j.
 	ownAt := func(j, i int) bool {
 		cols := ind[ptr[j]:ptr[j+1]]
-		c := sort.SearchInts(cols, i)
-		return c < len(cols) && cols[c] == i && own[ptr[j]+c]
+		c, found := slices.BinarySearch(cols, i)
+		return found && own[ptr[j]+c]
 	}
 	out := make([]float64, g.NNZ())
-	for i := 0; i < n; i++ {
-		for p := ptr[i]; p < ptr[i+1]; p++ {
-			v := 0.0
-			if own[p] {
-				v += 0.5
+	backend.ParallelFor(n, 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for p := ptr[i]; p < ptr[i+1]; p++ {
+				v := 0.0
+				if own[p] {
+					v += 0.5
+				}
+				if ownAt(ind[p], i) {
+					v += 0.5
+				}
+				if v == 0 {
+					v = 0.5 // an edge added by the "connect" policy
+				}
+				out[p] = v
 			}
-			if ownAt(ind[p], i) {
-				v += 0.5
-			}
-			if v == 0 {
-				v = 0.5 // an edge added by the "connect" policy
-			}
-			out[p] = v
 		}
-	}
+	})
 	r, err := sparse.NewCSR(n, n, ptr, ind, out)
 	if err != nil {
 		panic(err) // same pattern as g
