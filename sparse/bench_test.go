@@ -125,7 +125,7 @@ func BenchmarkLDLFactorFronts(b *testing.B) {
 	}
 }
 
-// BenchmarkLDLFile orders, analyses, factors (row by row and on fronts)
+// BenchmarkLDLFile orders, analyses (AMD, and the automatic choice), factors (row by row and on fronts)
 // and solves (column by column and by the plan) with the matrix of a MatrixMarket file named by
 // MANIFOLD_LDL_MTX (as `go run ./bench/scale/ldlorder -write DIR` writes
 // them); skipped without it.
@@ -144,6 +144,13 @@ func BenchmarkLDLFile(b *testing.B) {
 	b.Run("analyze", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAMD); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("analyze-auto", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAuto); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -44,3 +44,13 @@ func (s *LDLAnalysis) SolvePlanParts() (subtrees, top int) {
 // Parents returns the elimination tree (parent of each column, −1 at
 // roots) in the factor's numbering.
 func (s *LDLAnalysis) Parents() []int32 { return s.parent }
+
+// RowCutParts returns the number of subtrees and top columns of the cut
+// the row-by-row factorization runs on all cores (0, 0 without one).
+func (s *LDLAnalysis) RowCutParts() (subtrees, top int) {
+	c := s.rowCut()
+	if c == nil {
+		return 0, 0
+	}
+	return len(c.root), len(c.top)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -877,5 +878,114 @@ func TestAnalysisPostorder(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The row-by-row factorization on all cores (disjoint subtrees of the
+// elimination tree at once, then the top part) gives the factor of the
+// serial algorithm bit for bit, positive definite or indefinite, with any
+// number of goroutines; a singular matrix fails the same way.
+func TestLDLRowsParallelMatchSerial(t *testing.T) {
+	ctx := context.Background()
+	defer sparse.SetUpLookingOnly(sparse.SetUpLookingOnly(true))
+	grid := first(gridUnweighted(200, 200))
+	for _, c := range []struct {
+		name  string
+		a     *sparse.CSR
+		sigma float64
+	}{
+		{"grid 200×200", grid, -1e-3},
+		{"grid 200×200, indefinite", grid, 2.5},
+		{"clique union 1500, k = 8", cliqueUnion(1500, 8, 4), -0.5},
+	} {
+		an, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		factor := func(procs int) (l, d []float64, neg int) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			f, err := an.Factor(ctx, c.a, c.sigma)
+			if err != nil {
+				t.Fatalf("%s, %d goroutines: %v", c.name, procs, err)
+			}
+			l, d = f.Entries()
+			neg, _, _ = f.Inertia()
+			return l, d, neg
+		}
+		l1, d1, neg1 := factor(1)
+		var subtrees, top int
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+			subtrees, top = an.RowCutParts()
+		}()
+		if subtrees < 2 {
+			t.Fatalf("%s: %.3g flam, the cut has %d subtrees: Factor runs on one core", c.name, an.Flam(), subtrees)
+		}
+		for _, procs := range []int{2, 3, 8} {
+			l, d, neg := factor(procs)
+			if !slices.Equal(l, l1) || !slices.Equal(d, d1) || neg != neg1 {
+				t.Errorf("%s: the factor with %d goroutines differs from the serial one", c.name, procs)
+			}
+		}
+		t.Logf("%s: %d subtrees, %d top columns of %d; %d negative pivots", c.name, subtrees, top, an.N(), neg1)
+		for _, procs := range []int{1, 2} {
+			func() {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				_, err := an.Factor(ctx, c.a.Scale(0), 0)
+				if !errors.Is(err, sparse.ErrSingular) || !strings.Contains(err.Error(), "pivot 0 of") {
+					t.Errorf("%s, %d goroutines: zero matrix: %v, want ErrSingular at pivot 0", c.name, procs, err)
+				}
+			}()
+		}
+	}
+}
+
+// OrderAuto analyses AMD's and RCM's orderings at once on two goroutines
+// and keeps what the serial loop keeps (one core): the same ordering,
+// permutation, fill and the same orderings tried — where RCM is cheaper
+// (a band with holes), where AMD is (a square grid), and where AMD's factor works
+// on fronts (RCM then abandoned and not reported), and on a tie.
+func TestLDLAutoConcurrentMatchesSerial(t *testing.T) {
+	ctx := context.Background()
+	band := func(n, w int, half bool) *sparse.CSR { // half: each entry of the band present with probability ½
+		c := sparse.NewCOO(n, n, 0)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := 0; i < n; i++ {
+			c.Add(i, i, 2*float64(w)+1)
+			for d := 1; d <= w && i+d < n; d++ {
+				if !half || rng.IntN(2) == 0 {
+					c.Add(i, i+d, -1)
+					c.Add(i+d, i, -1)
+				}
+			}
+		}
+		return c.ToCSR()
+	}
+	for _, c := range []struct {
+		name string
+		a    *sparse.CSR
+		want sparse.Ordering
+	}{
+		{"band of width 2", band(3000, 2, false), sparse.OrderAMD}, // a tie: no fill either way
+		{"random band of width 6", band(2000, 6, true), sparse.OrderRCM},
+		{"grid 60×60", first(gridUnweighted(60, 60)), sparse.OrderAMD},
+		{"lattice cliques 80×80", latticeCliques(80, 80), sparse.OrderAMD},
+	} {
+		analyse := func(procs int) *sparse.LDLAnalysis {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			an, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAuto)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			return an
+		}
+		serial, both := analyse(1), analyse(2)
+		if serial.Ordering() != c.want {
+			t.Errorf("%s: auto chose %v, want %v", c.name, serial.Ordering(), c.want)
+		}
+		if both.Ordering() != serial.Ordering() || both.NNZ() != serial.NNZ() || !slices.Equal(both.Perm(), serial.Perm()) || !maps.Equal(both.TriedFill(), serial.TriedFill()) {
+			t.Errorf("%s: on two goroutines %v (%d entries, tried %v), serially %v (%d entries, tried %v)", c.name, both.Ordering(), both.NNZ(), both.TriedFill(), serial.Ordering(), serial.NNZ(), serial.TriedFill())
+		}
+		t.Logf("%s: %v, %d entries, tried %v, multifrontal %v", c.name, both.Ordering(), both.NNZ(), both.TriedFill(), both.Multifrontal())
 	}
 }

@@ -34,16 +34,23 @@ const solveParts = 8
 // goroutines gains little.
 const solvePlanMinNNZ = 1 << 17
 
-// solvePlan is the cut of the elimination tree.
-type solvePlan struct {
+// treeCut is a cut of the elimination tree (parent[j] > j) into disjoint
+// subtrees, each holding at most 1/parts of the work, and the top part
+// above them.
+type treeCut struct {
 	cols     []int32 // the subtrees' columns, subtree by subtree, ascending within one
 	colStart []int32 // subtree s: cols[colStart[s]:colStart[s+1]]
 	root     []int32 // each subtree's root, its largest column
-	order    []int32 // subtrees by entries, largest first (the goroutines' order)
+	order    []int32 // subtrees by work, largest first (the goroutines' order)
 	top      []int32 // the top part's columns, ascending
 	topPos   []int32 // position of a top column in top, −1 elsewhere
-	bound    []int32 // each subtree's top rows (positions in top), ascending: bound[boundAt[s]:boundAt[s+1]]
-	boundAt  []int32
+}
+
+// solvePlan is the cut of the elimination tree for the solves.
+type solvePlan struct {
+	treeCut
+	bound   []int32 // each subtree's top rows (positions in top), ascending: bound[boundAt[s]:boundAt[s+1]]
+	boundAt []int32
 }
 
 // plan returns the analysis's solve plan, computing it once from a
@@ -52,33 +59,33 @@ type solvePlan struct {
 func (s *LDLAnalysis) plan(rowIdx []int32) *solvePlan {
 	s.planOnce.Do(func() {
 		if s.NNZ() >= solvePlanMinNNZ {
-			s.solvePlan = s.cutTree(rowIdx)
+			s.solvePlan = s.cutForSolves(rowIdx)
 		}
 	})
 	return s.solvePlan
 }
 
-// cutTree cuts the elimination tree (parent[j] > j) into subtrees and
-// the top part.
-func (s *LDLAnalysis) cutTree(rowIdx []int32) *solvePlan {
-	n := s.n
-	work := make([]int64, n) // entries of the subtree of each column (its own column included)
+// cutTree cuts the elimination tree into subtrees of at most
+// 1/parts of the total work (work[j]: column j's own) and the top part.
+func cutTree(parent []int32, work []int64, parts int) *treeCut {
+	n := len(parent)
+	sub := make([]int64, n) // work of the subtree of each column (its own column included)
 	total := int64(0)
 	for j := range n {
-		work[j] += int64(s.colStart[j+1]-s.colStart[j]) + 1
-		if p := s.parent[j]; p >= 0 {
-			work[p] += work[j]
+		sub[j] += work[j]
+		if p := parent[j]; p >= 0 {
+			sub[p] += sub[j]
 		} else {
-			total += work[j]
+			total += sub[j]
 		}
 	}
-	limit := total / solveParts
+	limit := total / int64(parts)
 	owner := make([]int32, n) // subtree of each column, −1 for the top part
-	p := &solvePlan{topPos: make([]int32, n)}
+	p := &treeCut{topPos: make([]int32, n)}
 	for j := n - 1; j >= 0; j-- {
-		par := s.parent[j]
+		par := parent[j]
 		switch {
-		case work[j] > limit:
+		case sub[j] > limit:
 			owner[j] = -1
 		case par < 0 || owner[par] < 0:
 			owner[j] = int32(len(p.root))
@@ -109,6 +116,23 @@ func (s *LDLAnalysis) cutTree(rowIdx []int32) *solvePlan {
 			next[o]++
 		}
 	}
+	p.order = make([]int32, m)
+	for t := range p.order {
+		p.order[t] = int32(t)
+	}
+	slices.SortStableFunc(p.order, func(a, b int32) int { return cmp.Compare(sub[p.root[b]], sub[p.root[a]]) })
+	return p
+}
+
+// cutForSolves cuts the elimination tree by the factor's entries and
+// finds each subtree's rows in the top part.
+func (s *LDLAnalysis) cutForSolves(rowIdx []int32) *solvePlan {
+	work := make([]int64, s.n)
+	for j := range s.n {
+		work[j] = int64(s.colStart[j+1]-s.colStart[j]) + 1
+	}
+	p := &solvePlan{treeCut: *cutTree(s.parent, work, solveParts)}
+	m := len(p.root)
 	// Each subtree's top rows: the rows beyond its root in its columns.
 	mark := make([]int32, len(p.top))
 	for i := range mark {
@@ -131,11 +155,6 @@ func (s *LDLAnalysis) cutTree(rowIdx []int32) *solvePlan {
 		slices.Sort(p.bound[start:])
 		p.boundAt[t+1] = int32(len(p.bound))
 	}
-	p.order = make([]int32, m)
-	for t := range p.order {
-		p.order[t] = int32(t)
-	}
-	slices.SortStableFunc(p.order, func(a, b int32) int { return cmp.Compare(work[p.root[b]], work[p.root[a]]) })
 	return p
 }
 
