@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -146,8 +148,11 @@ func buildGraphLists(ctx context.Context, x points, opt GraphOptions, lists **Re
 	if opt.Weight == Heat && (opt.T < 0 || math.IsNaN(opt.T) || math.IsInf(opt.T, 0)) {
 		return nil, fmt.Errorf("%w: heat kernel t = %v", ErrInput, opt.T)
 	}
-	coo := sparse.NewCOO(n, n, n*max(1, opt.K))
+	var coo *sparse.COO
 	add := func(res *Result, idx []int) {
+		if coo == nil {
+			coo = sparse.NewCOO(n, n, n*max(1, opt.K))
+		}
 		for i := 0; i < res.Len(); i++ {
 			js, ds := res.Row(i)
 			gi := i
@@ -174,6 +179,12 @@ func buildGraphLists(ctx context.Context, x points, opt GraphOptions, lists **Re
 		}
 		if err != nil {
 			return nil, err
+		}
+		if lastLists != nil {
+			if a := listsCSR(lastLists); a != nil {
+				*lists = lastLists
+				return finishGraph(a, opt, x)
+			}
 		}
 		add(res, nil)
 	} else {
@@ -208,7 +219,38 @@ func buildGraphLists(ctx context.Context, x points, opt GraphOptions, lists **Re
 	if opt.Labels == nil && opt.Eps == 0 {
 		*lists = lastLists
 	}
+	if coo == nil { // no points
+		coo = sparse.NewCOO(n, n, 0)
+	}
 	return finishGraph(coo.ToCSR(), opt, x)
+}
+
+// listsCSR returns the directed graph of the lists — row i holds i's
+// neighbours by column, with their distances: what the triplets of the
+// lists give through a COO, without the triplets and their sort — or nil
+// when a list names a point twice (the COO then merges them).
+func listsCSR(res *Result) *sparse.CSR {
+	n := res.Len()
+	indptr := slices.Clone(res.Ptr)
+	ind, data := slices.Clone(res.Ind), slices.Clone(res.Dist)
+	backend.ParallelFor(n, 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			js, ds := ind[indptr[i]:indptr[i+1]], data[indptr[i]:indptr[i+1]]
+			for a := 1; a < len(js); a++ { // insertion sort by column: k is small
+				j, d := js[a], ds[a]
+				b := a
+				for ; b > 0 && js[b-1] > j; b-- {
+					js[b], ds[b] = js[b-1], ds[b-1]
+				}
+				js[b], ds[b] = j, d
+			}
+		}
+	})
+	a, err := sparse.NewCSR(n, n, indptr, ind, data)
+	if err != nil {
+		return nil
+	}
+	return a
 }
 
 // finishGraph symmetrizes the directed edges a by opt.Rule (an ε-graph is
