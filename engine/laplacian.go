@@ -85,6 +85,8 @@ type LaplacianModel struct {
 	// Transform's neighbour queries from the graph's lists (see
 	// trainingLists); nil: exact.
 	near *trainingLists
+	// exact answers the exact queries (near == nil).
+	exact exactQueries
 }
 
 // laplacianParams are Laplacian eigenmaps' parameters.
@@ -242,7 +244,7 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 	if k == 0 && eps == 0 {
 		k = 10 // supervised, whole class: new points have no class
 	}
-	q, nb, err := transformNeighbours(ctx, what, x, m.train, m.near, k, eps)
+	q, nb, err := transformNeighbours(ctx, what, x, m.train, m.near, &m.exact, k, eps)
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,8 @@ type LLEModel struct {
 	// near, when the fit's neighbours were approximate, answers
 	// Transform's neighbour queries (see trainingLists); nil: exact.
 	near *trainingLists
+	// exact answers the exact queries (near == nil).
+	exact exactQueries
 }
 
 // lleParams are LLE's parameters.
@@ -371,7 +373,10 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if m.near != nil {
 		nb, err = m.near.query(ctx, m.train, g, m.p.K)
 	} else {
-		nb, err = neighbors.KNNQuery(ctx, toDense(m.train), toDense(g), m.p.K, neighbors.Options{})
+		var s *neighbors.Searcher
+		if s, err = m.exact.searcher(m.train); err == nil {
+			nb, err = s.KNN(ctx, toDense(g), m.p.K)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lle transform: %w", err)

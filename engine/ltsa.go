@@ -72,6 +72,8 @@ type LTSAModel struct {
 	// near, when the fit's neighbours were approximate, answers
 	// Transform's neighbour queries (see trainingLists); nil: exact.
 	near *trainingLists
+	// exact answers the exact queries (near == nil).
+	exact exactQueries
 }
 
 // ltsaParams are LTSA's parameters.
@@ -388,7 +390,7 @@ func (m *LTSAModel) Nullity() int { return m.p.Nullity }
 // which the model (and its file) keeps.
 func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	const what = "ltsa transform"
-	q, nb, err := transformNeighbours(ctx, what, x, m.train, m.near, m.p.K, 0)
+	q, nb, err := transformNeighbours(ctx, what, x, m.train, m.near, &m.exact, m.p.K, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -249,14 +249,15 @@ func TestApproxListsTransform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exactLLE, exactLTSA, exactLap := *lle, *ltsa, *lap
+	// The same models answering exactly: loaded copies without the lists.
+	exactLLE, exactLTSA, exactLap := reloaded(t, lle).(*LLEModel), reloaded(t, ltsa).(*LTSAModel), reloaded(t, lap).(*LaplacianModel)
 	exactLLE.near, exactLTSA.near, exactLap.near = nil, nil, nil
 	for _, c := range []struct {
 		name          string
 		approx, exact Model
 		near          *trainingLists
 		onTraining    bool
-	}{{"lle", lle, &exactLLE, lle.near, true}, {"ltsa", ltsa, &exactLTSA, ltsa.near, true}, {"laplacian", lap, &exactLap, lap.near, false}} {
+	}{{"lle", lle, exactLLE, lle.near, true}, {"ltsa", ltsa, exactLTSA, ltsa.near, true}, {"laplacian", lap, exactLap, lap.near, false}} {
 		if c.near == nil {
 			t.Fatalf("%s: no neighbour lists kept after an approximate fit", c.name)
 		}

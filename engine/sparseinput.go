@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend/flam"
@@ -202,7 +204,7 @@ func inputNeighbours(ctx context.Context, st *stageCtx, in samples, k int, eps f
 // Euclidean. q is converted to train's storage (dense rows to CSR for a
 // sparse model, sparse rows to dense for a dense one). The ε search of
 // sparse rows is brute force: every distance is computed.
-func queryNeighbours(ctx context.Context, train, q samples, k int, eps float64) (*neighbors.Result, error) {
+func queryNeighbours(ctx context.Context, train, q samples, k int, eps float64, ex *exactQueries) (*neighbors.Result, error) {
 	n, _ := train.dims()
 	if train.isSparse() {
 		qa := q.csr
@@ -234,10 +236,34 @@ func queryNeighbours(ctx context.Context, train, q samples, k int, eps float64) 
 	if q.csr != nil {
 		qd = q.csr.ToDense().RawMatrix()
 	}
-	if eps > 0 {
-		return neighbors.RadiusQuery(ctx, toDense(train.dense), toDense(qd), eps, neighbors.Options{})
+	s, err := ex.searcher(train.dense)
+	if err != nil {
+		return nil, err
 	}
-	return neighbors.KNNQuery(ctx, toDense(train.dense), toDense(qd), min(k, n), neighbors.Options{})
+	if eps > 0 {
+		return s.Radius(ctx, toDense(qd), eps)
+	}
+	return s.KNN(ctx, toDense(qd), min(k, n))
+}
+
+// exactQueries holds the Searcher of a model's training rows that answers
+// its exact neighbour queries, made on the first (a model from Fit or
+// Load alike): Transform, block after block, builds the k-d tree of the
+// training rows once. The zero value is ready; a nil one makes a Searcher
+// a call.
+type exactQueries struct {
+	once sync.Once
+	s    *neighbors.Searcher
+	err  error
+}
+
+// searcher returns the Searcher of train.
+func (e *exactQueries) searcher(train blas64.General) (*neighbors.Searcher, error) {
+	if e == nil {
+		return neighbors.NewSearcher(toDense(train), neighbors.Options{})
+	}
+	e.once.Do(func() { e.s, e.err = neighbors.NewSearcher(toDense(train), neighbors.Options{}) })
+	return e.s, e.err
 }
 
 // transformNeighbours reads the rows a model maps (transformInput) in the
@@ -245,7 +271,7 @@ func queryNeighbours(ctx context.Context, train, q samples, k int, eps float64) 
 // each (those within eps when eps > 0) as the fit found its own: by the
 // best-first search of near when the fit's neighbours were approximate and
 // the rows are dense, else by queryNeighbours.
-func transformNeighbours(ctx context.Context, what string, x mat.Matrix, train samples, near *trainingLists, k int, eps float64) (samples, *neighbors.Result, error) {
+func transformNeighbours(ctx context.Context, what string, x mat.Matrix, train samples, near *trainingLists, ex *exactQueries, k int, eps float64) (samples, *neighbors.Result, error) {
 	_, d := train.dims()
 	q, err := transformInput(what, x, d)
 	if err != nil {
@@ -258,7 +284,7 @@ func transformNeighbours(ctx context.Context, what string, x mat.Matrix, train s
 	if near != nil && !q.isSparse() {
 		nb, err = near.query(ctx, train.dense, q.dense, k)
 	} else {
-		nb, err = queryNeighbours(ctx, train, q, k, eps)
+		nb, err = queryNeighbours(ctx, train, q, k, eps, ex)
 	}
 	if err != nil {
 		return q, nil, fmt.Errorf("%s: %w", what, err)

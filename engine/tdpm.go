@@ -96,6 +96,7 @@ type TDPMModel struct {
 	anchor  blas64.General // n×t: P_iᵀx_i
 	tri     triangulation
 	eig     []float64
+	exact   exactQueries // answers Transform's neighbour queries
 }
 
 // tdpmParams are TDPM's parameters.
@@ -588,7 +589,11 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 		}
 		// Tangent spaces at the new points from their K nearest training
 		// points, one identical training point left out.
-		nb, err := neighbors.KNNQuery(ctx, toDense(m.train), toDense(q), min(m.p.K+1, n), neighbors.Options{})
+		s, err := m.exact.searcher(m.train)
+		if err != nil {
+			return nil, fmt.Errorf("tdpm transform: %w", err)
+		}
+		nb, err := s.KNN(ctx, toDense(q), min(m.p.K+1, n))
 		if err != nil {
 			return nil, fmt.Errorf("tdpm transform: %w", err)
 		}

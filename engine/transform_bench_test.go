@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/engine/datasets"
 )
 
 // uspsTrain reads the 7291 training rows of USPS (../shared/data), or
@@ -135,5 +136,37 @@ func BenchmarkTransformRowPCAUSPS(b *testing.B) {
 		if err := TransformRow(ctx, m, dst, test.RawRowView(i%2007)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkTransformRollBlocks maps blocks of 256 new swiss-roll points
+// through models of 2000 roll points that look their neighbours up
+// exactly (the k-d tree of the training rows, built once per model by its
+// Searcher).
+func BenchmarkTransformRollBlocks(b *testing.B) {
+	ctx := context.Background()
+	train, _ := datasets.SwissRoll(2000, 0.05, 1)
+	q, _ := datasets.SwissRoll(256, 0.05, 2)
+	for _, c := range []struct {
+		name string
+		fit  func() (Model, error)
+	}{
+		{"lle", func() (Model, error) { return LLE{K: 10}.Fit(ctx, train) }},
+		{"ltsa", func() (Model, error) { return LTSA{K: 10}.Fit(ctx, train) }},
+		{"laplacian", func() (Model, error) { return LaplacianEigenmaps{K: 10}.Fit(ctx, train) }},
+		{"tdpm", func() (Model, error) { return TDPM{K: 12}.Fit(ctx, train) }},
+	} {
+		m, err := c.fit()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.Transform(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*256), "ns/row")
+		})
 	}
 }

@@ -49,3 +49,31 @@ func ExampleFixDisconnected() {
 	// 2 1 8 true
 	// [0 1 2] [3 4 5]
 }
+
+// Repeated queries against the same rows: the Searcher answers as
+// KNNQuery does, with its k-d tree built once for all the batches.
+func ExampleSearcher() {
+	data := mat.NewDense(5, 2, []float64{0, 0, 1, 0, 0, 1, 5, 5, 6, 5})
+	s, err := neighbors.NewSearcher(data, neighbors.Options{})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	for _, q := range []*mat.Dense{
+		mat.NewDense(1, 2, []float64{0.9, 0.1}),
+		mat.NewDense(2, 2, []float64{5, 4, 0, 0}),
+	} {
+		res, err := s.KNN(ctx, q, 2)
+		if err != nil {
+			panic(err)
+		}
+		for i := 0; i < res.Len(); i++ {
+			ind, dist := res.Row(i)
+			fmt.Printf("%v %.3f\n", ind, dist)
+		}
+	}
+	// Output:
+	// [1 0] [0.141 0.906]
+	// [3 4] [1.000 1.414]
+	// [0 1] [0.000 1.000]
+}
