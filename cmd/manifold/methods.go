@@ -84,13 +84,6 @@ var methods = []method{
 			return asModel(engine.MDS{Dim: p.Dim, Options: p.Options}.Fit(ctx, x))
 		},
 	},
-	// The rows below get their fit function when the method lands in
-	// engine, e.g. for isomap:
-	//
-	//	fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-	//		return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Disconnected: …,
-	//			Labels: p.supervisedLabels(), Options: p.Options}.Fit(ctx, x))
-	//	},
 	{
 		name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS (-float32: geodesics in float32)", uses: with(geodesicFlags, "float32"),
 		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
