@@ -41,8 +41,11 @@
 // Transform's neighbour look-ups by an index of its training rows
 // (neighbors.Index, built on the first Transform under that call's
 // context, or at the end of the fit in a stage "index" when
-// Neighbors.IndexK widens its graph), searched at Neighbors.Width.
-// Neighbors.Graph gives a precomputed graph instead
+// Neighbors.IndexK widens its graph), searched at Neighbors.Width; with
+// exact neighbours LLE, LTSA, Laplacian eigenmaps and TDPM answer them by
+// a neighbors.Searcher of the training rows, made on the first Transform
+// (its k-d tree built once, not at every call), and the Isomap family by
+// its own exact search. Neighbors.Graph gives a precomputed graph instead
 // (the command's -graph FILE.mtx; manifold neighbors writes one). KNNGraph
 // is the neighbour search alone, as a product.
 //
