@@ -125,7 +125,8 @@ func BenchmarkLDLFactorFronts(b *testing.B) {
 	}
 }
 
-// BenchmarkLDLFile orders, analyses (AMD, and the automatic choice), factors (row by row and on fronts)
+// BenchmarkLDLFile orders, analyses (AMD, and the automatic choice, alone
+// and with its first factorization), factors (row by row and on fronts)
 // and solves (column by column and by the plan) with the matrix of a MatrixMarket file named by
 // MANIFOLD_LDL_MTX (as `go run ./bench/scale/ldlorder -write DIR` writes
 // them); skipped without it.
@@ -151,6 +152,20 @@ func BenchmarkLDLFile(b *testing.B) {
 	b.Run("analyze-auto", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAuto); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The analysis and its first factorization, as a certified eigensolve
+	// pays them once (on fronts, the first also builds the supernodes'
+	// pattern of L).
+	b.Run("analyze-auto+factor", func(b *testing.B) {
+		for b.Loop() {
+			an, err := sparse.AnalyzeLDL(ctx, a, sparse.OrderAuto)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := an.Factor(ctx, a, -1); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -17,6 +17,10 @@ import (
 // of its leading principal submatrices in the chosen order, is singular.
 var ErrSingular = errors.New("sparse: zero pivot in LDLᵀ factorization")
 
+// errPattern is the error of a factorization whose matrix does not have
+// the analysed pattern.
+var errPattern = fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+
 // LDLAnalysis is the symbolic LDLᵀ factorization of a sparse symmetric
 // matrix: a fill-reducing ordering P, the elimination tree of P·A·Pᵀ and the
 // column counts of its factor L (Liu, "The role of elimination trees in
@@ -390,6 +394,11 @@ type upLooking struct {
 	pattern []int32
 	norm    float64 // of the rows this state computed
 	work    float64 // flam since ctx was last checked
+	// lo is the smallest column the rows may touch: their subtree's first
+	// (a subtree's columns are contiguous in the analysis's postorder),
+	// 0 when every row is computed here. A row of a matrix without the
+	// analysed pattern that reaches below it fails before it writes.
+	lo int32
 }
 
 func (s *LDLAnalysis) newUpLooking(a *CSR, f *LDL, sigma float64, fill []int, maxL []float64) *upLooking {
@@ -436,9 +445,9 @@ func (u *upLooking) row(k int) error {
 		}
 		y[i] += x
 		ln := 0
-		for ; i < 0 || flag[i] != int32(k); i = s.parent[i] {
-			if i < 0 || i > int32(k) {
-				return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+		for ; i < u.lo || flag[i] != int32(k); i = s.parent[i] {
+			if i < u.lo || i > int32(k) {
+				return errPattern
 			}
 			pattern[ln] = i
 			ln++
@@ -465,7 +474,7 @@ func (u *upLooking) row(k int) error {
 		l := yi / f.d[i]
 		dk -= l * yi
 		if p1 >= s.colStart[i+1] {
-			return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+			return errPattern
 		}
 		f.rowIdx[p1], f.val[p1] = int32(k), l
 		u.fill[i]++
@@ -532,7 +541,9 @@ func (s *LDLAnalysis) factorRowsParallel(ctx context.Context, cut *treeCut, a *C
 					return
 				}
 				t = int(cut.order[t])
-				for _, k := range cut.cols[cut.colStart[t]:cut.colStart[t+1]] {
+				cols := cut.cols[cut.colStart[t]:cut.colStart[t+1]]
+				u.lo = cols[0]
+				for _, k := range cols {
 					if err := u.rowChecked(ctx, int(k)); err != nil {
 						errs[t], errRow[t] = err, int(k)
 						break
@@ -556,6 +567,7 @@ func (s *LDLAnalysis) factorRowsParallel(ctx context.Context, cut *treeCut, a *C
 		return 0, first
 	}
 	u := states[0]
+	u.lo = 0
 	for _, k := range cut.top {
 		if err := u.rowChecked(ctx, int(k)); err != nil {
 			return 0, err

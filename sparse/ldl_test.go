@@ -989,3 +989,80 @@ func TestLDLAutoConcurrentMatchesSerial(t *testing.T) {
 		t.Logf("%s: %v, %d entries, tried %v, multifrontal %v", c.name, both.Ordering(), both.NNZ(), both.TriedFill(), both.Multifrontal())
 	}
 }
+
+// A matrix without the analysed pattern is refused with ErrInvalid — no
+// panic, and no row writing into another goroutine's subtree — on the
+// row-by-row path and on fronts, serially and on the subtrees at once:
+// extra entries joining far-apart vertices, of one graph or of two
+// graphs the analysis saw apart (a walk up the elimination forest then
+// ends past a root).
+func TestLDLOtherPatternRefused(t *testing.T) {
+	ctx := context.Background()
+	grid := first(gridUnweighted(120, 120))
+	lattice := latticeCliques(80, 80)
+	joined := func(a *sparse.CSR, pairs int) *sparse.CSR {
+		n, _ := a.Dims()
+		c := sparse.NewCOO(n, n, 0)
+		ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
+		for i := range n {
+			for p := ptr[i]; p < ptr[i+1]; p++ {
+				c.Add(i, ind[p], val[p])
+			}
+		}
+		for q := 0; q < pairs; q++ {
+			i, j := (q*7919)%n, (q*104729+n/2)%n
+			if i != j {
+				c.Add(i, j, 1e-3)
+				c.Add(j, i, 1e-3)
+			}
+		}
+		return c.ToCSR()
+	}
+	twice := func(g *sparse.CSR) *sparse.CSR { // two copies of g, not joined: the elimination tree is a forest
+		n, _ := g.Dims()
+		c := sparse.NewCOO(2*n, 2*n, 0)
+		ptr, ind, val := g.RowPtr(), g.ColIdx(), g.Values()
+		for i := range n {
+			for p := ptr[i]; p < ptr[i+1]; p++ {
+				c.Add(i, ind[p], val[p])
+				c.Add(n+i, n+ind[p], val[p])
+			}
+		}
+		return c.ToCSR()
+	}
+	for _, c := range []struct {
+		name   string
+		a      *sparse.CSR
+		fronts bool
+	}{
+		{"grid 120×120, row by row", grid, false},
+		{"two grids 90×90, row by row", twice(first(gridUnweighted(90, 90))), false},
+		{"lattice cliques 80×80, fronts", lattice, true},
+		{"two lattices of cliques 70×70, fronts", twice(latticeCliques(70, 70)), true},
+	} {
+		an, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if an.Multifrontal() != c.fronts {
+			t.Fatalf("%s: multifrontal %v", c.name, an.Multifrontal())
+		}
+		for _, procs := range []int{1, 2, 4} {
+			func() {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				for _, other := range []*sparse.CSR{joined(c.a, 50), joined(c.a, 1)} {
+					an2, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD) // a fresh analysis: the fronts' pattern is built by the first Factor
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := an2.Factor(ctx, other, -1); !errors.Is(err, sparse.ErrInvalid) {
+						t.Errorf("%s, %d goroutines: extra entries: %v, want ErrInvalid", c.name, procs, err)
+					}
+				}
+				if _, err := an.Factor(ctx, c.a, -1); err != nil {
+					t.Errorf("%s, %d goroutines: the analysed matrix: %v", c.name, procs, err)
+				}
+			}()
+		}
+	}
+}

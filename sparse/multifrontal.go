@@ -152,7 +152,19 @@ func (s *LDLAnalysis) supernodal(ctx context.Context, a *CSR) (*supernodes, erro
 		v := s.perm[k]
 		walked := a.indptr[v+1] - a.indptr[v] + 1
 		for _, w := range a.ind[a.indptr[v]:a.indptr[v+1]] {
-			for i := s.inv[w]; i < int32(k) && flag[i] != int32(k); i = s.parent[i] {
+			for i := s.inv[w]; i < int32(k); i = s.parent[i] {
+				// A walk past a root of the elimination forest, or into
+				// a full column: a as a matrix without the analysed
+				// pattern.
+				if i < 0 {
+					return nil, errPattern
+				}
+				if flag[i] == int32(k) {
+					break
+				}
+				if next[i] >= s.colStart[i+1] {
+					return nil, errPattern
+				}
 				sn.pattern[next[i]] = int32(k)
 				next[i]++
 				flag[i] = int32(k)
@@ -380,7 +392,7 @@ func (fw *frontWorker) front(ctx context.Context, t int32) error {
 			}
 			r := pos[i]
 			if r < 0 {
-				return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+				return errPattern
 			}
 			F[int(r)*m+c] += x
 		}
@@ -397,7 +409,7 @@ func (fw *frontWorker) front(ctx context.Context, t int32) error {
 		for _, rx := range cidx {
 			px := pos[rx]
 			if px < 0 {
-				return fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
+				return errPattern
 			}
 			rel = append(rel, px)
 		}
