@@ -407,6 +407,85 @@ func (c *certifier) lockPairs(w []float64, v blas64.General, res2 []float64) (in
 	return got, nil
 }
 
+// refined is what refine found: the dim eigenpairs and the work done.
+type refined struct {
+	out    *bottomResult
+	solves int
+	flam   float64
+	err    error
+}
+
+// refine improves the locked pairs: two steps of subspace iteration with
+// S on the locked vectors that are not null (u and the null ones
+// projected out: S would blow their rounding-level components up by 1/ε)
+// and a Rayleigh–Ritz step with B: each step divides the error in a
+// vector of eigenvalue λ by about (λ' + ε)/(λ + ε), λ' the smallest
+// eigenvalue not locked. It reads the locked pairs and solves with c.fac
+// and changes nothing of c, so it may run beside the certificate's
+// factorization (its work is returned, for the caller to add).
+func (c *certifier) refine(ctx context.Context, dim int, thr float64) (ref refined) {
+	defer func() {
+		if p := recover(); p != nil { // it may run on a goroutine of its own
+			ref = refined{err: fmt.Errorf("%w: the refinement of the eigenvectors panicked: %v", ErrNumerical, p)}
+		}
+	}()
+	b, n := c.b, c.n
+	var nullIdx, restIdx []int
+	for j := 1; j < len(c.vals); j++ {
+		if c.vals[j] <= thr {
+			nullIdx = append(nullIdx, j)
+		} else {
+			restIdx = append(restIdx, j)
+		}
+	}
+	sort.SliceStable(nullIdx, func(a, b int) bool { return c.vals[nullIdx[a]] < c.vals[nullIdx[b]] })
+	pick := func(idx []int) blas64.General {
+		g := newGeneral(n, len(idx))
+		for i := 0; i < n; i++ {
+			for j, k := range idx {
+				g.Data[i*len(idx)+j] = c.x[i*c.xcap+k]
+			}
+		}
+		return g
+	}
+	fixed := pick(append([]int{0}, nullIdx...))
+	y := pick(restIdx)
+	var w []float64
+	for step := 0; step < 2 && y.Cols > 0; step++ {
+		if err := ctx.Err(); err != nil {
+			return refined{err: err}
+		}
+		y = orthonormalize(y, fixed)
+		c.fac.SolveBlockTo(y, y)
+		ref.solves += y.Cols
+		y = orthonormalize(y, fixed)
+		if y.Cols < len(restIdx) {
+			return refined{err: fmt.Errorf("%w: the locked eigenvectors lost their rank (%d of %d)", ErrNumerical, y.Cols, len(restIdx))}
+		}
+		var err error
+		w, y, _, err = rayleighRitz(b, y)
+		if err != nil {
+			return refined{err: wrapNumerical(err)}
+		}
+		ref.flam += float64(y.Cols) * (2*float64(c.an.NNZ()) + float64(b.NNZ()) + 4*float64(n*y.Cols))
+	}
+	out := &bottomResult{vals: make([]float64, dim), vecs: newGeneral(n, dim), certified: true}
+	for j := 0; j < dim; j++ {
+		src, col := y, j-len(nullIdx)
+		if j < len(nullIdx) {
+			src, col = fixed, j+1
+			out.vals[j] = c.vals[nullIdx[j]]
+		} else {
+			out.vals[j] = w[col]
+		}
+		for i := 0; i < n; i++ {
+			out.vecs.Data[i*dim+j] = src.Data[i*src.Stride+col]
+		}
+	}
+	ref.out = out
+	return ref
+}
+
 // certifiedBottom returns the dim smallest eigenpairs of b on the
 // complement of the unit null vector u, certified by inertia.
 // done, when not nil, counts the solves with the factor (the Lanczos
@@ -461,6 +540,8 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	bs := 1
 	want := dim
 	rounds := 0
+	thr := nullRel * norm
+	var ref refined // the refined pairs of the round the certificate holds for
 	var sigma float64
 	var neg, found int
 	for {
@@ -490,7 +571,14 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		// (a few ε·‖B‖) and small next to λ_dim, so that the count rarely
 		// takes in an eigenvalue beyond the wanted ones.
 		delta := max(1e-13*norm, 1e-3*math.Abs(lk))
+		// The refinement of the locked pairs runs beside the
+		// certificate's factorization (it reads what the certificate
+		// does not change); it is kept when the certificate holds, and
+		// waited for either way.
+		spec := make(chan refined, 1)
+		go func() { spec <- c.refine(ctx, dim, thr) }()
 		certified := false
+		var certErr error
 		for try := 0; try < 4; try++ {
 			sigma = lk + delta*float64(1+try)
 			f, err := an.Factor(ctx, b, sigma)
@@ -500,7 +588,8 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 				continue
 			}
 			if err != nil {
-				return nil, "", 0, 0, wrapNumerical(err)
+				certErr = wrapNumerical(err)
+				break
 			}
 			if f.Growth() > 1e6 {
 				continue
@@ -515,10 +604,17 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 			certified = true
 			break
 		}
+		ref = <-spec
+		if certErr != nil {
+			return nil, "", 0, 0, certErr
+		}
 		if !certified {
 			return nil, "", 0, 0, fmt.Errorf("%w: no stable LDLᵀ of B − σI near σ = %g to certify the eigenvalues", ErrNumerical, sigma)
 		}
 		if neg == found {
+			if ref.err != nil {
+				return nil, "", 0, 0, ref.err
+			}
 			break
 		}
 		if neg < found {
@@ -527,64 +623,9 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		want = neg - found
 		bs = max(bs, min(want, 16))
 	}
-	// Two steps of subspace iteration with S on the locked vectors that
-	// are not null (u and the null ones projected out: S would blow their
-	// rounding-level components up by 1/ε) and a Rayleigh–Ritz step with
-	// B: each step divides the error in a vector of eigenvalue λ by about
-	// (λ' + ε)/(λ + ε), λ' the smallest eigenvalue not locked.
-	thr := nullRel * norm
-	var nullIdx, restIdx []int
-	for j := 1; j < len(c.vals); j++ {
-		if c.vals[j] <= thr {
-			nullIdx = append(nullIdx, j)
-		} else {
-			restIdx = append(restIdx, j)
-		}
-	}
-	sort.SliceStable(nullIdx, func(a, b int) bool { return c.vals[nullIdx[a]] < c.vals[nullIdx[b]] })
-	pick := func(idx []int) blas64.General {
-		g := newGeneral(n, len(idx))
-		for i := 0; i < n; i++ {
-			for j, k := range idx {
-				g.Data[i*len(idx)+j] = c.x[i*c.xcap+k]
-			}
-		}
-		return g
-	}
-	fixed := pick(append([]int{0}, nullIdx...))
-	y := pick(restIdx)
-	var w []float64
-	for step := 0; step < 2 && y.Cols > 0; step++ {
-		if err := ctx.Err(); err != nil {
-			return nil, "", 0, 0, err
-		}
-		y = orthonormalize(y, fixed)
-		c.fac.SolveBlockTo(y, y)
-		c.solve += y.Cols
-		y = orthonormalize(y, fixed)
-		if y.Cols < len(restIdx) {
-			return nil, "", 0, 0, fmt.Errorf("%w: the locked eigenvectors lost their rank (%d of %d)", ErrNumerical, y.Cols, len(restIdx))
-		}
-		var err error
-		w, y, _, err = rayleighRitz(b, y)
-		if err != nil {
-			return nil, "", 0, 0, wrapNumerical(err)
-		}
-		c.flam += float64(y.Cols) * (2*float64(an.NNZ()) + float64(b.NNZ()) + 4*float64(n*y.Cols))
-	}
-	out := &bottomResult{vals: make([]float64, dim), vecs: newGeneral(n, dim), certified: true}
-	for j := 0; j < dim; j++ {
-		src, col := y, j-len(nullIdx)
-		if j < len(nullIdx) {
-			src, col = fixed, j+1
-			out.vals[j] = c.vals[nullIdx[j]]
-		} else {
-			out.vals[j] = w[col]
-		}
-		for i := 0; i < n; i++ {
-			out.vecs.Data[i*dim+j] = src.Data[i*src.Stride+col]
-		}
-	}
+	out := ref.out
+	c.solve += ref.solves
+	c.flam += ref.flam
 	// Nullity: certified below σ when the dim-th eigenvalue is not null;
 	// otherwise the inertia at the null threshold counts it.
 	out.nullity = 0
