@@ -58,7 +58,8 @@ type LDLAnalysis struct {
 // multifrontal: an envelope is factored row by row, and it was the slower
 // on every such matrix measured. With two or more cores the two analyses
 // run at once on two goroutines (RCM's abandoned as soon as AMD's proves
-// multifrontal); the analysis kept is the one the serial loop keeps. Nested dissection is not tried either: it cost more
+// multifrontal); the analysis kept is the one the serial loop keeps.
+// Nested dissection is not tried either: it cost more
 // than AMD on every matrix measured (bench/scale/ldlorder: swiss rolls,
 // deformed digits, grids) and its ordering takes as long as AMD's. Time,
 // not entries: on the neighbour graphs of high-dimensional data AMD stores
@@ -493,8 +494,8 @@ func (u *upLooking) row(k int) error {
 const rowCutMinFlam = 1e6
 
 // rowCut returns the cut of the elimination tree that the row-by-row
-// factorization runs on all cores (nil: the factor is too small, or one
-// core), computed once per analysis: no subtree holds more than 1/P of
+// factorization runs on all cores (nil: the factor is too small, one
+// core, or fewer than two subtrees), computed once per analysis: no subtree holds more than 1/P of
 // the flam, P = GOMAXPROCS, and the rows above them are computed alone.
 // Measured on the Laplacian of a 10,000-point swiss roll's kNN graph
 // (6e6 flam, two cores): 1/2 13.0–14.9 ms serial → 7.3–7.5 ms, 1/4
@@ -510,7 +511,9 @@ func (s *LDLAnalysis) rowCut() *treeCut {
 			c := int64(s.colStart[j+1] - s.colStart[j])
 			work[j] = c*(c+3)/2 + 1
 		}
-		s.rowCutVal = cutTree(s.parent, work, runtime.GOMAXPROCS(0))
+		if cut := cutTree(s.parent, work, runtime.GOMAXPROCS(0)); len(cut.root) >= 2 {
+			s.rowCutVal = cut // else nothing to share
+		}
 	})
 	return s.rowCutVal
 }
