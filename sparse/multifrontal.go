@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -200,8 +201,9 @@ func (s *LDLAnalysis) factorMultifrontal(ctx context.Context, a *CSR, f *LDL, ma
 	ns := len(sn.start) - 1
 	update := make([][]float64, ns) // update matrix of each supernode (packed lower triangle), until its parent takes it
 	var live atomic.Int64           // update-matrix entries held by all workers
+	store := &updateStore{limit: frontWorkers(ns) * sn.peakUpdate}
 	newWorker := func() *frontWorker {
-		w := &frontWorker{s: s, sn: sn, a: a, f: f, update: update, pos: make([]int32, n), live: &live, peak: &f.peakUpdate}
+		w := &frontWorker{s: s, sn: sn, a: a, f: f, update: update, pos: make([]int32, n), live: &live, peak: &f.peakUpdate, store: store}
 		for i := range w.pos {
 			w.pos[i] = -1
 		}
@@ -335,6 +337,54 @@ type frontWorker struct {
 	// live counts the update matrices' entries held by all workers, peak
 	// its largest value (for the tests of FactorBytes).
 	live, peak *atomic.Int64
+	store      *updateStore // shared: the update matrices' storage, recycled
+}
+
+// updateStore recycles the storage of the update matrices within one
+// factorization: a front's extend-add frees its children's, which later
+// fronts take (by size class, powers of two), so a factorization
+// allocates about its peak of live update matrices rather than all of
+// them, and a recycled one needs no zeroing (every entry is written). It
+// keeps at most limit entries of free storage (FactorBytes' count of the
+// update matrices; beyond it a freed one is left to the collector).
+// LLE of a 50,000-point swiss roll, a fresh process a fit: peak RSS
+// 299–320 → 239–261 MB; the fit's time within the machine's noise
+// (1.34–1.65 → 1.28–1.46 s in one sitting, 1.37–1.51 → 1.38–1.56 s in
+// the next).
+type updateStore struct {
+	mu      sync.Mutex
+	free    [64][][]float64
+	freeCap int // entries of storage in free
+	limit   int
+}
+
+// get returns a slice of length n (capacity the next power of two).
+func (u *updateStore) get(n int) []float64 {
+	c := bits.Len(uint(n - 1))
+	u.mu.Lock()
+	if l := len(u.free[c]); l > 0 {
+		b := u.free[c][l-1]
+		u.free[c] = u.free[c][:l-1]
+		u.freeCap -= cap(b)
+		u.mu.Unlock()
+		return b[:n]
+	}
+	u.mu.Unlock()
+	return make([]float64, n, 1<<c)
+}
+
+// put gives b's storage back.
+func (u *updateStore) put(b []float64) {
+	c := bits.Len(uint(cap(b) - 1))
+	if cap(b) != 1<<c {
+		return
+	}
+	u.mu.Lock()
+	if u.freeCap+cap(b) <= u.limit {
+		u.free[c] = append(u.free[c], b)
+		u.freeCap += cap(b)
+	}
+	u.mu.Unlock()
 }
 
 // held adds d entries to the update matrices held and records the peak.
@@ -424,6 +474,7 @@ func (fw *frontWorker) front(ctx context.Context, t int32) error {
 			}
 		}
 		update[ch] = nil
+		fw.store.put(u)
 		fw.held(-len(u))
 		fw.work += float64(mu * mu)
 	}
@@ -515,7 +566,7 @@ func (fw *frontWorker) front(ctx context.Context, t int32) error {
 	}
 	below := m - w
 	if below > 0 && sn.parent[t] >= 0 {
-		u := make([]float64, below*(below+1)/2) // packed lower triangle, by rows
+		u := fw.store.get(below * (below + 1) / 2) // packed lower triangle, by rows
 		for r := range below {
 			copy(u[r*(r+1)/2:r*(r+1)/2+r+1], F[(w+r)*m+w:(w+r)*m+w+r+1])
 		}
