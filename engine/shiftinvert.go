@@ -605,6 +605,8 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 			break
 		}
 		ref = <-spec
+		c.solve += ref.solves // counted whether kept or not: the work was done
+		c.flam += ref.flam
 		if certErr != nil {
 			return nil, "", 0, 0, certErr
 		}
@@ -624,8 +626,6 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		bs = max(bs, min(want, 16))
 	}
 	out := ref.out
-	c.solve += ref.solves
-	c.flam += ref.flam
 	// Nullity: certified below σ when the dim-th eigenvalue is not null;
 	// otherwise the inertia at the null threshold counts it.
 	out.nullity = 0
