@@ -15,11 +15,15 @@ import (
 )
 
 // Sample is the number of evenly spaced rows whose covariance Axes
-// estimates; Block the rows Project projects at a time.
-const (
-	Sample = 8192
-	Block  = 4096
-)
+// estimates.
+const Sample = 8192
+
+// projectRows is the rows Project projects at a time (one matrix product,
+// between two context checks): 4096 rows of 256 features took a loaded
+// CI machine up to 130 ms; a row's coordinates are the same whatever
+// the block (a product's entries are summed over the features in one
+// order: TestProjectBlocks).
+var projectRows = 1024
 
 // Row returns row i of n rows of d values, in float64, using buf (d
 // values) when it must convert.
@@ -59,11 +63,15 @@ func Axes(ctx context.Context, n, d int, row Row, share float64) (axes blas64.Ge
 	}
 	cov := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
 	// One product of up to Sample × d (a few hundred milliseconds at
-	// d = 256): it runs on its own goroutine so that a cancelled ctx
-	// returns at once (the product, unread, finishes in the background).
+	// d = 256) and the d × d eigendecomposition (tens of milliseconds):
+	// they run on their own goroutine so that a cancelled ctx returns at
+	// once (the work, unread, finishes in the background).
+	var eig mat.EigenSym
+	ok := false
 	done := make(chan struct{})
 	go func() {
 		blas64.Syrk(blas.Trans, 1, c, 0, cov)
+		ok = eig.Factorize(mat.NewSymDense(d, cov.Data), true)
 		close(done)
 	}()
 	select {
@@ -71,8 +79,7 @@ func Axes(ctx context.Context, n, d int, row Row, share float64) (axes blas64.Ge
 	case <-ctx.Done():
 		return blas64.General{}, nil, ctx.Err()
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(mat.NewSymDense(d, cov.Data), true) {
+	if !ok {
 		return blas64.General{}, nil, nil
 	}
 	vals := eig.Values(nil) // ascending
@@ -106,18 +113,18 @@ func Axes(ctx context.Context, n, d int, row Row, share float64) (axes blas64.Ge
 // Project computes, for every row i of the n given, its coordinates
 // z = axesᵀ·(x_i − mean) on the axes (d × p, from Axes) and calls
 // each(i, centred, z) with the centred row and z (scratch, valid during
-// the call), block by block (Block rows, one matrix product each), in
+// the call), block by block (projectRows rows, one matrix product each), in
 // order. It checks ctx before each block.
 func Project(ctx context.Context, n int, row Row, axes blas64.General, mean []float64, each func(i int, centred, z []float64)) error {
 	d, p := axes.Rows, axes.Cols
-	blk := blas64.General{Cols: d, Stride: d, Data: make([]float64, min(n, Block)*d)}
-	out := blas64.General{Cols: p, Stride: p, Data: make([]float64, min(n, Block)*p)}
+	blk := blas64.General{Cols: d, Stride: d, Data: make([]float64, min(n, projectRows)*d)}
+	out := blas64.General{Cols: p, Stride: p, Data: make([]float64, min(n, projectRows)*p)}
 	buf := make([]float64, d)
-	for lo := 0; lo < n; lo += Block {
+	for lo := 0; lo < n; lo += projectRows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		hi := min(n, lo+Block)
+		hi := min(n, lo+projectRows)
 		blk.Rows, out.Rows = hi-lo, hi-lo
 		for r := lo; r < hi; r++ {
 			dst := blk.Data[(r-lo)*d : (r-lo+1)*d]
