@@ -374,7 +374,7 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 		nb, err = m.near.query(ctx, m.train, g, m.p.K)
 	} else {
 		var s *neighbors.Searcher
-		if s, err = m.exact.searcher(m.train); err == nil {
+		if s, err = exactSearcher(ctx, &m.exact, m.train); err == nil {
 			nb, err = s.KNN(ctx, toDense(g), m.p.K)
 		}
 	}

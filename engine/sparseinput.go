@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -236,7 +235,7 @@ func queryNeighbours(ctx context.Context, train, q samples, k int, eps float64, 
 	if q.csr != nil {
 		qd = q.csr.ToDense().RawMatrix()
 	}
-	s, err := ex.searcher(train.dense)
+	s, err := exactSearcher(ctx, ex, train.dense)
 	if err != nil {
 		return nil, err
 	}
@@ -249,21 +248,14 @@ func queryNeighbours(ctx context.Context, train, q samples, k int, eps float64, 
 // exactQueries holds the Searcher of a model's training rows that answers
 // its exact neighbour queries, made on the first (a model from Fit or
 // Load alike): Transform, block after block, builds the k-d tree of the
-// training rows once. The zero value is ready; a nil one makes a Searcher
-// a call.
-type exactQueries struct {
-	once sync.Once
-	s    *neighbors.Searcher
-	err  error
-}
+// training rows once. The zero value is ready.
+type exactQueries = lazy[*neighbors.Searcher]
 
-// searcher returns the Searcher of train.
-func (e *exactQueries) searcher(train blas64.General) (*neighbors.Searcher, error) {
-	if e == nil {
+// exactSearcher returns the Searcher of train that ex keeps.
+func exactSearcher(ctx context.Context, ex *exactQueries, train blas64.General) (*neighbors.Searcher, error) {
+	return ex.get(ctx, func(context.Context) (*neighbors.Searcher, error) {
 		return neighbors.NewSearcher(toDense(train), neighbors.Options{})
-	}
-	e.once.Do(func() { e.s, e.err = neighbors.NewSearcher(toDense(train), neighbors.Options{}) })
-	return e.s, e.err
+	})
 }
 
 // transformNeighbours reads the rows a model maps (transformInput) in the

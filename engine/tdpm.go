@@ -589,7 +589,7 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 		}
 		// Tangent spaces at the new points from their K nearest training
 		// points, one identical training point left out.
-		s, err := m.exact.searcher(m.train)
+		s, err := exactSearcher(ctx, &m.exact, m.train)
 		if err != nil {
 			return nil, fmt.Errorf("tdpm transform: %w", err)
 		}

@@ -32,16 +32,14 @@ func KNN(ctx context.Context, x mat.Matrix, k int, opt Options) (*Result, error)
 
 // KNNQuery returns the k nearest rows of data for every row of queries
 // (nothing is excluded: a query equal to a data row finds it at distance
-// 0). k must be in [0, rows of data].
+// 0). k must be in [0, rows of data]. It is a Searcher of data used
+// once (the k-d tree, when there is one, built for this call).
 func KNNQuery(ctx context.Context, data, queries mat.Matrix, k int, opt Options) (*Result, error) {
-	x, q, err := dataAndQueries(data, queries)
+	s, err := NewSearcher(data, opt)
 	if err != nil {
 		return nil, err
 	}
-	if k < 0 || k > x.Rows {
-		return nil, fmt.Errorf("%w: k = %d neighbours asked of %d points", ErrInput, k, x.Rows)
-	}
-	return knnDense(ctx, x, q, k, false, opt)
+	return s.KNN(ctx, queries, k)
 }
 
 // Radius returns, for every row of x, the other rows within distance eps
@@ -58,31 +56,25 @@ func Radius(ctx context.Context, x mat.Matrix, eps float64, opt Options) (*Resul
 }
 
 // RadiusQuery returns, for every row of queries, the rows of data within
-// distance eps.
+// distance eps: a Searcher of data used once.
 func RadiusQuery(ctx context.Context, data, queries mat.Matrix, eps float64, opt Options) (*Result, error) {
-	x, q, err := dataAndQueries(data, queries)
+	s, err := NewSearcher(data, opt)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkEps(eps); err != nil {
-		return nil, err
-	}
-	return radiusDense(ctx, x, q, eps, false, opt)
+	return s.Radius(ctx, queries, eps)
 }
 
-// dataAndQueries returns the rows of data and queries, checked finite and
-// of the same width.
-func dataAndQueries(data, queries mat.Matrix) (x, q blas64.General, err error) {
-	if x, err = rowMajor("data", data); err != nil {
-		return x, q, err
-	}
-	if q, err = rowMajor("queries", queries); err != nil {
-		return x, q, err
+// queriesOf returns the rows of queries, checked finite and of x's width.
+func queriesOf(x blas64.General, queries mat.Matrix) (blas64.General, error) {
+	q, err := rowMajor("queries", queries)
+	if err != nil {
+		return q, err
 	}
 	if q.Rows > 0 && q.Cols != x.Cols {
-		return x, q, fmt.Errorf("%w: queries have %d columns, data %d", ErrInput, q.Cols, x.Cols)
+		return q, fmt.Errorf("%w: queries have %d columns, data %d", ErrInput, q.Cols, x.Cols)
 	}
-	return x, q, nil
+	return q, nil
 }
 
 func checkEps(eps float64) error {
@@ -169,6 +161,12 @@ func key(m Metric, d float64) float64 {
 }
 
 func knnDense(ctx context.Context, x, q blas64.General, k int, self bool, opt Options) (*Result, error) {
+	return knnDenseTree(ctx, x, q, k, self, opt, nil)
+}
+
+// knnDenseTree is knnDense whose k-d tree of x, when the cost model picks
+// one, comes from tree (nil: built for the call).
+func knnDenseTree(ctx context.Context, x, q blas64.General, k int, self bool, opt Options, tree func() *kdTree) (*Result, error) {
 	if opt.Algorithm == NNDescent {
 		if self && k > 0 {
 			a := opt.Approx
@@ -195,10 +193,18 @@ func knnDense(ctx context.Context, x, q blas64.General, k int, self bool, opt Op
 	}
 	switch opt.choose(q.Rows, x.Rows, x.Cols, k) {
 	case KDTree:
-		return treeKNN(ctx, buildKDTree(x, opt.leafSize()), q, k, self)
+		return treeKNN(ctx, kdTreeOf(x, opt, tree), q, k, self)
 	default:
 		return bruteKNN(ctx, newEuclidSpace(opt.impl(), x, q, self), k, self)
 	}
+}
+
+// kdTreeOf returns tree() or, with no tree, a new tree of x.
+func kdTreeOf(x blas64.General, opt Options, tree func() *kdTree) *kdTree {
+	if tree != nil {
+		return tree()
+	}
+	return buildKDTree(x, opt.leafSize())
 }
 
 func newEuclidSpace(impl backend.Impl, x, q blas64.General, self bool) *euclidSpace {
@@ -212,6 +218,12 @@ func newEuclidSpace(impl backend.Impl, x, q blas64.General, self bool) *euclidSp
 }
 
 func radiusDense(ctx context.Context, x, q blas64.General, eps float64, self bool, opt Options) (*Result, error) {
+	return radiusDenseTree(ctx, x, q, eps, self, opt, nil)
+}
+
+// radiusDenseTree is radiusDense whose k-d tree of x, when the cost model
+// picks one, comes from tree (nil: built for the call).
+func radiusDenseTree(ctx context.Context, x, q blas64.General, eps float64, self bool, opt Options, tree func() *kdTree) (*Result, error) {
 	if opt.Metric == Cosine {
 		xh := normalizedCopy(x)
 		qh := xh
@@ -225,7 +237,7 @@ func radiusDense(ctx context.Context, x, q blas64.General, eps float64, self boo
 	}
 	switch opt.choose(q.Rows, x.Rows, x.Cols, opt.leafSize()) {
 	case KDTree:
-		return treeRadius(ctx, buildKDTree(x, opt.leafSize()), q, eps*eps, self)
+		return treeRadius(ctx, kdTreeOf(x, opt, tree), q, eps*eps, self)
 	default:
 		return bruteRadius(ctx, newEuclidSpace(opt.impl(), x, q, self), eps*eps, self)
 	}

@@ -34,18 +34,8 @@ func NewSearcher(data mat.Matrix, opt Options) (*Searcher, error) {
 	return &Searcher{x: x, opt: opt}, nil
 }
 
-// usesTree reports whether KNNQuery and RadiusQuery would build a k-d tree
-// for m queries with the parameter p (k, or the leaf size for radius
-// queries).
-func (s *Searcher) usesTree(m, p int) bool {
-	o := s.opt
-	if o.Algorithm == NNDescent {
-		o.Algorithm = Auto // queries are exact
-	}
-	return o.Metric != Cosine && o.choose(m, s.x.Rows, s.x.Cols, p) == KDTree
-}
-
-// kdTree returns the tree, built on first use.
+// kdTree returns the tree, built on first use (by the first query the
+// cost model sends to a tree: the searches decide as KNNQuery's do).
 func (s *Searcher) kdTree() *kdTree {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -55,44 +45,26 @@ func (s *Searcher) kdTree() *kdTree {
 	return s.tree
 }
 
-// queries reads the queries and checks their width.
-func (s *Searcher) queries(queries mat.Matrix) (blas64.General, error) {
-	q, err := rowMajor("queries", queries)
-	if err != nil {
-		return q, err
-	}
-	if q.Rows > 0 && q.Cols != s.x.Cols {
-		return q, fmt.Errorf("%w: queries have %d columns, data %d", ErrInput, q.Cols, s.x.Cols)
-	}
-	return q, nil
-}
-
 // KNN is KNNQuery of the Searcher's rows.
 func (s *Searcher) KNN(ctx context.Context, queries mat.Matrix, k int) (*Result, error) {
-	q, err := s.queries(queries)
+	q, err := queriesOf(s.x, queries)
 	if err != nil {
 		return nil, err
 	}
 	if k < 0 || k > s.x.Rows {
 		return nil, fmt.Errorf("%w: k = %d neighbours asked of %d points", ErrInput, k, s.x.Rows)
 	}
-	if s.usesTree(q.Rows, k) {
-		return treeKNN(ctx, s.kdTree(), q, k, false)
-	}
-	return knnDense(ctx, s.x, q, k, false, s.opt)
+	return knnDenseTree(ctx, s.x, q, k, false, s.opt, s.kdTree)
 }
 
 // Radius is RadiusQuery of the Searcher's rows.
 func (s *Searcher) Radius(ctx context.Context, queries mat.Matrix, eps float64) (*Result, error) {
-	q, err := s.queries(queries)
+	q, err := queriesOf(s.x, queries)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkEps(eps); err != nil {
 		return nil, err
 	}
-	if s.usesTree(q.Rows, s.opt.leafSize()) {
-		return treeRadius(ctx, s.kdTree(), q, eps*eps, false)
-	}
-	return radiusDense(ctx, s.x, q, eps, false, s.opt)
+	return radiusDenseTree(ctx, s.x, q, eps, false, s.opt, s.kdTree)
 }

@@ -10,8 +10,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// A Searcher answers as KNNQuery and RadiusQuery do, bit for bit, with its
-// k-d tree built once: low-dimensional rows (the tree), wide rows (brute
+// A Searcher answers, bit for bit, as the searches that build their k-d
+// tree for every call (knnDense, radiusDense) do, with its tree built
+// once: low-dimensional rows (the tree), wide rows (brute
 // force), one query and many, duplicates, the cosine metric, concurrent
 // callers.
 func TestSearcherMatchesQueries(t *testing.T) {
@@ -53,7 +54,7 @@ func TestSearcherMatchesQueries(t *testing.T) {
 			q := random(m, d)
 			q.SetRow(0, c.data.RawRowView(3)) // a query equal to a row
 			for _, k := range []int{1, 10} {
-				want, err := KNNQuery(ctx, c.data, q, k, c.opt)
+				want, err := knnDense(ctx, c.data.RawMatrix(), q.RawMatrix(), k, false, c.opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -64,21 +65,21 @@ func TestSearcherMatchesQueries(t *testing.T) {
 						defer wg.Done()
 						got, err := s.KNN(ctx, q, k)
 						if err != nil || !same(got, want) {
-							t.Errorf("%s, %d queries, k = %d: the Searcher's answer differs from KNNQuery's (%v)", c.name, m, k, err)
+							t.Errorf("%s, %d queries, k = %d: the Searcher's answer differs from a search with a tree of its own (%v)", c.name, m, k, err)
 						}
 					}()
 				}
 				wg.Wait()
 			}
 			if c.opt.Metric == Cosine {
-				continue // RadiusQuery is Euclidean's
+				continue // the radius searches are Euclidean's
 			}
-			want, err := RadiusQuery(ctx, c.data, q, c.eps, c.opt)
+			want, err := radiusDense(ctx, c.data.RawMatrix(), q.RawMatrix(), c.eps, false, c.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got, err := s.Radius(ctx, q, c.eps); err != nil || !same(got, want) {
-				t.Errorf("%s, %d queries: the Searcher's radius answer differs from RadiusQuery's (%v)", c.name, m, err)
+				t.Errorf("%s, %d queries: the Searcher's radius answer differs from a search with a tree of its own (%v)", c.name, m, err)
 			}
 		}
 		tree := s.tree
