@@ -212,10 +212,14 @@ func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) *LDLAnalysis {
 	}
 	for j, c := range cnt {
 		s.colStart[j+1] = s.colStart[j] + c
-		s.flam += float64(c)*float64(c+3)/2 + 1
+		s.flam += float64(columnFlam(c))
 	}
 	return s
 }
+
+// columnFlam is the flam of column j of the factor, with c entries below
+// the diagonal: its pivot and the updates it makes.
+func columnFlam(c int) int64 { return int64(c)*int64(c+3)/2 + 1 }
 
 // postorder renumbers the columns in a postorder of the elimination tree
 // (children in increasing order, each subtree's columns contiguous and
@@ -508,8 +512,7 @@ func (s *LDLAnalysis) rowCut() *treeCut {
 	s.rowCutOnce.Do(func() {
 		work := make([]int64, s.n)
 		for j := range s.n {
-			c := int64(s.colStart[j+1] - s.colStart[j])
-			work[j] = c*(c+3)/2 + 1
+			work[j] = columnFlam(s.colStart[j+1] - s.colStart[j])
 		}
 		if cut := cutTree(s.parent, work, runtime.GOMAXPROCS(0)); len(cut.root) >= 2 {
 			s.rowCutVal = cut // else nothing to share
