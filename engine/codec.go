@@ -61,14 +61,6 @@ func loadModel(d *modelData, m describedModel) (Model, error) {
 	return m, nil
 }
 
-// modelKind returns the constructor of an empty *M for the registry.
-func modelKind[M any, P interface {
-	*M
-	describedModel
-}]() func() describedModel {
-	return func() describedModel { return P(new(M)) }
-}
-
 // loaded reports whether the codec is loading and every field so far
 // was read: the place for a model's work after loading (prepared search
 // structures).

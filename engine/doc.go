@@ -17,6 +17,11 @@
 // are never modified by Fit. Models are safe for concurrent Transform calls
 // and can be saved and loaded (Model.Save, Load; format in modelfile.go).
 //
+// Methods lists the methods for code that fits any of them by name (the
+// command line, the Beam pipelines, the tests): each Method makes its
+// settings struct (New), sets a setting by the name its field's tag gives
+// (Set: "k", "alpha", …) and fits (Fit).
+//
 // # Sparse rows
 //
 // Text corpora come as sparse document–term matrices (*sparse.CSR, rows =

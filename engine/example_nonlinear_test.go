@@ -163,3 +163,28 @@ func corr(a, b []float64) float64 {
 	}
 	return sab / math.Sqrt(saa*sbb)
 }
+
+// A front end fits any method by name: the settings struct from New, the
+// settings by the names their tags give, then Fit.
+func ExampleMethod() {
+	x, _ := datasets.SwissRoll(400, 0.05, 1)
+	m, ok := engine.LookupMethod("lle")
+	if !ok {
+		panic("no lle")
+	}
+	fmt.Println(m.Name, "reads", m.Settings())
+	s := m.New() // *engine.LLE
+	for name, v := range map[string]any{"dim": 2, "k": 12, "alpha": 1e-3} {
+		if err := m.Set(s, name, v); err != nil {
+			panic(err)
+		}
+	}
+	model, err := m.Fit(context.Background(), s, x)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(model.Method(), model.Dim(), model.Report().Params["k"])
+	// Output:
+	// lle reads [k alpha]
+	// lle 2 12
+}

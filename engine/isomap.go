@@ -54,19 +54,19 @@ type Isomap struct {
 	Dim int // output dimension; default 2
 	// K neighbours per point (default 10), or, with Labels, within the
 	// class (0: every point of the class).
-	K int
+	K int `setting:"k"`
 	// Eps > 0 uses the ε-graph instead of kNN.
-	Eps float64
+	Eps float64 `setting:"eps"`
 	// Labels make the supervised graph of Cai, He & Han, AAAI 2007 Table 2.
-	Labels []int
+	Labels []int `setting:"labels"`
 	// Between sets the geodesic between classes of a supervised fit
 	// (default SupervisedConstant, see there).
-	Between      SupervisedGeodesic
-	Disconnected Disconnected // default DisconnectedError
+	Between      SupervisedGeodesic `setting:"supervised-geodesic"`
+	Disconnected Disconnected       `setting:"disconnected"` // default DisconnectedError
 	// Float32 stores the geodesics in float32: half the memory, for large N.
 	// The eigensolver is then Lanczos on the float32 matrix (products
 	// accumulated in float64).
-	Float32     bool
+	Float32     bool `setting:"float32"`
 	Eigensolver Eigensolver
 	Seed        uint64 // Lanczos start vector
 	Options

@@ -65,17 +65,17 @@ const RegressionToTolerance = -1
 type IsoProjection struct {
 	Dim int // l, the number of projections; default 2
 	// K neighbours (default 10), or with Labels within the class (0: all).
-	K      int
-	Eps    float64
-	Labels []int
+	K      int     `setting:"k"`
+	Eps    float64 `setting:"eps"`
+	Labels []int   `setting:"labels"`
 	// Between sets the geodesic between classes of a supervised fit
 	// (default SupervisedConstant, see there).
-	Between      SupervisedGeodesic
-	Disconnected Disconnected
+	Between      SupervisedGeodesic `setting:"supervised-geodesic"`
+	Disconnected Disconnected       `setting:"disconnected"`
 	// Alpha is the ridge parameter α of eq. 10; default 0.01 (the paper's
 	// value). Negative is an error; use Solver = IsoProjectionDirect for
 	// the unregularised problem.
-	Alpha  float64
+	Alpha  float64 `setting:"alpha"`
 	Solver IsoProjectionSolver
 	// RegressionTol is LSQR's ATol and BTol (default 1e-6).
 	RegressionTol float64
@@ -84,7 +84,7 @@ type IsoProjection struct {
 	// papers' tables ran; RegressionToTolerance solves each ridge
 	// regression to RegressionTol (at most 2·features iterations), the
 	// regression eq. 10 writes down (Theorem 2).
-	RegressionIter int
+	RegressionIter int  `setting:"max-iter"`
 	Float32        bool // float32 geodesics
 	Eigensolver    Eigensolver
 	Seed           uint64

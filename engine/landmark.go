@@ -45,13 +45,13 @@ const (
 // y = −½·L#·(δ − δ̄). Time O(L·(N + E)·log N + L³), memory O(L·N).
 type LandmarkIsomap struct {
 	Dim       int            // default 2
-	K         int            // neighbours; default 10
-	Eps       float64        // > 0: ε-graph
-	Landmarks int            // number of landmarks L; default min(N, 300)
+	K         int            `setting:"k"`         // neighbours; default 10
+	Eps       float64        `setting:"eps"`       // > 0: ε-graph
+	Landmarks int            `setting:"landmarks"` // number of landmarks L; default min(N, 300)
 	Choice    LandmarkChoice // default LandmarksMaxMin
-	Labels    []int          // supervised graph
+	Labels    []int          `setting:"labels"` // supervised graph
 	// Disconnected: the policy for a disconnected graph.
-	Disconnected Disconnected
+	Disconnected Disconnected `setting:"disconnected"`
 	Seed         uint64
 	Options
 }

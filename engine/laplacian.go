@@ -59,16 +59,16 @@ type LaplacianEigenmaps struct {
 	Dim int // output dimension; default 2
 	// K neighbours per point (default 10), or, with Labels, within the
 	// class (0: every point of the class).
-	K int
+	K int `setting:"k"`
 	// Eps > 0 uses the ε-graph instead of kNN.
-	Eps float64
+	Eps float64 `setting:"eps"`
 	// Labels make a supervised graph (neighbours within the class).
-	Labels []int
+	Labels []int `setting:"labels"`
 	// Weight of the edges; default WeightHeat.
-	Weight GraphWeight
+	Weight GraphWeight `setting:"weight"`
 	// T is the heat kernel's t; 0 means the mean of d² over the edges.
 	T            float64
-	Disconnected Disconnected // default DisconnectedError
+	Disconnected Disconnected `setting:"disconnected"` // default DisconnectedError
 	Eigensolver  Eigensolver  // default: dense for N ≤ 500, Lanczos above
 	Seed         uint64       // Lanczos start vector
 	Options

@@ -80,10 +80,10 @@ type LDA struct {
 	// default c − 1.
 	Dim int
 	// Labels are the classes, one per sample (any integers); required.
-	Labels []int
+	Labels []int `setting:"labels"`
 	// Reg ≥ 0 is the relative ridge on S_W (the command line's -alpha);
 	// LDAFisherfaces only.
-	Reg float64
+	Reg float64 `setting:"alpha"`
 	// NoPCA skips the Fisherfaces PCA when D > N − c; S_W must then be
 	// nonsingular, or Reg > 0. LDAFisherfaces only.
 	NoPCA bool

@@ -34,8 +34,8 @@ import (
 // eigenvectors: the same embedding up to the factor √(N−1)).
 type LLE struct {
 	Dim         int     // default 2
-	K           int     // neighbours; default 10
-	Reg         float64 // regularisation; default 1e-3
+	K           int     `setting:"k"`     // neighbours; default 10
+	Reg         float64 `setting:"alpha"` // regularisation; default 1e-3
 	Eigensolver Eigensolver
 	Seed        uint64
 	Options

@@ -82,12 +82,12 @@ type LowRankIsomap struct {
 	Dim int // m; default 2 (the latent dimension of Figs. 5–8)
 	// Landmarks is the number N_C of k-means clusters (landmarks);
 	// default 20 (Figs. 9–12).
-	Landmarks int
+	Landmarks int `setting:"landmarks"`
 	// Labels, if set, are the groups of S_B and S_W instead of the
 	// clusters.
 	Labels []int
 	// LRR holds Alg. 2's constants (zero: the paper's, λ = 0.02).
-	LRR admm.LRRSettings
+	LRR admm.LRRSettings `setting:"alpha,field=Lambda"`
 	// UnitScale runs the LRR on B/‖B‖₂, making λ independent of the
 	// data's units.
 	UnitScale bool

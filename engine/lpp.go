@@ -46,13 +46,13 @@ type LPP struct {
 	Dim int // output dimension; default 2
 	// K neighbours per point (default 10), or, with Labels, within the
 	// class (0: every point of the class).
-	K int
+	K int `setting:"k"`
 	// Eps > 0 uses the ε-graph instead of kNN.
-	Eps float64
+	Eps float64 `setting:"eps"`
 	// Labels make the supervised graph.
-	Labels []int
+	Labels []int `setting:"labels"`
 	// Weight of the edges; default WeightHeat.
-	Weight GraphWeight
+	Weight GraphWeight `setting:"weight"`
 	// T is the heat kernel's t; 0 means the mean of d² over the edges.
 	T float64
 	// PCADim is the number of leading singular directions the SVD step

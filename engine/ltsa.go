@@ -58,7 +58,7 @@ import (
 // embedding.
 type LTSA struct {
 	Dim         int // output (and tangent-space) dimension; default 2
-	K           int // neighbours; default 10, must exceed Dim
+	K           int `setting:"k"` // neighbours; default 10, must exceed Dim
 	Eigensolver Eigensolver
 	Seed        uint64 // Lanczos start vector
 	Options

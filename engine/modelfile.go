@@ -350,28 +350,6 @@ func readModelData(ctx context.Context, r io.Reader, maxBytes int64) (*modelData
 	return d, nil
 }
 
-// models maps a method name to an empty model of its kind, which the
-// codec fills from the file: the one registry of the model file, a line
-// per method.
-var models = map[string]func() describedModel{
-	methodPCA:            modelKind[PCAModel](),
-	methodMDS:            modelKind[MDSModel](),
-	methodIsomap:         modelKind[IsomapModel](),
-	methodLandmarkIsomap: modelKind[LandmarkIsomapModel](),
-	methodLLE:            modelKind[LLEModel](),
-	methodIsoProjection:  modelKind[IsoProjectionModel](),
-	methodOIP:            modelKind[OIPModel](),
-	methodSOIP:           modelKind[SOIPModel](),
-	methodTDPM:           modelKind[TDPMModel](),
-	methodLowRankIsomap:  modelKind[LowRankIsomapModel](),
-	methodLPP:            modelKind[LPPModel](),
-	methodNPE:            modelKind[NPEModel](),
-	methodLDA:            modelKind[LDAModel](),
-	methodLTSA:           modelKind[LTSAModel](),
-	methodLaplacian:      modelKind[LaplacianModel](),
-	methodLSI:            modelKind[LSIModel](),
-}
-
 // Load reads a model written by a Model's Save. The error wraps
 // ErrModelFile when the file is not a valid model of a known method. It is
 // LoadCtx with no context and the default budget.
@@ -395,9 +373,9 @@ func LoadCtx(ctx context.Context, r io.Reader, opts LoadOptions) (Model, error) 
 	if err != nil {
 		return nil, err
 	}
-	kind, ok := models[d.method]
+	m, ok := LookupMethod(d.method)
 	if !ok {
 		return nil, modelErr("unknown method %q", d.method)
 	}
-	return loadModel(d, kind())
+	return loadModel(d, m.load())
 }

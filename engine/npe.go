@@ -42,14 +42,14 @@ type NPE struct {
 	Dim int // output dimension; default 2
 	// K neighbours per point (default 10), or, with Labels, within the
 	// class (0: every point of the class).
-	K int
+	K int `setting:"k"`
 	// Eps > 0 reconstructs every point from all points within Eps instead.
-	Eps float64
+	Eps float64 `setting:"eps"`
 	// Labels restrict the neighbours to the class of each point.
-	Labels []int
+	Labels []int `setting:"labels"`
 	// Reg regularizes the local Gram matrices: Reg·trace(G) is added to
 	// their diagonal; default 1e-3.
-	Reg float64
+	Reg float64 `setting:"alpha"`
 	// PCADim as in LPP: 0 keeps every singular direction when
 	// min(N, D) ≤ 2000 and the leading 100 otherwise.
 	PCADim int

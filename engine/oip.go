@@ -92,13 +92,13 @@ type OIP struct {
 	Dim int // p, the number of projections; default 2
 	// K neighbours per point (default 10), or with Labels within the
 	// class (0: all of the class).
-	K      int
-	Eps    float64 // > 0: ε-graph
-	Labels []int   // supervised graph (Cai, He & Han, AAAI 2007 Table 2)
+	K      int     `setting:"k"`
+	Eps    float64 `setting:"eps"`    // > 0: ε-graph
+	Labels []int   `setting:"labels"` // supervised graph (Cai, He & Han, AAAI 2007 Table 2)
 	// Between sets the geodesic between classes of a supervised fit
 	// (default SupervisedConstant, see there).
-	Between      SupervisedGeodesic
-	Disconnected Disconnected
+	Between      SupervisedGeodesic `setting:"supervised-geodesic"`
+	Disconnected Disconnected       `setting:"disconnected"`
 	Weight       OIPWeight
 	// T is the heat kernel's t (OIPHeat); 0 means the mean squared edge
 	// length.

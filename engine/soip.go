@@ -47,12 +47,12 @@ import (
 // the largest |v̂_iᵀv̂_j| 0.71, 0.33, 0.22, 0.17, 0.07 and 0, with the LARS
 // stage taking 0.02–0.6 s of a 1 s fit.
 type SOIP struct {
-	Dim          int // p, the number of projections; default 2
-	K            int // neighbours (default 10), as OIP
-	Eps          float64
-	Labels       []int
-	Between      SupervisedGeodesic // see OIP
-	Disconnected Disconnected
+	Dim          int                // p, the number of projections; default 2
+	K            int                `setting:"k"` // neighbours (default 10), as OIP
+	Eps          float64            `setting:"eps"`
+	Labels       []int              `setting:"labels"`
+	Between      SupervisedGeodesic `setting:"supervised-geodesic"` // see OIP
+	Disconnected Disconnected       `setting:"disconnected"`
 	Weight       OIPWeight
 	T            float64
 	Solver       OIPSolver
@@ -62,7 +62,7 @@ type SOIP struct {
 	Cardinality int
 	// Alpha ≥ 0 is the L1 weight α of §4: the path also stops at
 	// λ = α/2. 0: only the cardinality stops it.
-	Alpha float64
+	Alpha float64 `setting:"alpha"`
 	Seed  uint64
 	Options
 }

@@ -79,9 +79,9 @@ type TDPM struct {
 	// TangentDim is the dimension of the tangent spaces (the d of §2 and
 	// §3, which the paper takes equal to the output dimension); default
 	// Dim. It must be below the number of features and at most K − 1.
-	TangentDim int
+	TangentDim int `setting:"tangent-dim"`
 	// K nearest neighbours of the local PCA; default 12 (§4.1).
-	K           int
+	K           int `setting:"k"`
 	Eigensolver Eigensolver
 	Seed        uint64 // Lanczos start vector
 	Options

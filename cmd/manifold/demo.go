@@ -55,7 +55,7 @@ func cmdDemo(ctx context.Context, args []string, e env) error {
 	}
 	x, t := swissRoll(demoPoints, demoSeed)
 	p := params{}
-	if m.needsLabels {
+	if m.NeedsLabels {
 		p.Labels, _ = rollClasses(t, 6)
 	}
 	bar := newProgress(e.stderr, e.terminal && !quiet)

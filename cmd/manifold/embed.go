@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,18 +21,14 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-const embedHelp = `usage: manifold embed -method NAME [flags]
+var embedHelp = wrap(`usage: manifold embed -method NAME [flags]
 
 Fits a method to the rows of -in (the default 2000-point swiss roll without
 it) and writes the embedding: to -out (.csv or .npy), or as CSV to standard
-output. Methods: ` + "pca, mds, isomap, landmark-isomap, lle, isoprojection, oip, soip, tdpm,\nlowrank-isomap, lpp, npe, lda, ltsa, laplacian, lsi." + `
+output. Methods: `+methodNames()+".", 78) + `
 
 flags:
 `
-
-// indexMethods are the methods whose models search their training rows
-// for a new point's neighbours (-index-k).
-var indexMethods = []string{"isomap", "landmark-isomap", "lle", "ltsa", "laplacian"}
 
 // embedFlags are the values of the embed flags.
 type embedFlags struct {
@@ -78,7 +73,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32")
 	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
 	fs.IntVar(&f.searchWidth, "search-width", 0, "with approximate neighbours: the search width `W` of the model's Transform queries (candidates kept; 0: max(2k, 30); larger: slower, closer to exact)")
-	fs.IntVar(&f.indexK, "index-k", 0, "isomap, landmark-isomap, lle, ltsa, laplacian with approximate neighbours: widen the graph the model's Transform queries walk to the `K` nearest training rows of every row (one search a row after the fit; 0: the fit's lists; 15 reaches a given recall at a smaller -search-width, so Transform runs faster)")
+	fs.IntVar(&f.indexK, "index-k", 0, searchingMethods()+" with approximate neighbours: widen the graph the model's Transform queries walk to the `K` nearest training rows of every row (one search a row after the fit; 0: the fit's lists; 15 reaches a given recall at a smaller -search-width, so Transform runs faster)")
 	fs.IntVar(&f.refine, "refine", 0, "with approximate neighbours: refine NN-descent's lists by one search a row at width `W` (≥ k + 1; 0: none; higher recall, about twice the neighbour stage's time)")
 	fs.StringVar(&f.graph, "graph", "", "a neighbour graph `FILE.mtx` (n×n, weights = distances, e.g. from manifold neighbors) in place of the search")
 	fs.StringVar(&f.supervisedGeodesic, "supervised-geodesic", "constant", "isomap, isoprojection, oip, soip with -supervised: the geodesic between classes, constant (1000 × the largest within-class geodesic, the papers' code) or join (classes joined at their closest pairs)")
@@ -120,14 +115,14 @@ func (f *embedFlags) check() error {
 		return err
 	}
 	f.resolved = m
-	for _, name := range []string{"k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "weight", "float32", "supervised-geodesic", "max-iter"} {
+	for _, name := range methodFlags {
 		if f.set[name] && !m.reads(name) {
-			return fmt.Errorf("-%s does not apply to method %s%s", name, m.name, readsList(m))
+			return fmt.Errorf("-%s does not apply to method %s%s", name, m.Name, readsList(m))
 		}
 	}
 	if f.set["neighbors"] {
 		if !m.reads("k") {
-			return fmt.Errorf("-neighbors does not apply to method %s%s", m.name, readsList(m))
+			return fmt.Errorf("-neighbors does not apply to method %s%s", m.Name, readsList(m))
 		}
 		mode, err := engine.ParseNeighbors(f.neighbors)
 		if err != nil {
@@ -138,7 +133,7 @@ func (f *embedFlags) check() error {
 	if f.set["refine"] {
 		switch {
 		case !m.reads("k"):
-			return fmt.Errorf("-refine does not apply to method %s%s", m.name, readsList(m))
+			return fmt.Errorf("-refine does not apply to method %s%s", m.Name, readsList(m))
 		case f.refine < 0:
 			return fmt.Errorf("-refine must be at least 0, got %d", f.refine)
 		case f.set["k"] && f.refine != 0 && f.refine < f.k+1:
@@ -150,15 +145,15 @@ func (f *embedFlags) check() error {
 	if f.set["search-width"] {
 		switch {
 		case !m.reads("k"):
-			return fmt.Errorf("-search-width does not apply to method %s%s", m.name, readsList(m))
+			return fmt.Errorf("-search-width does not apply to method %s%s", m.Name, readsList(m))
 		case f.searchWidth < 0:
 			return fmt.Errorf("-search-width must be at least 0, got %d", f.searchWidth)
 		}
 	}
 	if f.set["index-k"] {
 		switch {
-		case !slices.Contains(indexMethods, m.name):
-			return fmt.Errorf("-index-k does not apply to method %s (it does to %s: the models whose Transform searches the training rows)", m.name, strings.Join(indexMethods, ", "))
+		case !m.Searches():
+			return fmt.Errorf("-index-k does not apply to method %s (it does to %s: the models whose Transform searches the training rows)", m.Name, searchingMethods())
 		case f.indexK < 0:
 			return fmt.Errorf("-index-k must be at least 0, got %d", f.indexK)
 		case f.indexK != 0 && f.neighborMode == engine.NeighborsExact:
@@ -168,7 +163,7 @@ func (f *embedFlags) check() error {
 	if f.graph != "" {
 		switch {
 		case !m.reads("k"):
-			return fmt.Errorf("-graph does not apply to method %s%s", m.name, readsList(m))
+			return fmt.Errorf("-graph does not apply to method %s%s", m.Name, readsList(m))
 		case f.set["eps"] || f.supervised || f.set["neighbors"] || f.set["refine"]:
 			return errors.New("-graph replaces the neighbour search: it excludes -eps, -supervised, -neighbors and -refine")
 		case !strings.HasSuffix(strings.ToLower(f.graph), ".mtx") && !strings.HasSuffix(strings.ToLower(f.graph), ".mtx.gz"):
@@ -204,8 +199,8 @@ func (f *embedFlags) check() error {
 		return fmt.Errorf("-supervised-geodesic %q: want constant or join", f.supervisedGeodesic)
 	case f.set["supervised-geodesic"] && !f.supervised:
 		return errors.New("-supervised-geodesic needs -supervised")
-	case m.needsLabels && f.labels == "":
-		return fmt.Errorf("method %s needs -labels", m.name)
+	case m.NeedsLabels && f.labels == "":
+		return fmt.Errorf("method %s needs -labels", m.Name)
 	}
 	if err := checkOut(f.out); err != nil {
 		return err

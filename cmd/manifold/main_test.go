@@ -509,17 +509,17 @@ func TestErrors(t *testing.T) {
 	// (whether or not the engine has it yet, the flags are checked first
 	// only once it exists).
 	for _, m := range methods {
-		if m.fit != nil && m.reads("k") {
+		if m.reads("k") {
 			tests = append(tests, []struct {
 				want []string
 				args []string
 			}{
-				{[]string{"-k and -eps exclude each other"}, []string{"embed", "-method", m.name, "-k", "5", "-eps", "1"}},
-				{[]string{"-k must be at least 1, got -2"}, []string{"embed", "-method", m.name, "-k", "-2"}},
-				{[]string{"-k 0 (all of the class) needs -supervised"}, []string{"embed", "-method", m.name, "-k", "0"}},
-				{[]string{"-eps must be a positive finite radius"}, []string{"embed", "-method", m.name, "-eps", "-1"}},
-				{[]string{`-disconnected "sometimes": want error, connect or largest`}, []string{"embed", "-method", m.name, "-disconnected", "sometimes"}},
-				{[]string{"-supervised needs -labels"}, []string{"embed", "-method", m.name, "-supervised"}},
+				{[]string{"-k and -eps exclude each other"}, []string{"embed", "-method", m.Name, "-k", "5", "-eps", "1"}},
+				{[]string{"-k must be at least 1, got -2"}, []string{"embed", "-method", m.Name, "-k", "-2"}},
+				{[]string{"-k 0 (all of the class) needs -supervised"}, []string{"embed", "-method", m.Name, "-k", "0"}},
+				{[]string{"-eps must be a positive finite radius"}, []string{"embed", "-method", m.Name, "-eps", "-1"}},
+				{[]string{`-disconnected "sometimes": want error, connect or largest`}, []string{"embed", "-method", m.Name, "-disconnected", "sometimes"}},
+				{[]string{"-supervised needs -labels"}, []string{"embed", "-method", m.Name, "-supervised"}},
 				{[]string{`-supervised-geodesic "far": want constant or join`}, []string{"embed", "-method", "isomap", "-supervised-geodesic", "far"}},
 				{[]string{"-supervised-geodesic needs -supervised"}, []string{"embed", "-method", "isomap", "-supervised-geodesic", "join"}},
 				{[]string{"-supervised-geodesic does not apply to method lpp"}, []string{"embed", "-method", "lpp", "-supervised-geodesic", "join"}},
@@ -602,8 +602,8 @@ func TestInterrupt(t *testing.T) {
 func TestDisconnected(t *testing.T) {
 	name := ""
 	for _, m := range methods {
-		if m.fit != nil && m.reads("disconnected") && m.reads("k") {
-			name = m.name
+		if m.reads("disconnected") && m.reads("k") {
+			name = m.Name
 			break
 		}
 	}

@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/admm"
 	"github.com/manifoldlab/manifold/engine"
 )
 
@@ -33,231 +34,173 @@ type params struct {
 	Options            engine.Options
 }
 
-// method is one row of the method table: the command-line name, what the
-// usage text says about it, the method-specific flags it reads, and how it
-// is fitted. A new method is one row here.
+// methodFlags are the method-specific flags, in the order usage texts and
+// checks list them; each names the engine setting it sets (engine.Method),
+// except -supervised, which sets "labels" for the methods whose labels
+// are optional.
+var methodFlags = []string{"k", "eps", "disconnected", "supervised", "supervised-geodesic", "float32",
+	"landmarks", "alpha", "max-iter", "tangent-dim", "weight"}
+
+// method is an engine method as the command sees it: the engine's
+// description and the method-specific flags it reads.
 type method struct {
-	name  string
-	about string
+	engine.Method
 	// uses lists the method-specific flags (without the dash) the method
-	// reads; -dim, -seed, -labels and the output flags apply to every
-	// method. Setting a flag a method does not read is an error.
+	// reads, in the order of methodFlags; -dim, -seed, -labels and the
+	// output flags apply to every method. Setting a flag a method does not
+	// read is an error.
 	uses []string
-	// needsLabels: the method is supervised by nature (LDA); -labels is
-	// required.
-	needsLabels bool
-	fit         func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error)
 }
 
-// asModel turns a method's typed Fit result into an engine.Model, so that a
-// failed fit gives a nil interface rather than a typed nil.
-func asModel[M engine.Model](m M, err error) (engine.Model, error) {
+// newMethod returns em with the flags it reads.
+func newMethod(em engine.Method) *method {
+	m := &method{Method: em}
+	settings := em.Settings()
+	for _, f := range methodFlags {
+		setting := f
+		if f == "supervised" {
+			setting = "labels"
+		}
+		if slices.Contains(settings, setting) && !(setting == "labels" && em.NeedsLabels) {
+			m.uses = append(m.uses, f)
+		}
+	}
+	return m
+}
+
+// fit fits the method with the settings of p.
+func (m *method) fit(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
+	s, err := m.settings(p)
 	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	return m.Fit(ctx, s, x)
 }
 
-// graphFlags are the flags of the methods built on a neighbour graph.
-var graphFlags = []string{"k", "eps", "disconnected", "supervised"}
-
-// geodesicFlags are the graph flags of the Isomap family, which also read
-// the between-class geodesic of a supervised fit.
-var geodesicFlags = with(graphFlags, "supervised-geodesic")
-
-func with(base []string, more ...string) []string {
-	return append(append([]string(nil), base...), more...)
-}
-
-// methods is the method table, in the order of the command-line contract
-// (docs/design.md), plus lsi, which the engine plans for text corpora.
-var methods = []method{
-	{
-		name: "pca", about: "principal component analysis",
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.PCA{Dim: p.Dim, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "mds", about: "classical multidimensional scaling",
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.MDS{Dim: p.Dim, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "isomap", about: "Isomap: geodesic distances on a neighbour graph, then MDS (-float32: geodesics in float32)", uses: with(geodesicFlags, "float32"),
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, between, err := p.geodesicSettings()
-			if err != nil {
-				return nil, err
-			}
-			return asModel(engine.Isomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
-				Disconnected: policy, Float32: p.Float32, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "landmark-isomap", about: "Isomap with geodesics from landmarks only", uses: with(graphFlags, "landmarks"),
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
-			if err != nil {
-				return nil, err
-			}
-			return asModel(engine.LandmarkIsomap{Dim: p.Dim, K: p.K, Eps: p.Eps, Landmarks: p.Landmarks,
-				Labels: p.supervisedLabels(), Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "lle", about: "locally linear embedding (-alpha: the regularization of the weights)", uses: []string{"k", "alpha"},
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.LLE{Dim: p.Dim, K: p.K, Reg: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "isoprojection", about: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01; -max-iter: LSQR iterations per regression)", uses: with(geodesicFlags, "alpha", "max-iter"),
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, between, err := p.geodesicSettings()
-			if err != nil {
-				return nil, err
-			}
-			return asModel(engine.IsoProjection{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
-				Disconnected: policy, Alpha: p.Alpha, RegressionIter: p.MaxIter, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "oip", about: "orthogonal isometric projection (Euclidean edge lengths)", uses: geodesicFlags,
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, between, err := p.geodesicSettings()
-			if err != nil {
-				return nil, err
-			}
-			return asModel(engine.OIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
-				Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "soip", about: "sparse orthogonal isometric projection (LARS; -alpha: the L1 weight α, the path also stops at ⌈features/4⌉ non-zeros)",
-		uses: with(geodesicFlags, "alpha"),
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, between, err := p.geodesicSettings()
-			if err != nil {
-				return nil, err
-			}
-			return asModel(engine.SOIP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Between: between,
-				Disconnected: policy, Alpha: p.Alpha, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "tdpm", about: "tangent distance preserving mapping (-k: neighbours of the local PCA, default 12)", uses: []string{"k", "tangent-dim"},
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.TDPM{Dim: p.Dim, K: p.K, TangentDim: p.TangentDim, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "lowrank-isomap", about: "low-rank Isomap (-landmarks: k-means clusters, default 20; -alpha: the LRR's λ, default 0.02)",
-		uses: []string{"landmarks", "alpha"},
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.LowRankIsomap{Dim: p.Dim, Landmarks: p.Landmarks, LRR: admm.LRRSettings{Lambda: p.Alpha},
-				Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		// A linear method: a disconnected graph leaves its eigenproblem well
-		// posed (and a supervised graph is disconnected by design), so
-		// -disconnected does not apply.
-		name: "lpp", about: "locality preserving projections (dense or sparse .mtx rows; -weight heat|binary)", uses: []string{"k", "eps", "supervised", "weight"},
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.LPP{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Weight: p.Weight,
-				Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "npe", about: "neighborhood preserving embedding (-alpha: the regularization of the weights)",
-		uses: []string{"k", "eps", "supervised", "alpha"},
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.NPE{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(), Reg: p.Alpha,
-				Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "lda", about: "linear discriminant analysis, the SVD solver of Deng Cai's LDA.m (needs -labels; -alpha > 0: Fisherfaces with a ridge on the within-class scatter)",
-		uses: []string{"alpha"}, needsLabels: true,
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.LDA{Dim: p.Dim, Labels: p.Labels, Reg: p.Alpha, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "ltsa", about: "local tangent space alignment", uses: []string{"k"},
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.LTSA{Dim: p.Dim, K: p.K, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "laplacian", about: "Laplacian eigenmaps (-weight heat|binary)", uses: with(graphFlags, "weight"),
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			policy, err := engine.ParseDisconnected(p.Disconnected)
-			if err != nil {
-				return nil, err
-			}
-			return asModel(engine.LaplacianEigenmaps{Dim: p.Dim, K: p.K, Eps: p.Eps, Labels: p.supervisedLabels(),
-				Weight: p.Weight, Disconnected: policy, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-	{
-		name: "lsi", about: "latent semantic indexing: truncated SVD of (sparse) term matrices",
-		fit: func(ctx context.Context, p params, x mat.Matrix) (engine.Model, error) {
-			return asModel(engine.LSI{Dim: p.Dim, Seed: p.Seed, Options: p.Options}.Fit(ctx, x))
-		},
-	},
-}
-
-// supervisedLabels returns the labels when -supervised is set, for the
-// engine's supervised neighbour graphs; nil otherwise.
-func (p params) supervisedLabels() []int {
-	if p.Supervised {
-		return p.Labels
+// settings returns the method's settings struct (*engine.PCA, …) with the
+// values of p.
+func (m *method) settings(p params) (any, error) {
+	s := m.New()
+	set := map[string]any{"dim": p.Dim, "options": p.Options}
+	if m.Has("seed") {
+		set["seed"] = p.Seed
 	}
-	return nil
+	for _, name := range m.Settings() {
+		v, err := p.setting(name, m.NeedsLabels)
+		if err != nil {
+			return nil, err
+		}
+		set[name] = v
+	}
+	for name, v := range set {
+		if err := m.Set(s, name, v); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
-// geodesicSettings parses -disconnected and -supervised-geodesic for the
-// Isomap family.
-func (p params) geodesicSettings() (engine.Disconnected, engine.SupervisedGeodesic, error) {
-	policy, err := engine.ParseDisconnected(p.Disconnected)
-	if err != nil {
-		return policy, "", err
+// setting returns the value of the engine setting called name from the
+// flags: "labels" are the labels of a method that needs them, else those of
+// a supervised fit (-supervised), else none.
+func (p params) setting(name string, needsLabels bool) (any, error) {
+	switch name {
+	case "k":
+		return p.K, nil
+	case "eps":
+		return p.Eps, nil
+	case "disconnected":
+		return engine.ParseDisconnected(p.Disconnected)
+	case "labels":
+		if needsLabels || p.Supervised {
+			return p.Labels, nil
+		}
+		return []int(nil), nil
+	case "supervised-geodesic":
+		return engine.ParseSupervisedGeodesic(p.SupervisedGeodesic)
+	case "float32":
+		return p.Float32, nil
+	case "landmarks":
+		return p.Landmarks, nil
+	case "alpha":
+		return p.Alpha, nil
+	case "max-iter":
+		return p.MaxIter, nil
+	case "tangent-dim":
+		return p.TangentDim, nil
+	case "weight":
+		return p.Weight, nil
 	}
-	between, err := engine.ParseSupervisedGeodesic(p.SupervisedGeodesic)
-	return policy, between, err
+	return nil, fmt.Errorf("the engine setting %q has no flag", name)
 }
+
+// methods are the engine's methods with the flags each reads.
+var methods = func() []*method {
+	var ms []*method
+	for _, em := range engine.Methods() {
+		ms = append(ms, newMethod(em))
+	}
+	return ms
+}()
 
 // lookupMethod finds a method by its command-line name.
 func lookupMethod(name string) (*method, error) {
 	if name == "" {
 		return nil, fmt.Errorf("-method is required (one of %s)", methodNames())
 	}
-	for i := range methods {
-		if methods[i].name == name {
-			return &methods[i], nil
+	for _, m := range methods {
+		if m.Name == name {
+			return m, nil
 		}
 	}
 	return nil, fmt.Errorf("unknown method %q (want one of %s)", name, methodNames())
 }
 
-// methodNames lists the method names, only those fitted by this build when
-// available is true.
+// methodNames lists the method names.
 func methodNames() string {
 	var names []string
 	for _, m := range methods {
-		names = append(names, m.name)
+		names = append(names, m.Name)
 	}
 	return strings.Join(names, ", ")
 }
 
-func (m *method) reads(flag string) bool {
-	for _, f := range m.uses {
-		if f == flag {
-			return true
+// searchingMethods lists the methods whose models search their training
+// rows for a new point's neighbours (-index-k).
+func searchingMethods() string {
+	var names []string
+	for _, m := range methods {
+		if m.Searches() {
+			names = append(names, m.Name)
 		}
 	}
-	return false
+	return strings.Join(names, ", ")
+}
+
+func (m *method) reads(flag string) bool { return slices.Contains(m.uses, flag) }
+
+// wrap breaks the last line of text at spaces so that no line is longer
+// than width runes.
+func wrap(text string, width int) string {
+	head, last := "", text
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		head, last = text[:i+1], text[i+1:]
+	}
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Split(last, " ") {
+		l := utf8.RuneCountInString(w)
+		switch {
+		case i == 0:
+		case n+1+l > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += l
+	}
+	return head + b.String()
 }

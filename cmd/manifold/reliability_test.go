@@ -106,11 +106,11 @@ func TestBadInputEveryMethod(t *testing.T) {
 		{[]string{"-in", "roll.csv", "-max-memory", "-1GB"}, []string{"cannot be negative"}},
 	}
 	for _, m := range methods {
-		t.Run(m.name, func(t *testing.T) {
+		t.Run(m.Name, func(t *testing.T) {
 			for _, c := range cases {
-				args := append([]string{"embed", "-method", m.name}, c.args...)
+				args := append([]string{"embed", "-method", m.Name}, c.args...)
 				want := c.want
-				if m.needsLabels && !strings.Contains(strings.Join(c.args, " "), ".labels") {
+				if m.NeedsLabels && !strings.Contains(strings.Join(c.args, " "), ".labels") {
 					// The roll's labels: with other data the error may be
 					// about their number, naming the data file still.
 					args = append(args, "-labels", "roll.labels")
@@ -120,16 +120,16 @@ func TestBadInputEveryMethod(t *testing.T) {
 				}
 				mustFail(t, dir, want, args...)
 			}
-			if !m.needsLabels {
+			if !m.NeedsLabels {
 				// The built-in roll (2000 points, not read from a file)
 				// against a budget below any fit of it.
-				mustFail(t, dir, []string{"memory budget exceeded", "needs about", "cheaper"}, "embed", "-method", m.name, "-max-memory", "20KB")
+				mustFail(t, dir, []string{"memory budget exceeded", "needs about", "cheaper"}, "embed", "-method", m.Name, "-max-memory", "20KB")
 			}
 			if m.reads("k") {
-				mustFail(t, dir, []string{"roll.csv", "too few samples"}, append([]string{"embed", "-method", m.name, "-in", "roll.csv", "-k", fmt.Sprint(n)}, methodArgs(m.name)...)...)
+				mustFail(t, dir, []string{"roll.csv", "too few samples"}, append([]string{"embed", "-method", m.Name, "-in", "roll.csv", "-k", fmt.Sprint(n)}, methodArgs(m.Name)...)...)
 			}
 			// Within a generous budget the same fit succeeds.
-			mustSucceed(t, dir, append([]string{"embed", "-method", m.name, "-in", "roll.csv", "-max-memory", "1GiB", "-out", m.name + ".csv"}, methodArgs(m.name)...)...)
+			mustSucceed(t, dir, append([]string{"embed", "-method", m.Name, "-in", "roll.csv", "-max-memory", "1GiB", "-out", m.Name + ".csv"}, methodArgs(m.Name)...)...)
 		})
 	}
 }
@@ -144,8 +144,8 @@ func TestBadModelFilesEveryMethod(t *testing.T) {
 	dir := t.TempDir()
 	testData(t, dir)
 	for _, m := range methods {
-		model := m.name + ".model"
-		mustSucceed(t, dir, append([]string{"embed", "-method", m.name, "-in", "roll.csv", "-model", model, "-out", "y.csv"}, methodArgs(m.name)...)...)
+		model := m.Name + ".model"
+		mustSucceed(t, dir, append([]string{"embed", "-method", m.Name, "-in", "roll.csv", "-model", model, "-out", "y.csv"}, methodArgs(m.Name)...)...)
 		good, err := os.ReadFile(filepath.Join(dir, model))
 		if err != nil {
 			t.Fatal(err)
@@ -192,18 +192,18 @@ func TestDisconnectedEveryMethod(t *testing.T) {
 		if !m.reads("disconnected") {
 			continue
 		}
-		mustFail(t, dir, []string{"two.csv", "2 connected components", "connect", "largest"}, "embed", "-method", m.name, "-k", "4", "-in", "two.csv")
+		mustFail(t, dir, []string{"two.csv", "2 connected components", "connect", "largest"}, "embed", "-method", m.Name, "-k", "4", "-in", "two.csv")
 		for _, policy := range []string{"connect", "largest"} {
-			r := mustSucceed(t, dir, "embed", "-method", m.name, "-k", "4", "-in", "two.csv", "-disconnected", policy)
+			r := mustSucceed(t, dir, "embed", "-method", m.Name, "-k", "4", "-in", "two.csv", "-disconnected", policy)
 			want := 60
 			if policy == "largest" {
 				want = 30
 			}
 			if got := parseCSV(t, r.stdout); got.RawMatrix().Rows != want {
-				t.Errorf("%s, -disconnected %s: %d rows, want %d", m.name, policy, got.RawMatrix().Rows, want)
+				t.Errorf("%s, -disconnected %s: %d rows, want %d", m.Name, policy, got.RawMatrix().Rows, want)
 			}
 		}
-		mustFail(t, dir, []string{"outlier.csv", "connected components"}, "embed", "-method", m.name, "-eps", "0.8", "-in", "outlier.csv")
+		mustFail(t, dir, []string{"outlier.csv", "connected components"}, "embed", "-method", m.Name, "-eps", "0.8", "-in", "outlier.csv")
 	}
 }
 

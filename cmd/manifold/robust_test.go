@@ -296,8 +296,8 @@ func TestProjectFarAway(t *testing.T) {
 	}
 	putFile(t, filepath.Join(dir, "far.csv"), far.String())
 	for _, m := range methods {
-		model := m.name + ".model"
-		mustSucceed(t, dir, append([]string{"embed", "-method", m.name, "-in", "roll.csv", "-model", model, "-out", m.name + ".csv"}, methodArgs(m.name)...)...)
+		model := m.Name + ".model"
+		mustSucceed(t, dir, append([]string{"embed", "-method", m.Name, "-in", "roll.csv", "-model", model, "-out", m.Name + ".csv"}, methodArgs(m.Name)...)...)
 		// All the rows at once, then the moderate ones alone (which every
 		// method can map or refuse without the extreme ones deciding).
 		lines := strings.SplitAfter(far.String(), "\n")
@@ -308,14 +308,14 @@ func TestProjectFarAway(t *testing.T) {
 			switch r.code {
 			case 0:
 				if strings.Contains(strings.ToLower(r.stdout), "nan") || strings.Contains(strings.ToLower(r.stdout), "inf") {
-					t.Errorf("%s, %s: exit 0 with %q", m.name, row, r.stdout)
+					t.Errorf("%s, %s: exit 0 with %q", m.Name, row, r.stdout)
 				}
 			case 1:
 				if strings.Count(r.stderr, "\n") != 1 || strings.Contains(r.stderr, "goroutine") {
-					t.Errorf("%s, %s: stderr %q", m.name, row, r.stderr)
+					t.Errorf("%s, %s: stderr %q", m.Name, row, r.stderr)
 				}
 			default:
-				t.Errorf("%s, %s: exit %d, stderr %.200q", m.name, row, r.code, r.stderr)
+				t.Errorf("%s, %s: exit %d, stderr %.200q", m.Name, row, r.code, r.stderr)
 			}
 		}
 	}

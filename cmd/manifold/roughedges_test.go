@@ -22,8 +22,8 @@ func TestHelpOnceAndComplete(t *testing.T) {
 		}
 		if sub == "embed" {
 			for _, m := range methods {
-				if !strings.Contains(embedHelp, m.name+",") && !strings.Contains(embedHelp, m.name+".") {
-					t.Errorf("embed -h does not list %s", m.name)
+				if !strings.Contains(embedHelp, m.Name+",") && !strings.Contains(embedHelp, m.Name+".") {
+					t.Errorf("embed -h does not list %s", m.Name)
 				}
 			}
 			if !strings.Contains(out.String(), "lda: classes − 1") {

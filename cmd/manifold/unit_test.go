@@ -5,31 +5,47 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/admm"
 	"github.com/manifoldlab/manifold/engine"
 )
 
-// The method names are the command-line contract of docs/design.md.
+// The method names and the flags each reads are the command-line contract
+// of docs/design.md.
 func TestMethodTable(t *testing.T) {
-	contract := "pca mds isomap landmark-isomap lle isoprojection oip soip tdpm lowrank-isomap lpp npe lda ltsa laplacian"
-	var names []string
-	for _, m := range methods {
-		names = append(names, m.name)
-		for _, f := range m.uses {
-			switch f {
-			case "k", "eps", "alpha", "landmarks", "tangent-dim", "disconnected", "supervised", "supervised-geodesic", "weight", "float32", "max-iter":
-			default:
-				t.Errorf("method %s reads unknown flag -%s", m.name, f)
-			}
-		}
+	contract := []string{
+		"pca", "mds",
+		"isomap -k -eps -disconnected -supervised -supervised-geodesic -float32",
+		"landmark-isomap -k -eps -disconnected -supervised -landmarks",
+		"lle -k -alpha",
+		"isoprojection -k -eps -disconnected -supervised -supervised-geodesic -alpha -max-iter",
+		"oip -k -eps -disconnected -supervised -supervised-geodesic",
+		"soip -k -eps -disconnected -supervised -supervised-geodesic -alpha",
+		"tdpm -k -tangent-dim",
+		"lowrank-isomap -landmarks -alpha",
+		"lpp -k -eps -supervised -weight",
+		"npe -k -eps -supervised -alpha",
+		"lda -alpha",
+		"ltsa -k",
+		"laplacian -k -eps -disconnected -supervised -weight",
+		"lsi",
 	}
-	if got := strings.Join(names, " "); got != contract+" lsi" {
-		t.Errorf("method table %q, want the contract's %q (+ lsi)", got, contract)
+	var got []string
+	for _, m := range methods {
+		got = append(got, strings.Join(append([]string{m.Name}, m.uses...), " -"))
+	}
+	if !slices.Equal(got, contract) {
+		t.Errorf("methods and their flags:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(contract, "\n"))
+	}
+	if got := searchingMethods(); got != "isomap, landmark-isomap, lle, ltsa, laplacian" {
+		t.Errorf("-index-k applies to %s", got)
 	}
 	for _, name := range []string{"pca", "mds"} {
 		m, err := lookupMethod(name)
@@ -41,6 +57,55 @@ func TestMethodTable(t *testing.T) {
 		if err != nil || model.Method() != name || model.Dim() != 2 {
 			t.Errorf("%s: model %v, error %v", name, model, err)
 		}
+	}
+}
+
+// Each flag lands in the field of the method's settings that it names.
+func TestMethodSettings(t *testing.T) {
+	labels := []int{0, 1, 0}
+	p := params{Dim: 3, K: 7, Alpha: 0.5, Landmarks: 9, TangentDim: 2, MaxIter: 11, Seed: 5, Labels: labels,
+		Disconnected: "connect", SupervisedGeodesic: "join", Weight: engine.WeightBinary, Float32: true}
+	settings := func(name string, p params) any {
+		t.Helper()
+		m, err := lookupMethod(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := m.settings(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name      string
+		supervise bool
+		want      any
+	}{
+		{"pca", false, &engine.PCA{Dim: 3}},
+		{"mds", false, &engine.MDS{Dim: 3, Seed: 5}},
+		{"isomap", false, &engine.Isomap{Dim: 3, K: 7, Between: engine.SupervisedJoin, Disconnected: engine.DisconnectedConnect, Float32: true, Seed: 5}},
+		{"isomap", true, &engine.Isomap{Dim: 3, K: 7, Labels: labels, Between: engine.SupervisedJoin, Disconnected: engine.DisconnectedConnect, Float32: true, Seed: 5}},
+		{"landmark-isomap", false, &engine.LandmarkIsomap{Dim: 3, K: 7, Landmarks: 9, Disconnected: engine.DisconnectedConnect, Seed: 5}},
+		{"lle", false, &engine.LLE{Dim: 3, K: 7, Reg: 0.5, Seed: 5}},
+		{"isoprojection", true, &engine.IsoProjection{Dim: 3, K: 7, Labels: labels, Between: engine.SupervisedJoin, Disconnected: engine.DisconnectedConnect, Alpha: 0.5, RegressionIter: 11, Seed: 5}},
+		{"soip", false, &engine.SOIP{Dim: 3, K: 7, Between: engine.SupervisedJoin, Disconnected: engine.DisconnectedConnect, Alpha: 0.5, Seed: 5}},
+		{"tdpm", false, &engine.TDPM{Dim: 3, K: 7, TangentDim: 2, Seed: 5}},
+		{"lowrank-isomap", true, &engine.LowRankIsomap{Dim: 3, Landmarks: 9, LRR: admm.LRRSettings{Lambda: 0.5}, Seed: 5}},
+		{"lpp", true, &engine.LPP{Dim: 3, K: 7, Labels: labels, Weight: engine.WeightBinary, Seed: 5}},
+		{"npe", false, &engine.NPE{Dim: 3, K: 7, Reg: 0.5, Seed: 5}},
+		{"lda", false, &engine.LDA{Dim: 3, Labels: labels, Reg: 0.5}},
+		{"laplacian", false, &engine.LaplacianEigenmaps{Dim: 3, K: 7, Weight: engine.WeightBinary, Disconnected: engine.DisconnectedConnect, Seed: 5}},
+	} {
+		q := p
+		q.Supervised = c.supervise
+		if got := settings(c.name, q); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s (supervised %v): settings\n%+v, want\n%+v", c.name, c.supervise, got, c.want)
+		}
+	}
+	m, _ := lookupMethod("isomap")
+	if _, err := m.settings(params{Disconnected: "sometimes"}); err == nil {
+		t.Error("-disconnected sometimes: no error")
 	}
 }
 
@@ -188,4 +253,13 @@ func TestKeptRows(t *testing.T) {
 	if pick([]int{1, 2}, []int{}) != nil || dropped(nil, 3) != nil {
 		t.Error("pick or dropped of nothing")
 	}
+}
+
+// asModel turns a method's typed Fit result into an engine.Model, so that a
+// failed fit gives a nil interface rather than a typed nil.
+func asModel[M engine.Model](m M, err error) (engine.Model, error) {
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }

@@ -41,12 +41,12 @@ func Example() {
 	// soip             2-D, linear true
 	// tdpm             2-D, linear false
 	// lowrank-isomap   2-D, linear true
-	// lda              2-D, linear true
 	// lpp              2-D, linear true
 	// npe              2-D, linear true
-	// lsi              2-D, linear true
+	// lda              2-D, linear true
 	// ltsa             2-D, linear false
 	// laplacian        2-D, linear false
+	// lsi              2-D, linear true
 }
 
 // A method's own settings are set through Tune.

@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"context"
+	"reflect"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -46,90 +47,45 @@ type Method struct {
 	Linear bool
 	// Sparse: *sparse.CSR input is kept sparse (not copied dense).
 	Sparse bool
-	// KDefault is the default K (0 for methods without K).
-	KDefault int
 
 	// Fit fits the method to the rows of x with the settings of s.
 	Fit func(ctx context.Context, x mat.Matrix, s Settings) (engine.Model, error)
 }
 
-// fit returns a Method.Fit that copies s into the method's struct with set,
-// tunes it and fits it.
-func fit[S any, M engine.Model](set func(*S, Settings), do func(S, context.Context, mat.Matrix) (M, error)) func(context.Context, mat.Matrix, Settings) (engine.Model, error) {
-	return func(ctx context.Context, x mat.Matrix, s Settings) (engine.Model, error) {
-		var c S
-		set(&c, s)
-		if s.Tune != nil {
-			s.Tune(&c)
+// Methods are the engine's methods (engine.Methods), in its order, with
+// what each accepts read from its settings struct.
+var Methods = methods()
+
+func methods() []Method {
+	var out []Method
+	for _, em := range engine.Methods() {
+		has := func(field string) bool {
+			return reflect.ValueOf(em.New()).Elem().FieldByName(field).IsValid()
 		}
-		m, err := do(c, ctx, x)
-		if err != nil {
-			return nil, err
-		}
-		return m, nil
+		out = append(out, Method{Name: em.Name, K: has("K"), Eps: has("Eps"), Policy: has("Disconnected"),
+			Labels: has("Labels"), NeedsLabels: em.NeedsLabels, Linear: em.Linear, Sparse: em.Sparse,
+			Fit: fit(em)})
 	}
+	return out
 }
 
-// The settings structs filled from Settings.
-var (
-	setPCA    = func(c *engine.PCA, s Settings) { *c = engine.PCA{Dim: s.Dim, Options: s.Options} }
-	setMDS    = func(c *engine.MDS, s Settings) { *c = engine.MDS{Dim: s.Dim, Seed: s.Seed, Options: s.Options} }
-	setIsomap = func(c *engine.Isomap, s Settings) {
-		*c = engine.Isomap{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Disconnected: s.Disconnected, Seed: s.Seed, Options: s.Options}
+// fit returns the Method.Fit of em: the fields of Settings copied into a
+// new settings struct where it has them, then Settings.Tune, then the fit.
+func fit(em engine.Method) func(context.Context, mat.Matrix, Settings) (engine.Model, error) {
+	return func(ctx context.Context, x mat.Matrix, s Settings) (engine.Model, error) {
+		c := em.New()
+		v := reflect.ValueOf(c).Elem()
+		for field, val := range map[string]any{"Dim": s.Dim, "K": s.K, "Eps": s.Eps, "Labels": s.Labels,
+			"Disconnected": s.Disconnected, "Seed": s.Seed, "Options": s.Options} {
+			if f := v.FieldByName(field); f.IsValid() {
+				f.Set(reflect.ValueOf(val))
+			}
+		}
+		if s.Tune != nil {
+			s.Tune(c)
+		}
+		return em.Fit(ctx, c, x)
 	}
-	setLandmark = func(c *engine.LandmarkIsomap, s Settings) {
-		*c = engine.LandmarkIsomap{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Disconnected: s.Disconnected, Seed: s.Seed, Options: s.Options}
-	}
-	setLLE           = func(c *engine.LLE, s Settings) { *c = engine.LLE{Dim: s.Dim, K: s.K, Seed: s.Seed, Options: s.Options} }
-	setIsoProjection = func(c *engine.IsoProjection, s Settings) {
-		*c = engine.IsoProjection{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Disconnected: s.Disconnected, Seed: s.Seed, Options: s.Options}
-	}
-	setOIP = func(c *engine.OIP, s Settings) {
-		*c = engine.OIP{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Disconnected: s.Disconnected, Seed: s.Seed, Options: s.Options}
-	}
-	setSOIP = func(c *engine.SOIP, s Settings) {
-		*c = engine.SOIP{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Disconnected: s.Disconnected, Seed: s.Seed, Options: s.Options}
-	}
-	setTDPM = func(c *engine.TDPM, s Settings) {
-		*c = engine.TDPM{Dim: s.Dim, K: s.K, Seed: s.Seed, Options: s.Options}
-	}
-	setLowRank = func(c *engine.LowRankIsomap, s Settings) {
-		*c = engine.LowRankIsomap{Dim: s.Dim, Labels: s.Labels, Seed: s.Seed, Options: s.Options}
-	}
-	setLDA = func(c *engine.LDA, s Settings) { *c = engine.LDA{Dim: s.Dim, Labels: s.Labels, Options: s.Options} }
-	setLPP = func(c *engine.LPP, s Settings) {
-		*c = engine.LPP{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Seed: s.Seed, Options: s.Options}
-	}
-	setNPE = func(c *engine.NPE, s Settings) {
-		*c = engine.NPE{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Seed: s.Seed, Options: s.Options}
-	}
-	setLSI  = func(c *engine.LSI, s Settings) { *c = engine.LSI{Dim: s.Dim, Seed: s.Seed, Options: s.Options} }
-	setLTSA = func(c *engine.LTSA, s Settings) {
-		*c = engine.LTSA{Dim: s.Dim, K: s.K, Seed: s.Seed, Options: s.Options}
-	}
-	setLaplacian = func(c *engine.LaplacianEigenmaps, s Settings) {
-		*c = engine.LaplacianEigenmaps{Dim: s.Dim, K: s.K, Eps: s.Eps, Labels: s.Labels, Disconnected: s.Disconnected, Seed: s.Seed, Options: s.Options}
-	}
-)
-
-// Methods are the engine's methods, one line each.
-var Methods = []Method{
-	{Name: "pca", Linear: true, Fit: fit(setPCA, engine.PCA.Fit)},
-	{Name: "mds", Fit: fit(setMDS, engine.MDS.Fit)},
-	{Name: "isomap", K: true, Eps: true, Policy: true, Labels: true, KDefault: 10, Fit: fit(setIsomap, engine.Isomap.Fit)},
-	{Name: "landmark-isomap", K: true, Eps: true, Policy: true, Labels: true, KDefault: 10, Fit: fit(setLandmark, engine.LandmarkIsomap.Fit)},
-	{Name: "lle", K: true, KDefault: 10, Fit: fit(setLLE, engine.LLE.Fit)},
-	{Name: "isoprojection", K: true, Eps: true, Policy: true, Labels: true, Linear: true, Sparse: true, KDefault: 10, Fit: fit(setIsoProjection, engine.IsoProjection.Fit)},
-	{Name: "oip", K: true, Eps: true, Policy: true, Labels: true, Linear: true, KDefault: 10, Fit: fit(setOIP, engine.OIP.Fit)},
-	{Name: "soip", K: true, Eps: true, Policy: true, Labels: true, Linear: true, KDefault: 10, Fit: fit(setSOIP, engine.SOIP.Fit)},
-	{Name: "tdpm", K: true, KDefault: 12, Fit: fit(setTDPM, engine.TDPM.Fit)},
-	{Name: "lowrank-isomap", Labels: true, Linear: true, Fit: fit(setLowRank, engine.LowRankIsomap.Fit)},
-	{Name: "lda", Labels: true, NeedsLabels: true, Linear: true, Fit: fit(setLDA, engine.LDA.Fit)},
-	{Name: "lpp", K: true, Eps: true, Labels: true, Linear: true, Sparse: true, KDefault: 10, Fit: fit(setLPP, engine.LPP.Fit)},
-	{Name: "npe", K: true, Eps: true, Labels: true, Linear: true, Sparse: true, KDefault: 10, Fit: fit(setNPE, engine.NPE.Fit)},
-	{Name: "lsi", Linear: true, Sparse: true, Fit: fit(setLSI, engine.LSI.Fit)},
-	{Name: "ltsa", K: true, Sparse: true, KDefault: 10, Fit: fit(setLTSA, engine.LTSA.Fit)},
-	{Name: "laplacian", K: true, Eps: true, Policy: true, Labels: true, Sparse: true, KDefault: 10, Fit: fit(setLaplacian, engine.LaplacianEigenmaps.Fit)},
 }
 
 // Variants are settings that take other code paths of a method: another
