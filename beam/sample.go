@@ -24,7 +24,7 @@ type SampleFit struct {
 	Method    string
 	Dim       int    // output dimension (0: 2)
 	K         int    // neighbours of the graph methods (0: the method's default)
-	Landmarks int    // landmark-isomap's landmarks (0: its default)
+	Landmarks int    // landmark-isomap's landmarks, lowrank-isomap's clusters (0: the default)
 	Size      int    // rows in the sample (0: DefaultSampleSize)
 	Seed      uint64 // the sample's and the method's seed
 	// Stratify draws the sample per stratum, the rows' Label
@@ -33,9 +33,9 @@ type SampleFit struct {
 	Stratify bool
 	// Supervised carries every row's class (Row.Label, an integer) into
 	// the sample and fits the method with the sampled rows' classes: lda
-	// (which needs them) or the supervised graph of isoprojection, lpp,
-	// npe and oip (SupervisedMethods). With Stratify too, the strata are
-	// the classes.
+	// (which needs them) or the supervised neighbour graph of the methods
+	// that take labels (SupervisedMethods). With Stratify too, the strata
+	// are the classes.
 	Supervised bool
 }
 
@@ -44,79 +44,50 @@ type SampleFit struct {
 // minute (the dense methods hold a few 5000² matrices, 200 MB each).
 const DefaultSampleSize = 5000
 
-// sampleFitters are the methods FitSample fits, by their command-line
-// names: the unsupervised methods on dense rows.
-// Each takes the sampled rows and, for a supervised fit, their classes
-// (nil otherwise).
-var sampleFitters = map[string]func(context.Context, SampleFit, *mat.Dense, []int) (engine.Model, error){
-	"pca": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.PCA{Dim: f.Dim}.Fit(ctx, x))
-	},
-	"mds": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.MDS{Dim: f.Dim, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"isomap": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.Isomap{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"landmark-isomap": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.LandmarkIsomap{Dim: f.Dim, K: f.K, Landmarks: f.Landmarks, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"lle": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.LLE{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"ltsa": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.LTSA{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"laplacian": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.LaplacianEigenmaps{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"tdpm": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.TDPM{Dim: f.Dim, K: f.K, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"lpp": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.LPP{Dim: f.Dim, K: f.K, Labels: y, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"npe": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.NPE{Dim: f.Dim, K: f.K, Labels: y, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"isoprojection": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.IsoProjection{Dim: f.Dim, K: f.K, Labels: y, Seed: f.Seed}.Fit(ctx, x))
-	},
-	"lda": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.LDA{Dim: f.Dim, Labels: y}.Fit(ctx, x))
-	},
-	"oip": func(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
-		return model(engine.OIP{Dim: f.Dim, K: f.K, Labels: y, Seed: f.Seed}.Fit(ctx, x))
-	},
+// fitOnSample fits the method of f, by its command-line name, to the
+// sampled rows x, with their classes y for a supervised fit (nil
+// otherwise): the engine's method with f's dimension, seed, neighbours and
+// landmarks where it has those settings, the rest its defaults.
+func fitOnSample(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engine.Model, error) {
+	m, ok := engine.LookupMethod(f.Method)
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown method %q", ErrFit, f.Method)
+	}
+	s := m.New()
+	set := map[string]any{"dim": f.Dim, "seed": f.Seed, "k": f.K, "landmarks": f.Landmarks, "labels": y}
+	for name, v := range set {
+		if m.Has(name) {
+			if err := m.Set(s, name, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m.Fit(ctx, s, x)
 }
 
-// supervisedMethods are the methods of sampleFitters that take the
-// sampled rows' classes (lda needs them).
-var supervisedMethods = map[string]bool{"lda": true, "isoprojection": true, "lpp": true, "npe": true, "oip": true}
+// supervised reports whether the method takes class labels.
+func supervised(m engine.Method) bool { return m.Has("labels") }
 
 // SupervisedMethods returns the names of the methods FitSample fits with
-// the rows' classes (SampleFit.Supervised), sorted.
+// the rows' classes (SampleFit.Supervised): LDA, which needs them, and the
+// methods whose neighbour graph they supervise; sorted.
 func SupervisedMethods() []string {
 	var names []string
-	for n := range supervisedMethods {
-		names = append(names, n)
+	for _, m := range engine.Methods() {
+		if supervised(m) {
+			names = append(names, m.Name)
+		}
 	}
 	sort.Strings(names)
 	return names
 }
 
-func model[M engine.Model](m M, err error) (engine.Model, error) {
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// SampleMethods returns the names of the methods FitSample fits, sorted.
+// SampleMethods returns the names of the methods FitSample fits, every
+// method of the engine, sorted.
 func SampleMethods() []string {
-	names := make([]string, 0, len(sampleFitters))
-	for n := range sampleFitters {
-		names = append(names, n)
+	var names []string
+	for _, m := range engine.Methods() {
+		names = append(names, m.Name)
 	}
 	sort.Strings(names)
 	return names
@@ -148,11 +119,11 @@ func init() {
 
 // FitSample fits a nonlinear (or any unsupervised) method on a sample of
 // rows too many for one machine, or with fit.Supervised a supervised one
-// (SupervisedMethods: LDA, or the supervised graph of IsoProjection, LPP,
-// NPE, OIP) on a sample of labelled rows: the rows are reduced to a sample of
-// fit.Size rows by a bottom-k sketch (Sample; one pass, Size rows a
-// worker), one worker fits the method with the engine and writes the model
-// file to modelPath (any registered filesystem; under a temporary name,
+// (SupervisedMethods: LDA, or the supervised neighbour graph of the
+// methods that take labels) on a sample of labelled rows: the rows are
+// reduced to a sample of fit.Size rows by a bottom-k sketch (Sample; one
+// pass, Size rows a worker), one worker fits the method with the engine
+// and writes the model file to modelPath (any registered filesystem; under a temporary name,
 // renamed when complete). Project then maps every row with that model:
 // for Landmark Isomap the landmark geodesics stay with the fit while the
 // triangulation of all rows runs distributed. Rows with an Err or a
@@ -199,14 +170,15 @@ func FitSample(s beam.Scope, rows beam.PCollection, fit SampleFit, modelPath str
 // CheckSampleFit reports a SampleFit that FitSample cannot run (an unknown
 // method, negative settings) before a pipeline is built.
 func CheckSampleFit(f SampleFit) error {
-	if _, ok := sampleFitters[f.Method]; !ok {
+	m, ok := engine.LookupMethod(f.Method)
+	if !ok {
 		return fmt.Errorf("%w: method %q cannot be fitted on a sample (methods: %v)", ErrFit, f.Method, SampleMethods())
 	}
-	if f.Supervised && !supervisedMethods[f.Method] {
+	if f.Supervised && !supervised(m) {
 		return fmt.Errorf("%w: method %q takes no class labels (supervised on a sample: %v)", ErrFit, f.Method, SupervisedMethods())
 	}
-	if f.Method == "lda" && !f.Supervised {
-		return fmt.Errorf("%w: lda on a sample needs the rows' classes (SampleFit.Supervised, -label)", ErrFit)
+	if m.NeedsLabels && !f.Supervised {
+		return fmt.Errorf("%w: %s on a sample needs the rows' classes (SampleFit.Supervised, -label)", ErrFit, f.Method)
 	}
 	if f.Dim < 0 || f.K < 0 || f.Landmarks < 0 || f.Size < 0 {
 		return fmt.Errorf("%w: negative setting in %+v", ErrFit, f)
@@ -393,7 +365,7 @@ func (f *fitSampleFn) ProcessElement(ctx context.Context, a Sample) error {
 	if f.Fit.Supervised != (len(labels) > 0) {
 		return fmt.Errorf("%w: a supervised fit needs a labelled sample", ErrFit)
 	}
-	m, err := sampleFitters[f.Fit.Method](ctx, f.Fit, x, labels)
+	m, err := fitOnSample(ctx, f.Fit, x, labels)
 	if err != nil {
 		return fmt.Errorf("%w: %s on a sample of %d rows: %w", ErrFit, f.Fit.Method, x.RawMatrix().Rows, err)
 	}

@@ -50,7 +50,7 @@ func TestFitSample(t *testing.T) {
 		got := runFit(t, shards, 2, func(s beam.Scope, rows beam.PCollection, path string) beam.PCollection {
 			return FitSample(s, rows, fit, path)
 		})
-		want, err := sampleFitters[fit.Method](ctx, fit, xs, nil)
+		want, err := fitOnSample(ctx, fit, xs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -70,8 +71,14 @@ func TestSampleSketch(t *testing.T) {
 	if err := CheckSampleFit(SampleFit{Method: "lda"}); !errors.Is(err, ErrFit) {
 		t.Errorf("lda on a sample without labels: %v", err)
 	}
-	if err := CheckSampleFit(SampleFit{Method: "isomap", Supervised: true}); !errors.Is(err, ErrFit) {
-		t.Errorf("isomap with labels: %v", err)
+	if err := CheckSampleFit(SampleFit{Method: "pca", Supervised: true}); !errors.Is(err, ErrFit) {
+		t.Errorf("pca with labels: %v", err)
+	}
+	if err := CheckSampleFit(SampleFit{Method: "umap"}); !errors.Is(err, ErrFit) {
+		t.Errorf("an unknown method: %v", err)
+	}
+	if got := strings.Join(SupervisedMethods(), " "); got != "isomap isoprojection landmark-isomap laplacian lda lpp npe oip soip" {
+		t.Errorf("SupervisedMethods: %s", got)
 	}
 	if err := CheckSampleFit(SampleFit{Method: "lda", Supervised: true}); err != nil {
 		t.Errorf("lda with labels: %v", err)

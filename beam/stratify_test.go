@@ -39,7 +39,7 @@ func TestFitSampleStratified(t *testing.T) {
 		t.Fatal(err)
 	}
 	fit := SampleFit{Method: "pca", Size: 40, Seed: 4, Stratify: true}
-	want, err := sampleFitters["pca"](ctx, fit, xs, nil)
+	want, err := fitOnSample(ctx, fit, xs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func TestLabelsCommand(t *testing.T) {
 	}
 
 	for _, args := range [][]string{
-		{"fit", "-method", "isomap", "-label", "digit", "-input", glob, "-model", filepath.Join(dir, "x.bin")},
+		{"fit", "-method", "pca", "-label", "digit", "-input", glob, "-model", filepath.Join(dir, "x.bin")}, // PCA takes no labels
 		{"fit", "-method", "lda", "-label", "digit", "-stratify", "id", "-input", glob, "-model", filepath.Join(dir, "x.bin")},
 		{"project", "-label", "digit", "-input", glob, "-model", full, "-output", filepath.Join(dir, "o")},
 	} {

@@ -107,7 +107,7 @@ func run(args []string, stderr io.Writer) error {
 		block  = fs.Int("block", manifoldbeam.DefaultBlock, "project: rows a Transform call")
 		par    = fs.Int("parallel", 0, "project: blocks a worker's DoFn transforms at once in a bundle (0: the number of CPUs on the prism runner, which runs a stage as one bundle; 1 on the others, which run a bundle per core)")
 		format = fs.String("format", "csv", "project: output format, csv (part-*.csv: id,y1,…), npy (part-*.npy with part-*.ids.csv) or parquet (part-*.parquet: id, y repeated double); fit: the input's format (default: from -input's suffix, which must not say otherwise)")
-		method = fs.String("method", "", "fit: method (pca, lsi, lda distributed; "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" on a sample)")
+		method = fs.String("method", "", "fit: method, one of "+strings.Join(manifoldbeam.SampleMethods(), ", ")+" (pca, lsi and lda fitted distributed, or on a sample with -sample; the others on a sample)")
 		label  = fs.String("label", "", "fit -method lda, or a supervised fit on a sample ("+strings.Join(manifoldbeam.SupervisedMethods(), ", ")+"): the column of the integer class labels (CSV header or Parquet column)")
 		width  = fs.Int("width", 0, "rows without exactly this many features are dead letters (0: not checked; a fit then fails on rows of differing widths)")
 		dim    = fs.Int("dim", 0, "fit: output dimension (0: 2; lda: classes − 1)")

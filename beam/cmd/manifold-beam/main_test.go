@@ -108,8 +108,8 @@ func TestFitThenProject(t *testing.T) {
 	if err := run([]string{"project", "-model", model, "-input", glob, "-output", nout, "-format", "orc"}, &stderr); !errors.Is(err, errUsage) {
 		t.Errorf("-format orc: %v, want a usage error", err)
 	}
-	if err := run([]string{"fit", "-method", "soip", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
-		t.Errorf("fit -method soip: %v, want a usage error", err)
+	if err := run([]string{"fit", "-method", "umap", "-input", glob, "-model", model}, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("fit -method umap: %v, want a usage error", err)
 	}
 
 	// Landmark Isomap on a sample of 90 of the 120 rows, then every row
