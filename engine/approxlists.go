@@ -251,9 +251,3 @@ func narrow(v []int) []int32 {
 	}
 	return w
 }
-
-func (m *IsomapModel) nearLists() (*trainingLists, blas64.General)         { return m.near, m.train }
-func (m *LandmarkIsomapModel) nearLists() (*trainingLists, blas64.General) { return m.near, m.train }
-func (m *LLEModel) nearLists() (*trainingLists, blas64.General)            { return m.near, m.train }
-func (m *LaplacianModel) nearLists() (*trainingLists, blas64.General)      { return m.near, m.train.dense }
-func (m *LTSAModel) nearLists() (*trainingLists, blas64.General)           { return m.near, m.train.dense }

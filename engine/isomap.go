@@ -477,3 +477,6 @@ func (c *codec) graph(g **sparse.CSR, n int) {
 	}
 	*g = a
 }
+
+// nearLists gives the training lists of an approximate fit (nearLister).
+func (m *IsomapModel) nearLists() (*trainingLists, blas64.General) { return m.near, m.train }

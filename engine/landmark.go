@@ -502,3 +502,6 @@ func (m *LandmarkIsomapModel) fields(c *codec) {
 		m.prepareGeo()
 	}
 }
+
+// nearLists gives the training lists of an approximate fit (nearLister).
+func (m *LandmarkIsomapModel) nearLists() (*trainingLists, blas64.General) { return m.near, m.train }

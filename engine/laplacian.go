@@ -386,3 +386,6 @@ func denseSymmetric(a *sparse.CSR) blas64.Symmetric {
 	}
 	return sym
 }
+
+// nearLists gives the training lists of an approximate fit (nearLister).
+func (m *LaplacianModel) nearLists() (*trainingLists, blas64.General) { return m.near, m.train.dense }

@@ -408,3 +408,6 @@ func (m *LLEModel) fields(c *codec) {
 	c.vector("eigenvalues", &m.eig, dim)
 	c.lists(&m.near, m.train, n)
 }
+
+// nearLists gives the training lists of an approximate fit (nearLister).
+func (m *LLEModel) nearLists() (*trainingLists, blas64.General) { return m.near, m.train }

@@ -494,3 +494,6 @@ func ltsaAlignmentFlam(n, k, t int) float64 {
 	fk := float64(k)
 	return float64(n) * fk * fk * float64(t+1)
 }
+
+// nearLists gives the training lists of an approximate fit (nearLister).
+func (m *LTSAModel) nearLists() (*trainingLists, blas64.General) { return m.near, m.train.dense }
