@@ -135,27 +135,27 @@ func gaussKernel(s float64) []float64 {
 // smooth convolves the side×side field f with kern along rows then
 // columns (zero outside), using tmp.
 func smooth(f, tmp []float64, side int, kern []float64) {
+	convolve(tmp, f, side, kern, 1)
+	convolve(f, tmp, side, kern, side)
+}
+
+// convolve sets dst to the side×side field src convolved with kern along
+// rows (stride 1) or columns (stride side), zero outside.
+func convolve(dst, src []float64, side int, kern []float64, stride int) {
 	r := len(kern) / 2
 	for y := 0; y < side; y++ {
 		for x := 0; x < side; x++ {
+			at := x
+			if stride != 1 {
+				at = y
+			}
 			s := 0.0
 			for t, w := range kern {
-				if xx := x + t - r; xx >= 0 && xx < side {
-					s += w * f[y*side+xx]
+				if p := at + t - r; p >= 0 && p < side {
+					s += w * src[y*side+x+(p-at)*stride]
 				}
 			}
-			tmp[y*side+x] = s
-		}
-	}
-	for y := 0; y < side; y++ {
-		for x := 0; x < side; x++ {
-			s := 0.0
-			for t, w := range kern {
-				if yy := y + t - r; yy >= 0 && yy < side {
-					s += w * tmp[yy*side+x]
-				}
-			}
-			f[y*side+x] = s
+			dst[y*side+x] = s
 		}
 	}
 }

@@ -27,23 +27,7 @@ func TestIndexQuery(t *testing.T) {
 	if ix.Len() != 4000 || lists.Len() != 4000 {
 		t.Fatalf("index of %d rows, %d lists", ix.Len(), lists.Len())
 	}
-	want, err := neighbors.KNNQuery(ctx, x, q, 10, neighbors.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		width int
-		min   float64
-	}{{0, 0.99}, {10, 0.9}, {60, 0.995}} {
-		got, err := ix.Query(ctx, q, 10, c.width)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := neighbors.Recall(got, want)
-		t.Logf("width %d: recall@10 %.4f", c.width, r)
-		if r < c.min {
-			t.Errorf("width %d: recall@10 %.4f < %v", c.width, r, c.min)
-		}
+	checkRecall(t, "", ix, x, q, []widthRecall{{0, 0.99}, {10, 0.9}, {60, 0.995}}, func(got *neighbors.Result) {
 		for i := 0; i < 1000; i += 97 {
 			js, ds := got.Row(i)
 			for p, j := range js {
@@ -52,7 +36,7 @@ func TestIndexQuery(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 	self, err := ix.Query(ctx, x.Slice(0, 200, 0, 50), 1, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -149,22 +133,36 @@ func TestIndexUSPS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRecall(t, "USPS, ", ix, x, q, []widthRecall{{10, 0.9}, {0, 0.97}, {60, 0.99}}, nil)
+}
+
+// widthRecall is a search width and the least recall@10 it must reach.
+type widthRecall struct {
+	width int
+	min   float64
+}
+
+// checkRecall queries q against ix, the index of x, at each width and
+// fails when recall@10 against the exact neighbours falls below the
+// width's minimum; each, when set, checks every result too.
+func checkRecall(t *testing.T, name string, ix *neighbors.Index, x, q *mat.Dense, widths []widthRecall, each func(*neighbors.Result)) {
+	t.Helper()
 	want, err := neighbors.KNNQuery(ctx, x, q, 10, neighbors.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		width int
-		min   float64
-	}{{10, 0.9}, {0, 0.97}, {60, 0.99}} {
+	for _, c := range widths {
 		got, err := ix.Query(ctx, q, 10, c.width)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := neighbors.Recall(got, want)
-		t.Logf("USPS, width %d: recall@10 %.4f", c.width, r)
+		t.Logf("%swidth %d: recall@10 %.4f", name, c.width, r)
 		if r < c.min {
-			t.Errorf("USPS, width %d: recall@10 %.4f < %v", c.width, r, c.min)
+			t.Errorf("%swidth %d: recall@10 %.4f < %v", name, c.width, r, c.min)
+		}
+		if each != nil {
+			each(got)
 		}
 	}
 }

@@ -7,30 +7,15 @@ It writes engine/testdata/sklearn_*.json. Synthetic inputs are stored in the
 fixture; real data (../shared/data) is not: the Go test reads it from there
 and skips when it is absent, and only the reference embedding is stored.
 """
-import gzip, json, os, sys
+import os, sys
 import numpy as np
-import sklearn
 from sklearn.datasets import make_swiss_roll
 from sklearn.decomposition import PCA, KernelPCA
 from sklearn.manifold import Isomap, LocallyLinearEmbedding, SpectralEmbedding
 from sklearn.metrics import euclidean_distances
+from fixtures_common import DATA, dumper, load
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "..", "..", "shared", "data")
-
-
-def dump(name, **kw):
-    out = {"sklearn": sklearn.__version__}
-    for k, v in kw.items():
-        out[k] = v.tolist() if isinstance(v, np.ndarray) else v
-    with open(os.path.join(HERE, "sklearn_%s.json" % name), "w") as f:
-        json.dump(out, f)
-    print("wrote", name)
-
-
-def load(tag):
-    with gzip.open(os.path.join(DATA, tag, tag + "_X.csv.gz"), "rt") as f:
-        return np.loadtxt(f, delimiter=",", dtype=np.float64)
+dump = dumper("sklearn_")
 
 
 def classical_mds(X, dim):

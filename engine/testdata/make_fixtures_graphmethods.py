@@ -18,37 +18,18 @@ reference takes the papers' SVD route (isometric-projection.txt eq. 7) with
 numpy's SVD. Real data (../shared/data) are not stored: the Go test reads
 them and skips when absent; only the references are stored.
 """
-import gzip, json, os, sys
+import gzip, os, sys
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-import sklearn
 from sklearn.datasets import make_swiss_roll
 from sklearn.decomposition import TruncatedSVD
 from sklearn.manifold import LocallyLinearEmbedding, SpectralEmbedding
 from sklearn.manifold._locally_linear import barycenter_kneighbors_graph
 from sklearn.neighbors import kneighbors_graph
+from fixtures_common import DATA, dumper, load, load_labels
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "..", "..", "shared", "data")
-
-
-def dump(name, **kw):
-    out = {"sklearn": sklearn.__version__}
-    for k, v in kw.items():
-        out[k] = v.tolist() if isinstance(v, np.ndarray) else v
-    with open(os.path.join(HERE, "graphmethods_%s.json" % name), "w") as f:
-        json.dump(out, f)
-    print("wrote", name)
-
-
-def load(tag):
-    with gzip.open(os.path.join(DATA, tag, tag + "_X.csv.gz"), "rt") as f:
-        return np.loadtxt(f, delimiter=",", dtype=np.float64)
-
-
-def load_labels(tag):
-    return np.loadtxt(os.path.join(DATA, tag, tag + "_y.txt"), dtype=np.int64)
+dump = dumper("graphmethods_")
 
 
 def or_distance_graph(X, k):

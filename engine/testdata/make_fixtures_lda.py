@@ -6,22 +6,12 @@ Run with Debian's python3-sklearn (scikit-learn 1.2.1, numpy 1.24, scipy 1.10):
 It writes engine/testdata/sklearn_lda_*.json. The inputs are synthetic and
 stored in the fixtures.
 """
-import json, os
 import numpy as np
-import sklearn
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.model_selection import LeaveOneOut, cross_val_predict
+from fixtures_common import dumper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def dump(name, **kw):
-    out = {"sklearn": sklearn.__version__}
-    for k, v in kw.items():
-        out[k] = v.tolist() if isinstance(v, np.ndarray) else v
-    with open(os.path.join(HERE, "sklearn_%s.json" % name), "w") as f:
-        json.dump(out, f)
-    print("wrote", name)
+dump = dumper("sklearn_")
 
 
 def blobs(rng, sizes, d, spread):

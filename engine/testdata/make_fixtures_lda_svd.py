@@ -10,21 +10,11 @@ that is the sum of two others and duplicated images, so that the
 within-class scatter is singular (the engine's Fisherfaces solver refuses
 it) while N − c exceeds the rank of the data.
 """
-import json, os
 import numpy as np
-import sklearn
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from fixtures_common import dumper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def dump(name, **kw):
-    out = {"sklearn": sklearn.__version__}
-    for k, v in kw.items():
-        out[k] = v.tolist() if isinstance(v, np.ndarray) else v
-    with open(os.path.join(HERE, "sklearn_%s.json" % name), "w") as f:
-        json.dump(out, f)
-    print("wrote", name)
+dump = dumper("sklearn_")
 
 
 def case(name, c, per, d, nconst, ndup, seed):

@@ -25,7 +25,9 @@ from sklearn.manifold import SpectralEmbedding
 from sklearn.neighbors import kneighbors_graph
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_fixtures_graphmethods import DATA, dump, load  # noqa: E402
+from fixtures_common import DATA, dumper, load  # noqa: E402
+
+dump = dumper("graphmethods_")
 
 
 def binary_graph(X, k):
