@@ -17,6 +17,10 @@ import (
 // of its leading principal submatrices in the chosen order, is singular.
 var ErrSingular = errors.New("sparse: zero pivot in LDLᵀ factorization")
 
+// ErrTooLarge is wrapped by the error of AnalyzeLDLWithin when the factor
+// would hold more entries than allowed under every ordering tried.
+var ErrTooLarge = errors.New("sparse: factor too large")
+
 // errPattern is the error of a factorization whose matrix does not have
 // the analysed pattern.
 var errPattern = fmt.Errorf("%w: the matrix's pattern is not the analysed one (or not symmetric)", ErrInvalid)
@@ -73,6 +77,17 @@ type LDLAnalysis struct {
 // the orderings and the analysis of a million-entry matrix take hundreds
 // of milliseconds).
 func AnalyzeLDL(ctx context.Context, a *CSR, ord Ordering) (*LDLAnalysis, error) {
+	return AnalyzeLDLWithin(ctx, a, ord, 0)
+}
+
+// AnalyzeLDLWithin is AnalyzeLDL for a factor of at most maxEntries entries
+// below the diagonal (0: any): an ordering whose factor would hold more is
+// abandoned as soon as its analysis has counted them, so that a matrix
+// whose factor cannot be afforded (the neighbour graphs of
+// high-dimensional data fill in to 10⁹–10¹⁰ entries) costs the orderings
+// and that much counting, not the whole symbolic analysis. When every
+// ordering is abandoned the error wraps ErrTooLarge.
+func AnalyzeLDLWithin(ctx context.Context, a *CSR, ord Ordering, maxEntries int64) (*LDLAnalysis, error) {
 	if a.r != a.c {
 		return nil, fmt.Errorf("%w: LDLᵀ of a %d×%d matrix", ErrInvalid, a.r, a.c)
 	}
@@ -86,15 +101,18 @@ func AnalyzeLDL(ctx context.Context, a *CSR, ord Ordering) (*LDLAnalysis, error)
 		return nil, fmt.Errorf("%w: ordering %d", ErrInvalid, int(ord))
 	}
 	if ord == OrderAuto && runtime.GOMAXPROCS(0) >= 2 {
-		return analyzeAuto(ctx, a)
+		return analyzeAuto(ctx, a, maxEntries)
 	}
 	var best *LDLAnalysis
 	tried := map[Ordering]int{}
-	stop := &stopper{ctx: ctx}
 	for _, o := range cands {
+		stop := &stopper{ctx: ctx, limit: maxEntries}
 		s := analyzeWith(stop, a, o)
 		if stop.err != nil {
 			return nil, stop.err
+		}
+		if s == nil { // over the limit
+			continue
 		}
 		tried[o] = s.NNZ()
 		if best == nil || s.cheaper(best) {
@@ -104,41 +122,56 @@ func AnalyzeLDL(ctx context.Context, a *CSR, ord Ordering) (*LDLAnalysis, error)
 			break // RCM's envelope is factored row by row: slower
 		}
 	}
+	if best == nil {
+		return nil, tooLarge(maxEntries)
+	}
 	best.tried = tried
 	return best, nil
+}
+
+func tooLarge(maxEntries int64) error {
+	return fmt.Errorf("%w: more than %d entries in the factor under every ordering tried", ErrTooLarge, maxEntries)
 }
 
 // analyzeAuto is AnalyzeLDL with OrderAuto on two goroutines: AMD's
 // analysis and RCM's at once, RCM's abandoned when AMD's factor works on
 // fronts. It keeps the analysis the serial loop keeps.
-func analyzeAuto(ctx context.Context, a *CSR) (*LDLAnalysis, error) {
+func analyzeAuto(ctx context.Context, a *CSR, maxEntries int64) (*LDLAnalysis, error) {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rstop := &stopper{ctx: rctx}
+	rstop := &stopper{ctx: rctx, limit: maxEntries}
 	var rcmAn *LDLAnalysis
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		rcmAn = analyzeWith(rstop, a, OrderRCM)
 	}()
-	stop := &stopper{ctx: ctx}
+	stop := &stopper{ctx: ctx, limit: maxEntries}
 	best := analyzeWith(stop, a, OrderAMD)
-	if stop.err == nil && best.usesFronts() {
+	if stop.err == nil && best != nil && best.usesFronts() {
 		cancel() // RCM's envelope is factored row by row: slower
 	}
 	<-done
 	if stop.err != nil {
 		return nil, stop.err
 	}
-	tried := map[Ordering]int{OrderAMD: best.NNZ()}
-	if !best.usesFronts() {
+	tried := map[Ordering]int{}
+	if best != nil {
+		tried[OrderAMD] = best.NNZ()
+	}
+	if best == nil || !best.usesFronts() {
 		if rstop.err != nil {
 			return nil, rstop.err
 		}
-		tried[OrderRCM] = rcmAn.NNZ()
-		if rcmAn.cheaper(best) {
-			best = rcmAn
+		if rcmAn != nil {
+			tried[OrderRCM] = rcmAn.NNZ()
+			if best == nil || rcmAn.cheaper(best) {
+				best = rcmAn
+			}
 		}
+	}
+	if best == nil {
+		return nil, tooLarge(maxEntries)
 	}
 	best.tried = tried
 	return best, nil
@@ -165,7 +198,7 @@ func analyzeWith(stop *stopper, a *CSR, o Ordering) *LDLAnalysis {
 		return nil
 	}
 	s := symbolicLDL(stop, a, perm, inv)
-	if stop.err != nil {
+	if stop.err != nil || stop.over {
 		return nil
 	}
 	s.postorder()
@@ -184,7 +217,8 @@ func (s *LDLAnalysis) cheaper(t *LDLAnalysis) bool {
 // factor of P·A·Pᵀ (Davis, "Algorithm 849: A concise sparse Cholesky
 // factorization package", ACM TOMS 31(4), 2005: the row subtrees of the
 // elimination tree, traversed with a flag per column).
-// It returns early (a partial analysis) once stop says so.
+// It returns early (a partial analysis) once stop says so: the context is
+// done, or the entries counted pass stop's limit.
 func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) *LDLAnalysis {
 	n := a.r
 	s := &LDLAnalysis{n: n, perm: perm, inv: inv, parent: make([]int32, n), colStart: make([]int, n+1)}
@@ -206,7 +240,7 @@ func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) *LDLAnalysis {
 				walked++
 			}
 		}
-		if stop.tick(walked) {
+		if stop.grow(walked-(a.indptr[v+1]-a.indptr[v]+1)) || stop.tick(walked) {
 			return s
 		}
 	}

@@ -1066,3 +1066,30 @@ func TestLDLOtherPatternRefused(t *testing.T) {
 		}
 	}
 }
+
+// AnalyzeLDLWithin keeps the analysis AnalyzeLDL makes when its factor fits
+// the limit, and refuses with ErrTooLarge when no ordering's does — at 1
+// and 2 cores, for each ordering and the automatic choice.
+func TestAnalyzeLDLWithin(t *testing.T) {
+	ctx := context.Background()
+	a := first(gridUnweighted(60, 60))
+	for _, procs := range []int{1, 2} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			for _, ord := range []sparse.Ordering{sparse.OrderAuto, sparse.OrderAMD, sparse.OrderRCM} {
+				full, err := sparse.AnalyzeLDL(ctx, a, ord)
+				if err != nil {
+					t.Fatal(err)
+				}
+				nnz := int64(full.NNZ())
+				at, err := sparse.AnalyzeLDLWithin(ctx, a, ord, nnz)
+				if err != nil || at.NNZ() != full.NNZ() || at.Flam() != full.Flam() || !slices.Equal(at.Perm(), full.Perm()) {
+					t.Errorf("%d procs, ordering %d, limit = the factor's %d entries: %v", procs, ord, nnz, err)
+				}
+				if _, err := sparse.AnalyzeLDLWithin(ctx, a, ord, nnz/4); !errors.Is(err, sparse.ErrTooLarge) {
+					t.Errorf("%d procs, ordering %d, limit %d of %d entries: %v, want ErrTooLarge", procs, ord, nnz/4, nnz, err)
+				}
+			}
+		}()
+	}
+}

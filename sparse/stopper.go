@@ -9,6 +9,19 @@ type stopper struct {
 	ctx  context.Context
 	work int
 	err  error
+	// limit, when positive, bounds fill, the entries a symbolic analysis
+	// has counted; over says it was passed.
+	limit, fill int64
+	over        bool
+}
+
+// grow adds e entries to the fill and reports whether it passed the limit.
+func (s *stopper) grow(e int) bool {
+	s.fill += int64(e)
+	if s.limit > 0 && s.fill > s.limit {
+		s.over = true
+	}
+	return s.over
 }
 
 // stopEvery is the work between checks: about 10⁵ entry visits, well
