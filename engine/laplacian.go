@@ -34,7 +34,12 @@ import (
 // flam) for N ≤ 500, otherwise by shift-invert block Lanczos on a sparse
 // LDLᵀ factor of L_sym + ε·I with an inertia certificate (see LTSA and
 // shiftinvert.go): no eigenvalue below the last one returned is missed,
-// or the fit returns ErrNumerical.
+// or the fit returns ErrNumerical. When that factor would not fit
+// Options.MaxBytes or would cost more than 2e12 flam — the neighbour
+// graphs of high-dimensional data fill in like expanders (2·10⁹ entries
+// for 200,000 deformed digits) — block Lanczos runs on L_sym itself,
+// whose bottom eigenvalues are then well separated, without the
+// certificate; the stage detail says "not certified".
 //
 // With the same graph it equals scikit-learn's SpectralEmbedding
 // (norm_laplacian, drop_first, the D^{-1/2} rescaling, the sign flip that

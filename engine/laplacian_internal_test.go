@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -63,4 +65,41 @@ func neighborsForTest(x *mat.Dense, k int) (*sparse.CSR, error) {
 		return nil, err
 	}
 	return f.Graph, nil
+}
+
+// When the certificate's factor would cost more than the bound (here
+// lowered to 10⁴ flam), the fit runs Lanczos on the Laplacian alone: the
+// same eigenvalues and embedding as the certified path, and a report that
+// says it was not certified. LLE, whose bottom eigenvalues Lanczos on M
+// cannot separate in the restarts allowed, fails with the bound's error
+// and Lanczos's.
+func TestBottomWithoutFactor(t *testing.T) {
+	ctx := context.Background()
+	x, _ := relData(1500, 30, 5)
+	full := mustFit(t, ctx, LaplacianEigenmaps{Dim: 3, K: 10}.Fit, x)
+	if d := full.Report().Stages[len(full.Report().Stages)-1].Detail; !strings.Contains(d, "inertia certificate") {
+		t.Fatalf("the unbounded fit did not certify: %s", d)
+	}
+	defer func(f float64) { maxFactorFlam = f }(maxFactorFlam)
+	maxFactorFlam = 1e4
+	op := mustFit(t, ctx, LaplacianEigenmaps{Dim: 3, K: 10}.Fit, x)
+	detail := op.Report().Stages[len(op.Report().Stages)-1].Detail
+	if !strings.Contains(detail, "not certified") {
+		t.Fatalf("factors bounded by 10⁴ flam: the eigensolve %q", detail)
+	}
+	t.Log(detail)
+	for j, v := range full.Eigenvalues() {
+		if g := op.Eigenvalues()[j]; math.Abs(g-v) > 1e-8*math.Max(v, 1e-3) {
+			t.Errorf("eigenvalue %d: %.12g, certified %.12g", j, g, v)
+		}
+	}
+	if e := colsUpToSign(t, full.Embedding(), op.Embedding()); e > 1e-5 {
+		t.Errorf("embedding differs from the certified one by %g", e)
+	}
+	if op.Nullity() != 1 {
+		t.Errorf("nullity %d, want 1", op.Nullity())
+	}
+	if _, err := (LLE{Dim: 2, K: 10}).Fit(ctx, x); !errors.Is(err, ErrNumerical) || !strings.Contains(err.Error(), "Lanczos on the matrix alone failed") {
+		t.Errorf("LLE: %v, want ErrNumerical: Lanczos on the matrix alone failed", err)
+	}
 }

@@ -50,6 +50,11 @@ import (
 // number of locked pairs below σ (u included). When it is larger an
 // eigenvalue was missed, and the rounds go on for it; a fit that cannot
 // certify within certMaxRounds rounds returns ErrNumerical.
+//
+// A factor that would not fit the budget or cost more than maxFactorFlam
+// is not made: the analysis stops counting its entries at the bound
+// (sparse.AnalyzeLDLWithin), and operatorBottom runs Lanczos on B alone,
+// uncertified.
 const (
 	// shiftRel is ε/‖B‖: B + ε·I is nonsingular although B is singular,
 	// and ε stays below the wanted eigenvalues, which for LLE on a 2-D
@@ -71,10 +76,18 @@ const (
 	certMaxRounds = 12
 	// certExtra: Ritz vectors beyond those wanted, for the gap.
 	certExtra = 2
-	// maxFactorFlam bounds the cost of one LDLᵀ factorization; beyond it
-	// the fit cannot certify and returns ErrNumerical.
-	maxFactorFlam = 2e12
+	// operatorTol is the residual tolerance of operatorBottom relative to
+	// ‖B‖, and operatorRestarts bounds its thick restarts (the Laplacian
+	// of 200,000 deformed digits needs 7; LLE's M, whose bottom
+	// eigenvalues are 1e-13·‖B‖ apart, would need thousands).
+	operatorTol      = 1e-9
+	operatorRestarts = 60
 )
+
+// maxFactorFlam bounds the cost of one LDLᵀ factorization; beyond it the
+// fit cannot certify and runs Lanczos on B alone (operatorBottom). A
+// variable for the tests, which take that path on small matrices.
+var maxFactorFlam = 2e12
 
 // bottomResult is what bottomSparse found.
 type bottomResult struct {
@@ -496,13 +509,25 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	if norm == 0 {
 		return nil, "", 0, 0, fmt.Errorf("%w: the matrix is zero", ErrNumerical)
 	}
-	an, err := sparse.AnalyzeLDL(ctx, b, sparse.OrderAuto)
+	// The factor's entries cost at least 12 bytes each, and E entries in n
+	// columns at least E²/(2n) flam: an analysis that counts more than
+	// either bound allows stops there.
+	limit := int64(math.Sqrt(2 * float64(n) * maxFactorFlam))
+	if r.opts.MaxBytes > 0 {
+		limit = min(limit, r.opts.MaxBytes/2/12)
+	}
+	an, err := sparse.AnalyzeLDLWithin(ctx, b, sparse.OrderAuto, limit)
+	if errors.Is(err, sparse.ErrTooLarge) {
+		return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would exceed the memory budget or the flam bound",
+			fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would hold more than %d entries (%w)", ErrNumerical, limit, err))
+	}
 	if err != nil {
 		return nil, "", 0, 0, wrapNumerical(err)
 	}
 	bytes := an.FactorBytes() + 56*int64(n)
 	if r.opts.MaxBytes > 0 && bytes > r.opts.MaxBytes/2 {
-		return nil, "", 0, 0, fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues needs %d bytes (%d entries)", ErrNumerical, ErrMemoryBudget, bytes, an.NNZ())
+		return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would exceed the memory budget",
+			fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues needs %d bytes (%d entries)", ErrNumerical, ErrMemoryBudget, bytes, an.NNZ()))
 	}
 	// Two factors live at once (the shift-invert one and a certificate's):
 	// the report's estimate says so, now that the fill is known.
@@ -510,7 +535,8 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		r.rep.EstimatedBytes = max(r.rep.EstimatedBytes, 2*bytes)
 	}
 	if an.Flam() > maxFactorFlam {
-		return nil, "", 0, 0, fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would cost %.3g flam (%d entries); the graph is too dense for a certified sparse eigensolve", ErrNumerical, an.Flam(), an.NNZ())
+		return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would cost too much",
+			fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would cost %.3g flam (%d entries); the graph is too dense for a certified sparse eigensolve", ErrNumerical, an.Flam(), an.NNZ()))
 	}
 	c := &certifier{b: b, n: n, norm: norm, an: an, xcap: dim + 1 + certExtra, progress: done}
 	c.x = make([]float64, n*c.xcap)
@@ -763,6 +789,86 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 	}
 	backend.FixSigns(out.vecs)
 	return out, nil
+}
+
+// operatorBottom finds what certifiedBottom does by block Lanczos on B
+// itself, with products alone and no factorization: the path when the
+// LDLᵀ factor the certificate needs would not fit the budget or cost too
+// much (reason; why is the error to return if Lanczos fails). Such graphs — k nearest neighbours of high-dimensional data
+// (digits), near expanders — have no small separators, so their factors
+// fill in, but the bottom of their spectrum is well separated, which is
+// what Lanczos on B needs. The known null vector u is moved to the top of
+// the spectrum (B + ‖B‖·u·uᵀ) and the Dim smallest eigenpairs are wanted,
+// with residuals ≤ operatorTol·‖B‖. Block size 2, so that a pair of close
+// eigenvalues is found as one. Nothing certifies that no eigenvalue below
+// the last one was missed, and the detail says so; a run that does not
+// converge returns why, with the Lanczos error.
+func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim int, seed uint64, norm float64, done *atomic.Int64, reason string, why error) (*bottomResult, string, int, float64, error) {
+	n, _ := b.Dims()
+	set := lanczos.Settings{K: dim, Which: lanczos.Smallest, BlockSize: 2, Tol: operatorTol, MaxRestarts: operatorRestarts, Seed: seed, Progress: done}
+	basis := dim + max(2*dim, 16*set.BlockSize, 48) // lanczos's default basis
+	if bytes := 8 * int64(n) * int64(basis+4*set.BlockSize); r.opts.MaxBytes > 0 && bytes > r.opts.MaxBytes/2 {
+		return nil, "", 0, 0, fmt.Errorf("%w; Lanczos on the matrix alone needs %d bytes too", why, bytes)
+	}
+	shift := func(dst, x []float64) {
+		s := 0.0
+		for i, v := range u {
+			s += v * x[i]
+		}
+		s *= norm
+		for i, v := range u {
+			dst[i] += s * v
+		}
+	}
+	op := lanczos.Func{N: n, Flam: float64(b.NNZ() + 2*n),
+		Mul: func(dst, x []float64) { b.MulVecTo(dst, x); shift(dst, x) },
+		MulBlock: func(dst, x blas64.General) {
+			b.MulBlockTo(dst, x)
+			col, out := make([]float64, n), make([]float64, n)
+			for j := 0; j < x.Cols; j++ {
+				for i := range col {
+					col[i], out[i] = x.Data[i*x.Stride+j], 0
+				}
+				shift(out, col)
+				for i, v := range out {
+					dst.Data[i*dst.Stride+j] += v
+				}
+			}
+		}}
+	res, err := lanczos.Solve(ctx, op, set)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", 0, 0, ctx.Err()
+		}
+		return nil, "", 0, 0, fmt.Errorf("%w; Lanczos on the matrix alone failed: %w", why, err)
+	}
+	out := &bottomResult{vals: res.Values, vecs: res.Vectors}
+	// The vectors are orthogonal to u up to the tolerance: exactly so now.
+	for j := 0; j < dim; j++ {
+		dot, nn := 0.0, 0.0
+		for i, v := range u {
+			dot += v * out.vecs.Data[i*out.vecs.Stride+j]
+		}
+		for i, v := range u {
+			x := out.vecs.Data[i*out.vecs.Stride+j] - dot*v
+			out.vecs.Data[i*out.vecs.Stride+j] = x
+			nn += x * x
+		}
+		nn = 1 / math.Sqrt(nn)
+		for i := 0; i < n; i++ {
+			out.vecs.Data[i*out.vecs.Stride+j] *= nn
+		}
+	}
+	out.nullity = 1
+	for _, v := range out.vals {
+		if v <= nullRel*norm {
+			out.nullity++
+		}
+	}
+	out.nullAtLeast = out.nullity == dim+1
+	st := res.Stats
+	detail := fmt.Sprintf("block lanczos on the matrix alone, not certified (%s): block %d, %d products, %d restarts", reason, set.BlockSize, st.MatVecs, st.Restarts)
+	return out, detail, st.Iterations, st.Flam, nil
 }
 
 // testHookBottom, when set (by tests only, never concurrently with a
