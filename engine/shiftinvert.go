@@ -512,14 +512,18 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	// The factor's entries cost at least 12 bytes each, and E entries in n
 	// columns at least E²/(2n) flam: an analysis that counts more than
 	// either bound allows stops there.
-	limit := int64(math.Sqrt(2 * float64(n) * maxFactorFlam))
-	if r.opts.MaxBytes > 0 {
-		limit = min(limit, r.opts.MaxBytes/2/12)
+	limit, byBudget := int64(math.Sqrt(2*float64(n)*maxFactorFlam)), false
+	if r.opts.MaxBytes > 0 && r.opts.MaxBytes/2/12 < limit {
+		limit, byBudget = r.opts.MaxBytes/2/12, true
 	}
 	an, err := sparse.AnalyzeLDLWithin(ctx, b, sparse.OrderAuto, limit)
 	if errors.Is(err, sparse.ErrTooLarge) {
-		return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would exceed the memory budget or the flam bound",
-			fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would hold more than %d entries (%w)", ErrNumerical, limit, err))
+		if byBudget {
+			return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would exceed the memory budget",
+				fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues would hold more than %d entries, %d bytes", ErrNumerical, ErrMemoryBudget, limit, 12*limit))
+		}
+		return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would cost too much",
+			fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would hold more than %d entries, %.3g flam; the graph is too dense for a certified sparse eigensolve", ErrNumerical, limit, maxFactorFlam))
 	}
 	if err != nil {
 		return nil, "", 0, 0, wrapNumerical(err)
@@ -810,13 +814,24 @@ func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim
 	if bytes := 8 * int64(n) * int64(basis+4*set.BlockSize); r.opts.MaxBytes > 0 && bytes > r.opts.MaxBytes/2 {
 		return nil, "", 0, 0, fmt.Errorf("%w; Lanczos on the matrix alone needs %d bytes too", why, bytes)
 	}
+	// Lanczos runs on P·B·Pᵀ in a local order (sparse.LocalOrder): the rows
+	// of a neighbour graph come in the data's order, where every product
+	// misses the cache at every entry.
+	b, perm, err := sparse.LocalOrder(ctx, b)
+	if err != nil {
+		return nil, "", 0, 0, err
+	}
+	uo := make([]float64, n)
+	for k, v := range perm {
+		uo[k] = u[v]
+	}
 	shift := func(dst, x []float64) {
 		s := 0.0
-		for i, v := range u {
+		for i, v := range uo {
 			s += v * x[i]
 		}
 		s *= norm
-		for i, v := range u {
+		for i, v := range uo {
 			dst[i] += s * v
 		}
 	}
@@ -842,7 +857,10 @@ func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim
 		}
 		return nil, "", 0, 0, fmt.Errorf("%w; Lanczos on the matrix alone failed: %w", why, err)
 	}
-	out := &bottomResult{vals: res.Values, vecs: res.Vectors}
+	out := &bottomResult{vals: res.Values, vecs: newGeneral(n, dim)}
+	for k, v := range perm { // back to the rows' order
+		copy(out.vecs.Data[v*dim:(v+1)*dim], res.Vectors.Data[k*res.Vectors.Stride:k*res.Vectors.Stride+dim])
+	}
 	// The vectors are orthogonal to u up to the tolerance: exactly so now.
 	for j := 0; j < dim; j++ {
 		dot, nn := 0.0, 0.0
