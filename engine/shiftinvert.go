@@ -798,10 +798,11 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 // operatorBottom finds what certifiedBottom does by block Lanczos on B
 // itself, with products alone and no factorization: the path when the
 // LDLᵀ factor the certificate needs would not fit the budget or cost too
-// much (reason; why is the error to return if Lanczos fails). Such graphs — k nearest neighbours of high-dimensional data
-// (digits), near expanders — have no small separators, so their factors
-// fill in, but the bottom of their spectrum is well separated, which is
-// what Lanczos on B needs. The known null vector u is moved to the top of
+// much (reason; why is the error returned if Lanczos fails). Such graphs
+// — k nearest neighbours of high-dimensional data (digits), near
+// expanders — have no small separators, so their factors fill in, but the
+// bottom of their spectrum is well separated, which is what Lanczos on B
+// needs. The known null vector u is moved to the top of
 // the spectrum (B + ‖B‖·u·uᵀ) and the Dim smallest eigenpairs are wanted,
 // with residuals ≤ operatorTol·‖B‖. Block size 2, so that a pair of close
 // eigenvalues is found as one. Nothing certifies that no eigenvalue below
@@ -825,30 +826,29 @@ func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim
 	for k, v := range perm {
 		uo[k] = u[v]
 	}
-	shift := func(dst, x []float64) {
-		s := 0.0
-		for i, v := range uo {
-			s += v * x[i]
-		}
-		s *= norm
-		for i, v := range uo {
-			dst[i] += s * v
+	// B + ‖B‖·u·uᵀ applied to the columns of x (n×cols, row stride).
+	shifted := func(dst, x []float64, cols, stride int) {
+		var s [8]float64
+		for j0 := 0; j0 < cols; j0 += len(s) {
+			c := min(len(s), cols-j0)
+			clear(s[:c])
+			for i, v := range uo {
+				for j := range c {
+					s[j] += v * x[i*stride+j0+j]
+				}
+			}
+			for i, v := range uo {
+				for j := range c {
+					dst[i*stride+j0+j] += norm * s[j] * v
+				}
+			}
 		}
 	}
 	op := lanczos.Func{N: n, Flam: float64(b.NNZ() + 2*n),
-		Mul: func(dst, x []float64) { b.MulVecTo(dst, x); shift(dst, x) },
+		Mul: func(dst, x []float64) { b.MulVecTo(dst, x); shifted(dst, x, 1, 1) },
 		MulBlock: func(dst, x blas64.General) {
 			b.MulBlockTo(dst, x)
-			col, out := make([]float64, n), make([]float64, n)
-			for j := 0; j < x.Cols; j++ {
-				for i := range col {
-					col[i], out[i] = x.Data[i*x.Stride+j], 0
-				}
-				shift(out, col)
-				for i, v := range out {
-					dst.Data[i*dst.Stride+j] += v
-				}
-			}
+			shifted(dst.Data, x.Data, x.Cols, x.Stride)
 		}}
 	res, err := lanczos.Solve(ctx, op, set)
 	if err != nil {

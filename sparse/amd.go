@@ -198,6 +198,12 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 			degLp += nv[i]
 		}
 		le[p], esize[p] = lp, degLp
+		// The factor's columns of p's variables: degLp entries below the
+		// block each, and the block's own lower triangle (the dense rows'
+		// entries not counted: a lower bound).
+		if v := int(nv[p]); stop.grow(v*int(degLp)+v*(v-1)/2) {
+			return nil, nil
+		}
 
 		// Prune the lists of Lp's variables and count |Lₑ \ Lp| of the
 		// elements they touch.

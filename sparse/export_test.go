@@ -54,3 +54,12 @@ func (s *LDLAnalysis) RowCutParts() (subtrees, top int) {
 	}
 	return len(c.root), len(c.top)
 }
+
+// AMDCount is the factor's entries below the diagonal as AMD counts them
+// while it orders a (the dense rows' left out), and the symbolic
+// analysis' count for that order.
+func AMDCount(a *CSR) (amd int64, symbolic int) {
+	stop := &stopper{}
+	perm, inv := approximateMinimumDegree(stop, a)
+	return stop.fill, symbolicLDL(&stopper{}, a, perm, inv).NNZ()
+}

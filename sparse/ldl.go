@@ -194,9 +194,10 @@ func analyzeWith(stop *stopper, a *CSR, o Ordering) *LDLAnalysis {
 			perm[i], inv[i] = int32(i), int32(i)
 		}
 	}
-	if stop.err != nil {
+	if stop.err != nil || stop.over {
 		return nil
 	}
+	stop.fill = 0 // the ordering's own count (AMD's) is done
 	s := symbolicLDL(stop, a, perm, inv)
 	if stop.err != nil || stop.over {
 		return nil

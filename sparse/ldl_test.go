@@ -1067,6 +1067,25 @@ func TestLDLOtherPatternRefused(t *testing.T) {
 	}
 }
 
+// AMD's own count of the factor's entries, with which AnalyzeLDLWithin
+// stops an ordering early, is the symbolic analysis' count when no row is
+// dense (and at most it otherwise).
+func TestAMDCountsTheFactor(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a    *sparse.CSR
+	}{
+		{"grid 60×60", first(gridUnweighted(60, 60))},
+		{"lattice cliques 40×40", latticeCliques(40, 40)},
+		{"grid with long edges", gridLaplacian(30, 30, 3)},
+	} {
+		amd, sym := sparse.AMDCount(c.a)
+		if amd != int64(sym) {
+			t.Errorf("%s: AMD counts %d entries, the symbolic analysis %d", c.name, amd, sym)
+		}
+	}
+}
+
 // AnalyzeLDLWithin keeps the analysis AnalyzeLDL makes when its factor fits
 // the limit, and refuses with ErrTooLarge when no ordering's does — at 1
 // and 2 cores, for each ordering and the automatic choice.
