@@ -100,21 +100,39 @@ func LookupMethod(name string) (Method, bool) {
 
 // New returns a new settings struct of the method (*PCA, *Isomap, …) at
 // its zero value, which fits with the method's defaults.
-func (m Method) New() any { return reflect.New(m.settings).Interface() }
+func (m Method) New() any {
+	if m.settings == nil {
+		return nil
+	}
+	return reflect.New(m.settings).Interface()
+}
 
 // Fit fits the method with settings s, a struct New returned, to the rows
 // of x.
 func (m Method) Fit(ctx context.Context, s any, x mat.Matrix) (Model, error) {
-	if reflect.TypeOf(s) != reflect.PointerTo(m.settings) {
-		return nil, fmt.Errorf("%s: %w: settings %T, want *%s", m.Name, ErrBadSetting, s, m.settings)
+	if err := m.check(s); err != nil {
+		return nil, err
 	}
 	return m.fit(ctx, s, x)
+}
+
+// check refuses settings that are not a non-nil pointer to the method's
+// settings struct (a Method's zero value has none).
+func (m Method) check(s any) error {
+	p := reflect.ValueOf(s)
+	if m.settings == nil || !p.IsValid() || p.Type() != reflect.PointerTo(m.settings) || p.IsNil() {
+		return fmt.Errorf("%s: %w: settings %T, want a *%v from New", m.Name, ErrBadSetting, s, m.settings)
+	}
+	return nil
 }
 
 // Searches reports whether the method's models answer Transform by
 // searching their training rows for a new point's neighbours, so that the
 // index settings (Neighbors.IndexK) apply.
 func (m Method) Searches() bool {
+	if m.load == nil {
+		return false
+	}
 	_, ok := m.load().(nearLister)
 	return ok
 }
@@ -123,7 +141,7 @@ func (m Method) Searches() bool {
 // of its fields: those besides dim, seed and options.
 func (m Method) Settings() []string {
 	var names []string
-	for i := range m.settings.NumField() {
+	for i := range m.numField() {
 		if name, _, ok := settingTag(m.settings.Field(i)); ok {
 			names = append(names, name)
 		}
@@ -133,8 +151,20 @@ func (m Method) Settings() []string {
 
 // Has reports whether the method has the setting called name.
 func (m Method) Has(name string) bool {
+	if m.settings == nil {
+		return false
+	}
 	_, err := m.field(reflect.New(m.settings).Elem(), name)
 	return err == nil
+}
+
+// numField is the settings struct's number of fields (0 for a Method's
+// zero value).
+func (m Method) numField() int {
+	if m.settings == nil {
+		return 0
+	}
+	return m.settings.NumField()
 }
 
 // Set sets the setting called name of s, a settings struct New returned,
@@ -142,11 +172,10 @@ func (m Method) Has(name string) bool {
 // setting, a named type to its plain one). The error wraps ErrBadSetting
 // when the method has no such setting or v does not fit it.
 func (m Method) Set(s any, name string, v any) error {
-	p := reflect.ValueOf(s)
-	if p.Type() != reflect.PointerTo(m.settings) {
-		return fmt.Errorf("%s: %w: settings %T, want *%s", m.Name, ErrBadSetting, s, m.settings)
+	if err := m.check(s); err != nil {
+		return err
 	}
-	f, err := m.field(p.Elem(), name)
+	f, err := m.field(reflect.ValueOf(s).Elem(), name)
 	if err != nil {
 		return err
 	}

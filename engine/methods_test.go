@@ -106,8 +106,20 @@ func TestMethodSet(t *testing.T) {
 			t.Errorf("%s: set %s = %#v on %T: error %v, want ErrBadSetting", c.m.Name, c.name, c.v, c.s, err)
 		}
 	}
-	if _, err := lle.Fit(context.Background(), &Isomap{}, nil); !errors.Is(err, ErrBadSetting) {
-		t.Errorf("fit with another method's settings: %v", err)
+	for _, bad := range []any{&Isomap{}, nil, (*LLE)(nil), LLE{}} {
+		if _, err := lle.Fit(context.Background(), bad, nil); !errors.Is(err, ErrBadSetting) {
+			t.Errorf("fit with settings %#v: %v", bad, err)
+		}
+		if err := lle.Set(bad, "k", 3); !errors.Is(err, ErrBadSetting) {
+			t.Errorf("set k of %#v: %v", bad, err)
+		}
+	}
+	var zero Method
+	if zero.New() != nil || zero.Has("dim") || zero.Searches() || len(zero.Settings()) != 0 {
+		t.Error("the zero Method claims a settings struct")
+	}
+	if _, err := zero.Fit(context.Background(), &LLE{}, nil); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("the zero Method fits: %v", err)
 	}
 	pca, _ := LookupMethod(methodPCA)
 	if pca.Has("seed") || !lle.Has("seed") || !lle.Has("alpha") || lle.Has("eps") {
