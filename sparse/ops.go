@@ -261,7 +261,7 @@ func LocalOrder(ctx context.Context, a *CSR) (*CSR, []int, error) {
 	for k, v := range perm {
 		b.indptr[k+1] = b.indptr[k] + a.indptr[v+1] - a.indptr[v]
 	}
-	backend.ParallelFor(n, 4096, func(lo, hi int) {
+	err := backend.ParallelForCtx(ctx, n, 4096, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			v := perm[k]
 			ind, data := b.ind[b.indptr[k]:b.indptr[k+1]], b.data[b.indptr[k]:b.indptr[k+1]]
@@ -277,7 +277,7 @@ func LocalOrder(ctx context.Context, a *CSR) (*CSR, []int, error) {
 			}
 		}
 	})
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
 	out := make([]int, n)
