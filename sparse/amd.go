@@ -201,7 +201,7 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 		// The factor's columns of p's variables: degLp entries below the
 		// block each, and the block's own lower triangle (the dense rows'
 		// entries not counted: a lower bound).
-		if v := int(nv[p]); stop.grow(v*int(degLp)+v*(v-1)/2) {
+		if v := int(nv[p]); stop.grow(v*int(degLp) + v*(v-1)/2) {
 			return nil, nil
 		}
 
