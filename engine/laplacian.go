@@ -37,7 +37,7 @@ import (
 // or the fit returns ErrNumerical. When that factor would not fit
 // Options.MaxBytes or would cost more than 2e12 flam — the neighbour
 // graphs of high-dimensional data fill in like expanders (2·10⁹ entries
-// for 200,000 deformed digits) — block Lanczos runs on L_sym itself,
+// for 200,000 deformed digits) — Lanczos runs on L_sym itself,
 // whose bottom eigenvalues are then well separated, without the
 // certificate; the stage detail says "not certified".
 //
