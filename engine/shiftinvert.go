@@ -891,7 +891,11 @@ func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim
 	}
 	out.nullAtLeast = out.nullity == dim+1
 	st := res.Stats
-	detail := fmt.Sprintf("lanczos on the matrix alone, not certified (%s): block %d, %d products, %d restarts", reason, set.BlockSize, st.MatVecs, st.Restarts)
+	worst := 0.0
+	for _, r := range res.Residuals {
+		worst = max(worst, r/norm)
+	}
+	detail := fmt.Sprintf("lanczos on the matrix alone, not certified (%s): block %d, %d products, %d restarts, residuals ≤ %.1e·‖B‖", reason, set.BlockSize, st.MatVecs, st.Restarts, worst)
 	return out, detail, st.Iterations, st.Flam, nil
 }
 
