@@ -107,3 +107,39 @@ func ExampleAnalyzeLDL() {
 	// eigenvalues below 4: 3
 	// [1.250 1.500 1.250]
 }
+
+// A matrix whose factor would be too large is refused after the analysis
+// has counted that much fill, and a local order keeps its products in
+// cache instead: here a ring of 8 vertices stored in scrambled order.
+func ExampleAnalyzeLDLWithin() {
+	ring := []int{0, 5, 2, 7, 4, 1, 6, 3} // the ring's vertices, in order
+	t := sparse.NewCOO(8, 8, 24)
+	for k, v := range ring {
+		w := ring[(k+1)%8]
+		t.Add(v, w, -1)
+		t.Add(w, v, -1)
+		t.Add(v, v, 2.5)
+	}
+	a := t.ToCSR()
+	ctx := context.Background()
+	if _, err := sparse.AnalyzeLDLWithin(ctx, a, sparse.OrderAuto, 5); err != nil {
+		fmt.Println(err)
+	}
+	an, _ := sparse.AnalyzeLDLWithin(ctx, a, sparse.OrderAuto, 100)
+	fmt.Println("entries below the diagonal:", an.NNZ())
+	farthest := func(m *sparse.CSR) int {
+		far := 0
+		for i := 0; i < 8; i++ {
+			for _, j := range m.ColIdx()[m.RowPtr()[i]:m.RowPtr()[i+1]] {
+				far = max(far, j-i, i-j)
+			}
+		}
+		return far
+	}
+	b, perm, _ := sparse.LocalOrder(ctx, a)
+	fmt.Println("farthest neighbour:", farthest(a), "rows away; in the order", perm, farthest(b))
+	// Output:
+	// sparse: factor too large: more than 5 entries in the factor under every ordering tried
+	// entries below the diagonal: 13
+	// farthest neighbour: 5 rows away; in the order [4 7 1 2 6 5 3 0] 2
+}
