@@ -63,8 +63,14 @@
 // and 2.7e9; bench/scale/ldlorder); on those of high-dimensional data no
 // ordering keeps the factor sparse, and AMD's supernodes make its factor
 // the fastest (10,000 deformed digits: 5.9 s on fronts against 35.1 s for
-// RCM row by row). NewCholesky is the older envelope Cholesky of A +
-// shift·I on the RCM ordering (positive definite only).
+// RCM row by row). AnalyzeLDLWithin gives up on an ordering as soon as
+// its factor has counted more entries than allowed (AMD counts them as it
+// eliminates; ErrTooLarge when every ordering passes the bound), for
+// callers that have another way when the factor cannot be afforded, and
+// LocalOrder permutes a matrix into the reverse Cuthill–McKee order so
+// that its products read their vector nearly in order. NewCholesky is the
+// older envelope Cholesky of A + shift·I on the RCM ordering (positive
+// definite only).
 //
 // # Graphs
 //
