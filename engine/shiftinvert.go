@@ -833,30 +833,18 @@ func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim
 	for k, v := range perm {
 		uo[k] = u[v]
 	}
-	// B + ‖B‖·u·uᵀ applied to the columns of x (n×cols, row stride).
-	shifted := func(dst, x []float64, cols, stride int) {
-		var s [8]float64
-		for j0 := 0; j0 < cols; j0 += len(s) {
-			c := min(len(s), cols-j0)
-			clear(s[:c])
-			for i, v := range uo {
-				for j := range c {
-					s[j] += v * x[i*stride+j0+j]
-				}
-			}
-			for i, v := range uo {
-				for j := range c {
-					dst[i*stride+j0+j] += norm * s[j] * v
-				}
-			}
+	// B + ‖B‖·u·uᵀ, one vector at a time (BlockSize 1: Lanczos makes no
+	// block products).
+	op := lanczos.Func{N: n, Flam: float64(b.NNZ() + 2*n), Mul: func(dst, x []float64) {
+		b.MulVecTo(dst, x)
+		s := 0.0
+		for i, v := range uo {
+			s += v * x[i]
 		}
-	}
-	op := lanczos.Func{N: n, Flam: float64(b.NNZ() + 2*n),
-		Mul: func(dst, x []float64) { b.MulVecTo(dst, x); shifted(dst, x, 1, 1) },
-		MulBlock: func(dst, x blas64.General) {
-			b.MulBlockTo(dst, x)
-			shifted(dst.Data, x.Data, x.Cols, x.Stride)
-		}}
+		for i, v := range uo {
+			dst[i] += norm * s * v
+		}
+	}}
 	res, err := lanczos.Solve(ctx, op, set)
 	if err != nil {
 		if ctx.Err() != nil {
