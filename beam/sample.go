@@ -53,14 +53,9 @@ func fitOnSample(ctx context.Context, f SampleFit, x *mat.Dense, y []int) (engin
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown method %q", ErrFit, f.Method)
 	}
-	s := m.New()
-	set := map[string]any{"dim": f.Dim, "seed": f.Seed, "k": f.K, "landmarks": f.Landmarks, "labels": y}
-	for name, v := range set {
-		if m.Has(name) {
-			if err := m.Set(s, name, v); err != nil {
-				return nil, err
-			}
-		}
+	s, err := m.NewWith(map[string]any{"dim": f.Dim, "seed": f.Seed, "k": f.K, "landmarks": f.Landmarks, "labels": y})
+	if err != nil {
+		return nil, err
 	}
 	return m.Fit(ctx, s, x)
 }

@@ -107,6 +107,22 @@ func (m Method) New() any {
 	return reflect.New(m.settings).Interface()
 }
 
+// NewWith returns New's settings with each of values set (Set) whose
+// setting the method has; the others are left out, so that a front end
+// can offer every method the same values.
+func (m Method) NewWith(values map[string]any) (any, error) {
+	s := m.New()
+	for name, v := range values {
+		if !m.Has(name) {
+			continue
+		}
+		if err := m.Set(s, name, v); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
 // Fit fits the method with settings s, a struct New returned, to the rows
 // of x.
 func (m Method) Fit(ctx context.Context, s any, x mat.Matrix) (Model, error) {

@@ -121,6 +121,13 @@ func TestMethodSet(t *testing.T) {
 	if _, err := zero.Fit(context.Background(), &LLE{}, nil); !errors.Is(err, ErrBadSetting) {
 		t.Errorf("the zero Method fits: %v", err)
 	}
+	got, err := lle.NewWith(map[string]any{"dim": 3, "k": 7, "eps": 0.5, "weight": WeightBinary})
+	if err != nil || !reflect.DeepEqual(got, &LLE{Dim: 3, K: 7}) {
+		t.Errorf("NewWith: %+v, %v (want eps and weight, which LLE lacks, left out)", got, err)
+	}
+	if _, err := lle.NewWith(map[string]any{"k": "7"}); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("NewWith of a string k: %v", err)
+	}
 	pca, _ := LookupMethod(methodPCA)
 	if pca.Has("seed") || !lle.Has("seed") || !lle.Has("alpha") || lle.Has("eps") {
 		t.Error("Has: wrong answer")

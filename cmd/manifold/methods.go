@@ -80,11 +80,7 @@ func (m *method) fit(ctx context.Context, p params, x mat.Matrix) (engine.Model,
 // settings returns the method's settings struct (*engine.PCA, …) with the
 // values of p.
 func (m *method) settings(p params) (any, error) {
-	s := m.New()
-	set := map[string]any{"dim": p.Dim, "options": p.Options}
-	if m.Has("seed") {
-		set["seed"] = p.Seed
-	}
+	set := map[string]any{"dim": p.Dim, "options": p.Options, "seed": p.Seed}
 	for _, name := range m.Settings() {
 		v, err := p.setting(name, m.NeedsLabels)
 		if err != nil {
@@ -92,12 +88,7 @@ func (m *method) settings(p params) (any, error) {
 		}
 		set[name] = v
 	}
-	for name, v := range set {
-		if err := m.Set(s, name, v); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return m.NewWith(set)
 }
 
 // setting returns the value of the engine setting called name from the
