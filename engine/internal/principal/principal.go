@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
 )
 
 // Sample is the number of evenly spaced rows whose covariance Axes
@@ -61,34 +63,56 @@ func Axes(ctx context.Context, n, d int, row Row, share float64) (axes blas64.Ge
 			x[k] -= mean[k]
 		}
 	}
-	cov := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
-	// One product of up to Sample × d (a few hundred milliseconds at
-	// d = 256) and the d × d eigendecomposition (tens of milliseconds):
-	// they run on their own goroutine so that a cancelled ctx returns at
-	// once (the work, unread, finishes in the background).
-	var eig mat.EigenSym
-	ok := false
+	// The covariance's upper triangle by column panels, and its
+	// eigenvalues alone to choose p: then only the p leading eigenvectors.
+	// They run on their own goroutine so that a cancelled ctx returns at
+	// once (the work, unread, finishes in the background); at s × d =
+	// 8192 × 784 the product takes about 0.8 s and the eigenproblem 0.3 s.
+	var (
+		vals []float64
+		vecs blas64.General
+		p    int
+	)
 	done := make(chan struct{})
 	go func() {
-		blas64.Syrk(blas.Trans, 1, c, 0, cov)
-		ok = eig.Factorize(mat.NewSymDense(d, cov.Data), true)
-		close(done)
+		defer close(done)
+		cov := covariance(c)
+		var eig mat.EigenSym
+		if !eig.Factorize(mat.NewSymDense(d, append([]float64(nil), cov.Data...)), false) {
+			return
+		}
+		vals = eig.Values(nil) // ascending
+		p = keep(vals, share)
+		if p == 0 {
+			return
+		}
+		var err error
+		if _, vecs, err = backend.EigTopCtx(context.Background(), backend.Active(), cov, p); err != nil {
+			p = 0
+		}
 	}()
 	select {
 	case <-done:
 	case <-ctx.Done():
 		return blas64.General{}, nil, ctx.Err()
 	}
-	if !ok {
+	if p == 0 {
 		return blas64.General{}, nil, nil
 	}
-	vals := eig.Values(nil) // ascending
+	return vecs, mean, nil
+}
+
+// keep returns the fewest leading eigenvalues (of vals, ascending) that
+// keep share of their positive sum, rounded up to a multiple of 4, or 0
+// when that exceeds half of them or the sum is not positive.
+func keep(vals []float64, share float64) int {
+	d := len(vals)
 	total := 0.0
 	for _, e := range vals {
 		total += max(e, 0)
 	}
 	if !(total > 0) {
-		return blas64.General{}, nil, nil
+		return 0
 	}
 	p, kept := 0, 0.0
 	for p < d && kept < share*total {
@@ -97,17 +121,29 @@ func Axes(ctx context.Context, n, d int, row Row, share float64) (axes blas64.Ge
 	}
 	p = (p + 3) &^ 3
 	if p > d/2 {
-		return blas64.General{}, nil, nil
+		return 0
 	}
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	axes = blas64.General{Rows: d, Cols: p, Stride: p, Data: make([]float64, d*p)}
-	for a := 0; a < p; a++ {
-		for k := 0; k < d; k++ {
-			axes.Data[k*p+a] = vecs.At(k, d-1-a)
-		}
+	return p
+}
+
+// covariance returns cᵀc (upper triangle) by column panels of at least
+// 64 columns, a matrix product each: panel j is the block above and on
+// the diagonal, c[:, :end]ᵀ·c[:, panel]. Products are blocked and run on
+// every core where Syrk is neither (gonum's: 3.0 s against 0.8 s at 8192
+// × 784); each entry is summed over the rows in one order, the same on any
+// number of goroutines.
+func covariance(c blas64.General) blas64.Symmetric {
+	s, d := c.Rows, c.Cols
+	cov := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
+	w := max(64, (d+7)/8)
+	for j0 := 0; j0 < d; j0 += w {
+		j1 := min(d, j0+w)
+		a := blas64.General{Rows: s, Cols: j1, Stride: c.Stride, Data: c.Data}
+		b := blas64.General{Rows: s, Cols: j1 - j0, Stride: c.Stride, Data: c.Data[j0:]}
+		out := blas64.General{Rows: j1, Cols: j1 - j0, Stride: d, Data: cov.Data[j0:]}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, a, b, 0, out)
 	}
-	return axes, mean, nil
+	return cov
 }
 
 // Project computes, for every row i of the n given, its coordinates
