@@ -88,10 +88,12 @@
 // file so), with no copy of them: 10⁶ × 256 digits in 2.9 GiB of process
 // memory where the float64 path takes 5.1 (bench/RESULTS.md, knn-peers).
 //
-// The keys are float32 (the dot products by gonum's Sdot, SIMD assembly on
-// amd64, the squared distance as ‖x‖² + ‖y‖² − 2x·y); the returned distances are
-// recomputed in float64 exactly as KNN computes them, and the lists sorted
-// by (distance, index). The work is parallel with no lock: the local joins
+// The keys are float32 (the dot products four rows at a time by dots4,
+// the squared distance as ‖x‖² + ‖y‖² − 2x·y; the trees' margins by dots4
+// too: the same sums under -tags noasm); the returned distances are
+// recomputed in float64 exactly as KNN computes them (rows searched in
+// place in float32: in float64 from their float32 values, in four partial
+// sums), and the lists sorted by (distance, index). The work is parallel with no lock: the local joins
 // of a block of 8192 points read the heaps and write proposals into
 // per-chunk buffers, then stripes of points apply the proposals meant for
 // them; a heap keeps the k best distinct pairs it is offered whatever

@@ -288,12 +288,7 @@ func (s *searcher) answer(ix *Index, row []float64, js []int, ds []float64) {
 func (ix *Index) exactQuery(row []float64, j int) float64 {
 	v := ix.v
 	if v.inPlace {
-		var s float64
-		for c, x := range v.x[j*v.dim : (j+1)*v.dim] {
-			t := row[c] - float64(x)
-			s += t * t
-		}
-		return math.Sqrt(s)
+		return math.Sqrt(sqDist32(row, v.x[j*v.dim:(j+1)*v.dim]))
 	}
 	if v.order != nil {
 		j = int(v.order[j])
@@ -385,7 +380,10 @@ func (s *searcher) search(ix *Index, row []float64, qv []float32, start []int32)
 	s.keyD, s.keyJ = s.keyD[:0], s.keyJ[:0]
 	s.frontD, s.frontJ = s.frontD[:0], s.frontJ[:0]
 	if start == nil {
-		// Down the tree.
+		// Down the tree, one margin a level by gonum's Sdot (the tree was
+		// grown with dots4's sums, which can differ from Sdot's in the last
+		// bit: a query on a hyperplane may take the other side, which only
+		// changes where the walk starts).
 		nd := &ix.nodes[0]
 		for nd.left >= 0 {
 			next := nd.right

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -503,9 +504,7 @@ func growTreeNodes(ctx context.Context, v vectors, leaf int, rng *rand.Rand, nod
 			b++
 		}
 		v.plane(&p, int(perm[s.lo+a]), int(perm[s.lo+b]))
-		for q := s.lo; q < s.hi; q++ {
-			side[q] = v.side(&p, int(perm[q]))
-		}
+		v.sides(&p, perm[s.lo:s.hi], side[s.lo:s.hi])
 		// Stable partition: left (margin < 0, or a coin for 0) first.
 		l, r := s.lo, s.hi
 		for q := s.lo; q < s.hi; q++ {
@@ -576,7 +575,9 @@ func initFromForest(ctx context.Context, v vectors, h *heaps, f *forest, leaf in
 				}
 				if int(j) != i && !h.has(i, j) {
 					c++
-					h.push(i, j, v.key32(i, int(j)), true)
+					var key [1]float32
+					v.keys32(i, []int32{j}, key[:])
+					h.push(i, j, key[0], true)
 				}
 			}
 		}
@@ -785,24 +786,26 @@ func join(ctx context.Context, v vectors, h *heaps, units, block, grain int, lis
 				out[s] = out[s][:0]
 			}
 			var cnt int64
-			propose := func(a, b int32, ba float32) {
-				d := v.key32(int(a), int(b))
-				cnt++
-				if d <= ba || d <= h.bound(int(b)) {
-					out[stripe(a)] = append(out[stripe(a)], update{a, b, d})
-					out[stripe(b)] = append(out[stripe(b)], update{b, a, d})
-				}
-			}
+			var others []int32
+			var keys []float32
 			for u := b0 + lo; u < b0+hi; u++ {
 				nw, old := lists(u)
 				for x, a := range nw {
-					ba := h.bound(int(a))
-					for _, b := range nw[x+1:] {
-						propose(a, b, ba)
-					}
+					// a's partners: the new entries after it and the old ones.
+					others = append(others[:0], nw[x+1:]...)
 					for _, b := range old {
 						if a != b {
-							propose(a, b, ba)
+							others = append(others, b)
+						}
+					}
+					keys = slices.Grow(keys[:0], len(others))[:len(others)]
+					v.keys32(int(a), others, keys)
+					cnt += int64(len(others))
+					ba := h.bound(int(a))
+					for t, b := range others {
+						if d := keys[t]; d <= ba || d <= h.bound(int(b)) {
+							out[stripe(a)] = append(out[stripe(a)], update{a, b, d})
+							out[stripe(b)] = append(out[stripe(b)], update{b, a, d})
 						}
 					}
 				}

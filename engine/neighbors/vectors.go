@@ -18,14 +18,15 @@ import (
 // float64 (the reported one, equal to what the exact search reports).
 type vectors interface {
 	n() int
-	// key32 is the fast key of points i and j; it is symmetric to the bit.
-	key32(i, j int) float32
+	// keys32 sets out[t] to the fast key of points i and js[t]; a key is
+	// symmetric to the bit and the same whatever the other js.
+	keys32(i int, js []int32, out []float32)
 	// plane sets p to the hyperplane halfway between points a and b,
 	// normal to their difference (Euclidean) or to the difference of
 	// their unit vectors (cosine).
 	plane(p *hyperplane, a, b int)
-	// side is the signed margin of point i against p.
-	side(p *hyperplane, i int) float32
+	// sides sets out[t] to the signed margin of point pts[t] against p.
+	sides(p *hyperplane, pts []int32, out []float32)
 	// exactDist is the reported distance of points i and j in float64.
 	exactDist(i, j int) float64
 	// keyCost is the flam of one key.
@@ -152,18 +153,31 @@ func (d *dense32) n() int              { return d.rows }
 func (d *dense32) keyCost() float64    { return float64(max(1, d.dim)) }
 func (d *dense32) row(i int) []float32 { return d.x[i*d.dim : (i+1)*d.dim] }
 
-// key32 is 1 − x̂ᵢ·x̂ⱼ or ‖xᵢ‖² + ‖xⱼ‖² − 2xᵢ·xⱼ (clamped at 0), the dot
-// product by gonum's float32 Sdot (SIMD assembly on amd64, four times
-// the plain loop sqDist32 on 256 features). The cancellation of the second
-// form costs about 1e-7 of ‖x‖² in absolute error: it can swap two
+// keys32 computes 1 − x̂ᵢ·x̂ⱼ or ‖xᵢ‖² + ‖xⱼ‖² − 2xᵢ·xⱼ (clamped at 0)
+// for four rows j at a time (dots4: their cache misses overlap, and row i
+// is loaded once for four; a short last group repeats its last row). A
+// dot product is summed in dots4's four lanes whichever of the two rows
+// is the query, so a key is symmetric to the bit. The cancellation of the
+// second form costs about 1e-7 of ‖x‖² in absolute error: it can swap two
 // neighbours whose distances agree to that, never the reported distances,
 // which are recomputed in float64.
-func (d *dense32) key32(i, j int) float32 {
-	dot := sdot.Sdot(d.dim, d.x[i*d.dim:], 1, d.x[j*d.dim:], 1)
-	if d.metric == Cosine {
-		return max(0, 1-dot)
+func (d *dense32) keys32(i int, js []int32, out []float32) {
+	q := d.row(i)
+	var off [4]int
+	var dot [4]float32
+	for t := 0; t < len(js); t += 4 {
+		for r := range off {
+			off[r] = int(js[min(t+r, len(js)-1)]) * d.dim
+		}
+		dots4(q, d.x, &off, &dot)
+		for r := 0; r < 4 && t+r < len(js); r++ {
+			if d.metric == Cosine {
+				out[t+r] = max(0, 1-dot[r])
+			} else {
+				out[t+r] = max(0, d.sq[i]+d.sq[js[t+r]]-2*dot[r])
+			}
+		}
 	}
-	return max(0, d.sq[i]+d.sq[j]-2*dot)
 }
 
 // sdot is gonum's BLAS, for its float32 dot product.
@@ -187,18 +201,27 @@ func (d *dense32) plane(p *hyperplane, a, b int) {
 	p.off = float32(off)
 }
 
-func (d *dense32) side(p *hyperplane, i int) float32 {
-	return sdot.Sdot(d.dim, p.normal, 1, d.x[i*d.dim:], 1) + p.off
+// sides takes the rows four at a time (dots4: their cache misses overlap,
+// where a tree level is otherwise a pass over all the rows one at a
+// time); a short last group repeats its last row, whose margin is the same
+// in any of the four places.
+func (d *dense32) sides(p *hyperplane, pts []int32, out []float32) {
+	var off [4]int
+	var dot [4]float32
+	for t := 0; t < len(pts); t += 4 {
+		for r := range off {
+			off[r] = int(pts[min(t+r, len(pts)-1)]) * d.dim
+		}
+		dots4(p.normal, d.x, &off, &dot)
+		for r := 0; r < 4 && t+r < len(pts); r++ {
+			out[t+r] = dot[r] + p.off
+		}
+	}
 }
 
 func (d *dense32) exactDist(i, j int) float64 {
 	if d.inPlace { // positions in x, whatever its order
-		var s float64
-		for c, v := range d.row(i) {
-			t := float64(v) - float64(d.x[j*d.dim+c])
-			s += t * t
-		}
-		return math.Sqrt(s)
+		return math.Sqrt(sqDist32(d.row(i), d.x[j*d.dim:(j+1)*d.dim]))
 	}
 	if d.order != nil {
 		i, j = int(d.order[i]), int(d.order[j])
@@ -206,6 +229,41 @@ func (d *dense32) exactDist(i, j int) float64 {
 	a := d.orig.Data[i*d.orig.Stride : i*d.orig.Stride+d.dim]
 	b := d.orig.Data[j*d.orig.Stride : j*d.orig.Stride+d.dim]
 	return rowDist(d.metric, a, b)
+}
+
+// sqDist32 is the squared distance of a row a from a float32 row b (of
+// at least len(a) values), in float64: the reported distance of rows
+// searched in place in float32 (dense32.exactDist, Index.exactQuery, which
+// must agree for the same pair). Four partial sums, over the coordinates
+// c ≡ 0, 1, 2, 3 mod 4, added as (s0 + s1) + (s2 + s3): independent
+// chains, where one sum would wait on each addition's latency (a quarter
+// of the time at 784 features).
+func sqDist32[T float32 | float64](a []T, b []float32) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	c := 0
+	for ; c+4 <= len(a); c += 4 {
+		t0 := float64(a[c]) - float64(b[c])
+		t1 := float64(a[c+1]) - float64(b[c+1])
+		t2 := float64(a[c+2]) - float64(b[c+2])
+		t3 := float64(a[c+3]) - float64(b[c+3])
+		s0 += t0 * t0
+		s1 += t1 * t1
+		s2 += t2 * t2
+		s3 += t3 * t3
+	}
+	for ; c < len(a); c++ {
+		t := float64(a[c]) - float64(b[c])
+		switch c & 3 {
+		case 0:
+			s0 += t * t
+		case 1:
+			s1 += t * t
+		default:
+			s2 += t * t
+		}
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // rowDist is the reported distance of two dense rows in float64: Euclidean,
@@ -270,7 +328,11 @@ func (s *sparseVecs) exactKey(i, j int) float64 {
 	return math.Max(0, s.sq[i]+s.sq[j]-2*s.dot(i, j))
 }
 
-func (s *sparseVecs) key32(i, j int) float32 { return float32(s.exactKey(i, j)) }
+func (s *sparseVecs) keys32(i int, js []int32, out []float32) {
+	for t, j := range js {
+		out[t] = float32(s.exactKey(i, int(j)))
+	}
+}
 
 func (s *sparseVecs) plane(p *hyperplane, a, b int) {
 	p.a, p.b = a, b
@@ -281,11 +343,14 @@ func (s *sparseVecs) plane(p *hyperplane, a, b int) {
 	p.off = float32(-(s.sq[a] - s.sq[b]) / 2)
 }
 
-func (s *sparseVecs) side(p *hyperplane, i int) float32 {
-	if s.metric == Cosine {
-		return float32(s.dot(p.a, i)*s.inv[p.a] - s.dot(p.b, i)*s.inv[p.b])
+func (s *sparseVecs) sides(p *hyperplane, pts []int32, out []float32) {
+	for t, i := range pts {
+		if s.metric == Cosine {
+			out[t] = float32(s.dot(p.a, int(i))*s.inv[p.a] - s.dot(p.b, int(i))*s.inv[p.b])
+		} else {
+			out[t] = float32(s.dot(p.a, int(i))-s.dot(p.b, int(i))) + p.off
+		}
 	}
-	return float32(s.dot(p.a, i)-s.dot(p.b, i)) + p.off
 }
 
 func (s *sparseVecs) exactDist(i, j int) float64 {
