@@ -203,3 +203,42 @@ func BenchmarkLDLFile(b *testing.B) {
 		})
 	}
 }
+
+// Landmark geodesics on the graph of a MatrixMarket file named by
+// MANIFOLD_GRAPH_MTX (a kNN graph as `manifold neighbors` writes it,
+// symmetrized by the larger weight as the graph methods do it), from
+// MANIFOLD_GRAPH_SOURCES sources (16 by default) spread over the vertices;
+// skipped without it. The metric is the wall time per source and vertex
+// (the graph's preparation included: use enough sources).
+//
+//	manifold neighbors -k 10 -in digits.npy -out /tmp/g.mtx
+//	MANIFOLD_GRAPH_MTX=/tmp/g.mtx go test ./sparse -run X -bench LandmarksFile -benchtime 3x
+func BenchmarkLandmarksFile(b *testing.B) {
+	path := os.Getenv("MANIFOLD_GRAPH_MTX")
+	if path == "" {
+		b.Skip("MANIFOLD_GRAPH_MTX names no graph")
+	}
+	a, err := sparse.ReadMatrixMarketFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := sparse.Union(a, a.Transpose(), func(x, y float64) float64 { return max(x, y) })
+	n, _ := g.Dims()
+	l := 16
+	if s := os.Getenv("MANIFOLD_GRAPH_SOURCES"); s != "" {
+		if _, err := fmt.Sscan(s, &l); err != nil || l < 1 || l > n {
+			b.Fatalf("MANIFOLD_GRAPH_SOURCES=%q: want a count of sources in [1, %d]", s, n)
+		}
+	}
+	src := make([]int, l)
+	for i := range src {
+		src[i] = i * (n / l)
+	}
+	out := make([]float32, l*n)
+	for b.Loop() {
+		if err := sparse.MultiSourceShortestPaths32(context.Background(), g, src, out, n, sparse.PathOptions{Squared: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(l)/float64(n), "ns/source/vertex")
+}
