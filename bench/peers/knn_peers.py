@@ -86,6 +86,8 @@ def main():
                 cfgs.append(("defaults float32", ["-float32"]))
             if a.manifold_refine:
                 cfgs.append(("refine=%d" % a.manifold_refine, ["-refine", str(a.manifold_refine)]))
+                if a.manifold_float32:
+                    cfgs.append(("refine=%d float32" % a.manifold_refine, ["-float32", "-refine", str(a.manifold_refine)]))
         elif tool == "hnswlib":
             cfgs = [("M=16 efc=100 ef=50", ["--M", "16", "--efc", "100", "--ef", "50"]),
                     ("M=16 efc=200 ef=100", ["--M", "16", "--efc", "200", "--ef", "100"])][:a.hnsw_configs]
