@@ -126,11 +126,9 @@ func fixDisconnected(ctx context.Context, x points, g *sparse.CSR, policy Discon
 		for i, l := range labels {
 			members[l] = append(members[l], i)
 		}
-		rows, cols, vals := g.ToCOO().Triplets()
-		coo := sparse.NewCOO(n, n, len(vals)+len(sizes)*len(sizes))
-		for k, v := range vals {
-			coo.Add(rows[k], cols[k], v)
-		}
+		// The joining edges (one a pair of components, both directions)
+		// merged into g's rows: O(nnz) with no sort of g's entries.
+		coo := sparse.NewCOO(n, n, len(sizes)*len(sizes))
 		for a := 1; a < len(sizes); a++ {
 			for b := 0; b < a; b++ {
 				if err := ctx.Err(); err != nil {
@@ -145,7 +143,7 @@ func fixDisconnected(ctx context.Context, x points, g *sparse.CSR, policy Discon
 				f.Added++
 			}
 		}
-		f.Graph = coo.ToCSR()
+		f.Graph = sparse.Union(g, coo.ToCSR(), func(x, y float64) float64 { return x + y })
 		return f, nil
 	}
 	return nil, fmt.Errorf("%w: unknown disconnected policy %d", ErrInput, policy)

@@ -223,6 +223,14 @@ func TestDisconnectedPolicies(t *testing.T) {
 	if f.Added != c*(c-1)/2 || f.Components != c || f.Graph.NNZ() != g.NNZ()+2*f.Added {
 		t.Fatalf("connect added %d edges to %d components (nnz %d → %d)", f.Added, f.Components, g.NNZ(), f.Graph.NNZ())
 	}
+	for i := 0; i < 90; i++ { // g's own edges kept as they were
+		cols, vals := g.Row(i)
+		for p, j := range cols {
+			if got := f.Graph.At(i, j); got != vals[p] {
+				t.Fatalf("connect changed edge (%d, %d): %v, was %v", i, j, got, vals[p])
+			}
+		}
+	}
 	labels, _ := sparse.ConnectedComponents(g)
 	for a := 0; a < c; a++ {
 		for b := 0; b < a; b++ {

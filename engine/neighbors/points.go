@@ -44,21 +44,43 @@ func (d *denseData) cosine(i, j int) float64 {
 }
 
 func (d *denseData) nearestBetween(ctx context.Context, as, bs []int, opt Options) (int, int, float64, error) {
-	da, db := d.subset(as).(*denseData), d.subset(bs).(*denseData)
-	res, err := knnDense(ctx, da.g, db.g, 1, false, opt)
+	// The smaller set is the index, the larger one the queries, queried in
+	// place when they are most of the rows (every row is queried and the
+	// others' answers ignored: no copy of 2 GB of rows at 10⁶ × 256).
+	swapped := len(as) > len(bs)
+	index, queries := as, bs
+	if swapped {
+		index, queries = bs, as
+	}
+	di := d.subset(index).(*denseData)
+	q, rows := d.g, queries
+	if 2*len(queries) < d.g.Rows {
+		q, rows = d.subset(queries).(*denseData).g, nil
+	}
+	res, err := knnDense(ctx, di.g, q, 1, false, opt)
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	return closestPair(res, as, bs)
+	return closestPair(res, index, queries, rows, swapped)
 }
 
-// closestPair picks, from the nearest a of every b, the pair of smallest
-// distance, ties by a then b.
-func closestPair(res *Result, as, bs []int) (int, int, float64, error) {
+// closestPair picks the pair (a, b) of least (distance, a, b) from the
+// nearest index point of every query (res's row rows[q] for queries[q],
+// or row q when rows is nil), a the index point unless swapped: the same
+// pair whichever of the two sets is the index, since the nearest of a
+// query is the least by (distance, index point).
+func closestPair(res *Result, index, queries, rows []int, swapped bool) (int, int, float64, error) {
 	ba, bb, bd := -1, -1, math.Inf(1)
-	for q := range bs {
-		js, ds := res.Row(q)
-		a, b, dist := as[js[0]], bs[q], ds[0]
+	for q, b := range queries {
+		r := q
+		if rows != nil {
+			r = rows[q]
+		}
+		js, ds := res.Row(r)
+		a, dist := index[js[0]], ds[0]
+		if swapped {
+			a, b = b, a
+		}
 		if dist < bd || (dist == bd && (a < ba || (a == ba && b < bb))) {
 			ba, bb, bd = a, b, dist
 		}
@@ -98,5 +120,5 @@ func (s *sparseData) nearestBetween(ctx context.Context, as, bs []int, opt Optio
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	return closestPair(res, as, bs)
+	return closestPair(res, as, bs, nil, false)
 }
