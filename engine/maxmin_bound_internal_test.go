@@ -3,9 +3,12 @@ package engine
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/dataio"
 )
 
 // The principal-coordinate bound never exceeds a squared distance, on USPS
@@ -91,4 +94,27 @@ func TestMaxMinBoundSameChoices(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The max-min choice of 1000 landmarks among the rows of the .npy file
+// named by MANIFOLD_MAXMIN_NPY (e.g. 200,000 deformed digits from
+// `go run ./bench/scale/gendata -n 200000 -dim 256 -out FILE`); skipped
+// without it.
+func BenchmarkMaxMinFile(b *testing.B) {
+	path := os.Getenv("MANIFOLD_MAXMIN_NPY")
+	if path == "" {
+		b.Skip("MANIFOLD_MAXMIN_NPY names no file")
+	}
+	m, err := dataio.ReadMatrixFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := mat.DenseCopyOf(m).RawMatrix()
+	var got []int
+	for b.Loop() {
+		if got, err = maxMin(context.Background(), x, 1000, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(got[len(got)-1]), "last-landmark")
 }
