@@ -22,9 +22,10 @@ const Sample = 8192
 
 // projectRows is the rows Project projects at a time (one matrix product,
 // between two context checks): 4096 rows of 256 features took a loaded
-// CI machine up to 130 ms; a row's coordinates are the same whatever
-// the block (a product's entries are summed over the features in one
-// order: TestProjectBlocks).
+// CI machine up to 130 ms; with the pure-Go backend a row's coordinates
+// are the same whatever the block (a product's entries are summed over
+// the features in one order), with OpenBLAS the same to rounding (its
+// kernels split a product by its shape): TestProjectBlocks.
 var projectRows = 1024
 
 // Row returns row i of n rows of d values, in float64, using buf (d
