@@ -93,10 +93,10 @@
 // too: the same sums under -tags noasm); the returned distances are
 // recomputed in float64 exactly as KNN computes them (rows searched in
 // place in float32: in float64 from their float32 values, in four partial
-// sums), and the lists sorted by (distance, index). The work is parallel with no lock: the local joins
-// of a block of 8192 points read the heaps and write proposals into
-// per-chunk buffers, then stripes of points apply the proposals meant for
-// them; a heap keeps the k best distinct pairs it is offered whatever
+// sums), and the lists sorted by (distance, index). The work is parallel
+// with no lock: the local joins of a block of 8192 points read the heaps
+// and write proposals into per-chunk buffers, then stripes of points
+// apply the proposals meant for them; a heap keeps the k best distinct pairs it is offered whatever
 // their order, and the order within a stripe is fixed by the chunks, so
 // the result depends on Seed only, not on GOMAXPROCS. Ties (duplicates,
 // identical points) are ordered by index, an iteration only ever improves

@@ -70,7 +70,6 @@ func Axes(ctx context.Context, n, d int, row Row, share float64) (axes blas64.Ge
 	// once (the work, unread, finishes in the background); at s × d =
 	// 8192 × 784 the product takes about 0.8 s and the eigenproblem 0.3 s.
 	var (
-		vals []float64
 		vecs blas64.General
 		p    int
 	)
@@ -82,8 +81,7 @@ func Axes(ctx context.Context, n, d int, row Row, share float64) (axes blas64.Ge
 		if !eig.Factorize(mat.NewSymDense(d, append([]float64(nil), cov.Data...)), false) {
 			return
 		}
-		vals = eig.Values(nil) // ascending
-		p = keep(vals, share)
+		p = keep(eig.Values(nil), share)
 		if p == 0 {
 			return
 		}
