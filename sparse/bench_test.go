@@ -16,7 +16,7 @@ import (
 
 // rollGraph is the k = 10 OR graph of an n-point swiss roll (seed 1, no
 // noise), Euclidean weights: the graph of the Isomap targets.
-func rollGraph(b *testing.B, n int) *sparse.CSR {
+func rollGraph(b testing.TB, n int) *sparse.CSR {
 	x, _ := datasets.SwissRoll(n, 0, 1)
 	g, err := neighbors.Graph(context.Background(), x, neighbors.GraphOptions{K: 10})
 	if err != nil {

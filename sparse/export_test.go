@@ -63,3 +63,29 @@ func AMDCount(a *CSR) (amd int64, symbolic int) {
 	perm, inv := approximateMinimumDegree(stop, a)
 	return stop.fill, symbolicLDL(&stopper{}, a, perm, inv).NNZ()
 }
+
+// HeapShortestPaths returns the distances from each source by Dijkstra's
+// heap alone (the reference of the bucket search), and whether the bucket
+// search, run first from each source, gave up on any.
+func HeapShortestPaths(g *CSR, sources []int) (rows [][]float64, gaveUp bool) {
+	pg, err := newPathGraph("HeapShortestPaths", g)
+	if err != nil {
+		panic(err)
+	}
+	s := newDijkstra(pg.n)
+	s.hk, s.hv = make([]uint64, pg.n), make([]int32, pg.n)
+	for _, v := range sources {
+		src := []int32{pg.inv[v]}
+		if pg.delta > 0 {
+			if !s.buckets(pg, src, []float64{0}) {
+				gaveUp = true
+			}
+			emit(make([]float64, pg.n), s, pg.inv, false) // reset
+		}
+		s.settle(pg, s.push(src[0], 0, 0))
+		row := make([]float64, pg.n)
+		emit(row, s, pg.inv, false)
+		rows = append(rows, row)
+	}
+	return rows, gaveUp
+}

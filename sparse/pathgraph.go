@@ -60,11 +60,12 @@ func (p *PathGraph) SeededPathsTo(dst []float64, seeds []int, lengths []float64,
 	if s == nil {
 		s = newDijkstra(n)
 	}
-	size := 0
+	s.src, s.dist = s.src[:0], s.dist[:0]
 	for i, v := range seeds {
-		size = s.push(p.g.inv[v], lengths[i]+0, size) // +0: −0 to +0 for the bit-pattern keys
+		s.src = append(s.src, p.g.inv[v])
+		s.dist = append(s.dist, lengths[i]+0) // +0: −0 to +0 for the heap's bit-pattern keys
 	}
-	s.settle(p.g, size)
+	s.search(p.g, s.src, s.dist)
 	sum := emit(dst, s, p.g.inv, squared)
 	p.pool.Put(s)
 	return sum, nil

@@ -45,6 +45,13 @@ type pathGraph struct {
 	ptr  []int32
 	adj  []int32
 	w    []float64
+
+	// The distance buckets of the searches (buckets.go): their width (0:
+	// the heap only) and the size of a worker's ring of buckets, a power
+	// of 2. heapOnly is set once a bucket search has given up.
+	delta    float64
+	ring     int
+	heapOnly atomic.Bool
 }
 
 // validateGraph checks that a is square with non-negative finite weights.
@@ -69,7 +76,9 @@ func newPathGraph(what string, a *CSR) (*pathGraph, error) {
 	if a.r >= math.MaxInt32 || a.NNZ() >= math.MaxInt32 {
 		return nil, fmt.Errorf("%w: %s: graph with %d vertices and %d edges exceeds the int32 indices of the shortest-path code", ErrInvalid, what, a.r, a.NNZ())
 	}
-	return orderedPathGraph(a, bfsOrder(a)), nil
+	g := orderedPathGraph(a, bfsOrder(a))
+	g.chooseBuckets()
+	return g, nil
 }
 
 // orderedPathGraph builds the pathGraph of a with the vertex order perm
@@ -161,10 +170,10 @@ func bfsOrder(a *CSR) []int32 {
 	return perm
 }
 
-// vert is the per-vertex state of one Dijkstra run: the tentative
-// distance (+Inf between runs) and the position in the heap (-1 when not
-// in it), side by side so that the one cache miss that reads the distance
-// also brings the position.
+// vert is the per-vertex state of one search: the tentative distance
+// (+Inf between runs) and the position in the heap or the bucket the
+// vertex waits in (-1 when neither), side by side so that the one cache
+// miss that reads the distance also brings the position.
 type vert struct {
 	d float64
 	p int32
@@ -172,7 +181,8 @@ type vert struct {
 }
 
 // dijkstra is one worker's scratch, of O(n), allocated once per worker and
-// reused for every source: the vertex states and an indexed 4-ary min-heap
+// reused for every source: the vertex states, the distance buckets
+// (buckets.go) and, allocated when first needed, an indexed 4-ary min-heap
 // of keys and vertices.
 //
 // The heap keys are the IEEE bit patterns of the (non-negative) distances:
@@ -184,10 +194,15 @@ type dijkstra struct {
 	vs []vert
 	hk []uint64
 	hv []int32
+	bk [][]int32
+
+	// The sources of a search and their distances (reused).
+	src  []int32
+	dist []float64
 }
 
 func newDijkstra(n int) *dijkstra {
-	s := &dijkstra{vs: make([]vert, n), hk: make([]uint64, n), hv: make([]int32, n)}
+	s := &dijkstra{vs: make([]vert, n)}
 	for i := range s.vs {
 		s.vs[i] = vert{d: math.Inf(1), p: -1}
 	}
@@ -195,12 +210,31 @@ func newDijkstra(n int) *dijkstra {
 }
 
 // run computes the distances from src into s.vs (positions in g's order).
-// On return every heap position is -1 again; the caller resets the
-// distances to +Inf while it reads them out (emit).
 func (s *dijkstra) run(g *pathGraph, src int32) {
-	s.vs[src] = vert{d: 0, p: 0}
-	s.hk[0], s.hv[0] = 0, src
-	s.settle(g, 1)
+	s.src, s.dist = append(s.src[:0], src), append(s.dist[:0], 0)
+	s.search(g, s.src, s.dist)
+}
+
+// search computes the distances from the sources src (positions in g's
+// order) at the distances dist (≥ 0, +0 not −0) into s.vs: by the bucket
+// search, or by Dijkstra's heap where the buckets do not suit g. On return
+// every mark s.vs[v].p is -1 again; the caller resets the distances to
+// +Inf while it reads them out (emit).
+func (s *dijkstra) search(g *pathGraph, src []int32, dist []float64) {
+	if g.delta > 0 && !g.heapOnly.Load() {
+		if s.buckets(g, src, dist) {
+			return
+		}
+		g.heapOnly.Store(true)
+	}
+	if s.hk == nil {
+		s.hk, s.hv = make([]uint64, g.n), make([]int32, g.n)
+	}
+	size := 0
+	for k, v := range src {
+		size = s.push(v, dist[k], size)
+	}
+	s.settle(g, size)
 }
 
 // settle runs Dijkstra's main loop from a heap of the given size already
@@ -337,9 +371,11 @@ func emit[T float](row []T, s *dijkstra, inv []int32, squared bool) float64 {
 // vertex i to every vertex j of the weighted graph g (edge i→j of weight
 // g_ij for every stored entry; a symmetric g is an undirected graph) into
 // the caller's n×n row-major dst, +Inf where j cannot be reached from i.
-// It runs Dijkstra's algorithm from every source in parallel (chunks of
+// It runs a single-source search from every source in parallel (chunks of
 // sources handed to backend.Workers() goroutines, ctx checked between
-// chunks), O(n·(n + e)·log n) in all, on an indexed 4-ary heap, with
+// chunks): distance buckets (buckets.go) where the weights suit them,
+// Dijkstra's algorithm on an indexed 4-ary heap otherwise, the same
+// distances bit for bit, O(n·(n + e)·log n) in all, with
 // per-worker scratch of O(n) and a reordered copy of the graph of O(n + e):
 // nothing n×n is allocated. Each row is written once, sequentially, with
 // its sum accumulated in the same pass (opt.RowSums, opt.RowMeans); with
