@@ -44,7 +44,7 @@ const (
 // convention).
 //
 // Memory: one N×N matrix (float64, or float32 with Float32) — the squared
-// geodesics are written into it by the parallel Dijkstra and double
+// geodesics are written into it by the parallel shortest paths and double
 // centred in place — and O(N·(k + Dim)) else. New points are mapped as
 // scikit-learn does (geodesics through their k nearest training points,
 // then the kernel-PCA projection, which is the landmark-MDS triangulation),
@@ -286,7 +286,7 @@ func (t tauMatrix) operator() lanczos.Operator {
 }
 
 // geodesicTau computes τ(D_G) in one N×N matrix: squared geodesics written
-// by the parallel Dijkstra with the row means accumulated in the same pass
+// by the parallel shortest paths with the row means accumulated in the same pass
 // (stage "geodesics"), then double centring in place ("centering"). With
 // constant (SupervisedConstant) the pairs the graph does not join — points
 // of different classes — are set to supervisedFactor × the largest finite
@@ -300,10 +300,10 @@ func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool) (tauMatrix, erro
 		if constant {
 			opt.RowMeans = nil
 		}
-		st.detail = "parallel Dijkstra, float64"
+		st.detail = "parallel shortest paths (distance buckets), float64"
 		var err error
 		if f32 {
-			st.detail = "parallel Dijkstra, float32"
+			st.detail = "parallel shortest paths (distance buckets), float32"
 			t.s32 = make([]float32, n*n)
 			err = st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt) })
 		} else {

@@ -101,10 +101,12 @@
 // and O(n) of scratch per worker — nothing n×n besides the output.
 //
 // What makes it fast (n = 10,000 swiss roll, k = 10 OR graph, 2 cores of
-// the reference machine: 3.3–3.5 s for all pairs against 32.4 s for
-// scipy 1.10's shortest_path(method='D') and 58.1 s with directed=False, as
-// scikit-learn's Isomap calls it, on the same graph; landmarks, L = 300 of
-// n = 10⁶: 28.3 s; bench/scale/geodesic/run.sh): the vertices are renumbered in
+// the reference machine, 2026-11-27: 3.5 s for all pairs in a fresh
+// process against 48.0 s for scipy 1.10's shortest_path(method='D',
+// directed=False), as scikit-learn's Isomap calls it, on the same graph,
+// bench/peers/peers.py; 1000 landmarks of a kNN graph of 10⁶ deformed
+// digits: 96–115 s, where the heap took 170 s in the same sitting;
+// bench/RESULTS.md): the vertices are renumbered in
 // breadth-first order, so the vertices one search touches together lie
 // together in memory (3.5× over a random order at n = 10⁶); the search is
 // a label-correcting one over buckets of distances (Dial's buckets with
