@@ -58,15 +58,10 @@ func (s *euclidSpace) exact(q, j int) float64 {
 
 func (s *euclidSpace) report(key float64) float64 { return math.Sqrt(key) }
 
-func sqDist(a, b []float64) float64 {
-	b = b[:len(a)]
-	s := 0.0
-	for c, v := range a {
-		e := v - b[c]
-		s += e * e
-	}
-	return s
-}
+// sqDist is the squared Euclidean distance of two float64 rows: the
+// reported distance of the exact searches, the k-d tree and the float64
+// rows searched approximately (sqDistSums).
+func sqDist(a, b []float64) float64 { return sqDistSums(a, b) }
 
 // rows returns the view of rows [r0, r1) of g.
 func rows(g blas64.General, r0, r1 int) blas64.General {

@@ -288,7 +288,7 @@ func (s *searcher) answer(ix *Index, row []float64, js []int, ds []float64) {
 func (ix *Index) exactQuery(row []float64, j int) float64 {
 	v := ix.v
 	if v.inPlace {
-		return math.Sqrt(sqDist32(row, v.x[j*v.dim:(j+1)*v.dim]))
+		return math.Sqrt(sqDistSums(row, v.x[j*v.dim:(j+1)*v.dim]))
 	}
 	if v.order != nil {
 		j = int(v.order[j])
