@@ -38,7 +38,10 @@ const (
 // 50,000 points in random order the ordering took 171–186 ms, relabelled
 // 106–125 ms, and the factor of the result ran 15 % faster too.
 func approximateMinimumDegree(stop *stopper, a *CSR) ([]int32, []int32) {
-	order := bfsOrder(a)
+	order := bfsOrder(stop, a)
+	if order == nil {
+		return nil, nil
+	}
 	p, _ := amdOrder(stop, permutedPattern(a, order))
 	if p == nil {
 		return nil, nil

@@ -183,6 +183,11 @@ func (s *dijkstra) buckets(g *pathGraph, src []int32, dist []float64) bool {
 		if budget < 0 && pending > 0 {
 			return s.giveUp()
 		}
+		// About eight edges an entry: the check of the context comes
+		// every 10⁴ or so entries, a millisecond.
+		if s.stop.tick(8*len(bk) + 1) {
+			return true // cancelled: s is dropped
+		}
 	}
 	return true
 }

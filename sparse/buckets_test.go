@@ -2,9 +2,11 @@ package sparse_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
@@ -148,4 +150,100 @@ func tinyAndHuge(n int) *sparse.CSR {
 		c.Add(j, i, w)
 	}
 	return c.ToCSR()
+}
+
+// A search stops within 100 ms of a cancel wherever the cancel lands: in
+// the graph's preparation (validation, breadth-first order, the reordered
+// copy) or in the search itself, by buckets or, where the buckets give up,
+// by the heap; and a cancelled call returns the context's error, never a
+// partly written result without one.
+func TestShortestPathsCancelLatency(t *testing.T) {
+	r, c := 1000, 1000 // 10⁶ vertices: the preparation and a search take 100–300 ms each
+	if testing.Short() {
+		r, c = 300, 200
+	}
+	for _, heap := range []bool{false, true} {
+		g := gridGraph(r, c, heap)
+		n, _ := g.Dims()
+		src := []int{n / 2, 0, n - 1, n / 3, 2 * n / 3, c}
+		out := make([]float32, len(src)*n)
+		start := time.Now()
+		if err := sparse.MultiSourceShortestPaths32(context.Background(), g, src, out, n, sparse.PathOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		whole := time.Since(start)
+		if !heap {
+			if _, gaveUp := sparse.HeapShortestPaths(g, src); gaveUp {
+				t.Fatal("the bucket search gave up on the grid with weights in [1, 2)")
+			}
+		}
+		checkCancelLatency(t, whole, []float64{0.1, 0.5, 0.85}, func(ctx context.Context, _ time.Duration) bool {
+			err := sparse.MultiSourceShortestPaths32(ctx, g, src, out, n, sparse.PathOptions{})
+			if err == nil {
+				return false
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want context.Canceled", err)
+			}
+			return true
+		})
+	}
+}
+
+// A search under a cancelled context stops after about 10⁵ steps, by
+// buckets and by the heap, and the graph's preparation refuses to start.
+func TestSearchStopsWhenCancelled(t *testing.T) {
+	r, most := 1000, 0.05 // 10⁶ vertices, about 5 steps each
+	if testing.Short() {
+		r, most = 600, 0.15 // -race
+	}
+	g := gridGraph(r, r, false)
+	n := r * r
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, heap := range []bool{false, true} {
+		stopped, reach := sparse.StoppedSearchReach(ctx, g, n/2, heap)
+		if !stopped || reach > most {
+			t.Errorf("heap %v: stopped %v after reaching %.1f %% of %d vertices, want stopped before %.0f %%", heap, stopped, 100*reach, n, 100*most)
+		}
+		if stopped, reach := sparse.StoppedSearchReach(context.Background(), g, n/2, heap); stopped || reach != 1 {
+			t.Errorf("heap %v, not cancelled: stopped %v, reached %.1f %%", heap, stopped, 100*reach)
+		}
+	}
+	if err := sparse.MultiSourceShortestPaths32(ctx, g, []int{0}, make([]float32, n), n, sparse.PathOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled before the preparation: %v", err)
+	}
+}
+
+// gridGraph is the r×c grid, each edge in both directions with a weight
+// in [1, 2) — or, with heap, weight 1 on every tenth edge and about 10⁻⁹
+// on the others, where the bucket search gives up for the heap.
+func gridGraph(r, c int, heap bool) *sparse.CSR {
+	rng := rand.New(rand.NewPCG(11, 12))
+	coo := sparse.NewCOO(r*c, r*c, 4*r*c)
+	e := 0
+	add := func(a, b int) {
+		w := 1 + rng.Float64()
+		if heap {
+			w = (1 + rng.Float64()) * 1e-9
+			if e%10 == 0 {
+				w = 1
+			}
+		}
+		e++
+		coo.Add(a, b, w)
+		coo.Add(b, a, w)
+	}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := i*c + j
+			if j+1 < c {
+				add(v, v+1)
+			}
+			if i+1 < r {
+				add(v, v+c)
+			}
+		}
+	}
+	return coo.ToCSR()
 }

@@ -89,7 +89,8 @@
 // Shortest paths: AllPairsShortestPaths runs a single-source search from
 // every source, MultiSourceShortestPaths from a list of sources
 // (landmarks), both in parallel over chunks of sources
-// (backend.ParallelForCtx; ctx is checked between chunks), writing
+// (backend.ParallelForCtx; ctx is checked while the graph is prepared and
+// within each search, every 10⁵ or so steps), writing
 // distances, or squared distances for classical MDS, straight into the
 // caller's row-major buffer, float64 or float32 (the ...32 variants: half
 // the memory), and the sum or mean of every row in the same pass

@@ -1,5 +1,10 @@
 package sparse
 
+import (
+	"context"
+	"math"
+)
+
 // SetUpLookingOnly makes Factor use the row-by-row algorithm whatever the
 // cost (true) or choose by cost (false), and returns the previous setting.
 func SetUpLookingOnly(on bool) bool {
@@ -68,7 +73,7 @@ func AMDCount(a *CSR) (amd int64, symbolic int) {
 // heap alone (the reference of the bucket search), and whether the bucket
 // search, run first from each source, gave up on any.
 func HeapShortestPaths(g *CSR, sources []int) (rows [][]float64, gaveUp bool) {
-	pg, err := newPathGraph("HeapShortestPaths", g)
+	pg, err := newPathGraph(context.Background(), "HeapShortestPaths", g)
 	if err != nil {
 		panic(err)
 	}
@@ -88,4 +93,27 @@ func HeapShortestPaths(g *CSR, sources []int) (rows [][]float64, gaveUp bool) {
 		rows = append(rows, row)
 	}
 	return rows, gaveUp
+}
+
+// StoppedSearchReach runs one search from src under ctx (by the heap alone
+// when heap is set) and returns whether it stopped for ctx and the share
+// of the vertices it had reached.
+func StoppedSearchReach(ctx context.Context, g *CSR, src int, heap bool) (stopped bool, reach float64) {
+	pg, err := newPathGraph(context.Background(), "StoppedSearchReach", g)
+	if err != nil {
+		panic(err)
+	}
+	if heap {
+		pg.heapOnly.Store(true)
+	}
+	s := newDijkstra(pg.n)
+	s.stop = stopper{ctx: ctx}
+	s.run(pg, pg.inv[src])
+	hit := 0
+	for _, v := range s.vs {
+		if v.d < math.Inf(1) {
+			hit++
+		}
+	}
+	return s.stop.err != nil, float64(hit) / float64(pg.n)
 }

@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -22,7 +23,7 @@ type PathGraph struct {
 // every stored entry) for SeededPathsTo. It returns an error wrapping
 // ErrInvalid otherwise.
 func NewPathGraph(g *CSR) (*PathGraph, error) {
-	pg, err := newPathGraph("NewPathGraph", g)
+	pg, err := newPathGraph(context.Background(), "NewPathGraph", g)
 	if err != nil {
 		return nil, err
 	}

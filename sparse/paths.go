@@ -55,11 +55,15 @@ type pathGraph struct {
 }
 
 // validateGraph checks that a is square with non-negative finite weights.
-func validateGraph(what string, a *CSR) error {
+// It returns stop's error if stop's context is done first.
+func validateGraph(stop *stopper, what string, a *CSR) error {
 	if a.r != a.c {
 		return fmt.Errorf("%w: %s: graph matrix is %d×%d, not square", ErrInvalid, what, a.r, a.c)
 	}
 	for i := 0; i < a.r; i++ {
+		if stop.tick(a.indptr[i+1] - a.indptr[i] + 1) {
+			return stop.err
+		}
 		for p := a.indptr[i]; p < a.indptr[i+1]; p++ {
 			if v := a.data[p]; !(v >= 0) || math.IsInf(v, 1) {
 				return fmt.Errorf("%w: %s: edge (%d, %d) has weight %v; weights must be finite and non-negative", ErrInvalid, what, i, a.ind[p], v)
@@ -69,28 +73,43 @@ func validateGraph(what string, a *CSR) error {
 	return nil
 }
 
-func newPathGraph(what string, a *CSR) (*pathGraph, error) {
-	if err := validateGraph(what, a); err != nil {
+// newPathGraph validates a and prepares it for the searches; it returns
+// an error wrapping ctx's if ctx is done first (within a few milliseconds
+// at any size).
+func newPathGraph(ctx context.Context, what string, a *CSR) (*pathGraph, error) {
+	stop := &stopper{ctx: ctx}
+	if err := validateGraph(stop, what, a); err != nil {
+		if stop.err != nil {
+			return nil, fmt.Errorf("sparse: %s: %w", what, err)
+		}
 		return nil, err
 	}
 	if a.r >= math.MaxInt32 || a.NNZ() >= math.MaxInt32 {
 		return nil, fmt.Errorf("%w: %s: graph with %d vertices and %d edges exceeds the int32 indices of the shortest-path code", ErrInvalid, what, a.r, a.NNZ())
 	}
-	g := orderedPathGraph(a, bfsOrder(a))
+	perm := bfsOrder(stop, a)
+	if stop.err != nil {
+		return nil, fmt.Errorf("sparse: %s: %w", what, stop.err)
+	}
+	g, err := orderedPathGraph(ctx, a, perm)
+	if err != nil {
+		return nil, err
+	}
 	g.chooseBuckets()
 	return g, nil
 }
 
 // orderedPathGraph builds the pathGraph of a with the vertex order perm
-// (new → old), rows in parallel.
-func orderedPathGraph(a *CSR, perm []int32) *pathGraph {
+// (new → old), rows in parallel; it returns ctx's error if ctx is done
+// first.
+func orderedPathGraph(ctx context.Context, a *CSR, perm []int32) (*pathGraph, error) {
 	n := a.r
 	inv := make([]int32, n)
 	for k, v := range perm {
 		inv[v] = int32(k)
 	}
 	g := &pathGraph{n: n, perm: perm, inv: inv, ptr: make([]int32, n+1)}
-	backend.ParallelFor(n, 4096, func(lo, hi int) {
+	err := backend.ParallelForCtx(ctx, n, 4096, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			v := int(perm[k])
 			deg := a.indptr[v+1] - a.indptr[v]
@@ -100,6 +119,9 @@ func orderedPathGraph(a *CSR, perm []int32) *pathGraph {
 			g.ptr[k+1] = int32(deg)
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	for k := 0; k < n; k++ {
 		g.ptr[k+1] += g.ptr[k]
 	}
@@ -108,7 +130,7 @@ func orderedPathGraph(a *CSR, perm []int32) *pathGraph {
 	// 0 is just past the last list.
 	g.adj = make([]int32, g.ptr[n]+1)
 	g.w = make([]float64, g.ptr[n]+1)
-	backend.ParallelFor(n, 4096, func(lo, hi int) {
+	err = backend.ParallelForCtx(ctx, n, 4096, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			v := int(perm[k])
 			nbr := g.adj[g.ptr[k]:g.ptr[k+1]]
@@ -135,7 +157,10 @@ func orderedPathGraph(a *CSR, perm []int32) *pathGraph {
 			}
 		}
 	})
-	return g
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 func hasSelfLoop(a *CSR, v int) bool {
@@ -146,8 +171,9 @@ func hasSelfLoop(a *CSR, v int) bool {
 
 // bfsOrder returns a breadth-first order of the vertices (new → old),
 // every component from its smallest vertex, following stored edges (a
-// directed graph's out-edges; every vertex appears once).
-func bfsOrder(a *CSR) []int32 {
+// directed graph's out-edges; every vertex appears once). It returns nil
+// if stop's context is done first.
+func bfsOrder(stop *stopper, a *CSR) []int32 {
 	n := a.r
 	perm := make([]int32, 0, n)
 	seen := make([]bool, n)
@@ -159,6 +185,9 @@ func bfsOrder(a *CSR) []int32 {
 		perm = append(perm, int32(s))
 		for h := len(perm) - 1; h < len(perm); h++ {
 			u := perm[h]
+			if stop.tick(a.indptr[u+1] - a.indptr[u] + 1) {
+				return nil
+			}
 			for _, v := range a.ind[a.indptr[u]:a.indptr[u+1]] {
 				if !seen[v] {
 					seen[v] = true
@@ -199,6 +228,10 @@ type dijkstra struct {
 	// The sources of a search and their distances (reused).
 	src  []int32
 	dist []float64
+	// stop ends a search early when its context is done (stop.err is then
+	// set, and s is left in no state to be reused); a nil context never
+	// stops.
+	stop stopper
 }
 
 func newDijkstra(n int) *dijkstra {
@@ -245,7 +278,10 @@ func (s *dijkstra) settle(g *pathGraph, size int) {
 	hk = hk[:n]
 	hv = hv[:n]
 	ptr, adj, w := g.ptr, g.adj, g.w
-	for size > 0 {
+	for pops := 1; size > 0; pops++ {
+		if pops%4096 == 0 && s.stop.tick(4096*8) {
+			return // cancelled: s is dropped
+		}
 		u, du := hv[0], math.Float64frombits(hk[0])
 		vs[u].p = -1
 		size--
@@ -372,8 +408,9 @@ func emit[T float](row []T, s *dijkstra, inv []int32, squared bool) float64 {
 // g_ij for every stored entry; a symmetric g is an undirected graph) into
 // the caller's n×n row-major dst, +Inf where j cannot be reached from i.
 // It runs a single-source search from every source in parallel (chunks of
-// sources handed to backend.Workers() goroutines, ctx checked between
-// chunks): distance buckets (buckets.go) where the weights suit them,
+// sources handed to backend.Workers() goroutines; ctx checked while the
+// graph is prepared and every 10⁵ or so steps of each search, so a cancel
+// returns within milliseconds even at millions of vertices): distance buckets (buckets.go) where the weights suit them,
 // Dijkstra's algorithm on an indexed 4-ary heap otherwise, the same
 // distances bit for bit, O(n·(n + e)·log n) in all, with
 // per-worker scratch of O(n) and a reordered copy of the graph of O(n + e):
@@ -440,7 +477,7 @@ func shortestPaths[T float](ctx context.Context, what string, g *CSR, sources []
 	if opt.RowMeans != nil && len(opt.RowMeans) != rows {
 		panic(fmt.Sprintf("sparse: %s: RowMeans has length %d, need %d", what, len(opt.RowMeans), rows))
 	}
-	pg, err := newPathGraph(what, g)
+	pg, err := newPathGraph(ctx, what, g)
 	if err != nil {
 		return err
 	}
@@ -448,17 +485,22 @@ func shortestPaths[T float](ctx context.Context, what string, g *CSR, sources []
 	if rows == 0 || n == 0 {
 		return ctx.Err()
 	}
+	// A search stopped by ctx leaves its scratch behind and says so here:
+	// its row is not written, so the call must fail even when the loop had
+	// no chunk left to refuse.
+	var stopped atomic.Bool
 	// Per-worker scratch, taken from and returned to a pool for each chunk.
 	pool := make(chan *dijkstra, backend.Workers())
 	// Chunks of about 2·10⁶ heap and edge operations (a few milliseconds).
 	grain := max(1, 2_000_000/(n+int(pg.ptr[n])+1))
-	return backend.ParallelForCtx(ctx, rows, grain, func(lo, hi int) {
+	err = backend.ParallelForCtx(ctx, rows, grain, func(lo, hi int) {
 		var s *dijkstra
 		select {
 		case s = <-pool:
 		default:
 			s = newDijkstra(n)
 		}
+		s.stop = stopper{ctx: ctx}
 		for r := lo; r < hi; r++ {
 			var src int32
 			if sources != nil {
@@ -467,6 +509,10 @@ func shortestPaths[T float](ctx context.Context, what string, g *CSR, sources []
 				src = pg.inv[r]
 			}
 			s.run(pg, src)
+			if s.stop.err != nil {
+				stopped.Store(true)
+				return
+			}
 			sum := emit(dst[r*stride:r*stride+n], s, pg.inv, opt.Squared)
 			if opt.RowSums != nil {
 				opt.RowSums[r] = sum
@@ -480,6 +526,10 @@ func shortestPaths[T float](ctx context.Context, what string, g *CSR, sources []
 		}
 		pool <- s
 	})
+	if err == nil && stopped.Load() {
+		err = fmt.Errorf("sparse: %s: %w", what, ctx.Err())
+	}
+	return err
 }
 
 // FloydWarshall returns the n×n matrix of shortest-path lengths of the
@@ -491,7 +541,7 @@ func FloydWarshall(g *CSR, dst blas64.General) error {
 	if dst.Rows != g.r || dst.Cols != g.c {
 		panic(fmt.Sprintf("sparse: FloydWarshall: graph is %d×%d, dst %d×%d", g.r, g.c, dst.Rows, dst.Cols))
 	}
-	if err := validateGraph("FloydWarshall", g); err != nil {
+	if err := validateGraph(&stopper{}, "FloydWarshall", g); err != nil {
 		return err
 	}
 	n := g.r
