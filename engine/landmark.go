@@ -167,7 +167,7 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 		return nil, err
 	}
 	err = r.stage("geodesics", flam.AllPairsDijkstra(nl, nk, fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
-		st.detail = fmt.Sprintf("Dijkstra from %d landmarks, float32", nl)
+		st.detail = fmt.Sprintf("shortest paths (distance buckets) from %d landmarks, float32", nl)
 		if e != 0 {
 			st.detail += fmt.Sprintf(", lengths scaled by 2^%d", -e)
 		}
@@ -435,7 +435,9 @@ func maxMinBounded(ctx context.Context, x blas64.General, l, first int, useBound
 			g := math.Sqrt(sqDist(q, x.Data[a*x.Stride:a*x.Stride+d])) / (2 * margin)
 			gap = append(gap, g*g)
 		}
-		backend.ParallelFor(n, grain, func(lo, hi int) {
+		// ctx is checked between chunks too: the first passes read every
+		// row (a second or more at 10⁶ rows of 256 features).
+		err := backend.ParallelForCtx(ctx, n, grain, func(lo, hi int) {
 			bi, bd := lo, -1.0
 			for i := lo; i < hi; i++ {
 				if c := closest[i]; last == 0 || (gap[owner[i]] <= c && (bound == nil || !bound.atLeast(i, qi, c))) {
@@ -449,6 +451,9 @@ func maxMinBounded(ctx context.Context, x blas64.General, l, first int, useBound
 			}
 			bestI[lo/grain], bestD[lo/grain] = bi, bd
 		})
+		if err != nil {
+			return nil, err
+		}
 		far, fd := 0, -1.0
 		for c := range bestI {
 			if bestD[c] > fd {
