@@ -410,11 +410,11 @@ func emit[T float](row []T, s *dijkstra, inv []int32, squared bool) float64 {
 // It runs a single-source search from every source in parallel (chunks of
 // sources handed to backend.Workers() goroutines; ctx checked while the
 // graph is prepared and every 10⁵ or so steps of each search, so a cancel
-// returns within milliseconds even at millions of vertices): distance buckets (buckets.go) where the weights suit them,
-// Dijkstra's algorithm on an indexed 4-ary heap otherwise, the same
-// distances bit for bit, O(n·(n + e)·log n) in all, with
-// per-worker scratch of O(n) and a reordered copy of the graph of O(n + e):
-// nothing n×n is allocated. Each row is written once, sequentially, with
+// returns within milliseconds even at millions of vertices): distance
+// buckets (buckets.go) where the weights suit them, Dijkstra's algorithm
+// on an indexed 4-ary heap otherwise, the same distances bit for bit,
+// O(n·(n + e)·log n) in all, with per-worker scratch of O(n) and a
+// reordered copy of the graph of O(n + e): nothing n×n is allocated. Each row is written once, sequentially, with
 // its sum accumulated in the same pass (opt.RowSums, opt.RowMeans); with
 // opt.Squared the squares are written (MDS).
 //
