@@ -288,10 +288,10 @@ func (t tauMatrix) operator() lanczos.Operator {
 // geodesicTau computes τ(D_G) in one N×N matrix: squared geodesics written
 // by the parallel shortest paths with the row means accumulated in the
 // same pass (stage "geodesics"), then double centring in place
-// ("centering"). With
-// constant (SupervisedConstant) the pairs the graph does not join — points
-// of different classes — are set to supervisedFactor × the largest finite
-// geodesic before the row means are taken.
+// ("centering"). With constant (SupervisedConstant) the pairs the graph
+// does not join — points of different classes — are set to
+// supervisedFactor × the largest finite geodesic before the row means are
+// taken.
 func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool) (tauMatrix, error) {
 	n, _ := graph.Dims()
 	t := tauMatrix{n: n, means: make([]float64, n)}
