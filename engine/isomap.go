@@ -301,7 +301,7 @@ func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool) (tauMatrix, erro
 		if constant {
 			opt.RowMeans = nil
 		}
-		st.detail = "parallel shortest paths (distance buckets), float64"
+		st.detail = "parallel shortest paths (distance buckets, each source from its earlier neighbours' rows), float64"
 		var err error
 		if f32 {
 			st.detail = "parallel shortest paths (distance buckets), float32"

@@ -88,6 +88,9 @@ func (g *pathGraph) chooseBuckets() {
 //
 // s.vs[v].p is v's bucket while v is waiting in one, -1 otherwise.
 func (s *dijkstra) buckets(g *pathGraph, src []int32, dist []float64) bool {
+	if giveUpAlways {
+		return s.giveUp()
+	}
 	if len(s.bk) != g.ring {
 		s.bk = make([][]int32, g.ring)
 	}

@@ -87,8 +87,11 @@
 // the data points and lives in engine/neighbors.
 //
 // Shortest paths: AllPairsShortestPaths runs a single-source search from
-// every source, MultiSourceShortestPaths from a list of sources
-// (landmarks), both in parallel over chunks of sources
+// every source, each started from the rows of the source's neighbours
+// already written (d(s, v) = min over s's edges of w_st + d(t, v), so the
+// search only corrects what s's other edges improve: rows.go),
+// MultiSourceShortestPaths from a list of sources (landmarks), both in
+// parallel over sources
 // (backend.ParallelForCtx; ctx is checked while the graph is prepared and
 // within each search, every 10⁵ or so steps), writing
 // distances, or squared distances for classical MDS, straight into the
@@ -129,7 +132,8 @@
 // is the oracle of the tests and the method for small dense graphs.
 //
 // Sources: Dijkstra, "A note on two problems in connexion with graphs",
-// Numer. Math. 1 (1959); Dial, "Algorithm 360: Shortest-path forest with
+// Numer. Math. 1 (1959); Bellman, "On a routing problem", Quart. Appl.
+// Math. 16 (1958), for the equation the all-pairs rows start from; Dial, "Algorithm 360: Shortest-path forest with
 // topological ordering", CACM 12 (1969); Meyer & Sanders, "Δ-stepping: a
 // parallelizable shortest path algorithm", J. Algorithms 49 (2003);
 // Cherkassky, Goldberg & Radzik, "Shortest paths algorithms: theory and

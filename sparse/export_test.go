@@ -13,6 +13,33 @@ func SetUpLookingOnly(on bool) bool {
 	return prev
 }
 
+// SetPlainAllPairs makes the float64 all-pairs search start every source
+// from scratch (true) or from its earlier neighbours' rows (false), and
+// returns the previous setting.
+func SetPlainAllPairs(on bool) bool {
+	prev := plainAllPairs
+	plainAllPairs = on
+	return prev
+}
+
+// SetHeapOnlyPaths makes every shortest-path search use Dijkstra's heap
+// (true) or try the distance buckets first (false), and returns the
+// previous setting.
+func SetHeapOnlyPaths(on bool) bool {
+	prev := heapOnlyPaths
+	heapOnlyPaths = on
+	return prev
+}
+
+// SetGiveUpAlways makes every bucket search give up at once, the graph
+// staying with the buckets (true), or not (false), and returns the
+// previous setting.
+func SetGiveUpAlways(on bool) bool {
+	prev := giveUpAlways
+	giveUpAlways = on
+	return prev
+}
+
 // PeakUpdateEntries is the most update-matrix entries f's multifrontal
 // factorization held at once.
 func (f *LDL) PeakUpdateEntries() int64 { return f.peakUpdate.Load() }

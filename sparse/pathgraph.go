@@ -66,7 +66,7 @@ func (p *PathGraph) SeededPathsTo(dst []float64, seeds []int, lengths []float64,
 		s.src = append(s.src, p.g.inv[v])
 		s.dist = append(s.dist, lengths[i]+0) // +0: −0 to +0 for the heap's bit-pattern keys
 	}
-	s.search(p.g, s.src, s.dist)
+	s.search(p.g, s.src, s.dist, nil)
 	sum := emit(dst, s, p.g.inv, squared)
 	p.pool.Put(s)
 	return sum, nil

@@ -123,19 +123,28 @@ func TestShortestPathsFloyd(t *testing.T) {
 		if err := sparse.AllPairsShortestPaths32(ctx, g, d32, stride, sparse.PathOptions{RowSums: sums32}); err != nil {
 			t.Fatal(err)
 		}
+		// Every source searched from scratch: the landmark routine's rows.
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		plain := general(n, n)
+		if err := sparse.MultiSourceShortestPaths(ctx, g, all, plain, sparse.PathOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		for i := 0; i < n; i++ {
 			var s, s2, s32 float64
 			for j := 0; j < n; j++ {
 				want := fw.Data[i*n+j]
 				got := d.Data[i*n+j]
-				if !close(got, want) {
-					t.Fatalf("n=%d: d(%d, %d) = %v, Floyd–Warshall %v", n, i, j, got, want)
+				if !close(got, want) || !close(got, plain.Data[i*n+j]) {
+					t.Fatalf("n=%d: d(%d, %d) = %v, Floyd–Warshall %v, from scratch %v", n, i, j, got, want, plain.Data[i*n+j])
 				}
-				if !close(sq.Data[i*n+j], got*got) {
+				if sq.Data[i*n+j] != got*got {
 					t.Fatalf("squared: %v vs %v", sq.Data[i*n+j], got*got)
 				}
-				if d32[i*stride+j] != float32(got) {
-					t.Fatalf("float32: %v vs %v", d32[i*stride+j], float32(got))
+				if d32[i*stride+j] != float32(plain.Data[i*n+j]) {
+					t.Fatalf("float32: %v vs %v", d32[i*stride+j], float32(plain.Data[i*n+j]))
 				}
 				s += got
 				s2 += got * got
@@ -157,16 +166,18 @@ func TestShortestPathsFloyd(t *testing.T) {
 			t.Fatal(err)
 		}
 		for r, s := range src {
+			sum := 0.0
 			for j := 0; j < n; j++ {
-				if l.Data[r*n+j] != d.Data[s*n+j] {
+				v := plain.Data[s*n+j]
+				if l.Data[r*n+j] != v {
 					t.Fatalf("landmark row %d (source %d) differs at %d", r, s, j)
 				}
-				v := d.Data[s*n+j]
 				if l32[r*n+j] != float32(v*v) {
 					t.Fatalf("landmark float32 squared row %d differs at %d", r, j)
 				}
+				sum += v
 			}
-			if lsums[r] != sums[s] {
+			if lsums[r] != sum {
 				t.Fatalf("landmark sums")
 			}
 		}

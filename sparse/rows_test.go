@@ -1,0 +1,153 @@
+package sparse_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// The float64 all-pairs search, which starts each source from its
+// earlier neighbours' rows, gives the distances of searches from scratch
+// to the last bits (exactly where the sums are exact: integer weights),
+// the same bits whatever the number of workers and whether the buckets or
+// the heap run (the heap from the start, or after the buckets gave up), on
+// directed graphs too; its squares and row sums are those
+// of its distances.
+func TestAllPairsFromRows(t *testing.T) {
+	roll, _ := datasets.SwissRoll(2000, 0.05, 2)
+	rollGraph, err := neighbors.Graph(context.Background(), roll, neighbors.GraphOptions{K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		g     *sparse.CSR
+		exact bool
+	}{
+		{"swiss roll kNN", rollGraph, false},
+		{"duplicated points (zero weights)", duplicated(geometricGraph(600, 6, 4)), false},
+		{"integer weights, many ties", integerWeights(geometricGraph(800, 5, 5)), true},
+		{"heavy outliers", outliers(geometricGraph(800, 6, 6), 1e7), false},
+		{"two components", twoComponents(geometricGraph(400, 5, 7)), false},
+		{"directed", oneWay(geometricGraph(700, 6, 9)), false},
+		{"buckets give up", tinyAndHuge(1000), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			n, _ := c.g.Dims()
+			run := func(opt sparse.PathOptions) []float64 {
+				d := general(n, n)
+				if err := sparse.AllPairsShortestPaths(ctx, c.g, d, opt); err != nil {
+					t.Fatal(err)
+				}
+				return d.Data
+			}
+			prev := sparse.SetPlainAllPairs(true)
+			plain := run(sparse.PathOptions{})
+			sparse.SetPlainAllPairs(prev)
+			got := run(sparse.PathOptions{})
+			differ := 0
+			for i, want := range plain {
+				if got[i] == want {
+					continue
+				}
+				differ++
+				if c.exact || !(math.Abs(got[i]-want) <= 1e-13*want) {
+					t.Fatalf("d(%d, %d) = %v, from scratch %v", i/n, i%n, got[i], want)
+				}
+			}
+			t.Logf("%d of %d distances differ from the searches from scratch in the last bits", differ, n*n)
+
+			same := func(what string, other []float64) {
+				t.Helper()
+				for i := range got {
+					if math.Float64bits(other[i]) != math.Float64bits(got[i]) {
+						t.Fatalf("%s: d(%d, %d) = %v, not %v", what, i/n, i%n, other[i], got[i])
+					}
+				}
+			}
+			for _, procs := range []int{1, 3} {
+				old := runtime.GOMAXPROCS(procs)
+				other := run(sparse.PathOptions{})
+				runtime.GOMAXPROCS(old)
+				same("GOMAXPROCS "+string(rune('0'+procs)), other)
+			}
+			prev = sparse.SetHeapOnlyPaths(true)
+			heap := run(sparse.PathOptions{})
+			sparse.SetHeapOnlyPaths(prev)
+			same("heap only", heap)
+			prev = sparse.SetGiveUpAlways(true)
+			restarted := run(sparse.PathOptions{})
+			sparse.SetGiveUpAlways(prev)
+			same("buckets giving up", restarted)
+
+			sums, means := make([]float64, n), make([]float64, n)
+			sq := run(sparse.PathOptions{Squared: true, RowSums: sums, RowMeans: means})
+			for i := 0; i < n; i++ {
+				sum := 0.0
+				for j := 0; j < n; j++ {
+					v := got[i*n+j] * got[i*n+j]
+					if sq[i*n+j] != v {
+						t.Fatalf("squared d(%d, %d) = %v, want %v", i, j, sq[i*n+j], v)
+					}
+					sum += v
+				}
+				if sums[i] != sum || means[i] != sum/float64(n) {
+					t.Fatalf("row %d: sum %v mean %v, want %v %v", i, sums[i], means[i], sum, sum/float64(n))
+				}
+			}
+		})
+	}
+}
+
+// oneWay drops one direction of two edges in three and lengthens the
+// rest by 10⁻³: a directed graph.
+func oneWay(g *sparse.CSR) *sparse.CSR {
+	n, _ := g.Dims()
+	c := sparse.NewCOO(n, n, g.NNZ())
+	for i := 0; i < n; i++ {
+		cols, vals := g.Row(i)
+		for p, j := range cols {
+			if i > j || (i+j)%3 == 0 {
+				c.Add(i, j, vals[p]+1e-3)
+			}
+		}
+	}
+	return c.ToCSR()
+}
+
+// A cancel lands within 100 ms wherever it comes in the all-pairs search
+// from rows (workers waiting for rows included), and the call then fails.
+func TestAllPairsFromRowsCancel(t *testing.T) {
+	g := gridGraph(60, 60, false)
+	n, _ := g.Dims()
+	d := general(n, n)
+	start := time.Now()
+	if err := sparse.AllPairsShortestPaths(context.Background(), g, d, sparse.PathOptions{Squared: true}); err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	checkCancelLatency(t, whole, []float64{0.05, 0.5, 0.9}, func(ctx context.Context, _ time.Duration) bool {
+		err := sparse.AllPairsShortestPaths(ctx, g, d, sparse.PathOptions{Squared: true})
+		if err == nil {
+			return false
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v, want context.Canceled", err)
+		}
+		return true
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := sparse.AllPairsShortestPaths(ctx, g, d, sparse.PathOptions{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled before the start: error %v", err)
+	}
+}
