@@ -105,12 +105,12 @@
 // and O(n) of scratch per worker — nothing n×n besides the output.
 //
 // What makes it fast (n = 10,000 swiss roll, k = 10 OR graph, 2 cores of
-// the reference machine, 2026-11-27: 3.5 s for all pairs in a fresh
-// process against 48.0 s for scipy 1.10's shortest_path(method='D',
+// the reference machine, 2026-11-27: 1.2–1.6 s for all pairs in a fresh
+// process against 45.7–51.7 s for scipy 1.10's shortest_path(method='D',
 // directed=False), as scikit-learn's Isomap calls it, on the same graph,
-// bench/peers/peers.py; 1000 landmarks of a kNN graph of 10⁶ deformed
-// digits: 96–115 s, where the heap took 170 s in the same sitting;
-// bench/RESULTS.md): the vertices are renumbered in
+// bench/peers/peers.py; 3.5 s before the rows above; 1000 landmarks of a
+// kNN graph of 10⁶ deformed digits: 96–115 s, where the heap took 170 s
+// in the same sitting; bench/RESULTS.md): the vertices are renumbered in
 // breadth-first order, so the vertices one search touches together lie
 // together in memory (3.5× over a random order at n = 10⁶); the search is
 // a label-correcting one over buckets of distances (Dial's buckets with
