@@ -43,13 +43,14 @@ const (
 // Isomap (same graph rule, shortest paths, kernel centring and sign
 // convention).
 //
-// Memory: one N×N matrix (float64, or float32 with Float32) — the squared
-// geodesics are written into it by the parallel shortest paths and double
-// centred in place — and O(N·(k + Dim)) else. New points are mapped as
-// scikit-learn does (geodesics through their k nearest training points,
-// then the kernel-PCA projection, which is the landmark-MDS triangulation),
-// with one Dijkstra per new point on the stored graph instead of keeping
-// the N×N geodesic matrix.
+// Memory: one N×N matrix (float64, or float32 with Float32, plus a ring
+// of at most max(N/32, 256) + 4·GOMAXPROCS float64 rows the searches
+// start from) — the squared geodesics are written into it by the parallel
+// shortest paths and double centred in place — and O(N·(k + Dim)) else.
+// New points are mapped as scikit-learn does (geodesics through their k
+// nearest training points, then the kernel-PCA projection, which is the
+// landmark-MDS triangulation), with one Dijkstra per new point on the
+// stored graph instead of keeping the N×N geodesic matrix.
 type Isomap struct {
 	Dim int // output dimension; default 2
 	// K neighbours per point (default 10), or, with Labels, within the
@@ -126,12 +127,12 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 			if solver, err = chooseEigensolver(methodIsomap, s.Eigensolver, eigenproblem{n: n, dim: s.Dim, f32: s.Float32}); err != nil {
 				return fitPlan{}, err
 			}
-			elem := int64(8)
+			geodesics := 8 * int64(n) * int64(n)
 			if s.Float32 {
-				elem = 4
+				geodesics = 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n)
 			}
 			return fitPlan{dim: s.Dim,
-				bytes:   elem*int64(n)*int64(n) + 8*int64(n)*int64(d+2*s.Dim) + graphBytes(s.Neighbors, in, s.K),
+				bytes:   geodesics + 8*int64(n)*int64(d+2*s.Dim) + graphBytes(s.Neighbors, in, s.K),
 				what:    fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
 				cheaper: "float32 geodesics (Float32, halves the N×N matrix) or landmark-isomap (O(L·N))"}, nil
 		},
@@ -304,7 +305,7 @@ func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool) (tauMatrix, erro
 		st.detail = "parallel shortest paths (distance buckets, each source from its earlier neighbours' rows), float64"
 		var err error
 		if f32 {
-			st.detail = "parallel shortest paths (distance buckets), float32"
+			st.detail = "parallel shortest paths (distance buckets, each source from its earlier neighbours' rows), float32"
 			t.s32 = make([]float32, n*n)
 			err = st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt) })
 		} else {

@@ -25,34 +25,53 @@ func rollGraph(b testing.TB, n int) *sparse.CSR {
 	return g
 }
 
-// All-pairs geodesics into one reused n×n buffer, each source started
-// from its earlier neighbours' rows (rows) or from scratch (scratch). The
-// target, against scipy.sparse.csgraph.shortest_path(method='D') on the
-// same graph, is measured side by side by bench/scale/geodesic/run.sh.
+// All-pairs geodesics into one reused n×n buffer, float64 or float32,
+// each source started from its earlier neighbours' rows (rows) or from
+// scratch (scratch). The target, against
+// scipy.sparse.csgraph.shortest_path(method='D') on the same graph, is
+// measured side by side by bench/scale/geodesic/run.sh.
 func BenchmarkAllPairs(b *testing.B) {
 	for _, n := range []int{2000, 10000} {
 		g := rollGraph(b, n)
-		for _, scratch := range []bool{false, true} {
-			name := fmt.Sprintf("n=%d/rows", n)
-			if scratch {
-				name = fmt.Sprintf("n=%d/scratch", n)
+		for _, f32 := range []bool{false, true} {
+			for _, scratch := range []bool{false, true} {
+				name := fmt.Sprintf("n=%d/float64/rows", n)
+				if f32 {
+					name = fmt.Sprintf("n=%d/float32/rows", n)
+				}
+				if scratch {
+					name = name[:len(name)-len("rows")] + "scratch"
+				}
+				b.Run(name, func(b *testing.B) {
+					defer sparse.SetPlainAllPairs(sparse.SetPlainAllPairs(scratch))
+					benchAllPairs(b, g, f32)
+				})
 			}
-			b.Run(name, func(b *testing.B) {
-				defer sparse.SetPlainAllPairs(sparse.SetPlainAllPairs(scratch))
-				benchAllPairs(b, g)
-			})
 		}
 	}
 }
 
-func benchAllPairs(b *testing.B, g *sparse.CSR) {
+func benchAllPairs(b *testing.B, g *sparse.CSR, f32 bool) {
 	n, _ := g.Dims()
-	out := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+	var out blas64.General
+	var out32 []float32
+	if f32 {
+		out32 = make([]float32, n*n)
+	} else {
+		out = blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+	}
 	means := make([]float64, n)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := sparse.AllPairsShortestPaths(context.Background(), g, out, sparse.PathOptions{Squared: true, RowMeans: means}); err != nil {
+		opt := sparse.PathOptions{Squared: true, RowMeans: means}
+		var err error
+		if f32 {
+			err = sparse.AllPairsShortestPaths32(context.Background(), g, out32, n, opt)
+		} else {
+			err = sparse.AllPairsShortestPaths(context.Background(), g, out, opt)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 	}

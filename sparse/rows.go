@@ -9,7 +9,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 )
 
-// All pairs from the neighbours' rows: the float64 all-pairs search.
+// All pairs from the neighbours' rows: the all-pairs search.
 //
 // A shortest path from s to any other vertex v leaves s by one of its
 // edges (s, t) and goes on by a shortest path from t, so d(s, v) is the
@@ -38,19 +38,27 @@ import (
 // search's in its last bits (by at most 2.1e-15 relative on that graph);
 // with integer weights (exact sums) the two are equal.
 //
-// With opt.Squared a row is squared (and summed) only once the sources
-// that read it have read it: by the worker that finishes its last reader,
-// or when it is written if no later source reads it.
+// With opt.Squared a float64 row is squared (and summed) only once the
+// sources that read it have read it: by the worker that finishes its last
+// reader, or when it is written if no later source reads it. A float32
+// output cannot be read back (its rounding would pass from row to row):
+// its searches read float64 rows kept in a ring of window + slack rows,
+// only those of earlier neighbours at most window positions back (the
+// farthest earlier neighbour of any vertex, at most max(n/32, 256)), and
+// no source starts slack or more positions ahead of the least unfinished
+// one, so a row stays in the ring until all its readers have read it.
+// Each float32 value is the float64 distance rounded once.
 
-// Switches for tests and benchmarks. plainAllPairs makes the float64
-// all-pairs search run every source from scratch, as the other outputs
-// do; heapOnlyPaths makes every search use the heap; giveUpAlways makes
-// every bucket search give up at once without switching the graph to the
-// heap (so that each search restarts from its labels).
+// Switches for tests and benchmarks. plainAllPairs makes the all-pairs
+// search run every source from scratch, as the landmark searches do;
+// heapOnlyPaths makes every search use the heap; giveUpAlways makes every
+// bucket search give up at once without switching the graph to the heap
+// (so that each search restarts from its labels).
 var plainAllPairs, heapOnlyPaths, giveUpAlways = false, false, false
 
 // rowQueue hands out the sources (positions in the graph's order) whose
-// earlier neighbours' rows are written, least position first.
+// earlier neighbours' rows are written, least position first, and none
+// ahead of the least unfinished source by slack or more.
 type rowQueue struct {
 	mu     sync.Mutex
 	more   sync.Cond
@@ -58,20 +66,26 @@ type rowQueue struct {
 	wait   []int32 // per source: earlier out-neighbours not yet done
 	left   int     // sources not yet handed out
 	closed bool
+	// finished marks the sources done; every source below prefix is.
+	finished []bool
+	prefix   int
+	slack    int
 	// The later sources that read each row: rptr/readers index them.
 	rptr    []int32
 	readers []int32
 }
 
 // newRowQueue builds the queue of g's sources: what each waits for and
-// who reads each row.
-func newRowQueue(g *pathGraph) *rowQueue {
+// who reads each row, for searches that read the rows of their earlier
+// neighbours at most window positions back.
+func newRowQueue(g *pathGraph, window, slack int) *rowQueue {
 	n := g.n
-	q := &rowQueue{wait: make([]int32, n), left: n, rptr: make([]int32, n+1)}
+	q := &rowQueue{wait: make([]int32, n), left: n, rptr: make([]int32, n+1),
+		finished: make([]bool, n), slack: slack}
 	q.more.L = &q.mu
 	for s := range int32(n) {
 		for _, t := range g.adj[g.ptr[s]:g.ptr[s+1]] {
-			if t < s {
+			if reads(s, t, window) {
 				q.wait[s]++
 				q.rptr[t+1]++
 			}
@@ -87,7 +101,7 @@ func newRowQueue(g *pathGraph) *rowQueue {
 			q.push(s)
 		}
 		for _, t := range g.adj[g.ptr[s]:g.ptr[s+1]] {
-			if t < s {
+			if reads(s, t, window) {
 				q.readers[fill[t]] = s
 				fill[t]++
 			}
@@ -96,10 +110,14 @@ func newRowQueue(g *pathGraph) *rowQueue {
 	return q
 }
 
+// reads says whether the search from s starts from the row of its
+// neighbour t: t is numbered before s, at most window positions.
+func reads(s, t int32, window int) bool { return t < s && int(s-t) <= window }
+
 // next records that source done (-1: none) is written, releasing the
 // sources that waited only for it, and returns the next source to search,
-// waiting for one if none is ready; false when every source is handed out
-// or the queue is closed.
+// waiting for one if none may start; false when every source is handed
+// out or the queue is closed.
 func (q *rowQueue) next(done int32) (int32, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -110,12 +128,19 @@ func (q *rowQueue) next(done int32) (int32, bool) {
 				q.more.Signal()
 			}
 		}
+		q.finished[done] = true
+		if int(done) == q.prefix {
+			for q.prefix < len(q.finished) && q.finished[q.prefix] {
+				q.prefix++
+			}
+			q.more.Broadcast() // sources held back by the slack may start
+		}
 	}
-	for len(q.ready) == 0 && q.left > 0 && !q.closed {
+	for !q.closed && q.left > 0 && (len(q.ready) == 0 || int(q.ready[0]) >= q.prefix+q.slack) {
 		q.more.Wait()
 	}
-	if len(q.ready) == 0 || q.closed {
-		q.more.Broadcast() // every source handed out: wake the others to end
+	if q.closed || q.left == 0 {
+		q.more.Broadcast() // wake the others to end
 		return 0, false
 	}
 	q.left--
@@ -171,18 +196,65 @@ func (q *rowQueue) pop() int32 {
 	return top
 }
 
+// ringWindow is the window of a float32 output's searches: how far back
+// (in the graph's order) the earlier neighbours whose rows they read may
+// lie — the farthest earlier neighbour of any vertex (breadth-first order
+// keeps it small on manifold graphs: 242 at 10,000 swiss-roll points,
+// 445 at 40,000), at most max(n/32, 256).
+func ringWindow(g *pathGraph) int {
+	far := int32(0)
+	for s := range int32(g.n) {
+		for _, t := range g.adj[g.ptr[s]:g.ptr[s+1]] {
+			if t < s {
+				far = max(far, s-t)
+			}
+		}
+	}
+	return min(int(far), max(g.n/32, 256))
+}
+
+// ringSlack is how many sources a float32 output's searches may run ahead
+// of the least unfinished one: the ring holds window + ringSlack rows.
+func ringSlack() int { return 4 * backend.Workers() }
+
+// AllPairs32ScratchBytes is the most memory AllPairsShortestPaths32 takes
+// for an n-vertex graph besides its output and O(n + e): the ring of
+// float64 rows its searches start from.
+func AllPairs32ScratchBytes(n int) int64 {
+	return 8 * int64(n) * int64(min(n, max(n/32, 256))+ringSlack())
+}
+
 // allPairsFromRows writes the n×n distances of g into dst (row r for
-// original vertex r, the given stride) as described above.
-func allPairsFromRows(ctx context.Context, what string, g *pathGraph, dst []float64, stride int, opt PathOptions) error {
+// original vertex r, the given stride) as described above. A float64
+// output holds the rows the searches read; for a float32 one they are
+// kept in float64 in a ring of window + slack rows, and a search reads
+// only the rows of earlier neighbours within the window.
+func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, dst []T, stride int, opt PathOptions) error {
 	n := g.n
-	q := newRowQueue(g)
-	unread := make([]atomic.Int32, n) // readers of each row still to read it
-	for t := range n {
-		unread[t].Store(q.rptr[t+1] - q.rptr[t])
+	d64, direct := any(dst).([]float64)
+	window, slack := n, n // float64: every earlier neighbour, no holding back
+	var ring []float64
+	ringRows := 0
+	if !direct {
+		window, slack = ringWindow(g), ringSlack()
+		ringRows = window + slack
+		ring = make([]float64, ringRows*n)
+	}
+	q := newRowQueue(g, window, slack)
+	var unread []atomic.Int32 // float64 squared: readers of each row still to read it
+	if direct && opt.Squared {
+		unread = make([]atomic.Int32, n)
+		for t := range n {
+			unread[t].Store(q.rptr[t+1] - q.rptr[t])
+		}
 	}
 	rowOf := func(t int32) []float64 {
-		r := int(g.perm[t])
-		return dst[r*stride : r*stride+n]
+		if direct {
+			r := int(g.perm[t])
+			return d64[r*stride : r*stride+n]
+		}
+		k := int(t) % ringRows
+		return ring[k*n : k*n+n]
 	}
 	setSum := func(t int32, sum float64) {
 		r := int(g.perm[t])
@@ -217,7 +289,7 @@ func allPairsFromRows(ctx context.Context, what string, g *pathGraph, dst []floa
 			rows, ws = rows[:0], ws[:0]
 			lo, hi := g.ptr[src], g.ptr[src+1]
 			for e, t := range g.adj[lo:hi] {
-				if t < src {
+				if reads(src, t, window) {
 					rows = append(rows, rowOf(t))
 					ws = append(ws, g.w[int(lo)+e])
 				}
@@ -228,16 +300,10 @@ func allPairsFromRows(ctx context.Context, what string, g *pathGraph, dst []floa
 				labels()
 				restart = labels
 			}
-			if opt.Squared {
+			if unread != nil {
 				for _, t := range g.adj[lo:hi] {
-					if t < src && unread[t].Add(-1) == 0 {
-						row := rowOf(t)
-						sum := 0.0
-						for j, d := range row {
-							v := d * d
-							row[j] = v
-							sum += v
-						}
+					if reads(src, t, window) && unread[t].Add(-1) == 0 {
+						sum := square(rowOf(t))
 						setSum(t, sum)
 					}
 				}
@@ -249,8 +315,19 @@ func allPairsFromRows(ctx context.Context, what string, g *pathGraph, dst []floa
 				q.close()
 				return
 			}
-			sum := emit(rowOf(src), s, g.inv, opt.Squared && unread[src].Load() == 0)
-			if !opt.Squared || unread[src].Load() == 0 {
+			var sum float64
+			switch {
+			case !direct:
+				row := rowOf(src)
+				emit(row, s, g.inv, false)
+				r := int(g.perm[src])
+				sum = convert(dst[r*stride:r*stride+n], row, opt.Squared)
+			case unread == nil:
+				sum = emit(rowOf(src), s, g.inv, false)
+			default:
+				sum = emit(rowOf(src), s, g.inv, unread[src].Load() == 0)
+			}
+			if unread == nil || unread[src].Load() == 0 {
 				setSum(src, sum)
 			}
 			if opt.Done != nil {
@@ -263,6 +340,33 @@ func allPairsFromRows(ctx context.Context, what string, g *pathGraph, dst []floa
 		err = fmt.Errorf("sparse: %s: %w", what, ctx.Err())
 	}
 	return err
+}
+
+// square squares row in place and returns the sum of the squares.
+func square(row []float64) float64 {
+	sum := 0.0
+	for j, d := range row {
+		v := d * d
+		row[j] = v
+		sum += v
+	}
+	return sum
+}
+
+// convert writes the distances of row into out, squared if asked, as
+// emit writes them, and returns the sum of the values written.
+func convert[T float](out []T, row []float64, squared bool) float64 {
+	out = out[:len(row)]
+	sum := 0.0
+	for j, d := range row {
+		if squared {
+			d *= d
+		}
+		v := T(d)
+		out[j] = v
+		sum += float64(v)
+	}
+	return sum
 }
 
 // minPlusRows sets lab[j] = min over k of ws[k] + rows[k][j] (len(rows) ≥

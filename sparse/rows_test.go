@@ -38,6 +38,9 @@ func TestAllPairsFromRows(t *testing.T) {
 		{"two components", twoComponents(geometricGraph(400, 5, 7)), false},
 		{"directed", oneWay(geometricGraph(700, 6, 9)), false},
 		{"buckets give up", tinyAndHuge(1000), false},
+		// Every vertex joined to vertex 0: its row lies farther back than
+		// the float32 output's window.
+		{"hub", hub(geometricGraph(1500, 4, 10)), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -89,6 +92,41 @@ func TestAllPairsFromRows(t *testing.T) {
 			sparse.SetGiveUpAlways(prev)
 			same("buckets giving up", restarted)
 
+			// Float32: distances from float64 rows rounded once, the same bits
+			// whatever the number of workers.
+			run32 := func(opt sparse.PathOptions) []float32 {
+				d := make([]float32, n*n)
+				if err := sparse.AllPairsShortestPaths32(ctx, c.g, d, n, opt); err != nil {
+					t.Fatal(err)
+				}
+				return d
+			}
+			sums32 := make([]float64, n)
+			d32 := run32(sparse.PathOptions{Squared: true, RowSums: sums32})
+			for i := 0; i < n; i++ {
+				sum := 0.0
+				for j := 0; j < n; j++ {
+					p := plain[i*n+j]
+					if f := d32[i*n+j]; !roundedFrom(f, p*p) || (c.exact && f != float32(p*p)) {
+						t.Fatalf("float32 squared d(%d, %d) = %v, from scratch %v", i, j, f, p*p)
+					}
+					sum += float64(d32[i*n+j])
+				}
+				if sums32[i] != sum {
+					t.Fatalf("float32 row %d: sum %v, want %v", i, sums32[i], sum)
+				}
+			}
+			for _, procs := range []int{1, 3} {
+				old := runtime.GOMAXPROCS(procs)
+				other := run32(sparse.PathOptions{Squared: true})
+				runtime.GOMAXPROCS(old)
+				for i := range other {
+					if other[i] != d32[i] {
+						t.Fatalf("float32, GOMAXPROCS %d: d(%d, %d) = %v, not %v", procs, i/n, i%n, other[i], d32[i])
+					}
+				}
+			}
+
 			sums, means := make([]float64, n), make([]float64, n)
 			sq := run(sparse.PathOptions{Squared: true, RowSums: sums, RowMeans: means})
 			for i := 0; i < n; i++ {
@@ -119,6 +157,23 @@ func oneWay(g *sparse.CSR) *sparse.CSR {
 			if i > j || (i+j)%3 == 0 {
 				c.Add(i, j, vals[p]+1e-3)
 			}
+		}
+	}
+	return c.ToCSR()
+}
+
+// hub joins every vertex to vertex 0 by an edge of weight 5.
+func hub(g *sparse.CSR) *sparse.CSR {
+	n, _ := g.Dims()
+	c := sparse.NewCOO(n, n, g.NNZ()+2*n)
+	for i := 0; i < n; i++ {
+		cols, vals := g.Row(i)
+		for p, j := range cols {
+			c.Add(i, j, vals[p])
+		}
+		if i > 0 {
+			c.Add(i, 0, 5)
+			c.Add(0, i, 5)
 		}
 	}
 	return c.ToCSR()
