@@ -102,7 +102,9 @@
 // non-negative (an error wrapping ErrInvalid otherwise). Cost: O((n + e)
 // log n) per source (flam.Dijkstra counts it); memory: the output, a copy
 // of the graph with int32 indices in breadth-first vertex order, O(n + e),
-// and O(n) of scratch per worker — nothing n×n besides the output.
+// O(n) of scratch per worker and, for a float32 all-pairs output, a ring
+// of at most max(n/32, 256) + 4·GOMAXPROCS float64 rows
+// (AllPairs32ScratchBytes) — nothing n×n besides the output.
 //
 // What makes it fast (n = 10,000 swiss roll, k = 10 OR graph, 2 cores of
 // the reference machine, 2026-11-27: 1.2–1.6 s for all pairs in a fresh
