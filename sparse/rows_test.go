@@ -180,29 +180,39 @@ func hub(g *sparse.CSR) *sparse.CSR {
 }
 
 // A cancel lands within 100 ms wherever it comes in the all-pairs search
-// from rows (workers waiting for rows included), and the call then fails.
+// from rows, float64 and float32 (workers waiting for rows or for the
+// ring included), and the call then fails.
 func TestAllPairsFromRowsCancel(t *testing.T) {
 	g := gridGraph(60, 60, false)
 	n, _ := g.Dims()
 	d := general(n, n)
-	start := time.Now()
-	if err := sparse.AllPairsShortestPaths(context.Background(), g, d, sparse.PathOptions{Squared: true}); err != nil {
-		t.Fatal(err)
+	d32 := make([]float32, n*n)
+	run := func(ctx context.Context, f32 bool) error {
+		if f32 {
+			return sparse.AllPairsShortestPaths32(ctx, g, d32, n, sparse.PathOptions{Squared: true})
+		}
+		return sparse.AllPairsShortestPaths(ctx, g, d, sparse.PathOptions{Squared: true})
 	}
-	whole := time.Since(start)
-	checkCancelLatency(t, whole, []float64{0.05, 0.5, 0.9}, func(ctx context.Context, _ time.Duration) bool {
-		err := sparse.AllPairsShortestPaths(ctx, g, d, sparse.PathOptions{Squared: true})
-		if err == nil {
-			return false
+	for _, f32 := range []bool{false, true} {
+		start := time.Now()
+		if err := run(context.Background(), f32); err != nil {
+			t.Fatal(err)
 		}
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("error %v, want context.Canceled", err)
+		whole := time.Since(start)
+		checkCancelLatency(t, whole, []float64{0.05, 0.5, 0.9}, func(ctx context.Context, _ time.Duration) bool {
+			err := run(ctx, f32)
+			if err == nil {
+				return false
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("float32 %v: error %v, want context.Canceled", f32, err)
+			}
+			return true
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := run(ctx, f32); !errors.Is(err, context.Canceled) {
+			t.Fatalf("float32 %v, cancelled before the start: error %v", f32, err)
 		}
-		return true
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := sparse.AllPairsShortestPaths(ctx, g, d, sparse.PathOptions{}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled before the start: error %v", err)
 	}
 }
