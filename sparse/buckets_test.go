@@ -13,32 +13,46 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-// The bucket search gives Dijkstra's heap's distances bit for bit, on
-// graphs that suit it and on graphs where it gives up, and whichever it
-// does, the public routines return the heap's distances.
-func TestBucketsMatchHeap(t *testing.T) {
+// pathCase is a graph the shortest-path tests run on: whether the bucket
+// search gives up on it and whether its sums are exact (integer weights).
+type pathCase struct {
+	name          string
+	g             *sparse.CSR
+	gaveUp, exact bool
+}
+
+// pathCases are the graphs of the shortest-path tests: a swiss-roll kNN
+// graph and graphs with zero weights, ties, outliers, two components,
+// one-way edges, a hub and weights the buckets do not suit.
+func pathCases(t testing.TB) []pathCase {
 	roll, _ := datasets.SwissRoll(3000, 0.05, 2)
 	rollGraph, err := neighbors.Graph(context.Background(), roll, neighbors.GraphOptions{K: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name   string
-		g      *sparse.CSR
-		gaveUp bool
-	}{
-		{"swiss roll kNN", rollGraph, false},
-		{"duplicated points (zero weights)", duplicated(geometricGraph(600, 6, 4)), false},
-		{"integer weights, many ties", integerWeights(geometricGraph(800, 5, 5)), false},
-		{"heavy outliers (bucket width raised)", outliers(geometricGraph(800, 6, 6), 1e7), false},
-		{"two components", twoComponents(geometricGraph(400, 5, 7)), false},
+	return []pathCase{
+		{name: "swiss roll kNN", g: rollGraph},
+		{name: "duplicated points (zero weights)", g: duplicated(geometricGraph(600, 6, 4))},
+		{name: "integer weights, many ties", g: integerWeights(geometricGraph(800, 5, 5)), exact: true},
+		{name: "heavy outliers (bucket width raised)", g: outliers(geometricGraph(800, 6, 6), 1e7)},
+		{name: "two components", g: twoComponents(geometricGraph(400, 5, 7))},
+		// Every vertex joined to vertex 0: its row lies farther back than
+		// the float32 all-pairs output's window.
+		{name: "hub", g: hub(geometricGraph(1500, 4, 10))},
+		{name: "directed", g: oneWay(geometricGraph(700, 6, 9))},
 		// Light edges almost everywhere and a few long ones: the ring of
 		// 2¹⁶ buckets makes the width 1/65533 of the longest edge, so a
 		// search would look at some 10⁶ mostly empty buckets per source:
 		// past its budget, it gives up and the heap runs.
-		{"gives up", tinyAndHuge(2000), true},
+		{name: "gives up", g: tinyAndHuge(2000), gaveUp: true},
 	}
-	for _, c := range cases {
+}
+
+// The bucket search gives Dijkstra's heap's distances bit for bit, on
+// graphs that suit it and on graphs where it gives up, and whichever it
+// does, the public routines return the heap's distances.
+func TestBucketsMatchHeap(t *testing.T) {
+	for _, c := range pathCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			n, _ := c.g.Dims()
 			src := []int{0, n / 3, n - 1}

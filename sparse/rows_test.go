@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/manifoldlab/manifold/engine/datasets"
-	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -21,31 +19,13 @@ import (
 // directed graphs too; its squares and row sums are those
 // of its distances.
 func TestAllPairsFromRows(t *testing.T) {
-	roll, _ := datasets.SwissRoll(2000, 0.05, 2)
-	rollGraph, err := neighbors.Graph(context.Background(), roll, neighbors.GraphOptions{K: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name  string
-		g     *sparse.CSR
-		exact bool
-	}{
-		{"swiss roll kNN", rollGraph, false},
-		{"duplicated points (zero weights)", duplicated(geometricGraph(600, 6, 4)), false},
-		{"integer weights, many ties", integerWeights(geometricGraph(800, 5, 5)), true},
-		{"heavy outliers", outliers(geometricGraph(800, 6, 6), 1e7), false},
-		{"two components", twoComponents(geometricGraph(400, 5, 7)), false},
-		{"directed", oneWay(geometricGraph(700, 6, 9)), false},
-		{"buckets give up", tinyAndHuge(1000), false},
-		// Every vertex joined to vertex 0: its row lies farther back than
-		// the float32 output's window.
-		{"hub", hub(geometricGraph(1500, 4, 10)), false},
-	}
-	for _, c := range cases {
+	for _, c := range pathCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			n, _ := c.g.Dims()
+			if testing.Short() && n > 1000 {
+				t.Skip("-short (-race): the graphs of up to 1000 vertices only")
+			}
 			run := func(opt sparse.PathOptions) []float64 {
 				d := general(n, n)
 				if err := sparse.AllPairsShortestPaths(ctx, c.g, d, opt); err != nil {
@@ -183,7 +163,11 @@ func hub(g *sparse.CSR) *sparse.CSR {
 // from rows, float64 and float32 (workers waiting for rows or for the
 // ring included), and the call then fails.
 func TestAllPairsFromRowsCancel(t *testing.T) {
-	g := gridGraph(60, 60, false)
+	r := 60 // 3600 vertices: 0.15–0.2 s
+	if testing.Short() {
+		r = 30 // -race
+	}
+	g := gridGraph(r, r, false)
 	n, _ := g.Dims()
 	d := general(n, n)
 	d32 := make([]float32, n*n)
