@@ -135,8 +135,9 @@
 //
 // Sources: Dijkstra, "A note on two problems in connexion with graphs",
 // Numer. Math. 1 (1959); Bellman, "On a routing problem", Quart. Appl.
-// Math. 16 (1958), for the equation the all-pairs rows start from; Dial, "Algorithm 360: Shortest-path forest with
-// topological ordering", CACM 12 (1969); Meyer & Sanders, "Δ-stepping: a
+// Math. 16 (1958), for the equation the all-pairs rows start from; Dial,
+// "Algorithm 360: Shortest-path forest with topological ordering", CACM
+// 12 (1969); Meyer & Sanders, "Δ-stepping: a
 // parallelizable shortest path algorithm", J. Algorithms 49 (2003);
 // Cherkassky, Goldberg & Radzik, "Shortest paths algorithms: theory and
 // experimental evaluation", Math. Programming 73 (1996); the d-ary heap: Johnson, "Priority queues with

@@ -58,9 +58,10 @@ func Dijkstra(n, e int) float64 {
 // AllPairsDijkstra is sources·Dijkstra(n, e): n sources for all pairs, L
 // for landmarks. For all pairs it is a bound: there each search starts
 // from its earlier neighbours' rows (sparse's rows.go) and scans about a
-// third of the vertices on a swiss-roll kNN graph, so the all-pairs
-// stage runs 1.7–2.6× faster than this count at the landmark searches'
-// rate predicts (bench/RESULTS.md, "All pairs from the neighbours' rows").
+// third of the vertices on a swiss-roll kNN graph, so the all-pairs stage
+// takes 1/2.6 (swiss roll) to 1/1.7 (USPS digits) of the time this count
+// predicts at the rate of searches from scratch (bench/RESULTS.md, "All
+// pairs from the neighbours' rows").
 func AllPairsDijkstra(sources, n, e int) float64 { return float64(sources) * Dijkstra(n, e) }
 
 // FloydWarshall is n³ min-plus operations (an add and a compare each).
