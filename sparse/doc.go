@@ -136,16 +136,16 @@
 // Sources: Dijkstra, "A note on two problems in connexion with graphs",
 // Numer. Math. 1 (1959); Bellman, "On a routing problem", Quart. Appl.
 // Math. 16 (1958), for the equation the all-pairs rows start from; Dial,
-// "Algorithm 360: Shortest-path forest with topological ordering", CACM
-// 12 (1969); Meyer & Sanders, "Δ-stepping: a
-// parallelizable shortest path algorithm", J. Algorithms 49 (2003);
-// Cherkassky, Goldberg & Radzik, "Shortest paths algorithms: theory and
-// experimental evaluation", Math. Programming 73 (1996); the d-ary heap: Johnson, "Priority queues with
+// "Algorithm 360: Shortest-path forest with topological ordering", CACM 12
+// (1969); Meyer & Sanders, "Δ-stepping: a parallelizable shortest path
+// algorithm", J. Algorithms 49 (2003); Cherkassky, Goldberg & Radzik,
+// "Shortest paths algorithms: theory and experimental evaluation", Math.
+// Programming 73 (1996); the d-ary heap: Johnson, "Priority queues with
 // update and finding minimum spanning trees", Inf. Proc. Lett. 4 (1975);
 // Floyd, "Algorithm 97: Shortest path", CACM 5 (1962), blocked as in
-// Venkataraman et al., "A blocked all-pairs shortest-paths algorithm",
-// JEA 8 (2003); Isomap's use of them: Tenenbaum, de Silva and Langford
-// (2000) and Cai, He & Han, AAAI 2007 §3 (D_G by Dijkstra, O(kN² log N)).
-// The MatrixMarket format: Boisvert, Pozo and Remington, "The Matrix
-// Market Exchange Formats" (NIST, 1996).
+// Venkataraman et al., "A blocked all-pairs shortest-paths algorithm", JEA
+// 8 (2003); Isomap's use of them: Tenenbaum, de Silva and Langford (2000)
+// and Cai, He & Han, AAAI 2007 §3 (D_G by Dijkstra, O(kN² log N)). The
+// MatrixMarket format: Boisvert, Pozo and Remington, "The Matrix Market
+// Exchange Formats" (NIST, 1996).
 package sparse
