@@ -77,18 +77,20 @@ const symParts = 8
 // rows are split into symParts parts of equal area; each part accumulates
 // into its own vector, and the parts are summed in order.
 func symvUpper(y []float64, a blas64.General, x []float64) {
-	symvByParts(y, a, x, triangleParts(a.Rows, symParts), symvRows)
+	n := a.Rows
+	symvByParts(y, n, triangleParts(n, symParts), func(acc []float64, lo, hi int) {
+		symvRows(acc, a.Data, a.Stride, n, x, lo, hi)
+	})
 }
 
-// symvByParts runs rows (symvRows or symvLowerRows) on the parts
-// [bounds[p], bounds[p+1]) in parallel, each into its own accumulator, and
-// sums the accumulators into y in order.
-func symvByParts(y []float64, a blas64.General, x []float64, bounds []int, rows func(y []float64, a blas64.General, x []float64, lo, hi int)) {
-	n := a.Rows
+// symvByParts runs rows (symvRows or symvLowerRows on a matrix of order
+// n) on the parts [bounds[p], bounds[p+1]) in parallel, each into its own
+// accumulator, and sums the accumulators into y in order.
+func symvByParts(y []float64, n int, bounds []int, rows func(acc []float64, lo, hi int)) {
 	acc := make([]float64, symParts*n)
 	ParallelFor(symParts, 1, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			rows(acc[p*n:(p+1)*n], a, x, bounds[p], bounds[p+1])
+			rows(acc[p*n:(p+1)*n], bounds[p], bounds[p+1])
 		}
 	})
 	copy(y, acc[:n])
@@ -119,23 +121,23 @@ func triangleParts(n, parts int) []int {
 	return b
 }
 
-// symvRows adds the contributions of rows [lo, hi) of the upper triangle to
-// y. Four rows at a time share the loads of x and y: per element of A one
-// load, two flam.
-func symvRows(y []float64, a blas64.General, x []float64, lo, hi int) {
-	n := a.Rows
+// symvRows adds the contributions of rows [lo, hi) of the upper triangle of
+// the order-n matrix data (row stride given; float64, or float32 read into
+// float64) to y. Four rows at a time share the loads of x and y: per
+// element of A one load, two flam.
+func symvRows[E element](y []float64, data []E, stride, n int, x []float64, lo, hi int) {
 	i := lo
 	for ; i+4 <= hi; i += 4 {
-		r0 := a.Data[i*a.Stride : i*a.Stride+n]
-		r1 := a.Data[(i+1)*a.Stride : (i+1)*a.Stride+n]
-		r2 := a.Data[(i+2)*a.Stride : (i+2)*a.Stride+n]
-		r3 := a.Data[(i+3)*a.Stride : (i+3)*a.Stride+n]
+		r0 := data[i*stride : i*stride+n]
+		r1 := data[(i+1)*stride : (i+1)*stride+n]
+		r2 := data[(i+2)*stride : (i+2)*stride+n]
+		r3 := data[(i+3)*stride : (i+3)*stride+n]
 		x0, x1, x2, x3 := x[i], x[i+1], x[i+2], x[i+3]
 		// The 4×4 diagonal block, from its upper triangle.
-		s0 := r0[i]*x0 + r0[i+1]*x1 + r0[i+2]*x2 + r0[i+3]*x3
-		s1 := r0[i+1]*x0 + r1[i+1]*x1 + r1[i+2]*x2 + r1[i+3]*x3
-		s2 := r0[i+2]*x0 + r1[i+2]*x1 + r2[i+2]*x2 + r2[i+3]*x3
-		s3 := r0[i+3]*x0 + r1[i+3]*x1 + r2[i+3]*x2 + r3[i+3]*x3
+		s0 := float64(r0[i])*x0 + float64(r0[i+1])*x1 + float64(r0[i+2])*x2 + float64(r0[i+3])*x3
+		s1 := float64(r0[i+1])*x0 + float64(r1[i+1])*x1 + float64(r1[i+2])*x2 + float64(r1[i+3])*x3
+		s2 := float64(r0[i+2])*x0 + float64(r1[i+2])*x1 + float64(r2[i+2])*x2 + float64(r2[i+3])*x3
+		s3 := float64(r0[i+3])*x0 + float64(r1[i+3])*x1 + float64(r2[i+3])*x2 + float64(r3[i+3])*x3
 		t0 := r0[i+4:]
 		t1, t2, t3 := r1[i+4:n], r2[i+4:n], r3[i+4:n]
 		xs, ys := x[i+4:n], y[i+4:n]
@@ -146,21 +148,25 @@ func symvRows(y []float64, a blas64.General, x []float64, lo, hi int) {
 		y[i+3] += s3
 	}
 	for ; i < hi; i++ {
-		r0 := a.Data[i*a.Stride : i*a.Stride+n]
+		r0 := data[i*stride : i*stride+n]
 		x0 := x[i]
-		s0 := r0[i] * x0
+		s0 := float64(r0[i]) * x0
 		t0 := r0[i+1:]
 		xs := x[i+1 : n]
 		xs = xs[:len(t0)]
 		ys := y[i+1 : n]
 		ys = ys[:len(t0)]
-		for k, u := range t0 {
+		for k, v := range t0 {
+			u := float64(v)
 			s0 += u * xs[k]
 			ys[k] += u * x0
 		}
 		y[i] += s0
 	}
 }
+
+// element is the type of a stored matrix entry of the symmetric products.
+type element interface{ float32 | float64 }
 
 // symvLower sets y = A·x from the lower triangle of the symmetric A (a.Rows
 // rows): row i contributes Σ_{j<i} a_ij·x_j + a_ii·x_i to y_i and a_ij·x_i
@@ -174,7 +180,7 @@ func symvLower(y []float64, a blas64.General, x []float64) {
 	for p := range bounds {
 		bounds[p] = n - up[symParts-p]
 	}
-	symvByParts(y, a, x, bounds, symvLowerRows)
+	symvByParts(y, n, bounds, func(acc []float64, lo, hi int) { symvLowerRows(acc, a, x, lo, hi) })
 }
 
 // symv4 is the inner loop of symvRows and symvLowerRows: four rows t0…t3
@@ -182,11 +188,11 @@ func symvLower(y []float64, a blas64.General, x []float64) {
 // s0…s3 (returned), and by symmetry their columns' contributions
 // x0·t0 + … + x3·t3 added to ys. Per element of the triangle one load and
 // two flam.
-func symv4(t0, t1, t2, t3, xs, ys []float64, x0, x1, x2, x3, s0, s1, s2, s3 float64) (float64, float64, float64, float64) {
+func symv4[E element](t0, t1, t2, t3 []E, xs, ys []float64, x0, x1, x2, x3, s0, s1, s2, s3 float64) (float64, float64, float64, float64) {
 	t1, t2, t3 = t1[:len(t0)], t2[:len(t0)], t3[:len(t0)]
 	xs, ys = xs[:len(t0)], ys[:len(t0)]
-	for k, u0 := range t0 {
-		u1, u2, u3 := t1[k], t2[k], t3[k]
+	for k, v := range t0 {
+		u0, u1, u2, u3 := float64(v), float64(t1[k]), float64(t2[k]), float64(t3[k])
 		xk := xs[k]
 		s0 += u0 * xk
 		s1 += u1 * xk

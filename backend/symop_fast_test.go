@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -80,6 +81,70 @@ func TestFullSymOp(t *testing.T) {
 	}
 }
 
+// FullSymOp32 agrees with a float64 product of its float32 entries (above
+// and below the 64 rows where it switches to the triangle kernel, padded
+// strides), gives the same bits whatever GOMAXPROCS, and its MulBlockTo
+// agrees with its MulVecTo column by column.
+func TestFullSymOp32(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 3, 63, 64, 65, 130, 1001} {
+		stride := n + 3
+		a := make([]float32, n*stride)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				v := float32(rnd.NormFloat64())
+				a[i*stride+j], a[j*stride+i] = v, v
+			}
+			for j := n; j < stride; j++ {
+				a[i*stride+j] = float32(math.NaN()) // padding must not be read
+			}
+		}
+		op := backend.FullSymOp32{A: a, N: n, Stride: stride}
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rnd.NormFloat64()
+		}
+		y := make([]float64, n)
+		op.MulVecTo(y, x)
+		for i := 0; i < n; i++ {
+			want, norm := 0.0, 0.0
+			for j := 0; j < n; j++ {
+				want += float64(a[i*stride+j]) * x[j]
+				norm += math.Abs(float64(a[i*stride+j]) * x[j])
+			}
+			if math.Abs(y[i]-want) > 1e-14*norm {
+				t.Fatalf("n=%d MulVecTo[%d] = %v, want %v", n, i, y[i], want)
+			}
+		}
+		old := runtime.GOMAXPROCS(1)
+		y1 := make([]float64, n)
+		op.MulVecTo(y1, x)
+		runtime.GOMAXPROCS(old)
+		for i := range y {
+			if y1[i] != y[i] {
+				t.Fatalf("n=%d: GOMAXPROCS 1 gives %v at %d, not %v", n, y1[i], i, y[i])
+			}
+		}
+		const b = 3
+		xb := blas64.General{Rows: n, Cols: b, Stride: b, Data: make([]float64, n*b)}
+		for i := 0; i < n; i++ {
+			for c := 0; c < b; c++ {
+				xb.Data[i*b+c] = x[i] * float64(c+1)
+			}
+		}
+		db := blas64.General{Rows: n, Cols: b, Stride: b, Data: make([]float64, n*b)}
+		op.MulBlockTo(db, xb)
+		for i := 0; i < n; i++ {
+			for c := 0; c < b; c++ {
+				want := y[i] * float64(c+1)
+				if got := db.Data[i*b+c]; math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+					t.Fatalf("n=%d MulBlockTo[%d,%d] = %v, want %v", n, i, c, got, want)
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkFullSymOp times one product of a dense 5000×5000 symmetric
 // matrix with a block of b vectors (b = 1: MulVecTo), against the backend's
 // SymOp (Symv / Symm) and GeneralOp (Gemv / Gemm) on the same matrix.
@@ -93,6 +158,10 @@ func BenchmarkFullSymOp(bm *testing.B) {
 			a.Data[i*n+j], a.Data[j*n+i] = v, v
 		}
 	}
+	a32 := make([]float32, n*n)
+	for i, v := range a.Data {
+		a32[i] = float32(v)
+	}
 	ops := []struct {
 		name string
 		op   interface {
@@ -101,12 +170,13 @@ func BenchmarkFullSymOp(bm *testing.B) {
 		}
 	}{
 		{"full", backend.FullSymOp{A: a}},
+		{"full32", backend.FullSymOp32{A: a32, N: n, Stride: n}},
 		{"sym", backend.SymOp{A: blas64.Symmetric{N: n, Stride: n, Uplo: 'U', Data: a.Data}}},
 		{"general", backend.GeneralOp{A: a}},
 	}
 	for _, o := range ops {
 		for _, b := range []int{1, 4, 8, 16} {
-			if o.name != "full" && b > 8 {
+			if o.name != "full" && o.name != "full32" && b > 8 {
 				continue
 			}
 			x := blas64.General{Rows: n, Cols: b, Stride: b, Data: make([]float64, n*b)}
