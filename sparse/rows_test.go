@@ -11,13 +11,13 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-// The float64 all-pairs search, which starts each source from its
-// earlier neighbours' rows, gives the distances of searches from scratch
-// to the last bits (exactly where the sums are exact: integer weights),
-// the same bits whatever the number of workers and whether the buckets or
-// the heap run (the heap from the start, or after the buckets gave up), on
-// directed graphs too; its squares and row sums are those
-// of its distances.
+// The all-pairs search, which starts each source from its earlier
+// neighbours' rows, gives the distances of searches from scratch to the
+// last bits (exactly where the sums are exact: integer weights), the same
+// bits whatever the number of workers and whether the buckets or the heap
+// run (the heap from the start, or after the buckets gave up), on directed
+// graphs too; its squares and row sums are those of its distances; its
+// float32 output is those distances rounded once, by the ring of rows.
 func TestAllPairsFromRows(t *testing.T) {
 	for _, c := range pathCases(t) {
 		t.Run(c.name, func(t *testing.T) {
