@@ -294,7 +294,7 @@ func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, d
 					ws = append(ws, g.w[int(lo)+e])
 				}
 			}
-			restart := func() {} // the vertex states are already all +Inf
+			var restart func() // nil: no labels, the states are all +Inf
 			if len(rows) > 0 {
 				minPlusRows(lab, rows, ws)
 				labels()
@@ -315,19 +315,19 @@ func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, d
 				q.close()
 				return
 			}
+			// later: a float64 row that later sources read is squared by
+			// the last of them.
+			later := unread != nil && unread[src].Load() > 0
+			row := rowOf(src)
 			var sum float64
-			switch {
-			case !direct:
-				row := rowOf(src)
+			if direct {
+				sum = emit(row, s, g.inv, opt.Squared && !later)
+			} else {
 				emit(row, s, g.inv, false)
 				r := int(g.perm[src])
 				sum = convert(dst[r*stride:r*stride+n], row, opt.Squared)
-			case unread == nil:
-				sum = emit(rowOf(src), s, g.inv, false)
-			default:
-				sum = emit(rowOf(src), s, g.inv, unread[src].Load() == 0)
 			}
-			if unread == nil || unread[src].Load() == 0 {
+			if !later {
 				setSum(src, sum)
 			}
 			if opt.Done != nil {
