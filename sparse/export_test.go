@@ -13,9 +13,9 @@ func SetUpLookingOnly(on bool) bool {
 	return prev
 }
 
-// SetPlainAllPairs makes the float64 all-pairs search start every source
-// from scratch (true) or from its earlier neighbours' rows (false), and
-// returns the previous setting.
+// SetPlainAllPairs makes the all-pairs search (float64 and float32) start
+// every source from scratch (true) or from its earlier neighbours' rows
+// (false), and returns the previous setting.
 func SetPlainAllPairs(on bool) bool {
 	prev := plainAllPairs
 	plainAllPairs = on
