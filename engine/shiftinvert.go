@@ -49,7 +49,9 @@ import (
 // B − σ·I is the number of eigenvalues of B below σ; it must equal the
 // number of locked pairs below σ (u included). When it is larger an
 // eigenvalue was missed, and the rounds go on for it; a fit that cannot
-// certify within certMaxRounds rounds returns ErrNumerical.
+// certify within certMaxRounds rounds returns ErrNumerical. The first
+// certificate's factorization starts during the first round, at σ from
+// the Ritz values (speculation), and runs beside its remaining solves.
 //
 // A factor that would not fit the budget or cost more than maxFactorFlam
 // is not made: the analysis stops counting its entries at the bound
@@ -268,7 +270,10 @@ type certifier struct {
 	norm     float64
 	an       *sparse.LDLAnalysis
 	fac      *sparse.LDL // of B + ε·I
-	x        []float64   // locked vectors, n×cap row-major, u first
+	eps      float64     // ε
+	dim      int         // eigenpairs wanted
+	spec     *speculation
+	x        []float64 // locked vectors, n×cap row-major, u first
 	xcap     int
 	vals     []float64 // their eigenvalues (Rayleigh quotients)
 	solve    int       // vectors solved with
@@ -350,7 +355,21 @@ func (c *certifier) round(ctx context.Context, want, bs int, seed uint64) (int, 
 	// A small basis: the spectrum of S decays fast, and every basis vector
 	// costs a solve.
 	basis := min(kk+max(kk, 8, 4*bs), free-bs)
-	res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Which: lanczos.Largest, Seed: seed + uint64(len(c.vals)), Tol: 1e-10, BlockSize: bs, BasisSize: basis, Start: start.Data, Progress: c.progress})
+	// In the first round (u alone locked), the certificate's factorization
+	// starts once the Ritz values place the dim-th eigenvalue.
+	var look func(values, residuals []float64)
+	if !noSpeculation && c.spec == nil && len(c.vals) == 1 && want == c.dim && kk >= c.dim {
+		look = func(values, residuals []float64) {
+			th := values[c.dim-1]
+			if c.spec != nil || !(th > 0) || residuals[c.dim-1] > specRel*th {
+				return
+			}
+			if lk := 1/th - c.eps; lk > 0 {
+				c.speculate(ctx, lk+certDelta(lk, c.norm))
+			}
+		}
+	}
+	res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Which: lanczos.Largest, Seed: seed + uint64(len(c.vals)), Tol: 1e-10, BlockSize: bs, BasisSize: basis, Start: start.Data, Progress: c.progress, Look: look})
 	if err != nil && !errors.Is(err, lanczos.ErrNotConverged) {
 		return 0, wrapNumerical(err)
 	}
@@ -419,6 +438,65 @@ func (c *certifier) lockPairs(w []float64, v blas64.General, res2 []float64) (in
 		got++
 	}
 	return got, nil
+}
+
+// speculation is the certificate's factorization of B − σ·I started
+// while the first round's Lanczos run goes on (on the other core: that run
+// is a sequence of single-vector solves), at σ just above the dim-th
+// eigenvalue its Ritz values give. A Ritz value θ of the deflated S is
+// below the eigenvalue of S it approximates (interlacing), so 1/θ − ε is
+// above the eigenvalue of B, and σ above the dim-th eigenvalue locked
+// later. It certifies when it counts as many eigenvalues below σ as are
+// locked there; otherwise (σ took in an eigenvalue not found, or the
+// factor was unstable) it is dropped and the certificate is factored as
+// before. Whether it is used depends on the Ritz values and the inertia
+// alone, not on timing.
+type speculation struct {
+	sigma  float64
+	used   bool // taken by a certificate (whether it held or not)
+	done   chan struct{}
+	f      *sparse.LDL
+	err    error
+	cancel context.CancelFunc
+}
+
+// specRel: the speculation starts once the residual estimate of the
+// dim-th Ritz value is at most specRel times it; its error is then of
+// order specRel²·θ/gap, far below the 1e-3 relative margin of σ.
+const specRel = 1e-4
+
+// certDelta is σ − λ_dim for a certificate: well above the backward error
+// of the factorization (a few ε·‖B‖) and small next to λ_dim, so that the
+// count rarely takes in an eigenvalue beyond the wanted ones.
+func certDelta(lk, norm float64) float64 { return max(1e-13*norm, 1e-3*math.Abs(lk)) }
+
+// speculate starts the factorization of B − σ·I on a goroutine.
+func (c *certifier) speculate(ctx context.Context, sigma float64) {
+	sctx, cancel := context.WithCancel(ctx)
+	sp := &speculation{sigma: sigma, done: make(chan struct{}), cancel: cancel}
+	c.spec = sp
+	c.flam += c.an.Flam()
+	go func() {
+		defer close(sp.done)
+		defer func() {
+			if p := recover(); p != nil {
+				sp.err = fmt.Errorf("%w: the certificate's factorization panicked: %v", ErrNumerical, p)
+			}
+		}()
+		sp.f, sp.err = c.an.Factor(sctx, c.b, sigma)
+	}()
+}
+
+// noSpeculation, for the tests, starts no speculation (the certificate
+// is then factored after the round).
+var noSpeculation bool
+
+// stopSpeculation cancels a speculation still running and waits for it.
+func (c *certifier) stopSpeculation() {
+	if c.spec != nil {
+		c.spec.cancel()
+		<-c.spec.done
+	}
 }
 
 // refined is what refine found: the dim eigenpairs and the work done.
@@ -543,11 +621,12 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would cost too much",
 			fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would cost %.3g flam (%d entries); the graph is too dense for a certified sparse eigensolve", ErrNumerical, an.Flam(), an.NNZ()))
 	}
-	c := &certifier{b: b, n: n, norm: norm, an: an, xcap: dim + 1 + certExtra, progress: done}
+	c := &certifier{b: b, n: n, norm: norm, an: an, xcap: dim + 1 + certExtra, progress: done, dim: dim}
+	defer c.stopSpeculation()
 	c.x = make([]float64, n*c.xcap)
-	for eps := shiftRel * norm; ; eps *= 100 {
-		c.fac, err = an.Factor(ctx, b, -eps)
-		if !errors.Is(err, sparse.ErrSingular) || eps > 1e-8*norm {
+	for c.eps = shiftRel * norm; ; c.eps *= 100 {
+		c.fac, err = an.Factor(ctx, b, -c.eps)
+		if !errors.Is(err, sparse.ErrSingular) || c.eps > 1e-8*norm {
 			break
 		}
 	}
@@ -572,7 +651,8 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	want := dim
 	rounds := 0
 	thr := nullRel * norm
-	var ref refined // the refined pairs of the round the certificate holds for
+	var ref refined   // the refined pairs of the round the certificate holds for
+	var beside string // says when the speculation certified
 	var sigma float64
 	var neg, found int
 	for {
@@ -598,19 +678,32 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		}
 		// Certificate at σ just above the dim-th eigenvalue.
 		lk := sorted[dim-1]
-		// σ − λ_dim well above the backward error of the factorization
-		// (a few ε·‖B‖) and small next to λ_dim, so that the count rarely
-		// takes in an eigenvalue beyond the wanted ones.
-		delta := max(1e-13*norm, 1e-3*math.Abs(lk))
+		delta := certDelta(lk, norm)
 		// The refinement of the locked pairs runs beside the
 		// certificate's factorization (it reads what the certificate
 		// does not change); it is kept when the certificate holds, and
 		// waited for either way.
-		spec := make(chan refined, 1)
-		go func() { spec <- c.refine(ctx, dim, thr) }()
+		refining := make(chan refined, 1)
+		go func() { refining <- c.refine(ctx, dim, thr) }()
 		certified := false
 		var certErr error
-		for try := 0; try < 4; try++ {
+		if sp := c.spec; sp != nil && !sp.used {
+			sp.used = true
+			<-sp.done
+			factors++
+			if sp.err == nil && sp.sigma > lk && sp.f.Growth() <= 1e6 {
+				n, _, _ := sp.f.Inertia()
+				if f := lockedBelow(c.vals, sp.sigma); n == f {
+					sigma, neg, found, certified = sp.sigma, n, f, true
+					beside = " (the certificate's beside the lanczos run)"
+				}
+			}
+			sp.f = nil
+			if err := ctx.Err(); err != nil {
+				certErr = err
+			}
+		}
+		for try := 0; try < 4 && !certified && certErr == nil; try++ {
 			sigma = lk + delta*float64(1+try)
 			f, err := an.Factor(ctx, b, sigma)
 			factors++
@@ -626,16 +719,11 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 				continue
 			}
 			neg, _, _ = f.Inertia()
-			found = 0
-			for _, v := range c.vals {
-				if v < sigma {
-					found++
-				}
-			}
+			found = lockedBelow(c.vals, sigma)
 			certified = true
 			break
 		}
-		ref = <-spec
+		ref = <-refining
 		c.solve += ref.solves // counted whether kept or not: the work was done
 		c.flam += ref.flam
 		if certErr != nil {
@@ -680,9 +768,20 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	if an.Multifrontal() {
 		how = "multifrontal"
 	}
-	detail := fmt.Sprintf("shift-invert block lanczos with locking (LDLᵀ, %s ordering: %d entries, %.3g flam, %d factorizations %s; %d solves, %d rounds); inertia certificate: %d eigenvalues below σ = %.3g, all found",
-		an.Ordering(), an.NNZ(), an.Flam(), factors, how, c.solve, rounds, neg, sigma)
+	detail := fmt.Sprintf("shift-invert block lanczos with locking (LDLᵀ, %s ordering: %d entries, %.3g flam, %d factorizations %s%s; %d solves, %d rounds); inertia certificate: %d eigenvalues below σ = %.3g, all found",
+		an.Ordering(), an.NNZ(), an.Flam(), factors, how, beside, c.solve, rounds, neg, sigma)
 	return out, detail, rounds, c.flam, nil
+}
+
+// lockedBelow counts the locked eigenvalues below sigma.
+func lockedBelow(vals []float64, sigma float64) int {
+	found := 0
+	for _, v := range vals {
+		if v < sigma {
+			found++
+		}
+	}
+	return found
 }
 
 // denseBottom is the dense path: the eigenpairs of b (densified), the null

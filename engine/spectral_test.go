@@ -344,3 +344,73 @@ func TestCertifiedBottomTiny(t *testing.T) {
 		}
 	}
 }
+
+// The certificate factored beside the first round's Lanczos run (the
+// speculation) changes nothing but when the factorization runs: with it
+// and without it the eigenpairs are the same bits, on swiss-roll matrices
+// (where it certifies) and on the grids with repeated eigenvalues and a
+// null space of dimension 3 (where it may be dropped).
+func TestCertificateBesideLanczos(t *testing.T) {
+	x, _ := datasets.SwissRoll(1500, 0, 3)
+	ctx := context.Background()
+	var mats []*sparse.CSR
+	for _, fit := range []func() error{
+		func() error { _, err := LTSA{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x); return err },
+		func() error { _, err := LLE{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x); return err },
+		func() error {
+			_, err := LaplacianEigenmaps{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x)
+			return err
+		},
+	} {
+		mats = append(mats, captureBottom(t, fit).b)
+	}
+	g1, _ := gridSpectrum(24, 1)
+	g3, _ := gridSpectrum(12, 3)
+	mats = append(mats, g1, g3)
+	dims := []int{2, 2, 2, 5, 8}
+	besides := 0
+	for i, b := range mats {
+		n, _ := b.Dims()
+		u := unitConstant(n)
+		if i == 2 { // the normalized Laplacian's null vector is D^½·1
+			u = captureBottom(t, func() error {
+				_, err := LaplacianEigenmaps{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x)
+				return err
+			}).u
+		}
+		solve := func(off bool) (*bottomResult, string) {
+			defer func(v bool) { noSpeculation = v }(noSpeculation)
+			noSpeculation = off
+			res, detail, _, _, err := certifiedBottom(ctx, &run{opts: Options{}}, b, u, dims[i], 1, nil)
+			if err != nil {
+				t.Fatalf("matrix %d (speculation off: %v): %v", i, off, err)
+			}
+			return res, detail
+		}
+		with, detail := solve(false)
+		without, plain := solve(true)
+		if strings.Contains(detail, "beside") {
+			besides++
+		}
+		if strings.Contains(plain, "beside") {
+			t.Errorf("matrix %d: the detail says the speculation certified with it switched off: %s", i, plain)
+		}
+		for j := range with.vals {
+			if with.vals[j] != without.vals[j] {
+				t.Errorf("matrix %d: eigenvalue %d is %v with the speculation, %v without", i, j, with.vals[j], without.vals[j])
+			}
+		}
+		for p := range with.vecs.Data {
+			if with.vecs.Data[p] != without.vecs.Data[p] {
+				t.Fatalf("matrix %d: the eigenvectors differ at %d with and without the speculation", i, p)
+			}
+		}
+		if with.nullity != without.nullity {
+			t.Errorf("matrix %d: nullity %d with the speculation, %d without", i, with.nullity, without.nullity)
+		}
+		t.Logf("matrix %d: %s", i, detail)
+	}
+	if besides < 3 {
+		t.Errorf("the speculation certified %d of the %d matrices; the three swiss-roll ones at least were expected", besides, len(mats))
+	}
+}

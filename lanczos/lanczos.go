@@ -88,6 +88,15 @@ type Settings struct {
 	// vectors as they are made (Stats.MatVecs so far), for a caller that
 	// shows progress from another goroutine.
 	Progress *atomic.Int64
+	// Look, if not nil, is called on Solve's goroutine after each look at
+	// convergence with the K wanted Ritz values, most extreme first (as
+	// Result.Values), and their residual estimates (as
+	// Result.Residuals); the slices are valid during the call only. The
+	// looks come at the same steps with the same numbers whatever the
+	// number of threads, so a caller may start work from one (a
+	// factorization at a shift the Ritz values suggest) and stay
+	// deterministic. Not called on the dense path (n ≤ 64).
+	Look func(values, residuals []float64)
 }
 
 // Status says how Solve ended.
@@ -218,6 +227,7 @@ type params struct {
 	maxRestarts int
 	seed        uint64
 	start       []float64
+	look        func(values, residuals []float64)
 	block       bool    // use the operator's block product
 	opFlam      float64 // cost of one application to one vector
 	dense       bool    // n too small for a Krylov basis: solve densely
@@ -225,7 +235,7 @@ type params struct {
 }
 
 func plan(a Operator, n int, s Settings) (params, error) {
-	p := params{n: n, k: s.K, which: s.Which, seed: s.Seed, start: s.Start, maxRestarts: s.MaxRestarts, progress: s.Progress}
+	p := params{n: n, k: s.K, which: s.Which, seed: s.Seed, start: s.Start, maxRestarts: s.MaxRestarts, progress: s.Progress, look: s.Look}
 	if p.k == 0 {
 		p.k = DefaultK
 	}

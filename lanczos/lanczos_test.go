@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -487,6 +488,62 @@ func TestFlamCount(t *testing.T) {
 		ops := float64(res.Stats.MatVecs) * c.perVec
 		if res.Stats.Flam < ops || (!c.dense && res.Stats.Flam > ops+float64(res.Stats.MatVecs)*20*n*float64(res.Stats.BasisSize)) {
 			t.Errorf("%s: flam %.3g for %d products of %.3g", c.name, res.Stats.Flam, res.Stats.MatVecs, c.perVec)
+		}
+	}
+}
+
+// Look sees the wanted Ritz values and residual estimates at every look at
+// convergence: the last look's are the Result's, the residual estimates
+// fall below the tolerance by then, and the looks are the same numbers
+// with one thread and with several.
+func TestLook(t *testing.T) {
+	n := 3000 // several column chunks in the parallel kernels
+	if raceEnabled {
+		n = 1100
+	}
+	lam := make([]float64, n)
+	for i := range lam {
+		lam[i] = float64(i%97) + float64(i)/float64(n)
+	}
+	diag := lanczos.Func{N: n, Mul: func(dst, x []float64) {
+		for i := range dst {
+			dst[i] = lam[i] * x[i]
+		}
+	}}
+	looks := func(procs int) ([][]float64, *lanczos.Result) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var seen [][]float64
+		s := lanczos.Settings{K: 3, Seed: 7, Tol: 1e-9, Look: func(values, residuals []float64) {
+			seen = append(seen, append(append([]float64(nil), values...), residuals...))
+		}}
+		res, err := lanczos.Solve(context.Background(), diag, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seen, res
+	}
+	one, res := looks(1)
+	if len(one) < 2 {
+		t.Fatalf("%d looks; a run of %d products should have several", len(one), res.Stats.MatVecs)
+	}
+	last := one[len(one)-1]
+	for i, v := range res.Values {
+		if last[i] != v || last[3+i] != res.Residuals[i] {
+			t.Errorf("last look: value %d = %v, residual %v; the Result has %v, %v", i, last[i], last[3+i], v, res.Residuals[i])
+		}
+	}
+	if first := one[0]; first[3+2] <= res.Tol*res.ANorm {
+		t.Errorf("the first look's residual %g already meets the tolerance; the test would not see the iteration", first[5])
+	}
+	two, _ := looks(2)
+	if len(two) != len(one) {
+		t.Fatalf("%d looks with two threads, %d with one", len(two), len(one))
+	}
+	for l := range one {
+		for i := range one[l] {
+			if one[l][i] != two[l][i] {
+				t.Fatalf("look %d, entry %d: %v with one thread, %v with two", l, i, one[l][i], two[l][i])
+			}
 		}
 	}
 }

@@ -147,6 +147,13 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		nconv := s.countConverged()
+		if s.look != nil {
+			vals := make([]float64, s.k)
+			for pos := range vals {
+				vals[pos] = s.theta[s.order[pos]]
+			}
+			s.look(vals, s.res[:s.k])
+		}
 		if nconv == s.k {
 			return s.result(j, Converged, nconv), nil
 		}
