@@ -414,3 +414,36 @@ func TestCertificateBesideLanczos(t *testing.T) {
 		t.Errorf("the speculation certified %d of the %d matrices; the three swiss-roll ones at least were expected", besides, len(mats))
 	}
 }
+
+// With a null space beyond u (3000 USPS digits, LTSA: nullity 43) the first
+// round's smallest Ritz value is null and no certificate is factored
+// beside it: the count of eigenvalues would not match the pairs found by
+// then, and the factorization would be wasted. The factorizations are as
+// many as with the speculation switched off.
+func TestNoSpeculationOnNullSpace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 3000-point LTSA (about 2 s): not under -short")
+	}
+	x := digitRows(t, 3000)
+	ctx := context.Background()
+	c := captureBottom(t, func() error { _, err := LTSA{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x); return err })
+	factors := func(off bool) string {
+		defer func(v bool) { noSpeculation = v }(noSpeculation)
+		noSpeculation = off
+		res, detail, _, _, err := certifiedBottom(ctx, &run{opts: Options{}}, c.b, c.u, 2, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.nullity < 2 {
+			t.Fatalf("nullity %d: the case needs a null space beyond u", res.nullity)
+		}
+		if strings.Contains(detail, "beside") {
+			t.Errorf("speculation off: %v; the detail says the certificate ran beside the round: %s", off, detail)
+		}
+		i := strings.Index(detail, " factorizations")
+		return detail[strings.LastIndex(detail[:i], " ")+1 : i]
+	}
+	if on, off := factors(false), factors(true); on != off {
+		t.Errorf("%s factorizations with the speculation, %s without: one was wasted", on, off)
+	}
+}
