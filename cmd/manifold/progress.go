@@ -30,8 +30,13 @@ type progress struct {
 
 const progressInterval = 200 * time.Millisecond
 
+// progressClock is the bar's clock (a test replaces it with one that
+// advances on every reading, so that a stage of a few milliseconds still
+// draws its fraction).
+var progressClock = time.Now
+
 func newProgress(w io.Writer, enabled bool) *progress {
-	p := &progress{w: w, enabled: enabled, now: time.Now}
+	p := &progress{w: w, enabled: enabled, now: progressClock}
 	if enabled {
 		p.stop, p.done = make(chan struct{}), make(chan struct{})
 		go p.tick()
