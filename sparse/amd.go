@@ -264,21 +264,15 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 
 		// Supervariables: variables of Lp with the same elements and
 		// variables are indistinguishable from then on.
-		slices.SortFunc(hashed, func(x, y int32) int {
-			if hash[x] != hash[y] {
-				if hash[x] < hash[y] {
-					return -1
-				}
-				return 1
-			}
-			return int(x - y)
-		})
+		sortByHash(hashed, hash)
 		for s := 0; s < len(hashed); {
 			t := s + 1
 			for t < len(hashed) && hash[hashed[t]] == hash[hashed[s]] {
 				t++
 			}
-			for x := s; x < t; x++ {
+			// Each variable against the later ones of its group (none
+			// for the last, nor for a group of one: most).
+			for x := s; x < t-1; x++ {
 				i := hashed[x]
 				if state[i] != amdVariable {
 					continue
@@ -341,4 +335,34 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 		inv[v] = int32(k)
 	}
 	return perm, inv
+}
+
+// sortByHash sorts the variables by (hash, index): by insertion for the
+// short lists most pivots have (a closure-driven sort cost 12 % of the
+// ordering), by slices.SortFunc beyond 32.
+func sortByHash(v []int32, hash []uint64) {
+	if len(v) > 32 {
+		slices.SortFunc(v, func(x, y int32) int {
+			if hash[x] != hash[y] {
+				if hash[x] < hash[y] {
+					return -1
+				}
+				return 1
+			}
+			return int(x - y)
+		})
+		return
+	}
+	for a := 1; a < len(v); a++ {
+		x, hx := v[a], hash[v[a]]
+		b := a
+		for ; b > 0; b-- {
+			y := v[b-1]
+			if hy := hash[y]; hy < hx || hy == hx && y < x {
+				break
+			}
+			v[b] = y
+		}
+		v[b] = x
+	}
 }

@@ -144,3 +144,6 @@ func StoppedSearchReach(ctx context.Context, g *CSR, src int, heap bool) (stoppe
 	}
 	return s.stop.err != nil, float64(hit) / float64(pg.n)
 }
+
+// SortByHash is AMD's sort of a pivot's variables by (hash, index).
+func SortByHash(v []int32, hash []uint64) { sortByHash(v, hash) }

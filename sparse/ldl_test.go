@@ -1,6 +1,7 @@
 package sparse_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -1110,5 +1111,33 @@ func TestAnalyzeLDLWithin(t *testing.T) {
 				}
 			}
 		}()
+	}
+}
+
+// AMD's sort of a pivot's variables by (hash, index), by insertion up to 32
+// and by the library beyond, agrees with slices.SortFunc on lists of every
+// length, with many equal hashes (the supervariables it looks for).
+func TestSortByHash(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	hash := make([]uint64, 200)
+	for i := range hash {
+		hash[i] = uint64(rng.IntN(6)) << 40
+	}
+	for n := 0; n <= 70; n++ {
+		v := make([]int32, n)
+		for i, p := range rng.Perm(len(hash))[:n] {
+			v[i] = int32(p)
+		}
+		want := slices.Clone(v)
+		slices.SortFunc(want, func(x, y int32) int {
+			if c := cmp.Compare(hash[x], hash[y]); c != 0 {
+				return c
+			}
+			return cmp.Compare(x, y)
+		})
+		sparse.SortByHash(v, hash)
+		if !slices.Equal(v, want) {
+			t.Fatalf("n = %d: %v, want %v", n, v, want)
+		}
 	}
 }
