@@ -493,9 +493,9 @@ func TestFlamCount(t *testing.T) {
 }
 
 // Look sees the wanted Ritz values and residual estimates at every look at
-// convergence: the last look's are the Result's, the residual estimates
-// fall below the tolerance by then, and the looks are the same numbers
-// with one thread and with several.
+// convergence: the first look's residuals are still above the tolerance,
+// the last look's values and residuals are the Result's, and the looks are
+// the same numbers with one thread and with several.
 func TestLook(t *testing.T) {
 	n := 3000 // several column chunks in the parallel kernels
 	if raceEnabled {
