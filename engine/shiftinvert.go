@@ -74,6 +74,10 @@ const (
 	// like 1/N²: on millions of points they reach the rounding level, and
 	// the report calls them null, rightly: they are then not determined).
 	nullRel = 1e-14
+	// certMaxGrowth bounds the growth factor of an LDLᵀ of B − σ·I whose
+	// inertia is trusted (B − σ·I is indefinite: its pivots are not
+	// bounded).
+	certMaxGrowth = 1e6
 	// certMaxRounds bounds the lock-and-certify rounds.
 	certMaxRounds = 12
 	// certExtra: eigenpairs beyond those wanted that the dense path
@@ -707,10 +711,9 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 			sp.used = true
 			<-sp.done
 			factors++
-			if sp.err == nil && sp.sigma > lk && sp.f.Growth() <= 1e6 {
-				n, _, _ := sp.f.Inertia()
-				if f := lockedBelow(c.vals, sp.sigma); n == f {
-					sigma, neg, found, certified = sp.sigma, n, f, true
+			if sp.err == nil && sp.sigma > lk {
+				if count, locked, ok := c.countBelow(sp.f, sp.sigma); ok && count == locked {
+					sigma, neg, found, certified = sp.sigma, count, locked, true
 					beside = " (the certificate's beside the lanczos run)"
 				}
 			}
@@ -731,13 +734,9 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 				certErr = wrapNumerical(err)
 				break
 			}
-			if f.Growth() > 1e6 {
-				continue
+			if neg, found, certified = c.countBelow(f, sigma); certified {
+				break
 			}
-			neg, _, _ = f.Inertia()
-			found = lockedBelow(c.vals, sigma)
-			certified = true
-			break
 		}
 		ref = <-refining
 		c.solve += ref.solves // counted whether kept or not: the work was done
@@ -773,7 +772,7 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		f, err := an.Factor(ctx, b, thr)
 		factors++
 		c.flam += an.Flam()
-		if err == nil && f.Growth() <= 1e6 {
+		if err == nil && f.Growth() <= certMaxGrowth {
 			neg, _, _ := f.Inertia()
 			out.nullity = max(out.nullity, neg)
 		} else {
@@ -789,15 +788,20 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	return out, detail, rounds, c.flam, nil
 }
 
-// lockedBelow counts the locked eigenvalues below sigma.
-func lockedBelow(vals []float64, sigma float64) int {
-	found := 0
-	for _, v := range vals {
+// countBelow returns, for f the LDLᵀ of B − σ·I, the inertia's count of
+// the eigenvalues of B below σ and the count of locked pairs below it;
+// ok is false when f's growth is too large for its inertia to be trusted.
+func (c *certifier) countBelow(f *sparse.LDL, sigma float64) (neg, found int, ok bool) {
+	if f.Growth() > certMaxGrowth {
+		return 0, 0, false
+	}
+	neg, _, _ = f.Inertia()
+	for _, v := range c.vals {
 		if v < sigma {
 			found++
 		}
 	}
-	return found
+	return neg, found, true
 }
 
 // denseBottom is the dense path: the eigenpairs of b (densified), the null
