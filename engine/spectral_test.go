@@ -353,7 +353,7 @@ func TestCertifiedBottomTiny(t *testing.T) {
 func TestCertificateBesideLanczos(t *testing.T) {
 	x, _ := datasets.SwissRoll(1500, 0, 3)
 	ctx := context.Background()
-	var mats []*sparse.CSR
+	var mats []captured // b and its null vector u (D^½·1 for the normalized Laplacian)
 	for _, fit := range []func() error{
 		func() error { _, err := LTSA{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x); return err },
 		func() error { _, err := LLE{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x); return err },
@@ -362,22 +362,17 @@ func TestCertificateBesideLanczos(t *testing.T) {
 			return err
 		},
 	} {
-		mats = append(mats, captureBottom(t, fit).b)
+		mats = append(mats, captureBottom(t, fit))
 	}
-	g1, _ := gridSpectrum(24, 1)
-	g3, _ := gridSpectrum(12, 3)
-	mats = append(mats, g1, g3)
+	for _, g := range [][2]int{{24, 1}, {12, 3}} {
+		b, _ := gridSpectrum(g[0], g[1])
+		n, _ := b.Dims()
+		mats = append(mats, captured{b: b, u: unitConstant(n)})
+	}
 	dims := []int{2, 2, 2, 5, 8}
 	besides := 0
-	for i, b := range mats {
-		n, _ := b.Dims()
-		u := unitConstant(n)
-		if i == 2 { // the normalized Laplacian's null vector is D^½·1
-			u = captureBottom(t, func() error {
-				_, err := LaplacianEigenmaps{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x)
-				return err
-			}).u
-		}
+	for i, m := range mats {
+		b, u := m.b, m.u
 		solve := func(off bool) (*bottomResult, string) {
 			defer func(v bool) { noSpeculation = v }(noSpeculation)
 			noSpeculation = off
