@@ -40,6 +40,7 @@ func buildKDTree(x blas64.General, leaf int) *kdTree {
 		return t
 	}
 	t.nodes = make([]kdNode, 0, 2*(n/leaf+1))
+	t.box = make([]float64, 0, 2*dim*cap(t.nodes))
 	t.build(0, n, leaf)
 	return t
 }
@@ -49,18 +50,25 @@ func (t *kdTree) build(lo, hi, leaf int) int32 {
 	id := int32(len(t.nodes))
 	t.nodes = append(t.nodes, kdNode{lo: lo, hi: hi, left: -1, right: -1})
 	dim := t.dim
-	box := make([]float64, 2*dim)
-	for d := 0; d < dim; d++ {
-		box[d], box[dim+d] = math.Inf(1), math.Inf(-1)
+	b0 := len(t.box)
+	for range dim {
+		t.box = append(t.box, math.Inf(1))
 	}
+	for range dim {
+		t.box = append(t.box, math.Inf(-1))
+	}
+	box := t.box[b0 : b0+2*dim]
 	for p := lo; p < hi; p++ {
 		pt := t.pts[p*dim : (p+1)*dim]
-		for d, v := range pt {
-			box[d] = math.Min(box[d], v)
-			box[dim+d] = math.Max(box[dim+d], v)
+		for d, v := range pt { // finite: comparisons, not math.Min's calls
+			if v < box[d] {
+				box[d] = v
+			}
+			if v > box[dim+d] {
+				box[dim+d] = v
+			}
 		}
 	}
-	t.box = append(t.box, box...)
 	if hi-lo <= leaf {
 		return id
 	}
@@ -134,6 +142,10 @@ func (t *kdTree) selectNth(lo, hi, nth, d int) {
 func (t *kdTree) boxDist(id int32, q []float64) float64 {
 	dim := t.dim
 	b := t.box[int(id)*2*dim : int(id)*2*dim+2*dim]
+	if dim == 3 { // the same sum in the same order as the loop below
+		b = b[:6]
+		return (boxGap(q[0], b[0], b[3]) + boxGap(q[1], b[1], b[4])) + boxGap(q[2], b[2], b[5])
+	}
 	lo, hi := b[:dim], b[dim:]
 	q = q[:dim]
 	s := 0.0
@@ -147,6 +159,47 @@ func (t *kdTree) boxDist(id int32, q []float64) float64 {
 		}
 	}
 	return s
+}
+
+// boxGap is the squared distance from v to the interval [lo, hi].
+func boxGap(v, lo, hi float64) float64 {
+	if v < lo {
+		e := lo - v
+		return float64(e * e)
+	}
+	if v > hi {
+		e := v - hi
+		return float64(e * e)
+	}
+	return 0
+}
+
+// scanLeaf offers to h the points of tree positions [lo, hi) but the
+// original index self. A point farther than the worst of a full h is not
+// offered (push would refuse it); in three dimensions the squared
+// distance is sqDist's sum, in the same order, written out.
+func (t *kdTree) scanLeaf(lo, hi int, q []float64, self int, h *topK) {
+	dim := t.dim
+	if dim != 3 {
+		q = q[:dim]
+		for p := lo; p < hi; p++ {
+			s := sqDist(q, t.pts[p*dim:(p+1)*dim])
+			if j := t.idx[p]; j != self && !(h.full() && s > h.d[0]) {
+				h.push(s, j)
+			}
+		}
+		return
+	}
+	q0, q1, q2 := q[0], q[1], q[2]
+	pts, idx := t.pts[3*lo:3*hi], t.idx[lo:hi]
+	for i, j := range idx {
+		pt := pts[3*i : 3*i+3]
+		t0, t1, t2 := q0-pt[0], q1-pt[1], q2-pt[2]
+		s := (float64(t0*t0) + float64(t1*t1)) + float64(t2*t2)
+		if j != self && !(h.full() && s > h.d[0]) {
+			h.push(s, j)
+		}
+	}
 }
 
 // knn offers to h the points nearest to q in squared distance, skipping
@@ -165,14 +218,7 @@ func (t *kdTree) knnNode(id int32, bd float64, q []float64, self int, h *topK) {
 	}
 	nd := &t.nodes[id]
 	if nd.left < 0 {
-		dim := t.dim
-		q = q[:dim]
-		for p := nd.lo; p < nd.hi; p++ {
-			s := sqDist(q, t.pts[p*dim:(p+1)*dim])
-			if j := t.idx[p]; j != self {
-				h.push(s, j)
-			}
-		}
+		t.scanLeaf(nd.lo, nd.hi, q, self, h)
 		return
 	}
 	l, r := nd.left, nd.right

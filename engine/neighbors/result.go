@@ -254,8 +254,11 @@ func (h *topK) push(d float64, j int) {
 	if !less(d, j, h.d[0], h.j[0]) {
 		return
 	}
-	// Replace the root and sift down.
-	n := len(h.d)
+	h.siftDown(d, j, len(h.d))
+}
+
+// siftDown puts (d, j) in place of the root of the heap h.d[:n], h.j[:n].
+func (h *topK) siftDown(d float64, j int, n int) {
 	i := 0
 	for {
 		c := 2*i + 1
@@ -272,6 +275,16 @@ func (h *topK) push(d float64, j int) {
 		i = c
 	}
 	h.d[i], h.j[i] = d, j
+}
+
+// sort orders the kept pairs by (d, j) in place (heapsort: the pairs are
+// a heap already); h is no longer a heap until reset.
+func (h *topK) sort() {
+	for end := len(h.d) - 1; end > 0; end-- {
+		d, j := h.d[end], h.j[end]
+		h.d[end], h.j[end] = h.d[0], h.j[0]
+		h.siftDown(d, j, end)
+	}
 }
 
 // sortPairs sorts d and j together by (d, j), insertion sort for short

@@ -260,11 +260,11 @@ func treeKNN(ctx context.Context, t *kdTree, q blas64.General, k int, self bool)
 			qi, pt, skip := t.query(q, self, p)
 			h.reset()
 			t.knn(pt, skip, h)
+			h.sort()
 			ds := res.Dist[qi*k : (qi+1)*k]
 			js := res.Ind[qi*k : (qi+1)*k]
 			copy(ds, h.d)
 			copy(js, h.j)
-			sortPairs(ds, js)
 			for c := range ds {
 				ds[c] = math.Sqrt(ds[c])
 			}
