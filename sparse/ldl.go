@@ -103,10 +103,39 @@ func AnalyzeLDLWithin(ctx context.Context, a *CSR, ord Ordering, maxEntries int6
 	if ord == OrderAuto && runtime.GOMAXPROCS(0) >= 2 {
 		return analyzeAuto(ctx, a, maxEntries)
 	}
+	return analyzeSerial(ctx, a, cands, maxEntries)
+}
+
+// AnalyzeLDLSerial is AnalyzeLDLWithin on the calling goroutine alone (with
+// OrderAuto, AMD's analysis and then RCM's): the same analysis, for a
+// caller that runs it beside work of its own on the other cores.
+func AnalyzeLDLSerial(ctx context.Context, a *CSR, ord Ordering, maxEntries int64) (*LDLAnalysis, error) {
+	if a.r != a.c {
+		return nil, fmt.Errorf("%w: LDLᵀ of a %d×%d matrix", ErrInvalid, a.r, a.c)
+	}
+	switch ord {
+	case OrderAuto:
+		return analyzeSerial(ctx, a, []Ordering{OrderAMD, OrderRCM}, maxEntries)
+	case OrderRCM, OrderND, OrderNatural, OrderAMD:
+		return analyzeSerial(ctx, a, []Ordering{ord}, maxEntries)
+	}
+	return nil, fmt.Errorf("%w: ordering %d", ErrInvalid, int(ord))
+}
+
+// analyzeSerial analyses a under each ordering of cands in turn and keeps
+// the cheapest; after AMD (first with OrderAuto) RCM is abandoned as soon
+// as it cannot be cheaper (rcmMaxFlam), and not tried at all when AMD's
+// factor works on fronts.
+func analyzeSerial(ctx context.Context, a *CSR, cands []Ordering, maxEntries int64) (*LDLAnalysis, error) {
+	auto := len(cands) == 2
 	var best *LDLAnalysis
 	tried := map[Ordering]int{}
 	for _, o := range cands {
 		stop := &stopper{ctx: ctx, limit: maxEntries}
+		if o == OrderRCM && best != nil {
+			stop.maxFlam = new(atomic.Int64)
+			stop.maxFlam.Store(rcmMaxFlam(best))
+		}
 		s := analyzeWith(stop, a, o)
 		if stop.err != nil {
 			return nil, stop.err
@@ -118,7 +147,7 @@ func AnalyzeLDLWithin(ctx context.Context, a *CSR, ord Ordering, maxEntries int6
 		if best == nil || s.cheaper(best) {
 			best = s
 		}
-		if ord == OrderAuto && o == OrderAMD && s.usesFronts() {
+		if auto && o == OrderAMD && s.usesFronts() {
 			break // RCM's envelope is factored row by row: slower
 		}
 	}
@@ -127,6 +156,21 @@ func AnalyzeLDLWithin(ctx context.Context, a *CSR, ord Ordering, maxEntries int6
 	}
 	best.tried = tried
 	return best, nil
+}
+
+// rcmMaxFlam is the most flam RCM's factorization may cost and still be
+// cheaper than amd's analysis, which is factored row by row: an RCM
+// analysis whose columns, as counted so far, cost more is abandoned (and
+// not reported among the orderings tried). Its factor could work on
+// fronts (a third of the flam) only from multifrontalMinFlam flam on, so
+// below a cost of multifrontalMinFlam/3 the bound is the cost itself, and
+// above it three times the cost.
+func rcmMaxFlam(amd *LDLAnalysis) int64 {
+	c := amd.factorCost()
+	if c < multifrontalMinFlam/3 {
+		return int64(c)
+	}
+	return int64(3 * c)
 }
 
 func tooLarge(maxEntries int64) error {
@@ -139,7 +183,8 @@ func tooLarge(maxEntries int64) error {
 func analyzeAuto(ctx context.Context, a *CSR, maxEntries int64) (*LDLAnalysis, error) {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rstop := &stopper{ctx: rctx, limit: maxEntries}
+	rstop := &stopper{ctx: rctx, limit: maxEntries, maxFlam: new(atomic.Int64)}
+	rstop.maxFlam.Store(math.MaxInt64)
 	var rcmAn *LDLAnalysis
 	done := make(chan struct{})
 	go func() {
@@ -148,8 +193,12 @@ func analyzeAuto(ctx context.Context, a *CSR, maxEntries int64) (*LDLAnalysis, e
 	}()
 	stop := &stopper{ctx: ctx, limit: maxEntries}
 	best := analyzeWith(stop, a, OrderAMD)
-	if stop.err == nil && best != nil && best.usesFronts() {
-		cancel() // RCM's envelope is factored row by row: slower
+	if stop.err == nil && best != nil {
+		if best.usesFronts() {
+			cancel() // RCM's envelope is factored row by row: slower
+		} else {
+			rstop.maxFlam.Store(rcmMaxFlam(best))
+		}
 	}
 	<-done
 	if stop.err != nil {
@@ -163,7 +212,9 @@ func analyzeAuto(ctx context.Context, a *CSR, maxEntries int64) (*LDLAnalysis, e
 		if rstop.err != nil {
 			return nil, rstop.err
 		}
-		if rcmAn != nil {
+		if rcmAn != nil && (best == nil || int64(rcmAn.flam) <= rcmMaxFlam(best)) {
+			// (one that finished before the bound was set and passes it is
+			// left out, as the serial loop abandons it)
 			tried[OrderRCM] = rcmAn.NNZ()
 			if best == nil || rcmAn.cheaper(best) {
 				best = rcmAn
@@ -225,6 +276,9 @@ func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) *LDLAnalysis {
 	s := &LDLAnalysis{n: n, perm: perm, inv: inv, parent: make([]int32, n), colStart: make([]int, n+1)}
 	flag := make([]int32, n)
 	cnt := make([]int, n)
+	// flam: the cost of the columns as counted so far, Σ columnFlam(cnt[j])
+	// (an entry that takes column j from c to c + 1 entries adds c + 2).
+	flam := int64(n)
 	for k := 0; k < n; k++ {
 		s.parent[k] = -1
 		flag[k] = int32(k)
@@ -237,11 +291,12 @@ func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) *LDLAnalysis {
 					s.parent[i] = int32(k)
 				}
 				cnt[i]++
+				flam += int64(cnt[i]) + 1
 				flag[i] = int32(k)
 				walked++
 			}
 		}
-		if stop.grow(walked-(a.indptr[v+1]-a.indptr[v]+1)) || stop.tick(walked) {
+		if stop.grow(walked-(a.indptr[v+1]-a.indptr[v]+1)) || stop.costs(flam) || stop.tick(walked) {
 			return s
 		}
 	}

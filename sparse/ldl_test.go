@@ -944,8 +944,10 @@ func TestLDLRowsParallelMatchSerial(t *testing.T) {
 // OrderAuto analyses AMD's and RCM's orderings at once on two goroutines
 // and keeps what the serial loop keeps (one core): the same ordering,
 // permutation, fill and the same orderings tried — where RCM is cheaper
-// (a band with holes), where AMD is (a square grid), and where AMD's factor works
-// on fronts (RCM then abandoned and not reported), and on a tie.
+// (a band with holes), where AMD is (a square grid: RCM abandoned once its
+// entries prove it costlier, and not reported), and where AMD's factor
+// works on fronts (RCM not reported either), and on a tie.
+// AnalyzeLDLSerial keeps the same.
 func TestLDLAutoConcurrentMatchesSerial(t *testing.T) {
 	ctx := context.Background()
 	band := func(n, w int, half bool) *sparse.CSR { // half: each entry of the band present with probability ½
@@ -983,6 +985,34 @@ func TestLDLAutoConcurrentMatchesSerial(t *testing.T) {
 		serial, both := analyse(1), analyse(2)
 		if serial.Ordering() != c.want {
 			t.Errorf("%s: auto chose %v, want %v", c.name, serial.Ordering(), c.want)
+		}
+		alone, err := sparse.AnalyzeLDLSerial(ctx, c.a, sparse.OrderAuto, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if alone.Ordering() != serial.Ordering() || !slices.Equal(alone.Perm(), serial.Perm()) || !maps.Equal(alone.TriedFill(), serial.TriedFill()) {
+			t.Errorf("%s: AnalyzeLDLSerial %v (tried %v), on one core %v (tried %v)", c.name, alone.Ordering(), alone.TriedFill(), serial.Ordering(), serial.TriedFill())
+		}
+		// RCM left out of the orderings tried only where it could not
+		// have been cheaper: AMD's factor on fronts, or RCM's factor
+		// costing more than AMD's row by row (a third of its flam on
+		// fronts).
+		if _, ok := serial.TriedFill()[sparse.OrderRCM]; !ok {
+			amd, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rcm, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderRCM)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cost := rcm.Flam()
+			if rcm.Multifrontal() {
+				cost /= 3
+			}
+			if !amd.Multifrontal() && cost <= amd.Flam() {
+				t.Errorf("%s: RCM (%g flam) abandoned against AMD's %g flam row by row", c.name, rcm.Flam(), amd.Flam())
+			}
 		}
 		if both.Ordering() != serial.Ordering() || both.NNZ() != serial.NNZ() || !slices.Equal(both.Perm(), serial.Perm()) || !maps.Equal(both.TriedFill(), serial.TriedFill()) {
 			t.Errorf("%s: on two goroutines %v (%d entries, tried %v), serially %v (%d entries, tried %v)", c.name, both.Ordering(), both.NNZ(), both.TriedFill(), serial.Ordering(), serial.NNZ(), serial.TriedFill())
