@@ -151,6 +151,13 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			if err != nil {
 				return nil, err
 			}
+			// The ordering of the eigensolve's factor needs only the
+			// graph's pattern: it runs beside the weights.
+			var early *earlyAnalysis
+			if solver != EigenDense && !noEarlyAnalysis {
+				early = startAnalysis(r, fixed.Graph)
+				defer early.stop()
+			}
 			p := laplacianParams{graphParams: s.spec().params(), Weight: s.Weight.String(), Eigensolver: solver, Input: in.kind()}
 			p.Dropped = len(fixed.Dropped)
 			m := &LaplacianModel{base: newBase(method, p), kept: fixed.Kept, dropped: fixed.Dropped}
@@ -196,7 +203,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			for i := range u {
 				u[i] /= math.Sqrt(un)
 			}
-			eig, err := bottomSparse(r, lsym, u, s.Dim, solver, s.Seed, "normalized Laplacian I − D^-1/2·W·D^-1/2")
+			eig, err := bottomSparse(r, lsym, u, s.Dim, solver, s.Seed, early, "normalized Laplacian I − D^-1/2·W·D^-1/2")
 			if err != nil {
 				return nil, err
 			}

@@ -128,7 +128,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 			}
 			m := &LLEModel{base: newBase(methodLLE, lleParams{K: s.K, Reg: s.Reg, Eigensolver: solver}), train: copyGeneral(g)}
 			m.near = keepLists(r, samples{dense: g}, nb)
-			eig, err := bottomSparse(r, mm, unitConstant(n), s.Dim, solver, s.Seed, "matrix M = (I−W)ᵀ(I−W)")
+			eig, err := bottomSparse(r, mm, unitConstant(n), s.Dim, solver, s.Seed, nil, "matrix M = (I−W)ᵀ(I−W)")
 			if err != nil {
 				return nil, err
 			}

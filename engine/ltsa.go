@@ -202,7 +202,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			eig, err := bottomSparse(r, b, unitConstant(n), s.Dim, solver, s.Seed, "alignment matrix B")
+			eig, err := bottomSparse(r, b, unitConstant(n), s.Dim, solver, s.Seed, nil, "alignment matrix B")
 			if err != nil {
 				return nil, err
 			}

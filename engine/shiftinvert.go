@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -598,24 +599,97 @@ func (c *certifier) refine(ctx context.Context, dim int, thr float64) (ref refin
 	return ref
 }
 
+// factorEntryLimit is the most entries below the diagonal the
+// certificate's LDLᵀ factor of an n×n matrix may hold, and whether the
+// memory budget (maxBytes, 0: none) rather than the flam bound sets it:
+// the factor's entries cost at least 12 bytes each, and E entries in n
+// columns at least E²/(2n) flam. An analysis that counts more stops there.
+func factorEntryLimit(n int, maxBytes int64) (limit int64, byBudget bool) {
+	limit = int64(math.Sqrt(2 * float64(n) * maxFactorFlam))
+	if maxBytes > 0 && maxBytes/2/12 < limit {
+		return maxBytes / 2 / 12, true
+	}
+	return limit, false
+}
+
+// earlyAnalysis is the LDLᵀ analysis (the ordering and the symbolic
+// factorization) of an eigenproblem's matrix, started from its pattern
+// before its values are known: Laplacian eigenmaps knows the pattern of
+// I − D^-½·W·D^-½ once the graph is built, and the weights, the degrees
+// and the matrix are then made on one core while the ordering, a serial
+// computation, runs on another. certifiedBottom takes it when the matrix
+// has exactly the pattern analysed (the same analysis, so the same
+// factor, bit for bit) and analyses the matrix itself otherwise. nil:
+// none started.
+type earlyAnalysis struct {
+	done    chan struct{}
+	cancel  context.CancelFunc
+	pattern *sparse.CSR // of g + I
+	an      *sparse.LDLAnalysis
+	err     error
+}
+
+// noEarlyAnalysis keeps Laplacian eigenmaps from starting its analysis
+// early (for the tests that compare the two).
+var noEarlyAnalysis bool
+
+// startAnalysis starts the analysis of the pattern of g + I (g n×n) on a
+// goroutine, with the limit factorEntryLimit gives and the eigensolve's
+// profile label. The caller stops it (stop) when the fit ends.
+func startAnalysis(r *run, g *sparse.CSR) *earlyAnalysis {
+	ctx, cancel := context.WithCancel(r.ctx)
+	e := &earlyAnalysis{done: make(chan struct{}), cancel: cancel}
+	n, _ := g.Dims()
+	limit, _ := factorEntryLimit(n, r.opts.MaxBytes)
+	go pprof.Do(ctx, pprof.Labels("method", r.method, "stage", "eigensolve"), func(ctx context.Context) {
+		defer close(e.done)
+		e.pattern = sparse.Union(sparse.Identity(n), g, func(x, _ float64) float64 { return x })
+		e.an, e.err = sparse.AnalyzeLDLSerial(ctx, e.pattern, sparse.OrderAuto, limit)
+	})
+	return e
+}
+
+// stop cancels the analysis if it still runs and waits for its goroutine.
+func (e *earlyAnalysis) stop() {
+	if e != nil {
+		e.cancel()
+		<-e.done
+	}
+}
+
+// analysis returns the analysis of b within limit: the early one when b
+// has the pattern it analysed (its ErrTooLarge too; ahead says so), else
+// b's own.
+func (e *earlyAnalysis) analysis(ctx context.Context, b *sparse.CSR, limit int64) (an *sparse.LDLAnalysis, ahead bool, err error) {
+	if e != nil {
+		<-e.done // the analysis checks ctx as it goes
+		if (e.err == nil || errors.Is(e.err, sparse.ErrTooLarge)) && samePattern(b, e.pattern) {
+			return e.an, true, e.err
+		}
+	}
+	an, err = sparse.AnalyzeLDLWithin(ctx, b, sparse.OrderAuto, limit)
+	return an, false, err
+}
+
+// samePattern reports whether a and b store entries at the same places.
+func samePattern(a, b *sparse.CSR) bool {
+	ar, ac := a.Dims()
+	br, bc := b.Dims()
+	return ar == br && ac == bc && slices.Equal(a.RowPtr(), b.RowPtr()) && slices.Equal(a.ColIdx(), b.ColIdx())
+}
+
 // certifiedBottom returns the dim smallest eigenpairs of b on the
 // complement of the unit null vector u, certified by inertia.
 // done, when not nil, counts the solves with the factor (the Lanczos
 // products), for the stage's progress.
-func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim int, seed uint64, done *atomic.Int64) (*bottomResult, string, int, float64, error) {
+func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim int, seed uint64, early *earlyAnalysis, done *atomic.Int64) (*bottomResult, string, int, float64, error) {
 	n, _ := b.Dims()
 	norm := gershgorin(b)
 	if norm == 0 {
 		return nil, "", 0, 0, fmt.Errorf("%w: the matrix is zero", ErrNumerical)
 	}
-	// The factor's entries cost at least 12 bytes each, and E entries in n
-	// columns at least E²/(2n) flam: an analysis that counts more than
-	// either bound allows stops there.
-	limit, byBudget := int64(math.Sqrt(2*float64(n)*maxFactorFlam)), false
-	if r.opts.MaxBytes > 0 && r.opts.MaxBytes/2/12 < limit {
-		limit, byBudget = r.opts.MaxBytes/2/12, true
-	}
-	an, err := sparse.AnalyzeLDLWithin(ctx, b, sparse.OrderAuto, limit)
+	limit, byBudget := factorEntryLimit(n, r.opts.MaxBytes)
+	an, ahead, err := early.analysis(ctx, b, limit)
 	if errors.Is(err, sparse.ErrTooLarge) {
 		if byBudget {
 			return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would exceed the memory budget",
@@ -783,6 +857,9 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	if an.Multifrontal() {
 		how = "multifrontal"
 	}
+	if ahead {
+		how += ", ordered while the matrix was made"
+	}
 	detail := fmt.Sprintf("shift-invert block lanczos with locking (LDLᵀ, %s ordering: %d entries, %.3g flam, %d factorizations %s%s; %d solves, %d rounds); inertia certificate: %d eigenvalues below σ = %.3g, all found",
 		an.Ordering(), an.NNZ(), an.Flam(), factors, how, beside, c.solve, rounds, neg, sigma)
 	return out, detail, rounds, c.flam, nil
@@ -866,7 +943,7 @@ func denseBottom(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*bot
 // (stage "eigensolve"): densely (index range) or by certified
 // shift-invert Lanczos (certifiedBottom). The vectors come signed by
 // backend.FixSigns; the null space is counted (nullSpace).
-func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolver, seed uint64, what string) (out *bottomResult, err error) {
+func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolver, seed uint64, early *earlyAnalysis, what string) (out *bottomResult, err error) {
 	n, _ := b.Dims()
 	if testHookBottom != nil {
 		defer func() {
@@ -899,7 +976,7 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 		var detail string
 		err = st.watchCount(lanczosBudget(dim+1), func(done *atomic.Int64) error {
 			var err error
-			out, detail, st.iterations, st.predicted, err = certifiedBottom(ctx, r, b, u, dim, seed, done)
+			out, detail, st.iterations, st.predicted, err = certifiedBottom(ctx, r, b, u, dim, seed, early, done)
 			return err
 		})
 		if err != nil {

@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -14,6 +19,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -271,7 +277,7 @@ func TestCertifiedBottomKnownSpectrum(t *testing.T) {
 		b, eig := gridSpectrum(tc.r, tc.copies)
 		n, _ := b.Dims()
 		r := &run{opts: Options{}}
-		res, _, _, _, err := certifiedBottom(context.Background(), r, b, unitConstant(n), tc.dim, 1, nil)
+		res, _, _, _, err := certifiedBottom(context.Background(), r, b, unitConstant(n), tc.dim, 1, nil, nil)
 		if err != nil {
 			t.Fatalf("%d×%d grid ×%d: %v", tc.r, tc.r, tc.copies, err)
 		}
@@ -332,7 +338,7 @@ func TestCertifiedBottomTiny(t *testing.T) {
 		b, eig := gridSpectrum(r, 1)
 		n, _ := b.Dims()
 		for dim := 1; dim+3 <= n && dim <= 6; dim++ {
-			res, _, _, _, err := certifiedBottom(context.Background(), &run{opts: Options{}}, b, unitConstant(n), dim, 1, nil)
+			res, _, _, _, err := certifiedBottom(context.Background(), &run{opts: Options{}}, b, unitConstant(n), dim, 1, nil, nil)
 			if err != nil {
 				t.Fatalf("%d×%d grid, dim %d: %v", r, r, dim, err)
 			}
@@ -376,7 +382,7 @@ func TestCertificateBesideLanczos(t *testing.T) {
 		solve := func(off bool) (*bottomResult, string) {
 			defer func(v bool) { noSpeculation = v }(noSpeculation)
 			noSpeculation = off
-			res, detail, _, _, err := certifiedBottom(ctx, &run{opts: Options{}}, b, u, dims[i], 1, nil)
+			res, detail, _, _, err := certifiedBottom(ctx, &run{opts: Options{}}, b, u, dims[i], 1, nil, nil)
 			if err != nil {
 				t.Fatalf("matrix %d (speculation off: %v): %v", i, off, err)
 			}
@@ -425,7 +431,7 @@ func TestNoSpeculationOnNullSpace(t *testing.T) {
 	factors := func(off bool) string {
 		defer func(v bool) { noSpeculation = v }(noSpeculation)
 		noSpeculation = off
-		res, detail, _, _, err := certifiedBottom(ctx, &run{opts: Options{}}, c.b, c.u, 2, 1, nil)
+		res, detail, _, _, err := certifiedBottom(ctx, &run{opts: Options{}}, c.b, c.u, 2, 1, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -440,5 +446,124 @@ func TestNoSpeculationOnNullSpace(t *testing.T) {
 	}
 	if on, off := factors(false), factors(true); on != off {
 		t.Errorf("%s factorizations with the speculation, %s without: one was wasted", on, off)
+	}
+}
+
+// Laplacian eigenmaps orders its factor from the graph's pattern while it
+// makes the weights and the matrix: the same embedding bit for bit as an
+// analysis of the finished matrix, on a swiss roll (heat and binary
+// weights) and on 2000 USPS digits (a graph of high-dimensional data);
+// the stage detail says so.
+func TestEarlyAnalysisSameEmbedding(t *testing.T) {
+	roll, _ := datasets.SwissRoll(1500, 0, 5)
+	inputs := []struct {
+		name string
+		x    *mat.Dense
+		s    LaplacianEigenmaps
+	}{
+		{"roll, heat", roll, LaplacianEigenmaps{Dim: 2, K: 10, Eigensolver: EigenLanczos}},
+		{"roll, binary", roll, LaplacianEigenmaps{Dim: 3, K: 8, Weight: WeightConnectivity, Eigensolver: EigenLanczos}},
+	}
+	if !testing.Short() {
+		if _, err := os.Stat(filepath.Join(sharedDataDir(), "usps9298")); err == nil {
+			inputs = append(inputs, struct {
+				name string
+				x    *mat.Dense
+				s    LaplacianEigenmaps
+			}{"2000 USPS digits", digitRows(t, 2000), LaplacianEigenmaps{Dim: 4, K: 10, Weight: WeightConnectivity, Eigensolver: EigenLanczos}})
+		} else {
+			t.Logf("USPS digits not available (%v): swiss rolls only", err)
+		}
+	}
+	for _, in := range inputs {
+		fit := func(off bool) *LaplacianModel {
+			defer func(v bool) { noEarlyAnalysis = v }(noEarlyAnalysis)
+			noEarlyAnalysis = off
+			m, err := in.s.Fit(context.Background(), in.x)
+			if err != nil {
+				t.Fatalf("%s (early analysis off: %v): %v", in.name, off, err)
+			}
+			return m
+		}
+		early, late := fit(false), fit(true)
+		detail := func(m *LaplacianModel) string {
+			for _, st := range m.Report().Stages {
+				if st.Name == "eigensolve" {
+					return st.Detail
+				}
+			}
+			return ""
+		}
+		if d := detail(early); !strings.Contains(d, "ordered while the matrix was made") {
+			t.Errorf("%s: the detail does not say the ordering ran early: %s", in.name, d)
+		}
+		if d := detail(late); strings.Contains(d, "ordered while") {
+			t.Errorf("%s: the detail says the ordering ran early with it switched off: %s", in.name, d)
+		}
+		if !slices.Equal(early.Embedding().RawMatrix().Data, late.Embedding().RawMatrix().Data) || !slices.Equal(early.Eigenvalues(), late.Eigenvalues()) {
+			t.Errorf("%s: the embedding differs with and without the early analysis", in.name)
+		}
+		t.Logf("%s: %s", in.name, detail(early))
+	}
+}
+
+// The early analysis is taken only for a matrix of the pattern analysed
+// (g + I); another matrix is analysed itself, as without it. stop ends the
+// goroutine of one never used.
+func TestEarlyAnalysisPattern(t *testing.T) {
+	x, _ := datasets.SwissRoll(800, 0, 2)
+	g, err := neighbors.Graph(context.Background(), x, neighbors.GraphOptions{K: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := g.Dims()
+	r := &run{ctx: context.Background(), method: "test"}
+	limit, _ := factorEntryLimit(n, 0)
+	same := sparse.Union(sparse.Identity(n), g, func(x, y float64) float64 { return x + y })
+	e := startAnalysis(r, g)
+	an, ahead, err := e.analysis(context.Background(), same, limit)
+	if err != nil || !ahead || an != e.an {
+		t.Fatalf("g + I: the early analysis not taken (ahead %v, err %v)", ahead, err)
+	}
+	// g's own pattern lacks the diagonal: analysed afresh.
+	an, ahead, err = e.analysis(context.Background(), g, limit)
+	if err != nil || ahead {
+		t.Fatalf("g without its diagonal: ahead %v, err %v", ahead, err)
+	}
+	want, err := sparse.AnalyzeLDLWithin(context.Background(), g, sparse.OrderAuto, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(an.Perm(), want.Perm()) || an.NNZ() != want.NNZ() {
+		t.Errorf("g without its diagonal: an analysis other than its own")
+	}
+	e.stop()
+	unused := startAnalysis(r, g)
+	t0 := time.Now()
+	unused.stop()
+	select {
+	case <-unused.done:
+	default:
+		t.Fatal("stop returned before the analysis's goroutine ended")
+	}
+	t.Logf("stop of an unused early analysis: %v", time.Since(t0))
+}
+
+// A fit that fails after the early analysis started (a point whose every
+// weight underflows to 0) has stopped it when it returns: no goroutine
+// left (the analysis of this graph alone takes tens of milliseconds; a
+// millisecond is allowed for the goroutine's exit after it said done).
+func TestEarlyAnalysisStoppedOnError(t *testing.T) {
+	x, _ := datasets.SwissRoll(20000, 0, 4)
+	before := runtime.NumGoroutine()
+	_, err := LaplacianEigenmaps{Dim: 2, K: 10, T: 1e-300, Eigensolver: EigenLanczos}.Fit(context.Background(), x)
+	if !errors.Is(err, ErrNumerical) {
+		t.Fatalf("err = %v, want ErrNumerical (a point without an edge of positive weight)", err)
+	}
+	for i := 0; runtime.NumGoroutine() > before && i < 10; i++ {
+		time.Sleep(100 * time.Microsecond)
+	}
+	if g := runtime.NumGoroutine(); g > before {
+		t.Errorf("%d goroutines after the failed fit, %d before", g, before)
 	}
 }
