@@ -742,8 +742,8 @@ func TestSolvePlannedMatchesSerial(t *testing.T) {
 		sigma float64
 		rows  bool
 	}{
-		{"lattice cliques 90×90, fronts", latticeCliques(90, 90), -0.5, false},
-		{"lattice cliques 90×90, indefinite", latticeCliques(90, 90), 9.6, false},
+		{"lattice cliques 110×110, fronts", latticeCliques(110, 110), -0.5, false},
+		{"lattice cliques 110×110, indefinite", latticeCliques(110, 110), 9.6, false},
 		{"grid 300×300, row by row", first(gridUnweighted(300, 300)), -1e-3, true},
 	} {
 		an, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD)

@@ -30,9 +30,15 @@ import (
 const solveParts = 8
 
 // solvePlanMinNNZ is the factor size from which solves use the plan:
-// below it a solve takes a few tenths of a millisecond, and handing it to
-// goroutines gains little.
-const solvePlanMinNNZ = 1 << 17
+// below it handing a solve to goroutines gains nothing, and in the
+// certified eigensolve, whose certificate's factorization runs beside the
+// Lanczos solves, it costs. Measured (single fits alternating, medians of
+// 12–25): with serial solves up to 2²⁰ entries instead of 2¹⁷, Laplacian
+// eigenmaps of 10,000 swiss-roll points (a factor of 242,324 entries)
+// 88.6 → 81.3 ms, LTSA (782,507 entries) 203 → 192 ms, LLE (777,626)
+// 161 → 156 ms; one solve with the 242,324-entry factor alone took
+// 0.56 ms serially and 0.66 ms on the plan.
+const solvePlanMinNNZ = 1 << 20
 
 // treeCut is a cut of the elimination tree (parent[j] > j) into disjoint
 // subtrees, each holding at most 1/parts of the work, and the top part
