@@ -58,9 +58,11 @@ type LDLAnalysis struct {
 // reverse Cuthill–McKee and keeps the ordering whose factorization is
 // predicted to take the least time (factorCost: its flam, a third of them
 // when Factor can work on dense fronts; TriedFill reports the entries of
-// those tried). RCM is not kept, nor reported, when AMD's factor is
-// multifrontal: an envelope is factored row by row, and it was the slower
-// on every such matrix measured. With two or more cores the two analyses
+// those whose analysis finished). RCM is not kept, nor reported, when
+// AMD's factor is multifrontal: an envelope is factored row by row, and it
+// was the slower on every such matrix measured; nor when the columns of
+// its analysis, as counted so far, already cost more than AMD's factor
+// (rcmMaxFlam: its analysis stops there). With two or more cores the two analyses
 // run at once on two goroutines (RCM's abandoned as soon as AMD's proves
 // multifrontal); the analysis kept is the one the serial loop keeps.
 // Nested dissection is not tried either: it cost more
@@ -394,7 +396,8 @@ func (s *LDLAnalysis) Perm() []int {
 // Ordering returns the ordering used.
 func (s *LDLAnalysis) Ordering() Ordering { return s.ordering }
 
-// TriedFill returns the predicted NNZ of every ordering AnalyzeLDL tried.
+// TriedFill returns the predicted NNZ of every ordering whose analysis
+// AnalyzeLDL finished.
 func (s *LDLAnalysis) TriedFill() map[Ordering]int {
 	out := make(map[Ordering]int, len(s.tried))
 	for k, v := range s.tried {
