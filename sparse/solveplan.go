@@ -256,6 +256,12 @@ func (f *LDL) solvePlannedBlock(p *solvePlan, y []float64, b int) {
 	acc := make([]float64, len(p.bound)*b)
 	var pool sync.Pool
 	axpy := func(dst []float64, l float64, x []float64) {
+		if len(x) == 2 { // the eigensolver's usual block
+			dst = dst[:2]
+			dst[0] -= l * x[0]
+			dst[1] -= l * x[1]
+			return
+		}
 		dst = dst[:len(x)]
 		for c, v := range x {
 			dst[c] -= l * v
@@ -315,6 +321,17 @@ func (f *LDL) solvePlannedBlock(p *solvePlan, y []float64, b int) {
 		yj := y[int(j)*b : int(j)*b+b]
 		rows, vals := rowIdx[cs[j]:cs[j+1]], val[cs[j]:cs[j+1]]
 		vals = vals[:len(rows)]
+		if b == 2 {
+			s0, s1 := yj[0], yj[1]
+			for e, r := range rows {
+				l := vals[e]
+				yr := y[2*int(r) : 2*int(r)+2 : 2*int(r)+2]
+				s0 -= l * yr[0]
+				s1 -= l * yr[1]
+			}
+			yj[0], yj[1] = s0, s1
+			return
+		}
 		for e, r := range rows {
 			l := vals[e]
 			yr := y[int(r)*b : int(r)*b+b]
