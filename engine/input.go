@@ -368,6 +368,20 @@ func newGeneral(r, c int) blas64.General {
 	return blas64.General{Rows: r, Cols: c, Stride: max(1, c), Data: make([]float64, r*c)}
 }
 
+// copyRowsTo copies the r×c src into the r×c dst: one copy when both
+// hold their rows contiguously (a copy call a row of a column or two costs
+// more than the data it moves).
+func copyRowsTo(dst, src blas64.General) {
+	r, c := src.Rows, src.Cols
+	if (r <= 1 || src.Stride == c && dst.Stride == c) && r > 0 {
+		copy(dst.Data[:(r-1)*dst.Stride+c], src.Data[:(r-1)*src.Stride+c])
+		return
+	}
+	for i := 0; i < r; i++ {
+		copy(dst.Data[i*dst.Stride:i*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
+	}
+}
+
 // toDense wraps a row-major matrix as a *mat.Dense sharing its data.
 func toDense(g blas64.General) *mat.Dense {
 	var d mat.Dense

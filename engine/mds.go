@@ -320,8 +320,6 @@ func (m *MDSModel) fields(c *codec) {
 // copyGeneral returns a compact copy of g.
 func copyGeneral(g blas64.General) blas64.General {
 	c := newGeneral(g.Rows, g.Cols)
-	for i := 0; i < g.Rows; i++ {
-		copy(c.Data[i*c.Stride:i*c.Stride+g.Cols], g.Data[i*g.Stride:i*g.Stride+g.Cols])
-	}
+	copyRowsTo(c, g)
 	return c
 }

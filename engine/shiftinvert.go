@@ -177,23 +177,13 @@ func orthonormalize(q, x blas64.General) blas64.General {
 		// Unit columns first: after a solve their norms differ by the
 		// ratio of the eigenvalues of S (1e14 for a null vector against
 		// a wanted one), which would hide them from the relative cut.
-		norms := make([]float64, q.Cols)
-		for i := 0; i < q.Rows; i++ {
-			for j, v := range q.Data[i*q.Stride : i*q.Stride+q.Cols] {
-				norms[j] += v * v
-			}
-		}
+		norms := columnNorms(q)
 		for j := range norms {
 			if norms[j] > 0 {
 				norms[j] = 1 / math.Sqrt(norms[j])
 			}
 		}
-		for i := 0; i < q.Rows; i++ {
-			row := q.Data[i*q.Stride : i*q.Stride+q.Cols]
-			for j := range row {
-				row[j] *= norms[j]
-			}
-		}
+		scaleColumns(q, norms)
 		g := newGeneral(q.Cols, q.Cols)
 		tallTN(q, q, g)
 		symmetrize(g)
@@ -225,6 +215,47 @@ func orthonormalize(q, x blas64.General) blas64.General {
 		q = out
 	}
 	return q
+}
+
+// columnNorms returns the squared norms of q's columns, each summed in
+// row order (two columns: in registers).
+func columnNorms(q blas64.General) []float64 {
+	norms := make([]float64, q.Cols)
+	if q.Cols == 2 {
+		var s0, s1 float64
+		for i := 0; i < q.Rows; i++ {
+			row := q.Data[i*q.Stride : i*q.Stride+2]
+			s0 += row[0] * row[0]
+			s1 += row[1] * row[1]
+		}
+		norms[0], norms[1] = s0, s1
+		return norms
+	}
+	for i := 0; i < q.Rows; i++ {
+		for j, v := range q.Data[i*q.Stride : i*q.Stride+q.Cols] {
+			norms[j] += v * v
+		}
+	}
+	return norms
+}
+
+// scaleColumns multiplies column j of q by s[j].
+func scaleColumns(q blas64.General, s []float64) {
+	if q.Cols == 2 {
+		s0, s1 := s[0], s[1]
+		for i := 0; i < q.Rows; i++ {
+			row := q.Data[i*q.Stride : i*q.Stride+2]
+			row[0] *= s0
+			row[1] *= s1
+		}
+		return
+	}
+	for i := 0; i < q.Rows; i++ {
+		row := q.Data[i*q.Stride : i*q.Stride+q.Cols]
+		for j := range row {
+			row[j] *= s[j]
+		}
+	}
 }
 
 // rayleighRitz returns the eigenpairs of B on span(q) (q orthonormal,
@@ -319,15 +350,11 @@ func (c *certifier) project(y blas64.General) {
 // vectors.
 func (c *certifier) applyS(dst, src blas64.General) {
 	tmp := newGeneral(src.Rows, src.Cols)
-	for i := 0; i < src.Rows; i++ {
-		copy(tmp.Data[i*tmp.Stride:i*tmp.Stride+src.Cols], src.Data[i*src.Stride:i*src.Stride+src.Cols])
-	}
+	copyRowsTo(tmp, src)
 	c.project(tmp)
 	c.fac.SolveBlockTo(tmp, tmp)
 	c.project(tmp)
-	for i := 0; i < src.Rows; i++ {
-		copy(dst.Data[i*dst.Stride:i*dst.Stride+src.Cols], tmp.Data[i*tmp.Stride:i*tmp.Stride+src.Cols])
-	}
+	copyRowsTo(dst, tmp)
 	c.solve += src.Cols
 }
 

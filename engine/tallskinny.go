@@ -41,6 +41,10 @@ func tallTN(x, y, c blas64.General) {
 				tallTNVec(acc, x, y.Data, y.Stride, ch*tallChunk, min(n, (ch+1)*tallChunk))
 				continue
 			}
+			if p == 2 && l <= 2 {
+				tallTN2(acc, x, y, ch*tallChunk, min(n, (ch+1)*tallChunk))
+				continue
+			}
 			for i := ch * tallChunk; i < min(n, (ch+1)*tallChunk); i++ {
 				xi := x.Data[i*x.Stride : i*x.Stride+l]
 				yi := y.Data[i*y.Stride : i*y.Stride+p]
@@ -77,6 +81,10 @@ func tallNN(alpha float64, x, t blas64.General, beta float64, y blas64.General) 
 			tallNNVec(alpha, x, t, beta, y, lo*tallChunk, min(n, hi*tallChunk))
 			return
 		}
+		if p == 2 && l <= 2 {
+			tallNN2(alpha, x, t, beta, y, lo*tallChunk, min(n, hi*tallChunk))
+			return
+		}
 		for i := lo * tallChunk; i < min(n, hi*tallChunk); i++ {
 			xi := x.Data[i*x.Stride : i*x.Stride+l]
 			yi := y.Data[i*y.Stride : i*y.Stride+p]
@@ -91,6 +99,63 @@ func tallNN(alpha float64, x, t blas64.General, beta float64, y blas64.General) 
 			}
 		}
 	})
+}
+
+// tallTN2 adds xᵀ·y over rows [r0, r1) to acc (l×2) for x of one or two
+// columns and y of two: the general loop's sums, in its order, in
+// registers.
+func tallTN2(acc []float64, x, y blas64.General, r0, r1 int) {
+	var s00, s01, s10, s11 float64
+	xs, ys := x.Stride, y.Stride
+	if x.Cols == 1 {
+		for i := r0; i < r1; i++ {
+			x0, yi := x.Data[i*xs], y.Data[i*ys:i*ys+2]
+			s00 += x0 * yi[0]
+			s01 += x0 * yi[1]
+		}
+		acc[0] += s00
+		acc[1] += s01
+		return
+	}
+	for i := r0; i < r1; i++ {
+		xi, yi := x.Data[i*xs:i*xs+2], y.Data[i*ys:i*ys+2]
+		s00 += xi[0] * yi[0]
+		s01 += xi[0] * yi[1]
+		s10 += xi[1] * yi[0]
+		s11 += xi[1] * yi[1]
+	}
+	acc[0] += s00
+	acc[1] += s01
+	acc[2] += s10
+	acc[3] += s11
+}
+
+// tallNN2 sets y = alpha·x·t + beta·y over rows [r0, r1) for x of one or
+// two columns and t, y of two: the general loop's operations, in its
+// order.
+func tallNN2(alpha float64, x, t blas64.General, beta float64, y blas64.General, r0, r1 int) {
+	xs, ys := x.Stride, y.Stride
+	t00, t01 := t.Data[0], t.Data[1]
+	var t10, t11 float64
+	if x.Cols == 2 {
+		t10, t11 = t.Data[t.Stride], t.Data[t.Stride+1]
+	}
+	for i := r0; i < r1; i++ {
+		yi := y.Data[i*ys : i*ys+2]
+		var y0, y1 float64
+		if beta != 0 {
+			y0, y1 = yi[0], yi[1]
+		}
+		xa := x.Data[i*xs] * alpha
+		y0 += xa * t00
+		y1 += xa * t01
+		if x.Cols == 2 {
+			xa = x.Data[i*xs+1] * alpha
+			y0 += xa * t10
+			y1 += xa * t11
+		}
+		yi[0], yi[1] = y0, y1
+	}
 }
 
 // tallTNVec adds xᵀ·y over rows [r0, r1) to acc (l entries), y a vector
