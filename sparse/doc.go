@@ -39,8 +39,10 @@
 // & Duff 1996) or reverse Cuthill–McKee, whichever the symbolic analysis
 // predicts the faster factorization for (OrderAuto; nested dissection by
 // level-structure separators, George 1973, is a setting; LDLAnalysis.NNZ
-// and Flam give the predicted fill and cost before any numerical work).
-// The columns are numbered in a postorder of the elimination tree, so that
+// and Flam give the predicted fill and cost before any numerical work,
+// counted from the elimination tree's row subtrees in time proportional
+// to A's entries: Gilbert, Ng & Peyton, SIAM J. Matrix Anal. Appl. 15(4),
+// 1994). The columns are numbered in a postorder of the elimination tree, so that
 // every subtree lies in one stretch of the factor. Large factors with wide
 // supernodes are computed on dense frontal matrices, supernode by
 // supernode (multifrontal: Duff & Reid, ACM TOMS 9(3), 1983; disjoint
@@ -52,7 +54,7 @@
 // counts the negative, zero and positive pivots, by Sylvester's law of
 // inertia the eigenvalues of A below, at and above σ — the certificate of
 // the engine's shift-invert eigensolvers; LDL.SolveTo and SolveBlockTo
-// apply (A − σI)⁻¹ (for a factor of 2¹⁷ entries or more, the subtrees of
+// apply (A − σI)⁻¹ (for a factor of 2²⁰ entries or more, the subtrees of
 // the tree below a top part on all cores). Every result is the same bit
 // for bit whatever the number of goroutines. Cost: O(nnz(L)) to analyse, Flam to factor (ctx
 // checked every million flam, or between supernodes and panels), 2·nnz(L)

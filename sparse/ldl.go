@@ -84,11 +84,12 @@ func AnalyzeLDL(ctx context.Context, a *CSR, ord Ordering) (*LDLAnalysis, error)
 
 // AnalyzeLDLWithin is AnalyzeLDL for a factor of at most maxEntries entries
 // below the diagonal (0: any): an ordering whose factor would hold more is
-// abandoned as soon as its analysis has counted them, so that a matrix
-// whose factor cannot be afforded (the neighbour graphs of
-// high-dimensional data fill in to 10⁹–10¹⁰ entries) costs the orderings
-// and that much counting, not the whole symbolic analysis. When every
-// ordering is abandoned the error wraps ErrTooLarge.
+// abandoned — AMD as soon as its elimination has counted them, the others
+// once the column counts (in time proportional to A's entries) say so —
+// so that a matrix whose factor cannot be afforded (the neighbour graphs
+// of high-dimensional data fill in to 10⁹–10¹⁰ entries) costs the
+// orderings, never a factor's worth of work. When every ordering is
+// abandoned the error wraps ErrTooLarge.
 func AnalyzeLDLWithin(ctx context.Context, a *CSR, ord Ordering, maxEntries int64) (*LDLAnalysis, error) {
 	if a.r != a.c {
 		return nil, fmt.Errorf("%w: LDLᵀ of a %d×%d matrix", ErrInvalid, a.r, a.c)
