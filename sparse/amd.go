@@ -103,19 +103,21 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 		}
 		live++
 	}
+	// The variables' lists only shrink: one array holds them all.
+	adjAll := make([]int32, 0, len(a.ind))
 	for i := range n {
 		if state[i] == amdDense {
 			continue
 		}
 		lo, hi := a.indptr[i], a.indptr[i+1]
-		nb := make([]int32, 0, hi-lo)
+		start := len(adjAll)
 		for _, j := range a.ind[lo:hi] {
 			if j != i && state[j] != amdDense {
-				nb = append(nb, int32(j))
+				adjAll = append(adjAll, int32(j))
 			}
 		}
-		adjA[i] = nb
-		deg[i] = int32(len(nb))
+		adjA[i] = adjAll[start:len(adjAll):len(adjAll)]
+		deg[i] = int32(len(adjA[i]))
 	}
 	if stop.tick(len(a.ind)) {
 		return nil, nil
@@ -158,6 +160,19 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 	eliminated := int32(0)
 	var hashed []int32
 	hash := make([]uint64, n)
+	// The new elements' lists: gathered in lp, then kept in chunks of
+	// one array (an element's list is fixed once made; a chunk is freed
+	// when all its elements are absorbed, and all the lists together hold
+	// at most the entries stop's limit counts).
+	var lp, chunk []int32
+	keep := func(l []int32) []int32 {
+		if cap(chunk)-len(chunk) < len(l) {
+			chunk = make([]int32, 0, max(1<<14, len(l)))
+		}
+		start := len(chunk)
+		chunk = append(chunk, l...)
+		return chunk[start:len(chunk):len(chunk)]
+	}
 	for eliminated < live {
 		for head[minDeg] < 0 {
 			minDeg++
@@ -169,7 +184,7 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 		// touches (absorbed into it).
 		stamp++
 		mark[p] = stamp
-		var lp []int32
+		lp = lp[:0]
 		work := len(adjA[p]) + len(adjE[p])
 		for _, j := range adjA[p] {
 			if state[j] == amdVariable && mark[j] != stamp {
@@ -200,7 +215,7 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 			remove(i)
 			degLp += nv[i]
 		}
-		le[p], esize[p] = lp, degLp
+		le[p], esize[p] = keep(lp), degLp
 		// The factor's columns of p's variables: degLp entries below the
 		// block each, and the block's own lower triangle (the dense rows'
 		// entries not counted: a lower bound).
