@@ -122,14 +122,16 @@ func (a *CSR) Map(f func(i, j int, v float64) float64) *CSR {
 // Union returns the matrix whose pattern is the union of the patterns of A
 // and B (same shape), with value merge(a_ij, b_ij) where both store (i, j)
 // and the stored one otherwise. With B = Aᵀ it symmetrizes a graph by the
-// OR rule.
+// OR rule. Rows are merged on all cores: merge may be called from several
+// goroutines at once.
 func Union(a, b *CSR, merge func(x, y float64) float64) *CSR {
 	return combine(a, b, merge, true)
 }
 
 // Intersection returns the matrix whose pattern is the intersection of the
 // patterns of A and B, with value merge(a_ij, b_ij). With B = Aᵀ it keeps the
-// mutual edges of a graph (the AND rule).
+// mutual edges of a graph (the AND rule). merge may be called from several
+// goroutines at once.
 func Intersection(a, b *CSR, merge func(x, y float64) float64) *CSR {
 	return combine(a, b, merge, false)
 }
@@ -139,39 +141,65 @@ func combine(a, b *CSR, merge func(x, y float64) float64, union bool) *CSR {
 		panic(fmt.Sprintf("sparse: combining %d×%d with %d×%d", a.r, a.c, b.r, b.c))
 	}
 	indptr := make([]int, a.r+1)
-	capacity := max(a.NNZ(), b.NNZ())
-	if union {
-		capacity = a.NNZ() + b.NNZ()
-	}
-	ind := make([]int, 0, capacity)
-	data := make([]float64, 0, capacity)
-	for i := 0; i < a.r; i++ {
-		p, p1 := a.indptr[i], a.indptr[i+1]
-		q, q1 := b.indptr[i], b.indptr[i+1]
-		for p < p1 || q < q1 {
-			switch {
-			case q == q1 || (p < p1 && a.ind[p] < b.ind[q]):
-				if union {
-					ind = append(ind, a.ind[p])
-					data = append(data, a.data[p])
-				}
-				p++
-			case p == p1 || b.ind[q] < a.ind[p]:
-				if union {
-					ind = append(ind, b.ind[q])
-					data = append(data, b.data[q])
-				}
-				q++
-			default:
-				ind = append(ind, a.ind[p])
-				data = append(data, merge(a.data[p], b.data[q]))
-				p++
-				q++
-			}
+	// Rows in chunks on all cores: each row's entries counted, then
+	// written at their place (the same matrix as one pass row by row).
+	grain := max(1, combineGrain*a.r/max(1, a.NNZ()+b.NNZ()))
+	backend.ParallelFor(a.r, grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			indptr[i+1] = mergeRow(a, b, i, union, false, nil, nil, nil)
 		}
-		indptr[i+1] = len(ind)
+	})
+	for i := range a.r {
+		indptr[i+1] += indptr[i]
 	}
+	ind := make([]int, indptr[a.r])
+	data := make([]float64, indptr[a.r])
+	backend.ParallelFor(a.r, grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			mergeRow(a, b, i, union, true, merge, ind[indptr[i]:indptr[i+1]], data[indptr[i]:indptr[i+1]])
+		}
+	})
 	return newCSR(a.r, a.c, indptr, ind, data)
+}
+
+// combineGrain is about the entries of a chunk of rows of combine.
+const combineGrain = 1 << 14
+
+// mergeRow merges row i of a and b (the union of their patterns, or the
+// intersection) into ind and data when write is set, and returns the
+// entries.
+func mergeRow(a, b *CSR, i int, union, write bool, merge func(x, y float64) float64, ind []int, data []float64) int {
+	p, p1 := a.indptr[i], a.indptr[i+1]
+	q, q1 := b.indptr[i], b.indptr[i+1]
+	k := 0
+	for p < p1 || q < q1 {
+		switch {
+		case q == q1 || (p < p1 && a.ind[p] < b.ind[q]):
+			if union {
+				if write {
+					ind[k], data[k] = a.ind[p], a.data[p]
+				}
+				k++
+			}
+			p++
+		case p == p1 || b.ind[q] < a.ind[p]:
+			if union {
+				if write {
+					ind[k], data[k] = b.ind[q], b.data[q]
+				}
+				k++
+			}
+			q++
+		default:
+			if write {
+				ind[k], data[k] = a.ind[p], merge(a.data[p], b.data[q])
+			}
+			k++
+			p++
+			q++
+		}
+	}
+	return k
 }
 
 // Submatrix returns the rows rows and columns cols of A, in the given
