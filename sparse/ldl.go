@@ -533,13 +533,16 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 		return f, nil
 	}
 	f.rowIdx = make([]int32, s.NNZ())
-	fill := make([]int, n) // entries of column j computed so far
-	var norm float64       // ‖A − σI‖∞
+	cols := make([]ldlColumn, n)
+	for j := range cols {
+		cols[j] = ldlColumn{start: s.colStart[j], next: s.colStart[j], end: s.colStart[j+1]}
+	}
+	var norm float64 // ‖A − σI‖∞
 	var err error
 	if cut := s.rowCut(); cut != nil {
-		norm, err = s.factorRowsParallel(ctx, cut, a, f, sigma, fill, maxL)
+		norm, err = s.factorRowsParallel(ctx, cut, a, f, sigma, cols)
 	} else {
-		u := s.newUpLooking(a, f, sigma, fill, maxL)
+		u := s.newUpLooking(a, f, sigma, cols)
 		for k := 0; k < n && err == nil; k++ {
 			err = u.rowChecked(ctx, k)
 		}
@@ -548,23 +551,33 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 	if err != nil {
 		return nil, err
 	}
+	for j := range cols {
+		maxL[j] = cols[j].maxL
+	}
 	f.setGrowth(maxL, norm)
 	return f, nil
+}
+
+// ldlColumn is what the row-by-row factorization reads and writes of
+// column j each time a row reaches it, in one place (one cache line, where
+// five arrays cost five): where its entries start, the next one goes and
+// they end, its pivot and its largest |l_ij| so far.
+type ldlColumn struct {
+	start, next, end int
+	d, maxL          float64
 }
 
 // upLooking is one goroutine's state in the row-by-row (up-looking)
 // factorization: row k of L is found by a sparse triangular solve with
 // the rows above it, along k's row subtree of the elimination tree
 // (Davis, "Direct Methods for Sparse Linear Systems", SIAM 2006, §4.8).
-// fill and maxL are shared; a row writes only into columns of its own row
-// subtree.
+// cols is shared; a row writes only into columns of its own row subtree.
 type upLooking struct {
 	s       *LDLAnalysis
 	a       *CSR
 	f       *LDL
 	sigma   float64
-	fill    []int     // shared: entries of column j computed so far
-	maxL    []float64 // shared: max |l_ij| of column j
+	cols    []ldlColumn // shared
 	y       []float64
 	flag    []int32
 	pattern []int32
@@ -577,9 +590,9 @@ type upLooking struct {
 	lo int32
 }
 
-func (s *LDLAnalysis) newUpLooking(a *CSR, f *LDL, sigma float64, fill []int, maxL []float64) *upLooking {
+func (s *LDLAnalysis) newUpLooking(a *CSR, f *LDL, sigma float64, cols []ldlColumn) *upLooking {
 	n := s.n
-	u := &upLooking{s: s, a: a, f: f, sigma: sigma, fill: fill, maxL: maxL,
+	u := &upLooking{s: s, a: a, f: f, sigma: sigma, cols: cols,
 		y: make([]float64, n), flag: make([]int32, n), pattern: make([]int32, n), work: 5e6}
 	for i := range u.flag {
 		u.flag[i] = -1
@@ -637,29 +650,32 @@ func (u *upLooking) row(k int) error {
 	}
 	u.norm = max(u.norm, rowSum+math.Abs(diag))
 	dk := diag
+	cols := u.cols
 	for ; top < n; top++ {
 		i := pattern[top]
 		yi := y[i]
 		y[i] = 0
-		p0, p1 := s.colStart[i], s.colStart[i]+u.fill[i]
-		rows, vals := f.rowIdx[p0:p1], f.val[p0:p1]
+		c := &cols[i]
+		p1 := c.next
+		rows, vals := f.rowIdx[c.start:p1], f.val[c.start:p1]
 		for t, r := range rows {
 			y[r] -= vals[t] * yi
 		}
 		u.work += float64(len(rows))
-		l := yi / f.d[i]
+		l := yi / c.d
 		dk -= l * yi
-		if p1 >= s.colStart[i+1] {
+		if p1 >= c.end {
 			return errPattern
 		}
 		f.rowIdx[p1], f.val[p1] = int32(k), l
-		u.fill[i]++
-		u.maxL[i] = max(u.maxL[i], math.Abs(l))
+		c.next++
+		c.maxL = max(c.maxL, math.Abs(l))
 	}
 	if dk == 0 || math.IsNaN(dk) || math.IsInf(dk, 0) {
 		return fmt.Errorf("%w: pivot %d of %d is %g (σ = %g)", ErrSingular, k, n, dk, u.sigma)
 	}
 	f.d[k] = dk
+	cols[k].d = dk
 	return nil
 }
 
@@ -699,7 +715,7 @@ func (s *LDLAnalysis) rowCut() *treeCut {
 // order of the serial algorithm, so the factor is the same bit for bit.
 // Of several singular pivots it names the first of the subtree that fails
 // earliest, or the first of the top part.
-func (s *LDLAnalysis) factorRowsParallel(ctx context.Context, cut *treeCut, a *CSR, f *LDL, sigma float64, fill []int, maxL []float64) (float64, error) {
+func (s *LDLAnalysis) factorRowsParallel(ctx context.Context, cut *treeCut, a *CSR, f *LDL, sigma float64, cols []ldlColumn) (float64, error) {
 	m := len(cut.root)
 	errs := make([]error, m)
 	errRow := make([]int, m)
@@ -708,7 +724,7 @@ func (s *LDLAnalysis) factorRowsParallel(ctx context.Context, cut *treeCut, a *C
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
-		states[w] = s.newUpLooking(a, f, sigma, fill, maxL)
+		states[w] = s.newUpLooking(a, f, sigma, cols)
 		wg.Add(1)
 		go func(u *upLooking) {
 			defer wg.Done()
