@@ -166,7 +166,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			} else {
 				m.train = copyInput(in)
 			}
-			if s.K > 0 && s.Eps == 0 {
+			if s.K > 0 && s.Eps == 0 && approxSearched(r.rep) { // (kept only then: no copy otherwise)
 				g := fixed.Graph
 				lists := &neighbors.Result{Ptr: slices.Clone(g.RowPtr()), Ind: slices.Clone(g.ColIdx()), Dist: slices.Clone(g.Values())}
 				m.near = keepLists(r, m.train, lists)
