@@ -96,8 +96,14 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 	for i := range n {
 		nv[i] = 1
 		chainNext[i], chainTail[i] = -1, int32(i)
+		// The degree: the row's entries but its diagonal, so that the
+		// ordering is the same with the diagonal stored or not.
 		lo, hi := a.indptr[i], a.indptr[i+1]
-		if hi-lo > dense+1 {
+		d := hi - lo
+		if slices.Contains(a.ind[lo:hi], i) {
+			d--
+		}
+		if d > dense {
 			state[i] = amdDense
 			continue
 		}
