@@ -644,34 +644,34 @@ func factorEntryLimit(n int, maxBytes int64) (limit int64, byBudget bool) {
 // before its values are known: Laplacian eigenmaps knows the pattern of
 // I − D^-½·W·D^-½ once the graph is built, and the weights, the degrees
 // and the matrix are then made on one core while the ordering, a serial
-// computation, runs on another. certifiedBottom takes it when the matrix
-// has exactly the pattern analysed (the same analysis, so the same
-// factor, bit for bit) and analyses the matrix itself otherwise. nil:
-// none started.
+// computation, runs on another. The graph g itself is analysed: the
+// analysis reads no diagonal (sparse.AnalyzeLDL), so it is that of g + I.
+// certifiedBottom takes it when the matrix stores exactly g's entries and
+// the diagonal (the same analysis, so the same factor, bit for bit) and
+// analyses the matrix itself otherwise. nil: none started.
 type earlyAnalysis struct {
-	done    chan struct{}
-	cancel  context.CancelFunc
-	pattern *sparse.CSR // of g + I
-	an      *sparse.LDLAnalysis
-	err     error
+	done   chan struct{}
+	cancel context.CancelFunc
+	g      *sparse.CSR
+	an     *sparse.LDLAnalysis
+	err    error
 }
 
 // noEarlyAnalysis keeps Laplacian eigenmaps from starting its analysis
 // early (for the tests that compare the two).
 var noEarlyAnalysis bool
 
-// startAnalysis starts the analysis of the pattern of g + I (g n×n) on a
-// goroutine, with the limit factorEntryLimit gives and the eigensolve's
-// profile label. The caller stops it (stop) when the fit ends.
+// startAnalysis starts the analysis of g (n×n) on a goroutine, with the
+// limit factorEntryLimit gives and the eigensolve's profile label. The
+// caller stops it (stop) when the fit ends.
 func startAnalysis(r *run, g *sparse.CSR) *earlyAnalysis {
 	ctx, cancel := context.WithCancel(r.ctx)
-	e := &earlyAnalysis{done: make(chan struct{}), cancel: cancel}
+	e := &earlyAnalysis{done: make(chan struct{}), cancel: cancel, g: g}
 	n, _ := g.Dims()
 	limit, _ := factorEntryLimit(n, r.opts.MaxBytes)
 	go pprof.Do(ctx, pprof.Labels("method", r.method, "stage", "eigensolve"), func(ctx context.Context) {
 		defer close(e.done)
-		e.pattern = sparse.Union(sparse.Identity(n), g, func(x, _ float64) float64 { return x })
-		e.an, e.err = sparse.AnalyzeLDLSerial(ctx, e.pattern, sparse.OrderAuto, limit)
+		e.an, e.err = sparse.AnalyzeLDLSerial(ctx, g, sparse.OrderAuto, limit)
 	})
 	return e
 }
@@ -685,12 +685,12 @@ func (e *earlyAnalysis) stop() {
 }
 
 // analysis returns the analysis of b within limit: the early one when b
-// has the pattern it analysed (its ErrTooLarge too; ahead says so), else
-// b's own.
+// stores g's entries and its diagonal (its ErrTooLarge too; ahead says
+// so), else b's own.
 func (e *earlyAnalysis) analysis(ctx context.Context, b *sparse.CSR, limit int64) (an *sparse.LDLAnalysis, ahead bool, err error) {
 	if e != nil {
 		<-e.done // the analysis checks ctx as it goes
-		if (e.err == nil || errors.Is(e.err, sparse.ErrTooLarge)) && samePattern(b, e.pattern) {
+		if (e.err == nil || errors.Is(e.err, sparse.ErrTooLarge)) && isPatternPlusDiagonal(b, e.g) {
 			return e.an, true, e.err
 		}
 	}
@@ -698,11 +698,38 @@ func (e *earlyAnalysis) analysis(ctx context.Context, b *sparse.CSR, limit int64
 	return an, false, err
 }
 
-// samePattern reports whether a and b store entries at the same places.
-func samePattern(a, b *sparse.CSR) bool {
-	ar, ac := a.Dims()
-	br, bc := b.Dims()
-	return ar == br && ac == bc && slices.Equal(a.RowPtr(), b.RowPtr()) && slices.Equal(a.ColIdx(), b.ColIdx())
+// isPatternPlusDiagonal reports whether b (square, rows sorted) stores
+// entries exactly where g does and on the whole diagonal.
+func isPatternPlusDiagonal(b, g *sparse.CSR) bool {
+	n, c := b.Dims()
+	gr, gc := g.Dims()
+	if n != c || gr != n || gc != n {
+		return false
+	}
+	bp, bi := b.RowPtr(), b.ColIdx()
+	gp, gi := g.RowPtr(), g.ColIdx()
+	for i := range n {
+		row, want := bi[bp[i]:bp[i+1]], gi[gp[i]:gp[i+1]]
+		k, diag := 0, false
+		for _, j := range row {
+			switch {
+			case k < len(want) && want[k] == j:
+				k++
+			case j != i:
+				return false
+			}
+			if j == i {
+				if diag {
+					return false
+				}
+				diag = true
+			}
+		}
+		if k != len(want) || !diag {
+			return false
+		}
+	}
+	return true
 }
 
 // certifiedBottom returns the dim smallest eigenpairs of b on the

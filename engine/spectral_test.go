@@ -507,9 +507,9 @@ func TestEarlyAnalysisSameEmbedding(t *testing.T) {
 	}
 }
 
-// The early analysis is taken only for a matrix of the pattern analysed
-// (g + I); another matrix is analysed itself, as without it. stop ends the
-// goroutine of one never used.
+// The early analysis (of g) is taken only for a matrix storing g's entries
+// and the diagonal; another matrix is analysed itself, as without it.
+// stop ends the goroutine of one never used.
 func TestEarlyAnalysisPattern(t *testing.T) {
 	x, _ := datasets.SwissRoll(800, 0, 2)
 	g, err := neighbors.Graph(context.Background(), x, neighbors.GraphOptions{K: 8})
@@ -536,6 +536,27 @@ func TestEarlyAnalysisPattern(t *testing.T) {
 	}
 	if !slices.Equal(an.Perm(), want.Perm()) || an.NNZ() != want.NNZ() {
 		t.Errorf("g without its diagonal: an analysis other than its own")
+	}
+	// One entry more, or one diagonal entry fewer: not g + I.
+	extra := sparse.NewCOO(n, n, 1)
+	extra.Add(0, n-1, 1)
+	extra.Add(n-1, 0, 1)
+	holed := sparse.NewCOO(n, n, 0)
+	ptr, ind := same.RowPtr(), same.ColIdx()
+	for i := range n {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			if !(i == 3 && ind[p] == 3) {
+				holed.Add(i, ind[p], 1)
+			}
+		}
+	}
+	for name, b := range map[string]*sparse.CSR{
+		"g + I and one more entry": sparse.Union(same, extra.ToCSR(), func(x, y float64) float64 { return x + y }),
+		"g + I less one pivot":     holed.ToCSR(),
+	} {
+		if _, ahead, err := e.analysis(context.Background(), b, limit); err != nil || ahead {
+			t.Errorf("%s: the early analysis taken (ahead %v, err %v)", name, ahead, err)
+		}
 	}
 	e.stop()
 	unused := startAnalysis(r, g)
