@@ -120,6 +120,23 @@ func reweight(g *sparse.CSR, in samples, w GraphWeight, t float64, k int) (*spar
 				}
 				continue
 			}
+			if extra := ptr[i+1] - ptr[i] - k; extra <= 8 {
+				// A few more than k (the usual row of a symmetrized kNN
+				// graph): all but the extra largest, found by selection.
+				for p := ptr[i]; p < ptr[i+1]; p++ {
+					own[p] = true
+				}
+				for range extra {
+					worst := -1
+					for p := ptr[i]; p < ptr[i+1]; p++ {
+						if own[p] && (worst < 0 || val[p] > val[worst] || val[p] == val[worst] && ind[p] > ind[worst]) {
+							worst = p
+						}
+					}
+					own[worst] = false
+				}
+				continue
+			}
 			order = order[:0]
 			for p := ptr[i]; p < ptr[i+1]; p++ {
 				order = append(order, p)
@@ -135,8 +152,14 @@ func reweight(g *sparse.CSR, in samples, w GraphWeight, t float64, k int) (*spar
 			}
 		}
 	})
-	// ownAt reports whether j chose i: a binary search in row j.
-	ownAt := func(j, i int) bool {
+	// ownAt reports whether j chose i (the entry (i, j) at p). mirror[p]
+	// is the place of (j, i) in row j when the pattern is symmetric;
+	// otherwise a binary search in row j.
+	mirror := transposePlaces(ptr, ind)
+	ownAt := func(p, j, i int) bool {
+		if mirror != nil {
+			return own[mirror[p]]
+		}
 		cols := ind[ptr[j]:ptr[j+1]]
 		c, found := slices.BinarySearch(cols, i)
 		return found && own[ptr[j]+c]
@@ -149,7 +172,7 @@ func reweight(g *sparse.CSR, in samples, w GraphWeight, t float64, k int) (*spar
 				if own[p] {
 					v += 0.5
 				}
-				if ownAt(ind[p], i) {
+				if ownAt(p, ind[p], i) {
 					v += 0.5
 				}
 				if v == 0 {
@@ -164,6 +187,28 @@ func reweight(g *sparse.CSR, in samples, w GraphWeight, t float64, k int) (*spar
 		panic(err) // same pattern as g
 	}
 	return r, 0
+}
+
+// transposePlaces returns, for a square pattern with sorted rows, the
+// place of entry (j, i) for each entry (i, j), or nil when the pattern is
+// not symmetric: the rows i that reach row j come in increasing order, as
+// row j's columns do, so each takes the next unmatched place of row j.
+func transposePlaces(ptr, ind []int) []int {
+	n := len(ptr) - 1
+	next := slices.Clone(ptr[:n]) // each row's next unmatched place
+	mirror := make([]int, len(ind))
+	for i := range n {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			j := ind[p]
+			q := next[j]
+			if q >= ptr[j+1] || ind[q] != i {
+				return nil
+			}
+			mirror[p] = q
+			next[j]++
+		}
+	}
+	return mirror
 }
 
 // degrees returns the row sums of w.

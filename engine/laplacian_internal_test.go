@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 
@@ -101,5 +103,80 @@ func TestBottomWithoutFactor(t *testing.T) {
 	}
 	if _, err := (LLE{Dim: 2, K: 10}).Fit(ctx, x); !errors.Is(err, ErrNumerical) || !strings.Contains(err.Error(), "Lanczos on the matrix alone failed") {
 		t.Errorf("LLE: %v, want ErrNumerical: Lanczos on the matrix alone failed", err)
+	}
+}
+
+// Connectivity weights: ½ for each direction in which an edge is among the
+// vertex's k nearest (by distance, then index), ½ for an edge neither
+// chose. Checked against the definition (each row sorted, the reverse
+// entry found by search) on graphs whose rows hold k to k + 8 entries
+// (the selection) and more (the sort), with ties in distance, symmetric
+// and not (no mirror places).
+func TestConnectivityWeightsByDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	n, k := 300, 6
+	for _, symmetric := range []bool{true, false} {
+		c := sparse.NewCOO(n, n, 0)
+		for i := range n {
+			deg := k + rng.IntN(9) // rows of k to k + 8 entries, and more
+			if symmetric {         // (a symmetric row gets its own and the reverse)
+				deg = k/2 + rng.IntN(4)
+			}
+			if i%10 == 0 {
+				deg += 15 // rows past k + 8: the sort
+			}
+			for range deg {
+				j := rng.IntN(n)
+				if j == i {
+					continue
+				}
+				d := float64(1 + rng.IntN(5)) // ties
+				c.Add(i, j, d)
+				if symmetric {
+					c.Add(j, i, d)
+				}
+			}
+		}
+		g := c.ToCSR()
+		if got := transposePlaces(g.RowPtr(), g.ColIdx()) != nil; got != symmetric {
+			t.Fatalf("symmetric %v: transposePlaces found mirrors %v", symmetric, got)
+		}
+		w, _ := reweight(g, samples{}, WeightConnectivity, 0, k)
+		ptr, ind, val := g.RowPtr(), g.ColIdx(), g.Values()
+		chose := func(i, j int) bool { // j among i's k nearest
+			row := make([]int, 0, ptr[i+1]-ptr[i])
+			for p := ptr[i]; p < ptr[i+1]; p++ {
+				row = append(row, p)
+			}
+			sort.Slice(row, func(a, b int) bool {
+				pa, pb := row[a], row[b]
+				return val[pa] < val[pb] || val[pa] == val[pb] && ind[pa] < ind[pb]
+			})
+			for _, p := range row[:min(k, len(row))] {
+				if ind[p] == j {
+					return true
+				}
+			}
+			return false
+		}
+		wv := w.Values()
+		for i := range n {
+			for p := ptr[i]; p < ptr[i+1]; p++ {
+				j := ind[p]
+				want := 0.0
+				if chose(i, j) {
+					want += 0.5
+				}
+				if chose(j, i) {
+					want += 0.5
+				}
+				if want == 0 {
+					want = 0.5
+				}
+				if wv[p] != want {
+					t.Fatalf("symmetric %v: weight (%d, %d) = %v, want %v", symmetric, i, j, wv[p], want)
+				}
+			}
+		}
 	}
 }
