@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/manifoldlab/manifold/backend"
 )
@@ -22,8 +23,9 @@ const (
 
 // NormalizeRows returns a copy of A with every row divided by its norm;
 // rows whose norm is zero are left as they are (scikit-learn's normalize).
+// The pattern is shared with a.
 func (a *CSR) NormalizeRows(norm Norm) *CSR {
-	b := a.Clone()
+	b := a.withValues()
 	for i := 0; i < b.r; i++ {
 		vals := b.data[b.indptr[i]:b.indptr[i+1]]
 		s := 0.0
@@ -81,16 +83,23 @@ func (a *CSR) TFIDFWith(idf []float64) *CSR {
 	if len(idf) != a.c {
 		panic(fmt.Sprintf("sparse: TFIDFWith: %d weights for %d columns", len(idf), a.c))
 	}
-	b := a.Clone()
+	b := a.withValues()
 	for p, j := range b.ind {
 		b.data[p] *= idf[j]
 	}
 	return b.NormalizeRows(L2)
 }
 
-// Scale returns s·A.
+// withValues returns a matrix sharing a's pattern (a CSR's row pointers
+// and column indices are never written once made) with a copy of its
+// values, for the operations that change values only.
+func (a *CSR) withValues() *CSR {
+	return newCSR(a.r, a.c, a.indptr, a.ind, slices.Clone(a.data))
+}
+
+// Scale returns s·A (the pattern shared with a).
 func (a *CSR) Scale(s float64) *CSR {
-	b := a.Clone()
+	b := a.withValues()
 	for k := range b.data {
 		b.data[k] *= s
 	}
@@ -108,9 +117,10 @@ func (a *CSR) RowSums() []float64 {
 	return s
 }
 
-// Map returns the matrix with the same pattern and values f(i, j, a_ij).
+// Map returns the matrix with the same pattern (shared with a) and values
+// f(i, j, a_ij).
 func (a *CSR) Map(f func(i, j int, v float64) float64) *CSR {
-	b := a.Clone()
+	b := a.withValues()
 	for i := 0; i < b.r; i++ {
 		for p := b.indptr[i]; p < b.indptr[i+1]; p++ {
 			b.data[p] = f(i, b.ind[p], b.data[p])
