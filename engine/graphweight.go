@@ -214,6 +214,59 @@ func transposePlaces(ptr, ind []int) []int {
 // degrees returns the row sums of w.
 func degrees(w *sparse.CSR) []float64 { return w.RowSums() }
 
+// normalizedLaplacian returns I − D^{-1/2}·W·D^{-1/2} and D^{-1/2} (0 for
+// an isolated vertex) in one pass over W: the entries that
+// normalizedAdjacency, a scaling by −1 and a union with the identity give,
+// bit for bit, without their three copies of the graph.
+func normalizedLaplacian(w *sparse.CSR) (*sparse.CSR, []float64) {
+	n, _ := w.Dims()
+	d := degrees(w)
+	inv := make([]float64, n)
+	for i, v := range d {
+		if v > 0 {
+			inv[i] = 1 / math.Sqrt(v)
+		}
+	}
+	ptr, ind, val := w.RowPtr(), w.ColIdx(), w.Values()
+	lp := make([]int, n+1)
+	for i := range n { // each row, and its diagonal where W stores none
+		c := ptr[i+1] - ptr[i]
+		if _, stored := slices.BinarySearch(ind[ptr[i]:ptr[i+1]], i); !stored {
+			c++
+		}
+		lp[i+1] = lp[i] + c
+	}
+	li, lv := make([]int, lp[n]), make([]float64, lp[n])
+	backend.ParallelFor(n, 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			q, diag := lp[i], false
+			for p := ptr[i]; p < ptr[i+1]; p++ {
+				j := ind[p]
+				if !diag && j > i {
+					li[q], lv[q] = i, 1
+					q++
+					diag = true
+				}
+				x := -(inv[i] * val[p] * inv[j])
+				if j == i {
+					x = 1 + x
+					diag = true
+				}
+				li[q], lv[q] = j, x
+				q++
+			}
+			if !diag {
+				li[q], lv[q] = i, 1
+			}
+		}
+	})
+	l, err := sparse.NewCSR(n, n, lp, li, lv)
+	if err != nil {
+		panic(err) // W's pattern and the diagonal
+	}
+	return l, inv
+}
+
 // normalizedAdjacency returns D^{-1/2}·W·D^{-1/2} and D^{-1/2} (0 for an
 // isolated vertex, whose row and column stay zero).
 func normalizedAdjacency(w *sparse.CSR) (*sparse.CSR, []float64) {

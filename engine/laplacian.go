@@ -175,12 +175,14 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			if s.Dim > nk-2 {
 				return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", method, ErrDimension, s.Dim, nk)
 			}
-			var a *sparse.CSR
+			// The bottom of the normalized Laplacian I − D^-½·W·D^-½, whose
+			// null vector is D^{1/2}·1.
+			var lsym *sparse.CSR
 			var invSqrtD []float64
 			err = r.stage("laplacian", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 				var w *sparse.CSR
 				w, m.p.T = weighGraph(st, fixed.Graph, m.train, s.Weight, s.T, s.spec())
-				a, invSqrtD = normalizedAdjacency(w)
+				lsym, invSqrtD = normalizedLaplacian(w)
 				for i, v := range invSqrtD {
 					if v == 0 {
 						return fmt.Errorf("%w: point %d has no edge of positive weight (its degree is 0)", ErrNumerical, fixed.Kept[i])
@@ -191,9 +193,6 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			if err != nil {
 				return nil, err
 			}
-			// The bottom of the normalized Laplacian I − Â, whose null vector is
-			// D^{1/2}·1.
-			lsym := sparse.Union(sparse.Identity(nk), a.Scale(-1), func(x, y float64) float64 { return x + y })
 			u := make([]float64, nk)
 			un := 0.0
 			for i, v := range invSqrtD {

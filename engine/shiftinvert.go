@@ -686,11 +686,13 @@ func (e *earlyAnalysis) stop() {
 
 // analysis returns the analysis of b within limit: the early one when b
 // stores g's entries and its diagonal (its ErrTooLarge too; ahead says
-// so), else b's own.
+// so), else b's own. It is asked once: it lets go of g.
 func (e *earlyAnalysis) analysis(ctx context.Context, b *sparse.CSR, limit int64) (an *sparse.LDLAnalysis, ahead bool, err error) {
 	if e != nil {
 		<-e.done // the analysis checks ctx as it goes
-		if (e.err == nil || errors.Is(e.err, sparse.ErrTooLarge)) && isPatternPlusDiagonal(b, e.g) {
+		g := e.g
+		e.g = nil // the graph may go now (200 MB at 10⁶ points)
+		if (e.err == nil || errors.Is(e.err, sparse.ErrTooLarge)) && isPatternPlusDiagonal(b, g) {
 			return e.an, true, e.err
 		}
 	}
@@ -701,6 +703,9 @@ func (e *earlyAnalysis) analysis(ctx context.Context, b *sparse.CSR, limit int64
 // isPatternPlusDiagonal reports whether b (square, rows sorted) stores
 // entries exactly where g does and on the whole diagonal.
 func isPatternPlusDiagonal(b, g *sparse.CSR) bool {
+	if g == nil {
+		return false
+	}
 	n, c := b.Dims()
 	gr, gc := g.Dims()
 	if n != c || gr != n || gc != n {

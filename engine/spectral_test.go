@@ -509,7 +509,7 @@ func TestEarlyAnalysisSameEmbedding(t *testing.T) {
 
 // The early analysis (of g) is taken only for a matrix storing g's entries
 // and the diagonal; another matrix is analysed itself, as without it.
-// stop ends the goroutine of one never used.
+// Either way it lets go of g, and stop ends the goroutine of one never used.
 func TestEarlyAnalysisPattern(t *testing.T) {
 	x, _ := datasets.SwissRoll(800, 0, 2)
 	g, err := neighbors.Graph(context.Background(), x, neighbors.GraphOptions{K: 8})
@@ -520,23 +520,6 @@ func TestEarlyAnalysisPattern(t *testing.T) {
 	r := &run{ctx: context.Background(), method: "test"}
 	limit, _ := factorEntryLimit(n, 0)
 	same := sparse.Union(sparse.Identity(n), g, func(x, y float64) float64 { return x + y })
-	e := startAnalysis(r, g)
-	an, ahead, err := e.analysis(context.Background(), same, limit)
-	if err != nil || !ahead || an != e.an {
-		t.Fatalf("g + I: the early analysis not taken (ahead %v, err %v)", ahead, err)
-	}
-	// g's own pattern lacks the diagonal: analysed afresh.
-	an, ahead, err = e.analysis(context.Background(), g, limit)
-	if err != nil || ahead {
-		t.Fatalf("g without its diagonal: ahead %v, err %v", ahead, err)
-	}
-	want, err := sparse.AnalyzeLDLWithin(context.Background(), g, sparse.OrderAuto, limit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(an.Perm(), want.Perm()) || an.NNZ() != want.NNZ() {
-		t.Errorf("g without its diagonal: an analysis other than its own")
-	}
 	// One entry more, or one diagonal entry fewer: not g + I.
 	extra := sparse.NewCOO(n, n, 1)
 	extra.Add(0, n-1, 1)
@@ -550,15 +533,37 @@ func TestEarlyAnalysisPattern(t *testing.T) {
 			}
 		}
 	}
-	for name, b := range map[string]*sparse.CSR{
-		"g + I and one more entry": sparse.Union(same, extra.ToCSR(), func(x, y float64) float64 { return x + y }),
-		"g + I less one pivot":     holed.ToCSR(),
+	for _, c := range []struct {
+		name  string
+		b     *sparse.CSR
+		ahead bool
+	}{
+		{"g + I", same, true},
+		{"g without its diagonal", g, false},
+		{"g + I and one more entry", sparse.Union(same, extra.ToCSR(), func(x, y float64) float64 { return x + y }), false},
+		{"g + I less one pivot", holed.ToCSR(), false},
 	} {
-		if _, ahead, err := e.analysis(context.Background(), b, limit); err != nil || ahead {
-			t.Errorf("%s: the early analysis taken (ahead %v, err %v)", name, ahead, err)
+		e := startAnalysis(r, g)
+		an, ahead, err := e.analysis(context.Background(), c.b, limit)
+		e.stop()
+		if err != nil || ahead != c.ahead {
+			t.Fatalf("%s: early analysis taken %v, want %v (err %v)", c.name, ahead, c.ahead, err)
+		}
+		if ahead && an != e.an {
+			t.Fatalf("%s: not the early analysis", c.name)
+		}
+		// Either way, b's analysis.
+		want, err := sparse.AnalyzeLDLWithin(context.Background(), c.b, sparse.OrderAuto, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(an.Perm(), want.Perm()) || an.NNZ() != want.NNZ() {
+			t.Errorf("%s: an analysis other than its own", c.name)
+		}
+		if e.g != nil {
+			t.Errorf("%s: the early analysis still holds the graph", c.name)
 		}
 	}
-	e.stop()
 	unused := startAnalysis(r, g)
 	t0 := time.Now()
 	unused.stop()
