@@ -42,7 +42,7 @@ func approximateMinimumDegree(stop *stopper, a *CSR) ([]int32, []int32) {
 	if order == nil {
 		return nil, nil
 	}
-	p, _ := amdOrder(stop, permutedPattern(a, order))
+	p, _ := amdOrder(stop, a, order)
 	if p == nil {
 		return nil, nil
 	}
@@ -54,29 +54,15 @@ func approximateMinimumDegree(stop *stopper, a *CSR) ([]int32, []int32) {
 	return perm, inv
 }
 
-// permutedPattern returns the pattern of P·A·Pᵀ (no values) for the order
-// new → old.
-func permutedPattern(a *CSR, order []int32) *CSR {
+// amdOrder is the minimum-degree ordering itself, on the graph of a
+// numbered by order (new → old: vertex i of the ordering is a's vertex
+// order[i]), read through the order without a copy of P·A·Pᵀ.
+func amdOrder(stop *stopper, a *CSR, order []int32) ([]int32, []int32) {
 	n := a.r
-	inv := make([]int, n)
+	where := make([]int32, n) // old → new
 	for i, v := range order {
-		inv[v] = i
+		where[v] = int32(i)
 	}
-	indptr := make([]int, n+1)
-	ind := make([]int, 0, a.NNZ())
-	for i, v := range order {
-		for _, w := range a.ind[a.indptr[v]:a.indptr[v+1]] {
-			ind = append(ind, inv[w])
-		}
-		indptr[i+1] = len(ind)
-	}
-	return newCSR(n, n, indptr, ind, nil)
-}
-
-// amdOrder is the minimum-degree ordering itself, on the graph as it is
-// numbered.
-func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
-	n := a.r
 	state := make([]uint8, n)
 	nv := make([]int32, n)    // supervariable weight; 0 once merged
 	deg := make([]int32, n)   // approximate external degree
@@ -98,9 +84,10 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 		chainNext[i], chainTail[i] = -1, int32(i)
 		// The degree: the row's entries but its diagonal, so that the
 		// ordering is the same with the diagonal stored or not.
-		lo, hi := a.indptr[i], a.indptr[i+1]
+		v := int(order[i])
+		lo, hi := a.indptr[v], a.indptr[v+1]
 		d := hi - lo
-		if slices.Contains(a.ind[lo:hi], i) {
+		if slices.Contains(a.ind[lo:hi], v) {
 			d--
 		}
 		if d > dense {
@@ -115,11 +102,12 @@ func amdOrder(stop *stopper, a *CSR) ([]int32, []int32) {
 		if state[i] == amdDense {
 			continue
 		}
-		lo, hi := a.indptr[i], a.indptr[i+1]
+		v := int(order[i])
+		lo, hi := a.indptr[v], a.indptr[v+1]
 		start := len(adjAll)
-		for _, j := range a.ind[lo:hi] {
-			if j != i && state[j] != amdDense {
-				adjAll = append(adjAll, int32(j))
+		for _, w := range a.ind[lo:hi] {
+			if j := where[w]; int(j) != i && state[j] != amdDense {
+				adjAll = append(adjAll, j)
 			}
 		}
 		adjA[i] = adjAll[start:len(adjAll):len(adjAll)]

@@ -61,8 +61,8 @@ type LDLAnalysis struct {
 // those whose analysis finished). RCM is not kept, nor reported, when
 // AMD's factor is multifrontal: an envelope is factored row by row, and it
 // was the slower on every such matrix measured; nor when the columns of
-// its analysis, as counted so far, already cost more than AMD's factor
-// (rcmMaxFlam: its analysis stops there). With two or more cores the two analyses
+// its factor would cost more than AMD's (rcmMaxFlam: its analysis is
+// dropped once its column counts are known). With two or more cores the two analyses
 // run at once on two goroutines (RCM's abandoned as soon as AMD's proves
 // multifrontal); the analysis kept is the one the serial loop keeps.
 // Nested dissection is not tried either: it cost more
@@ -126,8 +126,8 @@ func AnalyzeLDLSerial(ctx context.Context, a *CSR, ord Ordering, maxEntries int6
 }
 
 // analyzeSerial analyses a under each ordering of cands in turn and keeps
-// the cheapest; after AMD (first with OrderAuto) RCM is abandoned as soon
-// as it cannot be cheaper (rcmMaxFlam), and not tried at all when AMD's
+// the cheapest; after AMD (first with OrderAuto) RCM's analysis is dropped
+// when it cannot be cheaper (rcmMaxFlam), and not made at all when AMD's
 // factor works on fronts.
 func analyzeSerial(ctx context.Context, a *CSR, cands []Ordering, maxEntries int64) (*LDLAnalysis, error) {
 	auto := len(cands) == 2
@@ -163,8 +163,8 @@ func analyzeSerial(ctx context.Context, a *CSR, cands []Ordering, maxEntries int
 
 // rcmMaxFlam is the most flam RCM's factorization may cost and still be
 // cheaper than amd's analysis, which is factored row by row: an RCM
-// analysis whose columns, as counted so far, cost more is abandoned (and
-// not reported among the orderings tried). Its factor could work on
+// analysis whose factor costs more is dropped once its column counts are
+// known (and not reported among the orderings tried). Its factor could work on
 // fronts (a third of the flam) only from multifrontalMinFlam flam on, so
 // below a cost of multifrontalMinFlam/3 the bound is the cost itself, and
 // above it three times the cost.

@@ -16,10 +16,10 @@ type stopper struct {
 	// has counted; over says it was passed.
 	limit, fill int64
 	over        bool
-	// maxFlam, when not nil, bounds the flam a symbolic analysis has
-	// counted (the factorization's cost of the columns as counted so
-	// far); another goroutine may lower it while the analysis runs
-	// (RCM's, once AMD's analysis is known).
+	// maxFlam, when not nil, bounds the flam of the factor a symbolic
+	// analysis counts (checked once the column counts are known); another
+	// goroutine may lower it while the analysis runs (RCM's, once AMD's
+	// analysis is known).
 	maxFlam *atomic.Int64
 }
 
@@ -32,8 +32,7 @@ func (s *stopper) grow(e int) bool {
 	return s.over
 }
 
-// costs reports whether flam, counted so far, passes maxFlam (and says so
-// in over).
+// costs reports whether flam passes maxFlam (and says so in over).
 func (s *stopper) costs(flam int64) bool {
 	if s.maxFlam != nil && flam > s.maxFlam.Load() {
 		s.over = true
