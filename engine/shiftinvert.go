@@ -55,9 +55,9 @@ import (
 // the Ritz values (speculation), and runs beside its remaining solves.
 //
 // A factor that would not fit the budget or cost more than maxFactorFlam
-// is not made: the analysis stops counting its entries at the bound
-// (sparse.AnalyzeLDLWithin), and operatorBottom runs Lanczos on B alone,
-// uncertified.
+// is not made: the analysis refuses an ordering whose factor passes the
+// bound (sparse.AnalyzeLDLWithin), and operatorBottom runs Lanczos on B
+// alone, uncertified.
 const (
 	// shiftRel is ε/‖B‖: B + ε·I is nonsingular although B is singular,
 	// and ε stays below the wanted eigenvalues, which for LLE on a 2-D
