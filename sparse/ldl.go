@@ -173,7 +173,7 @@ func rcmMaxFlam(amd *LDLAnalysis) int64 {
 	if c < multifrontalMinFlam/3 {
 		return int64(c)
 	}
-	return int64(3 * c)
+	return int64(min(3*c, 1<<62)) // (no overflow for absurd sizes)
 }
 
 func tooLarge(maxEntries int64) error {
