@@ -214,19 +214,27 @@ func transposePlaces(ptr, ind []int) []int {
 // degrees returns the row sums of w.
 func degrees(w *sparse.CSR) []float64 { return w.RowSums() }
 
+// invSqrtDegrees returns D^{-1/2} of w's row sums (0 for an isolated
+// vertex).
+func invSqrtDegrees(w *sparse.CSR) []float64 {
+	inv := degrees(w)
+	for i, v := range inv {
+		if v > 0 {
+			inv[i] = 1 / math.Sqrt(v)
+		} else {
+			inv[i] = 0
+		}
+	}
+	return inv
+}
+
 // normalizedLaplacian returns I − D^{-1/2}·W·D^{-1/2} and D^{-1/2} (0 for
 // an isolated vertex) in one pass over W: the entries that
 // normalizedAdjacency, a scaling by −1 and a union with the identity give,
 // bit for bit, without their three copies of the graph.
 func normalizedLaplacian(w *sparse.CSR) (*sparse.CSR, []float64) {
 	n, _ := w.Dims()
-	d := degrees(w)
-	inv := make([]float64, n)
-	for i, v := range d {
-		if v > 0 {
-			inv[i] = 1 / math.Sqrt(v)
-		}
-	}
+	inv := invSqrtDegrees(w)
 	ptr, ind, val := w.RowPtr(), w.ColIdx(), w.Values()
 	lp := make([]int, n+1)
 	for i := range n { // each row, and its diagonal where W stores none
@@ -270,12 +278,6 @@ func normalizedLaplacian(w *sparse.CSR) (*sparse.CSR, []float64) {
 // normalizedAdjacency returns D^{-1/2}·W·D^{-1/2} and D^{-1/2} (0 for an
 // isolated vertex, whose row and column stay zero).
 func normalizedAdjacency(w *sparse.CSR) (*sparse.CSR, []float64) {
-	d := degrees(w)
-	inv := make([]float64, len(d))
-	for i, v := range d {
-		if v > 0 {
-			inv[i] = 1 / math.Sqrt(v)
-		}
-	}
+	inv := invSqrtDegrees(w)
 	return w.Map(func(i, j int, v float64) float64 { return inv[i] * v * inv[j] }), inv
 }
