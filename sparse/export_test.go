@@ -93,7 +93,8 @@ func (s *LDLAnalysis) RowCutParts() (subtrees, top int) {
 func AMDCount(a *CSR) (amd int64, symbolic int) {
 	stop := &stopper{}
 	perm, inv := approximateMinimumDegree(stop, a)
-	return stop.fill, symbolicLDL(&stopper{}, a, perm, inv).NNZ()
+	an, _ := symbolicLDL(&stopper{}, a, perm, inv)
+	return stop.fill, an.NNZ()
 }
 
 // HeapShortestPaths returns the distances from each source by Dijkstra's

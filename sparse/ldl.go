@@ -61,8 +61,8 @@ type LDLAnalysis struct {
 // those whose analysis finished). RCM is not kept, nor reported, when
 // AMD's factor is multifrontal: an envelope is factored row by row, and it
 // was the slower on every such matrix measured; nor when the columns of
-// its factor would cost more than AMD's (rcmMaxFlam: its analysis is
-// dropped once its column counts are known). With two or more cores the two analyses
+// its factor would cost more than AMD's (rcmCannotWin: its analysis is
+// dropped). With two or more cores the two analyses
 // run at once on two goroutines (RCM's abandoned as soon as AMD's proves
 // multifrontal); the analysis kept is the one the serial loop keeps.
 // Nested dissection is not tried either: it cost more
@@ -127,7 +127,7 @@ func AnalyzeLDLSerial(ctx context.Context, a *CSR, ord Ordering, maxEntries int6
 
 // analyzeSerial analyses a under each ordering of cands in turn and keeps
 // the cheapest; after AMD (first with OrderAuto) RCM's analysis is dropped
-// when it cannot be cheaper (rcmMaxFlam), and not made at all when AMD's
+// when it cannot be cheaper (rcmCannotWin), and not made at all when AMD's
 // factor works on fronts.
 func analyzeSerial(ctx context.Context, a *CSR, cands []Ordering, maxEntries int64) (*LDLAnalysis, error) {
 	auto := len(cands) == 2
@@ -135,16 +135,12 @@ func analyzeSerial(ctx context.Context, a *CSR, cands []Ordering, maxEntries int
 	tried := map[Ordering]int{}
 	for _, o := range cands {
 		stop := &stopper{ctx: ctx, limit: maxEntries}
-		if o == OrderRCM && best != nil {
-			stop.maxFlam = new(atomic.Int64)
-			stop.maxFlam.Store(rcmMaxFlam(best))
-		}
 		s := analyzeWith(stop, a, o)
 		if stop.err != nil {
 			return nil, stop.err
 		}
-		if s == nil { // over the limit
-			continue
+		if s == nil || o == OrderRCM && rcmCannotWin(s, best) {
+			continue // over the limit, or RCM that cannot be cheaper
 		}
 		tried[o] = s.NNZ()
 		if best == nil || s.cheaper(best) {
@@ -161,19 +157,21 @@ func analyzeSerial(ctx context.Context, a *CSR, cands []Ordering, maxEntries int
 	return best, nil
 }
 
-// rcmMaxFlam is the most flam RCM's factorization may cost and still be
-// cheaper than amd's analysis, which is factored row by row: an RCM
-// analysis whose factor costs more is dropped once its column counts are
-// known (and not reported among the orderings tried). Its factor could work on
-// fronts (a third of the flam) only from multifrontalMinFlam flam on, so
-// below a cost of multifrontalMinFlam/3 the bound is the cost itself, and
-// above it three times the cost.
-func rcmMaxFlam(amd *LDLAnalysis) int64 {
-	c := amd.factorCost()
-	if c < multifrontalMinFlam/3 {
-		return int64(c)
+// rcmCannotWin reports whether RCM's analysis rcm cannot be cheaper than
+// amd's (nil: none), which is factored row by row: such an RCM analysis is
+// dropped, and not reported among the orderings tried. RCM's factor could
+// work on fronts (a third of the flam) only from multifrontalMinFlam flam
+// on, so below a cost of multifrontalMinFlam/3 the bound on its flam is
+// amd's cost itself, and above it three times that cost.
+func rcmCannotWin(rcm, amd *LDLAnalysis) bool {
+	if amd == nil {
+		return false
 	}
-	return int64(min(3*c, 1<<62)) // (no overflow for absurd sizes)
+	c := amd.factorCost()
+	if c >= multifrontalMinFlam/3 {
+		c *= 3
+	}
+	return rcm.flam > c
 }
 
 func tooLarge(maxEntries int64) error {
@@ -186,8 +184,7 @@ func tooLarge(maxEntries int64) error {
 func analyzeAuto(ctx context.Context, a *CSR, maxEntries int64) (*LDLAnalysis, error) {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rstop := &stopper{ctx: rctx, limit: maxEntries, maxFlam: new(atomic.Int64)}
-	rstop.maxFlam.Store(math.MaxInt64)
+	rstop := &stopper{ctx: rctx, limit: maxEntries}
 	var rcmAn *LDLAnalysis
 	done := make(chan struct{})
 	go func() {
@@ -196,12 +193,8 @@ func analyzeAuto(ctx context.Context, a *CSR, maxEntries int64) (*LDLAnalysis, e
 	}()
 	stop := &stopper{ctx: ctx, limit: maxEntries}
 	best := analyzeWith(stop, a, OrderAMD)
-	if stop.err == nil && best != nil {
-		if best.usesFronts() {
-			cancel() // RCM's envelope is factored row by row: slower
-		} else {
-			rstop.maxFlam.Store(rcmMaxFlam(best))
-		}
+	if stop.err == nil && best != nil && best.usesFronts() {
+		cancel() // RCM's envelope is factored row by row: slower
 	}
 	<-done
 	if stop.err != nil {
@@ -215,9 +208,7 @@ func analyzeAuto(ctx context.Context, a *CSR, maxEntries int64) (*LDLAnalysis, e
 		if rstop.err != nil {
 			return nil, rstop.err
 		}
-		if rcmAn != nil && (best == nil || int64(rcmAn.flam) <= rcmMaxFlam(best)) {
-			// (one that finished before the bound was set and passes it is
-			// left out, as the serial loop abandons it)
+		if rcmAn != nil && !rcmCannotWin(rcmAn, best) {
 			tried[OrderRCM] = rcmAn.NNZ()
 			if best == nil || rcmAn.cheaper(best) {
 				best = rcmAn
@@ -252,11 +243,11 @@ func analyzeWith(stop *stopper, a *CSR, o Ordering) *LDLAnalysis {
 		return nil
 	}
 	stop.fill = 0 // the ordering's own count (AMD's) is done
-	s := symbolicLDL(stop, a, perm, inv)
+	s, post := symbolicLDL(stop, a, perm, inv)
 	if stop.err != nil || stop.over {
 		return nil
 	}
-	s.postorder()
+	s.postorder(post)
 	s.ordering = o
 	_, s.frontWork = s.partition()
 	return s
@@ -277,9 +268,10 @@ func (s *LDLAnalysis) cheaper(t *LDLAnalysis) bool {
 // efficient algorithm to compute row and column counts for sparse
 // Cholesky factorization", SIAM J. Matrix Anal. Appl. 15(4), 1994; as in
 // Davis, "Direct Methods for Sparse Linear Systems", SIAM 2006, §4.5).
-// It returns early (a partial analysis) once stop says so: the context
-// is done, or the entries or flam counted pass stop's limits.
-func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) *LDLAnalysis {
+// It returns the analysis and the postorder it used (for postorder); a
+// partial analysis and no postorder once the context is done, and the
+// whole count with stop.over set when the entries pass stop's limit.
+func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) (*LDLAnalysis, []int32) {
 	n := a.r
 	s := &LDLAnalysis{n: n, perm: perm, inv: inv, parent: make([]int32, n), colStart: make([]int, n+1)}
 	parent := s.parent
@@ -301,7 +293,7 @@ func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) *LDLAnalysis {
 			}
 		}
 		if stop.tick(a.indptr[v+1] - a.indptr[v] + 1) {
-			return s
+			return s, nil
 		}
 	}
 	post := etreePostorder(parent)
@@ -357,7 +349,7 @@ func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) *LDLAnalysis {
 			setAnc[j] = p
 		}
 		if stop.tick(a.indptr[v+1] - a.indptr[v] + 1) {
-			return s
+			return s, nil
 		}
 	}
 	// Column counts (the diagonal included) are the subtrees' sums of
@@ -374,9 +366,8 @@ func symbolicLDL(stop *stopper, a *CSR, perm, inv []int32) *LDLAnalysis {
 		flam += columnFlam(c)
 	}
 	s.flam = float64(flam)
-	stop.grow(s.colStart[n]) // over either limit: the caller drops s
-	stop.costs(flam)
-	return s
+	stop.grow(s.colStart[n]) // over the limit: the caller drops s
+	return s, post
 }
 
 // etreePostorder returns a postorder of the forest parent (children in
@@ -418,18 +409,17 @@ func etreePostorder(parent []int32) []int32 {
 // the diagonal: its pivot and the updates it makes.
 func columnFlam(c int) int64 { return int64(c)*int64(c+3)/2 + 1 }
 
-// postorder renumbers the columns in a postorder of the elimination tree
-// (children in increasing order, each subtree's columns contiguous and
+// postorder renumbers the columns in post, symbolicLDL's postorder of
+// the elimination tree (children in increasing order, each subtree's columns contiguous and
 // before its root's). The factor has the same entries and flam — an
 // equivalent reordering (Liu, "The role of elimination trees in sparse
 // factorization", 1990) — but every subtree, and every supernode's run of
 // columns, now lies in one stretch of the factor's memory: the solves on
 // all cores stream their subtrees' columns instead of jumping through the
 // whole factor.
-func (s *LDLAnalysis) postorder() {
+func (s *LDLAnalysis) postorder(post []int32) {
 	n := s.n
-	post := etreePostorder(s.parent) // new → old column
-	where := make([]int32, n)        // old column → new
+	where := make([]int32, n) // old column → new
 	for k, j := range post {
 		where[j] = int32(k)
 	}

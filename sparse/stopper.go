@@ -1,9 +1,6 @@
 package sparse
 
-import (
-	"context"
-	"sync/atomic"
-)
+import "context"
 
 // stopper checks a context every stopEvery units of work, so that loops of
 // cheap steps (graph sweeps, symbolic analysis, triplet sorting) stop
@@ -16,25 +13,12 @@ type stopper struct {
 	// has counted; over says it was passed.
 	limit, fill int64
 	over        bool
-	// maxFlam, when not nil, bounds the flam of the factor a symbolic
-	// analysis counts (checked once the column counts are known); another
-	// goroutine may lower it while the analysis runs (RCM's, once AMD's
-	// analysis is known).
-	maxFlam *atomic.Int64
 }
 
 // grow adds e entries to the fill and reports whether it passed the limit.
 func (s *stopper) grow(e int) bool {
 	s.fill += int64(e)
 	if s.limit > 0 && s.fill > s.limit {
-		s.over = true
-	}
-	return s.over
-}
-
-// costs reports whether flam passes maxFlam (and says so in over).
-func (s *stopper) costs(flam int64) bool {
-	if s.maxFlam != nil && flam > s.maxFlam.Load() {
 		s.over = true
 	}
 	return s.over
