@@ -549,9 +549,9 @@ func (s *LDLAnalysis) Factor(ctx context.Context, a *CSR, sigma float64) (*LDL, 
 }
 
 // ldlColumn is what the row-by-row factorization reads and writes of
-// column j each time a row reaches it, in one place (one cache line, where
-// five arrays cost five): where its entries start, the next one goes and
-// they end, its pivot and its largest |l_ij| so far.
+// column j each time a row reaches it, in one place (40 bytes: one or two
+// cache lines, where five arrays cost five): where its entries start, the
+// next one goes and they end, its pivot and its largest |l_ij| so far.
 type ldlColumn struct {
 	start, next, end int
 	d, maxL          float64
