@@ -456,21 +456,18 @@ func TestNoSpeculationOnNullSpace(t *testing.T) {
 // the stage detail says so.
 func TestEarlyAnalysisSameEmbedding(t *testing.T) {
 	roll, _ := datasets.SwissRoll(1500, 0, 5)
-	inputs := []struct {
+	type input struct {
 		name string
 		x    *mat.Dense
 		s    LaplacianEigenmaps
-	}{
+	}
+	inputs := []input{
 		{"roll, heat", roll, LaplacianEigenmaps{Dim: 2, K: 10, Eigensolver: EigenLanczos}},
 		{"roll, binary", roll, LaplacianEigenmaps{Dim: 3, K: 8, Weight: WeightConnectivity, Eigensolver: EigenLanczos}},
 	}
 	if !testing.Short() {
 		if _, err := os.Stat(filepath.Join(sharedDataDir(), "usps9298")); err == nil {
-			inputs = append(inputs, struct {
-				name string
-				x    *mat.Dense
-				s    LaplacianEigenmaps
-			}{"2000 USPS digits", digitRows(t, 2000), LaplacianEigenmaps{Dim: 4, K: 10, Weight: WeightConnectivity, Eigensolver: EigenLanczos}})
+			inputs = append(inputs, input{"2000 USPS digits", digitRows(t, 2000), LaplacianEigenmaps{Dim: 4, K: 10, Weight: WeightConnectivity, Eigensolver: EigenLanczos}})
 		} else {
 			t.Logf("USPS digits not available (%v): swiss rolls only", err)
 		}
