@@ -976,11 +976,7 @@ func denseBottom(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*bot
 	for m < kk && vals[m]-vals[dim] <= max(thr, 1e-12*norm) {
 		m++
 	}
-	sub := blas64.General{Rows: n, Cols: m, Stride: vecs.Stride, Data: vecs.Data}
-	cp := newGeneral(n, m)
-	for i := 0; i < n; i++ {
-		copy(cp.Data[i*m:(i+1)*m], sub.Data[i*sub.Stride:i*sub.Stride+m])
-	}
+	cp := copyGeneral(blas64.General{Rows: n, Cols: m, Stride: vecs.Stride, Data: vecs.Data})
 	q := orthonormalize(cp, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: u})
 	if q.Cols < dim {
 		return nil, fmt.Errorf("%w: the bottom eigenvectors span only %d directions off the null vector (want %d)", ErrNumerical, q.Cols, dim)
@@ -990,10 +986,7 @@ func denseBottom(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*bot
 		return nil, wrapNumerical(err)
 	}
 	out.vals = w[:dim]
-	out.vecs = newGeneral(n, dim)
-	for i := 0; i < n; i++ {
-		copy(out.vecs.Data[i*dim:(i+1)*dim], v.Data[i*v.Stride:i*v.Stride+dim])
-	}
+	out.vecs = copyGeneral(blas64.General{Rows: n, Cols: dim, Stride: v.Stride, Data: v.Data})
 	return out, nil
 }
 
