@@ -643,44 +643,47 @@ func factorEntryLimit(n int, maxBytes int64) (limit int64, byBudget bool) {
 // factorization) of an eigenproblem's matrix, started from its pattern
 // before its values are known: Laplacian eigenmaps knows the pattern of
 // I − D^-½·W·D^-½ once the graph is built, and the weights, the degrees
-// and the matrix are then made on one core while the ordering, a serial
-// computation, runs on another. The graph g itself is analysed: the
-// analysis reads no diagonal (sparse.AnalyzeLDL), so it is that of g + I.
-// certifiedBottom takes it when the matrix stores exactly g's entries and
-// the diagonal (the same analysis, so the same factor, bit for bit) and
-// analyses the matrix itself otherwise. nil: none started.
+// and the matrix are then made on one core while AMD's ordering, a serial
+// computation, runs on another; RCM's runs once the eigensolve asks for
+// the analysis (sparse.StartLDLAnalysis). The graph g itself is analysed:
+// the analysis reads no diagonal (sparse.AnalyzeLDL), so it is that of
+// g + I. certifiedBottom takes it when the matrix stores exactly g's
+// entries and the diagonal (the same analysis, so the same factor, bit for
+// bit) and analyses the matrix itself otherwise. nil: none started.
 type earlyAnalysis struct {
-	done   chan struct{}
-	cancel context.CancelFunc
-	g      *sparse.CSR
-	an     *sparse.LDLAnalysis
-	err    error
+	pending *sparse.PendingLDL
+	cancel  context.CancelFunc
+	g       *sparse.CSR
 }
 
 // noEarlyAnalysis keeps Laplacian eigenmaps from starting its analysis
 // early (for the tests that compare the two).
 var noEarlyAnalysis bool
 
-// startAnalysis starts the analysis of g (n×n) on a goroutine, with the
-// limit factorEntryLimit gives and the eigensolve's profile label. The
-// caller stops it (stop) when the fit ends.
+// startAnalysis starts the analysis of g (n×n) with the limit
+// factorEntryLimit gives and the eigensolve's profile label. The caller
+// stops it (stop) when the fit ends.
 func startAnalysis(r *run, g *sparse.CSR) *earlyAnalysis {
 	ctx, cancel := context.WithCancel(r.ctx)
-	e := &earlyAnalysis{done: make(chan struct{}), cancel: cancel, g: g}
 	n, _ := g.Dims()
 	limit, _ := factorEntryLimit(n, r.opts.MaxBytes)
-	go pprof.Do(ctx, pprof.Labels("method", r.method, "stage", "eigensolve"), func(ctx context.Context) {
-		defer close(e.done)
-		e.an, e.err = sparse.AnalyzeLDLSerial(ctx, g, sparse.OrderAuto, limit)
+	var pending *sparse.PendingLDL
+	var err error
+	pprof.Do(ctx, pprof.Labels("method", r.method, "stage", "eigensolve"), func(ctx context.Context) {
+		pending, err = sparse.StartLDLAnalysis(ctx, g, limit) // its goroutine takes the labels
 	})
-	return e
+	if err != nil { // g not square: nothing started
+		cancel()
+		return nil
+	}
+	return &earlyAnalysis{pending: pending, cancel: cancel, g: g}
 }
 
-// stop cancels the analysis if it still runs and waits for its goroutine.
+// stop cancels the analysis if it still runs and waits for it.
 func (e *earlyAnalysis) stop() {
 	if e != nil {
 		e.cancel()
-		<-e.done
+		e.pending.Wait()
 	}
 }
 
@@ -689,11 +692,12 @@ func (e *earlyAnalysis) stop() {
 // so), else b's own. It is asked once: it lets go of g.
 func (e *earlyAnalysis) analysis(ctx context.Context, b *sparse.CSR, limit int64) (an *sparse.LDLAnalysis, ahead bool, err error) {
 	if e != nil {
-		<-e.done // the analysis checks ctx as it goes
 		g := e.g
 		e.g = nil // the graph may go now (200 MB at 10⁶ points)
-		if (e.err == nil || errors.Is(e.err, sparse.ErrTooLarge)) && isPatternPlusDiagonal(b, g) {
-			return e.an, true, e.err
+		if !isPatternPlusDiagonal(b, g) {
+			e.cancel() // not this matrix's analysis
+		} else if an, err := e.pending.Wait(); err == nil || errors.Is(err, sparse.ErrTooLarge) {
+			return an, true, err // checks ctx as it goes
 		}
 	}
 	an, err = sparse.AnalyzeLDLWithin(ctx, b, sparse.OrderAuto, limit)

@@ -109,22 +109,6 @@ func AnalyzeLDLWithin(ctx context.Context, a *CSR, ord Ordering, maxEntries int6
 	return analyzeSerial(ctx, a, cands, maxEntries)
 }
 
-// AnalyzeLDLSerial is AnalyzeLDLWithin on the calling goroutine alone (with
-// OrderAuto, AMD's analysis and then RCM's): the same analysis, for a
-// caller that runs it beside work of its own on the other cores.
-func AnalyzeLDLSerial(ctx context.Context, a *CSR, ord Ordering, maxEntries int64) (*LDLAnalysis, error) {
-	if a.r != a.c {
-		return nil, fmt.Errorf("%w: LDLᵀ of a %d×%d matrix", ErrInvalid, a.r, a.c)
-	}
-	switch ord {
-	case OrderAuto:
-		return analyzeSerial(ctx, a, []Ordering{OrderAMD, OrderRCM}, maxEntries)
-	case OrderRCM, OrderND, OrderNatural, OrderAMD:
-		return analyzeSerial(ctx, a, []Ordering{ord}, maxEntries)
-	}
-	return nil, fmt.Errorf("%w: ordering %d", ErrInvalid, int(ord))
-}
-
 // analyzeSerial analyses a under each ordering of cands in turn and keeps
 // the cheapest; after AMD (first with OrderAuto) RCM's analysis is dropped
 // when it cannot be cheaper (rcmCannotWin), and not made at all when AMD's
@@ -179,32 +163,103 @@ func tooLarge(maxEntries int64) error {
 }
 
 // analyzeAuto is AnalyzeLDL with OrderAuto on two goroutines: AMD's
-// analysis and RCM's at once, RCM's abandoned when AMD's factor works on
-// fronts. It keeps the analysis the serial loop keeps.
+// analysis and RCM's at once (StartLDLAnalysis, then Wait). It keeps the
+// analysis the serial loop keeps.
 func analyzeAuto(ctx context.Context, a *CSR, maxEntries int64) (*LDLAnalysis, error) {
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	rstop := &stopper{ctx: rctx, limit: maxEntries}
-	var rcmAn *LDLAnalysis
-	done := make(chan struct{})
+	p, err := StartLDLAnalysis(ctx, a, maxEntries)
+	if err != nil {
+		return nil, err
+	}
+	return p.Wait()
+}
+
+// PendingLDL is an analysis with OrderAuto under way (StartLDLAnalysis):
+// AMD's ordering and symbolic factorization run on a goroutine of their
+// own, RCM's on the goroutine that calls Wait. A caller with work of its
+// own starts the analysis, does that work on its core while AMD's runs on
+// another, and lends its goroutine to RCM's only once it needs the
+// result: two analyses at once, never beside the caller's work. Wait
+// keeps the analysis AnalyzeLDLWithin keeps.
+type PendingLDL struct {
+	a          *CSR
+	maxEntries int64
+	rcmCtx     context.Context // cancelled once AMD's factor proves multifrontal
+	cancelRCM  context.CancelFunc
+	amdDone    chan struct{} // closed when AMD's analysis has ended
+	amdStop    *stopper
+	amd        *LDLAnalysis
+	waited     bool
+	an         *LDLAnalysis // Wait's result
+	err        error
+}
+
+// StartLDLAnalysis starts the analysis of a with OrderAuto within
+// maxEntries (as AnalyzeLDLWithin) and returns before it is done: AMD's
+// half runs on a new goroutine (which inherits the caller's profile
+// labels) and checks ctx as it goes. The caller must call Wait, even when
+// it no longer wants the result (cancel ctx first: Wait then returns
+// within ~10⁵ entry visits). It returns an error wrapping ErrInvalid when
+// a is not square.
+func StartLDLAnalysis(ctx context.Context, a *CSR, maxEntries int64) (*PendingLDL, error) {
+	if a.r != a.c {
+		return nil, fmt.Errorf("%w: LDLᵀ of a %d×%d matrix", ErrInvalid, a.r, a.c)
+	}
+	rcmCtx, cancel := context.WithCancel(ctx)
+	p := &PendingLDL{a: a, maxEntries: maxEntries, rcmCtx: rcmCtx, cancelRCM: cancel,
+		amdDone: make(chan struct{}), amdStop: &stopper{ctx: ctx, limit: maxEntries}}
 	go func() {
-		defer close(done)
-		rcmAn = analyzeWith(rstop, a, OrderRCM)
+		defer close(p.amdDone)
+		p.amd = analyzeWith(p.amdStop, a, OrderAMD)
+		if p.amdFronts() {
+			cancel() // RCM's envelope is factored row by row: slower
+		}
 	}()
-	stop := &stopper{ctx: ctx, limit: maxEntries}
-	best := analyzeWith(stop, a, OrderAMD)
-	if stop.err == nil && best != nil && best.usesFronts() {
-		cancel() // RCM's envelope is factored row by row: slower
+	return p, nil
+}
+
+// amdFronts reports whether AMD's analysis ended and its factor works on
+// fronts (RCM's is then not wanted).
+func (p *PendingLDL) amdFronts() bool {
+	return p.amdStop.err == nil && p.amd != nil && p.amd.usesFronts()
+}
+
+// Wait runs RCM's analysis on the calling goroutine (unless AMD's has
+// already proved it unwanted), waits for AMD's and returns the analysis
+// kept, or the error: ctx's, or one wrapping ErrTooLarge when both
+// orderings passed maxEntries. Later calls return the same. One goroutine
+// calls it.
+func (p *PendingLDL) Wait() (*LDLAnalysis, error) {
+	if p.waited {
+		return p.an, p.err
 	}
-	<-done
-	if stop.err != nil {
-		return nil, stop.err
+	p.waited = true
+	defer p.cancelRCM()
+	rstop := &stopper{ctx: p.rcmCtx, limit: p.maxEntries}
+	var rcmAn *LDLAnalysis
+	if p.rcmCtx.Err() == nil {
+		rcmAn = analyzeWith(rstop, p.a, OrderRCM)
 	}
+	<-p.amdDone
+	p.a = nil // the matrix may go now
+	p.an, p.err = p.keep(rcmAn, rstop)
+	return p.an, p.err
+}
+
+// keep chooses between AMD's analysis and RCM's (rcmAn, under rstop) as
+// the serial loop does.
+func (p *PendingLDL) keep(rcmAn *LDLAnalysis, rstop *stopper) (*LDLAnalysis, error) {
+	if p.amdStop.err != nil {
+		return nil, p.amdStop.err
+	}
+	best := p.amd
 	tried := map[Ordering]int{}
 	if best != nil {
 		tried[OrderAMD] = best.NNZ()
 	}
-	if best == nil || !best.usesFronts() {
+	if !p.amdFronts() {
+		if err := p.rcmCtx.Err(); rcmAn == nil && err != nil && rstop.err == nil {
+			rstop.err = err // cancelled before it began
+		}
 		if rstop.err != nil {
 			return nil, rstop.err
 		}
@@ -216,7 +271,7 @@ func analyzeAuto(ctx context.Context, a *CSR, maxEntries int64) (*LDLAnalysis, e
 		}
 	}
 	if best == nil {
-		return nil, tooLarge(maxEntries)
+		return nil, tooLarge(p.maxEntries)
 	}
 	best.tried = tried
 	return best, nil

@@ -947,7 +947,9 @@ func TestLDLRowsParallelMatchSerial(t *testing.T) {
 // (a band with holes), where AMD is (a square grid: RCM abandoned once its
 // entries prove it costlier, and not reported), and where AMD's factor
 // works on fronts (RCM not reported either), and on a tie.
-// AnalyzeLDLSerial keeps the same.
+// StartLDLAnalysis keeps the same when its caller asks for the result
+// after AMD's half has ended (RCM's then runs alone), and Wait answers the
+// same again.
 func TestLDLAutoConcurrentMatchesSerial(t *testing.T) {
 	ctx := context.Background()
 	band := func(n, w int, half bool) *sparse.CSR { // half: each entry of the band present with probability ½
@@ -986,12 +988,20 @@ func TestLDLAutoConcurrentMatchesSerial(t *testing.T) {
 		if serial.Ordering() != c.want {
 			t.Errorf("%s: auto chose %v, want %v", c.name, serial.Ordering(), c.want)
 		}
-		alone, err := sparse.AnalyzeLDLSerial(ctx, c.a, sparse.OrderAuto, 0)
+		p, err := sparse.StartLDLAnalysis(ctx, c.a, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if alone.Ordering() != serial.Ordering() || !slices.Equal(alone.Perm(), serial.Perm()) || !maps.Equal(alone.TriedFill(), serial.TriedFill()) {
-			t.Errorf("%s: AnalyzeLDLSerial %v (tried %v), on one core %v (tried %v)", c.name, alone.Ordering(), alone.TriedFill(), serial.Ordering(), serial.TriedFill())
+		time.Sleep(50 * time.Millisecond) // the caller's own work
+		late, err := p.Wait()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if again, _ := p.Wait(); again != late {
+			t.Errorf("%s: a second Wait answered another analysis", c.name)
+		}
+		if late.Ordering() != serial.Ordering() || !slices.Equal(late.Perm(), serial.Perm()) || !maps.Equal(late.TriedFill(), serial.TriedFill()) {
+			t.Errorf("%s: StartLDLAnalysis %v (tried %v), on one core %v (tried %v)", c.name, late.Ordering(), late.TriedFill(), serial.Ordering(), serial.TriedFill())
 		}
 		// RCM left out of the orderings tried only where it could not
 		// have been cheaper: AMD's factor on fronts, or RCM's factor
