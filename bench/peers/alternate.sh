@@ -26,9 +26,14 @@ from sklearn.datasets import make_swiss_roll
 np.save('$x', make_swiss_roll($n, noise=0.05, random_state=0)[0])"
 	for m in $METHODS; do
 		for rep in $(seq "$REPS"); do
-			tk=$(flock $LOCK /usr/bin/python3 "$ROOT/bench/peers/tk_run.py" "$TK" "$m" "$x" /tmp/alt-tk.npy 10 2 | secs)
-			b=$(flock $LOCK "$BEFORE" -method "$m" -in "$x" -out /tmp/alt-b.npy -k 10 -dim 2 | secs)
-			a=$(flock $LOCK "$NOW" -method "$m" -in "$x" -out /tmp/alt-a.npy -k 10 -dim 2 | secs)
+			# Each output is read whole before it is parsed: a parser started
+			# beside a timed fit (as "cmd | secs" does) takes a core from it.
+			tk=$(flock $LOCK /usr/bin/python3 "$ROOT/bench/peers/tk_run.py" "$TK" "$m" "$x" /tmp/alt-tk.npy 10 2)
+			b=$(flock $LOCK "$BEFORE" -method "$m" -in "$x" -out /tmp/alt-b.npy -k 10 -dim 2)
+			a=$(flock $LOCK "$NOW" -method "$m" -in "$x" -out /tmp/alt-a.npy -k 10 -dim 2)
+			tk=$(secs <<<"$tk")
+			b=$(secs <<<"$b")
+			a=$(secs <<<"$a")
 			echo "$m $n rep$rep tapkee $tk before $b now $a"
 		done
 	done
