@@ -627,7 +627,7 @@ type upLooking struct {
 	flag    []int32
 	pattern []int32
 	norm    float64 // of the rows this state computed
-	work    float64 // flam since ctx was last checked
+	work    int     // flam since ctx was last checked
 	// lo is the smallest column the rows may touch: their subtree's first
 	// (a subtree's columns are contiguous in the analysis's postorder),
 	// 0 when every row is computed here. A row of a matrix without the
@@ -648,7 +648,7 @@ func (s *LDLAnalysis) newUpLooking(a *CSR, f *LDL, sigma float64, cols []ldlColu
 // rowChecked is row, with ctx checked every million flam (before the
 // first row too).
 func (u *upLooking) rowChecked(ctx context.Context, k int) error {
-	if u.work > 1e6 {
+	if u.work > 1_000_000 {
 		u.work = 0
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("sparse: LDLᵀ: %w", err)
@@ -703,10 +703,11 @@ func (u *upLooking) row(k int) error {
 		c := &cols[i]
 		p1 := c.next
 		rows, vals := f.rowIdx[c.start:p1], f.val[c.start:p1]
+		vals = vals[:len(rows)] // (no bounds check below)
 		for t, r := range rows {
 			y[r] -= vals[t] * yi
 		}
-		u.work += float64(len(rows))
+		u.work += len(rows)
 		l := yi / c.d
 		dk -= l * yi
 		if p1 >= c.end {
@@ -714,7 +715,9 @@ func (u *upLooking) row(k int) error {
 		}
 		f.rowIdx[p1], f.val[p1] = int32(k), l
 		c.next++
-		c.maxL = max(c.maxL, math.Abs(l))
+		if a := math.Abs(l); a > c.maxL { // not max: l is finite or dk is not
+			c.maxL = a
+		}
 	}
 	if dk == 0 || math.IsNaN(dk) || math.IsInf(dk, 0) {
 		return fmt.Errorf("%w: pivot %d of %d is %g (σ = %g)", ErrSingular, k, n, dk, u.sigma)
