@@ -3,8 +3,11 @@
 package backend
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -73,5 +76,36 @@ func TestGonumDispatch(t *testing.T) {
 		d.Dger(n, n, 0.5, x, 1, y1, 1, c1, n)
 		ref.Dger(n, n, 0.5, x, 1, y2, 1, c2, n)
 		same("Dger", n, c1, c2)
+	}
+}
+
+// Unless the environment sets it, OpenBLAS's idle workers spin 2^idleSpinExp
+// cycles (the report's configuration says so), and threaded calls still
+// run after the thread pool's restart.
+func TestIdleSpin(t *testing.T) {
+	if os.Getenv("OPENBLAS_THREAD_TIMEOUT") != "" || os.Getenv("GOTO_THREAD_TIMEOUT") != "" {
+		if idleSpin != 0 {
+			t.Errorf("the environment sets the spin, but idleSpin = %d", idleSpin)
+		}
+		t.Skip("the environment sets OpenBLAS's spin")
+	}
+	if idleSpin != idleSpinExp {
+		t.Fatalf("idleSpin = %d, want %d", idleSpin, idleSpinExp)
+	}
+	if c := Info().Config; !strings.Contains(c, fmt.Sprintf("idle threads spin 2^%d cycles", idleSpinExp)) {
+		t.Errorf("config %q does not say the spin", c)
+	}
+	n := 400 // large enough for OpenBLAS to thread it
+	a, b, c := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+	for i := range a {
+		a[i], b[i] = float64(i%7), float64(i%5)
+	}
+	blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n)
+	want := 0.0
+	for k := range n {
+		want += a[k] * b[k*n]
+	}
+	if c[0] != want {
+		t.Errorf("C[0,0] = %v, want %v", c[0], want)
 	}
 }
