@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	gonumblas "gonum.org/v1/gonum/blas/gonum"
 )
 
 // supernodes is the supernodal structure of an analysis: the pattern of L
@@ -508,8 +509,7 @@ func (fw *frontWorker) front(ctx context.Context, t int32) error {
 			continue
 		}
 		b := p1 - p0
-		panel := blas64.General{Rows: rest, Cols: b, Stride: m, Data: F[p1*m+p0:]}
-		blas64.Trsm(blas.Right, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.Unit, N: b, Stride: m, Data: F[p0*m+p0:]}, panel)
+		frontBLAS(float64(rest)*float64(b)*float64(b)/2).Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.Unit, rest, b, 1, F[p0*m+p0:], m, F[p1*m+p0:], m)
 		// xt = Xᵀ (b × rest), so that the products run along rows
 		// (axpy kernels) rather than as short dot products.
 		if cap(fw.scr) < rest*b {
@@ -525,10 +525,7 @@ func (fw *frontWorker) front(ctx context.Context, t int32) error {
 		}
 		gemmRows := func(rb int) {
 			re := min(rb+frontRows, rest)
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, -1,
-				blas64.General{Rows: re - rb, Cols: b, Stride: m, Data: F[(p1+rb)*m+p0:]},
-				blas64.General{Rows: b, Cols: re, Stride: rest, Data: xt},
-				1, blas64.General{Rows: re - rb, Cols: re, Stride: m, Data: F[(p1+rb)*m+p1:]})
+			frontBLAS(float64(re-rb)*float64(re)*float64(b)).Dgemm(blas.NoTrans, blas.NoTrans, re-rb, re, b, -1, F[(p1+rb)*m+p0:], m, xt, rest, 1, F[(p1+rb)*m+p1:], m)
 		}
 		blocks := (rest + frontRows - 1) / frontRows
 		if workers := min(runtime.GOMAXPROCS(0), blocks); workers > 1 && float64(rest)*float64(rest)*float64(b) > frontParallelFlam {
@@ -592,4 +589,28 @@ func (fw *frontWorker) front(ctx context.Context, t int32) error {
 		pos[r] = -1
 	}
 	return nil
+}
+
+// frontCFlam is the size (flam) from which a front's triangular solve or
+// product goes to the BLAS registered with gonum (blas64); smaller ones
+// run gonum's Go BLAS on the calling goroutine. They are the same code in
+// the pure-Go build. Under -tags openblas the registered BLAS is the C
+// library: one call at a time (the backend's thread budget), each waking
+// its threads, so the small products of the fronts that run at once on
+// several goroutines waited for each other and paid the library's set-up
+// for microseconds of arithmetic. Factorizations on fronts under -tags
+// openblas (BenchmarkLDLFile factor/fronts=true, 2 cores, four each) with
+// every product in C, in Go, and split at 10⁵ flam: the 50,000-point
+// roll's kNN Laplacian 128, 83, 64 ms; its LLE matrix 245, 286, 201 ms;
+// 5000 deformed digits' kNN Laplacian 148, 286, 138 ms and LLE matrix
+// 489, 768, 427 ms (the pure-Go build: 76, 277, 266, 886 ms); 3·10⁴ and
+// 3·10⁵ were no better.
+const frontCFlam = 1e5
+
+// frontBLAS returns the BLAS for a front's call of flam multiply-adds.
+func frontBLAS(flam float64) blas.Float64 {
+	if flam >= frontCFlam {
+		return blas64.Implementation()
+	}
+	return gonumblas.Implementation{}
 }
