@@ -68,7 +68,9 @@
 // RCM row by row). AnalyzeLDLWithin gives up on an ordering as soon as
 // its factor has counted more entries than allowed (AMD counts them as it
 // eliminates; ErrTooLarge when every ordering passes the bound), for
-// callers that have another way when the factor cannot be afforded, and
+// callers that have another way when the factor cannot be afforded;
+// StartLDLAnalysis starts an OrderAuto analysis on a goroutine for a
+// caller with other work to do first (PendingLDL.Wait finishes it); and
 // LocalOrder permutes a matrix into the reverse Cuthill–McKee order so
 // that its products read their vector nearly in order. NewCholesky is the
 // older envelope Cholesky of A + shift·I on the RCM ordering (positive
