@@ -324,10 +324,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		}
 		if gram.samples {
 			// U = eigenvectors; P = X̂ᵀ·U·Σ⁻² = X̂ᵀ·(U·Σ⁻¹)·Σ⁻¹.
-			u = newGeneral(n, rk)
-			for i := 0; i < n; i++ {
-				copy(u.Data[i*rk:(i+1)*rk], vecs.Data[i*vecs.Stride:i*vecs.Stride+rk])
-			}
+			u = copyGeneral(blas64.General{Rows: n, Cols: rk, Stride: vecs.Stride, Data: vecs.Data})
 			pm = newGeneral(d, rk)
 			h.mulT(pm, w)
 			for i := 0; i < d; i++ {
