@@ -109,29 +109,40 @@ func AnalyzeLDLWithin(ctx context.Context, a *CSR, ord Ordering, maxEntries int6
 	return analyzeSerial(ctx, a, cands, maxEntries)
 }
 
-// analyzeSerial analyses a under each ordering of cands in turn and keeps
-// the cheapest; after AMD (first with OrderAuto) RCM's analysis is dropped
-// when it cannot be cheaper (rcmCannotWin), and not made at all when AMD's
-// factor works on fronts.
+// analyzeSerial analyses a under each ordering of cands in turn (with
+// OrderAuto, AMD's and then RCM's, not made at all when AMD's factor works
+// on fronts) and keeps the cheapest (keepCheapest).
 func analyzeSerial(ctx context.Context, a *CSR, cands []Ordering, maxEntries int64) (*LDLAnalysis, error) {
-	auto := len(cands) == 2
-	var best *LDLAnalysis
-	tried := map[Ordering]int{}
-	for _, o := range cands {
+	var made [2]*LDLAnalysis
+	for k, o := range cands {
+		if k > 0 && made[0] != nil && made[0].usesFronts() {
+			break // RCM's envelope is factored row by row: slower
+		}
 		stop := &stopper{ctx: ctx, limit: maxEntries}
-		s := analyzeWith(stop, a, o)
+		made[k] = analyzeWith(stop, a, o)
 		if stop.err != nil {
 			return nil, stop.err
 		}
-		if s == nil || o == OrderRCM && rcmCannotWin(s, best) {
-			continue // over the limit, or RCM that cannot be cheaper
-		}
-		tried[o] = s.NNZ()
-		if best == nil || s.cheaper(best) {
-			best = s
-		}
-		if auto && o == OrderAMD && s.usesFronts() {
-			break // RCM's envelope is factored row by row: slower
+	}
+	return keepCheapest(made[0], made[1], maxEntries)
+}
+
+// keepCheapest returns the cheaper of the analyses made — first (AMD's
+// with OrderAuto, else the one ordering's) and rcm (RCM's with OrderAuto)
+// — nil where not made or over the entry limit, with the orderings tried
+// and their fill: RCM's is dropped, and not reported, when it cannot be
+// cheaper than first (rcmCannotWin). When neither is left the error wraps
+// ErrTooLarge.
+func keepCheapest(first, rcm *LDLAnalysis, maxEntries int64) (*LDLAnalysis, error) {
+	best := first
+	tried := map[Ordering]int{}
+	if first != nil {
+		tried[first.ordering] = first.NNZ()
+	}
+	if rcm != nil && !rcmCannotWin(rcm, first) {
+		tried[OrderRCM] = rcm.NNZ()
+		if best == nil || rcm.cheaper(best) {
+			best = rcm
 		}
 	}
 	if best == nil {
@@ -246,35 +257,21 @@ func (p *PendingLDL) Wait() (*LDLAnalysis, error) {
 }
 
 // keep chooses between AMD's analysis and RCM's (rcmAn, under rstop) as
-// the serial loop does.
+// the serial loop does (keepCheapest).
 func (p *PendingLDL) keep(rcmAn *LDLAnalysis, rstop *stopper) (*LDLAnalysis, error) {
 	if p.amdStop.err != nil {
 		return nil, p.amdStop.err
 	}
-	best := p.amd
-	tried := map[Ordering]int{}
-	if best != nil {
-		tried[OrderAMD] = best.NNZ()
+	if p.amdFronts() {
+		return keepCheapest(p.amd, nil, p.maxEntries) // RCM's unwanted
 	}
-	if !p.amdFronts() {
-		if err := p.rcmCtx.Err(); rcmAn == nil && err != nil && rstop.err == nil {
-			rstop.err = err // cancelled before it began
-		}
-		if rstop.err != nil {
-			return nil, rstop.err
-		}
-		if rcmAn != nil && !rcmCannotWin(rcmAn, best) {
-			tried[OrderRCM] = rcmAn.NNZ()
-			if best == nil || rcmAn.cheaper(best) {
-				best = rcmAn
-			}
-		}
+	if err := p.rcmCtx.Err(); rcmAn == nil && err != nil && rstop.err == nil {
+		rstop.err = err // cancelled before it began
 	}
-	if best == nil {
-		return nil, tooLarge(p.maxEntries)
+	if rstop.err != nil {
+		return nil, rstop.err
 	}
-	best.tried = tried
-	return best, nil
+	return keepCheapest(p.amd, rcmAn, p.maxEntries)
 }
 
 // analyzeWith orders a by o and analyses it (a partial analysis once stop
