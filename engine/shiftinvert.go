@@ -695,7 +695,7 @@ func (e *earlyAnalysis) analysis(ctx context.Context, b *sparse.CSR, limit int64
 		g := e.g
 		e.g = nil // the graph may go now (200 MB at 10⁶ points)
 		if !isPatternPlusDiagonal(b, g) {
-			e.cancel() // not this matrix's analysis
+			e.stop() // not this matrix's analysis: stopped, and its hold on g released
 		} else if an, err := e.pending.Wait(); err == nil || errors.Is(err, sparse.ErrTooLarge) {
 			return an, true, err // checks ctx as it goes
 		}
