@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 )
@@ -58,6 +61,52 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 		t.Error("float32 geodesics: Transform of the training points differs from the embedding by more than float32 rounding")
 	}
 	checkReloaded(t, m, x.Slice(0, 30, 0, 3))
+}
+
+// A memory budget below the float32 fit's estimate with a ring of its
+// own, but above the matrix and the rest, is met by keeping the
+// searches' rows inside the matrix: the fit runs, the report says so and
+// estimates the ring's bytes less, and the embedding is the other fit's
+// to float32 precision. One byte less is refused.
+func TestIsomapFloat32RingInOutput(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(5000, 0.05, 4)
+	fit := func(budget int64) (*engine.IsomapModel, error) {
+		return engine.Isomap{Dim: 2, K: 10, Float32: true, Options: engine.Options{MaxBytes: budget}}.Fit(ctx, x)
+	}
+	detail := func(m *engine.IsomapModel) string {
+		for _, st := range m.Report().Stages {
+			if st.Name == "geodesics" {
+				return st.Detail
+			}
+		}
+		t.Fatal("no geodesics stage")
+		return ""
+	}
+	const lean = "kept in the output's last rows"
+	free, err := fit(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := free.Report().EstimatedBytes
+	ring := int64(8 * 5000 * (256 + 4*backend.Workers()))
+	if strings.Contains(detail(free), lean) {
+		t.Errorf("no budget: %q", detail(free))
+	}
+	tight, err := fit(own - ring/2)
+	if err != nil {
+		t.Fatalf("budget %d (estimate %d with its own ring): %v", own-ring/2, own, err)
+	}
+	if got := tight.Report().EstimatedBytes; got != own-ring || !strings.Contains(detail(tight), lean) {
+		t.Errorf("budget: estimate %d, want %d; stage detail %q", got, own-ring, detail(tight))
+	}
+	a, b := free.Embedding(), tight.Embedding()
+	if !mat.EqualApprox(a, b, 1e-5*mat.Norm(a, math.Inf(1))) {
+		t.Error("the embedding with the ring in the output differs beyond float32 precision")
+	}
+	if _, err := fit(own - ring - 1); !errors.Is(err, engine.ErrMemoryBudget) {
+		t.Errorf("one byte under the lean estimate: error %v, want ErrMemoryBudget", err)
+	}
 }
 
 func TestIsomapDisconnected(t *testing.T) {

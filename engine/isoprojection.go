@@ -166,11 +166,11 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if s.Solver == IsoProjectionDirect && s.Float32 {
 				return fitPlan{}, fmt.Errorf("%s: %w: the direct solver needs float64 geodesics", method, ErrBadSetting)
 			}
-			elem := int64(8)
+			geodesics := 8 * int64(n) * int64(n)
 			if s.Float32 {
-				elem = 4
+				geodesics = 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n, false)
 			}
-			est := elem*int64(n)*int64(n) + 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(s.Neighbors, xs, s.K)
+			est := geodesics + 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(s.Neighbors, xs, s.K)
 			if s.Solver == IsoProjectionDirect {
 				est += 8 * int64(n) * int64(min(n, d)+n)
 			}
@@ -199,7 +199,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if s.Dim > nk-1 {
 				return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", method, ErrDimension, s.Dim, nk)
 			}
-			tau, err := geodesicTau(r, fixed.Graph, s.Float32, s.spec().constantBetween())
+			tau, err := geodesicTau(r, fixed.Graph, s.Float32, s.spec().constantBetween(), tauPointOrder)
 			if err != nil {
 				return nil, err
 			}

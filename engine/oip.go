@@ -288,7 +288,7 @@ func oipGeodesics(r *run, g blas64.General, spec graphSpec, dim int, p *graphPar
 	if dim > tr.Rows-1 {
 		return blas64.General{}, nil, tauMatrix{}, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", r.method, ErrDimension, dim, tr.Rows)
 	}
-	tau, err := geodesicTau(r, fixed.Graph, false, spec.constantBetween())
+	tau, err := geodesicTau(r, fixed.Graph, false, spec.constantBetween(), tauPointOrder)
 	return tr, fixed.Kept, tau, err
 }
 

@@ -276,7 +276,7 @@ func plan(a Operator, n int, s Settings) (params, error) {
 	p.block = p.b > 1 && hasBlock(a)
 	p.m = s.BasisSize
 	if p.m == 0 {
-		p.m = p.k + max(2*p.k, 16*p.b, 48)
+		p.m = defaultBasis(p.k, p.b)
 	} else if p.m < p.k+p.b {
 		return p, fmt.Errorf("%w: BasisSize = %d is smaller than K + BlockSize = %d", ErrSettings, p.m, p.k+p.b)
 	}
@@ -286,4 +286,23 @@ func plan(a Operator, n int, s Settings) (params, error) {
 	p.m = min(p.m, n-p.b)
 	p.dense = p.m < p.k+p.b || n <= denseMaxN
 	return p, nil
+}
+
+// defaultBasis is the basis size Solve takes when Settings.BasisSize is 0.
+func defaultBasis(k, b int) int { return k + max(2*k, 16*b, 48) }
+
+// WorkBytes is about the most memory Solve allocates for an n×n operator
+// with the settings s, besides the operator's own: the basis of BasisSize
+// + BlockSize vectors of n (BasisSize by default K + max(2K, 16·BlockSize,
+// 48)) and two blocks of scratch.
+func WorkBytes(n int, s Settings) int64 {
+	k, b := s.K, max(1, s.BlockSize)
+	if k == 0 {
+		k = DefaultK
+	}
+	m := s.BasisSize
+	if m == 0 {
+		m = defaultBasis(k, b)
+	}
+	return 8 * int64(n) * int64(min(m, n)+3*b)
 }

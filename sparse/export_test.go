@@ -148,3 +148,15 @@ func StoppedSearchReach(ctx context.Context, g *CSR, src int, heap bool) (stoppe
 
 // SortByHash is AMD's sort of a pivot's variables by (hash, index).
 func SortByHash(v []int32, hash []uint64) { sortByHash(v, hash) }
+
+// RingBarrier is the first output row that the float32 all-pairs search
+// in the searches' order lays its ring over in dst (n rows of the given
+// stride), n when the ring is a slice of its own.
+func RingBarrier(g *CSR, dst []float32, stride int) int {
+	pg, err := newPathGraph(context.Background(), "RingBarrier", g)
+	if err != nil {
+		panic(err)
+	}
+	_, barrier := ringInside(dst, pg.n, stride, ringWindow(pg)+ringSlack())
+	return int(barrier)
+}

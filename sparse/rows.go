@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/manifoldlab/manifold/backend"
 )
@@ -48,6 +49,14 @@ import (
 // no source starts slack or more positions ahead of the least unfinished
 // one, so a row stays in the ring until all its readers have read it.
 // Each float32 value is the float64 distance rounded once.
+//
+// With opt.Order (the output in the searches' order, row k for source k)
+// a float32 output's last rows are written last, so the ring can live
+// there until then (opt.RingInOutput): the window + slack float64 rows take the place of twice as
+// many float32 rows at the end of the output. The sources whose rows
+// overlay the ring (the barrier on) start once every earlier source is
+// done and search from scratch — at 40,000 swiss-roll points the last
+// 2.3 % of the sources, and no memory besides the output.
 
 // Switches for tests and benchmarks. plainAllPairs makes the all-pairs
 // search run every source from scratch, as the landmark searches do;
@@ -60,6 +69,7 @@ var plainAllPairs, heapOnlyPaths, giveUpAlways = false, false, false
 // earlier neighbours' rows are written, least position first, and none
 // ahead of the least unfinished source by slack or more.
 type rowQueue struct {
+	rowReads
 	mu     sync.Mutex
 	more   sync.Cond
 	ready  []int32 // a binary min-heap
@@ -75,17 +85,30 @@ type rowQueue struct {
 	readers []int32
 }
 
+// rowReads says which rows a search starts from.
+type rowReads struct {
+	window  int   // how far back an earlier neighbour's row may lie
+	barrier int32 // the sources from here on read none
+}
+
+// reads says whether the search from s starts from the row of its
+// neighbour t: t is numbered before s, at most window positions, and s is
+// before the barrier.
+func (r rowReads) reads(s, t int32) bool {
+	return t < s && int(s-t) <= r.window && s < r.barrier
+}
+
 // newRowQueue builds the queue of g's sources: what each waits for and
-// who reads each row, for searches that read the rows of their earlier
-// neighbours at most window positions back.
-func newRowQueue(g *pathGraph, window, slack int) *rowQueue {
+// who reads each row, for searches that read rows as rd says. No source
+// from rd.barrier on is handed out before every source before it is done.
+func newRowQueue(g *pathGraph, rd rowReads, slack int) *rowQueue {
 	n := g.n
-	q := &rowQueue{wait: make([]int32, n), left: n, rptr: make([]int32, n+1),
+	q := &rowQueue{rowReads: rd, wait: make([]int32, n), left: n, rptr: make([]int32, n+1),
 		finished: make([]bool, n), slack: slack}
 	q.more.L = &q.mu
 	for s := range int32(n) {
 		for _, t := range g.adj[g.ptr[s]:g.ptr[s+1]] {
-			if reads(s, t, window) {
+			if q.reads(s, t) {
 				q.wait[s]++
 				q.rptr[t+1]++
 			}
@@ -101,7 +124,7 @@ func newRowQueue(g *pathGraph, window, slack int) *rowQueue {
 			q.push(s)
 		}
 		for _, t := range g.adj[g.ptr[s]:g.ptr[s+1]] {
-			if reads(s, t, window) {
+			if q.reads(s, t) {
 				q.readers[fill[t]] = s
 				fill[t]++
 			}
@@ -109,10 +132,6 @@ func newRowQueue(g *pathGraph, window, slack int) *rowQueue {
 	}
 	return q
 }
-
-// reads says whether the search from s starts from the row of its
-// neighbour t: t is numbered before s, at most window positions.
-func reads(s, t int32, window int) bool { return t < s && int(s-t) <= window }
 
 // next records that source done (-1: none) is written, releasing the
 // sources that waited only for it, and returns the next source to search,
@@ -136,7 +155,8 @@ func (q *rowQueue) next(done int32) (int32, bool) {
 			q.more.Broadcast() // sources held back by the slack may start
 		}
 	}
-	for !q.closed && q.left > 0 && (len(q.ready) == 0 || int(q.ready[0]) >= q.prefix+q.slack) {
+	for !q.closed && q.left > 0 && (len(q.ready) == 0 || int(q.ready[0]) >= q.prefix+q.slack ||
+		q.ready[0] >= q.barrier && q.prefix < int(q.barrier)) {
 		q.more.Wait()
 	}
 	if q.closed || q.left == 0 {
@@ -219,28 +239,71 @@ func ringSlack() int { return 4 * backend.Workers() }
 
 // AllPairs32ScratchBytes is the most memory AllPairsShortestPaths32 takes
 // for an n-vertex graph besides its output and O(n + e): the ring of
-// float64 rows its searches start from.
-func AllPairs32ScratchBytes(n int) int64 {
-	return 8 * int64(n) * int64(min(n, max(n/32, 256))+ringSlack())
+// float64 rows its searches start from, or none when inOutput
+// (PathOptions.RingInOutput) and the ring fits the output's last eighth
+// (n ≥ 4,224 or so: always past n = 8,192, where the window is at most
+// n/32).
+func AllPairs32ScratchBytes(n int, inOutput bool) int64 {
+	rows := min(n, max(n/32, 256)) + ringSlack()
+	if inOutput && 2*rows <= n/8-1 {
+		return 0
+	}
+	return 8 * int64(n) * int64(rows)
 }
 
-// allPairsFromRows writes the n×n distances of g into dst (row r for
-// original vertex r, the given stride) as described above. A float64
-// output holds the rows the searches read; for a float32 one they are
-// kept in float64 in a ring of window + slack rows, and a search reads
-// only the rows of earlier neighbours within the window.
-func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, dst []T, stride int, opt PathOptions) error {
+// ringInside returns the ring of rows float64 rows of n laid over the end
+// of the float32 output dst (n rows of the given stride), and the first
+// output row it overlays: nil when those rows would be more than the last
+// eighth.
+func ringInside(dst []float32, n, stride, rows int) ([]float64, int32) {
+	end := (n-1)*stride + n
+	start := end - 2*rows*n
+	if start < 0 {
+		return nil, int32(n)
+	}
+	if uintptr(unsafe.Pointer(&dst[start]))%8 != 0 {
+		start-- // a float64 needs 8-byte alignment
+	}
+	first := start / stride
+	if start%stride >= n { // start lies in the gap after row first
+		first++
+	}
+	if first < n-n/8 {
+		return nil, int32(n)
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(&dst[start])), rows*n), int32(first)
+}
+
+// allPairsFromRows writes the n×n distances of g into dst (the given
+// stride; row r for original vertex r and column j for position cols[j],
+// or, with opt.Order, row and column k for position k) as described
+// above. A float64 output holds the rows the searches read; for a float32
+// one they are kept in float64 in a ring of window + slack rows, and a
+// search reads only the rows of earlier neighbours within the window.
+func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, cols []int32, dst []T, stride int, opt PathOptions) error {
 	n := g.n
 	d64, direct := any(dst).([]float64)
-	window, slack := n, n // float64: every earlier neighbour, no holding back
+	at := func(t int32) int { // the output row of source t
+		if opt.Order != nil {
+			return int(t)
+		}
+		return int(g.perm[t])
+	}
+	rd := rowReads{window: n, barrier: int32(n)} // float64: every earlier neighbour,
+	slack := n                                   // no holding back
 	var ring []float64
 	ringRows := 0
 	if !direct {
-		window, slack = ringWindow(g), ringSlack()
-		ringRows = window + slack
-		ring = make([]float64, ringRows*n)
+		rd.window, slack = ringWindow(g), ringSlack()
+		ringRows = rd.window + slack
+		if d32, ok := any(dst).([]float32); ok && opt.Order != nil && opt.RingInOutput {
+			ring, rd.barrier = ringInside(d32, n, stride, ringRows)
+		}
+		if ring == nil {
+			ring = make([]float64, ringRows*n)
+		}
 	}
-	q := newRowQueue(g, window, slack)
+	q := newRowQueue(g, rd, slack)
 	var unread []atomic.Int32 // float64 squared: readers of each row still to read it
 	if direct && opt.Squared {
 		unread = make([]atomic.Int32, n)
@@ -250,14 +313,14 @@ func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, d
 	}
 	rowOf := func(t int32) []float64 {
 		if direct {
-			r := int(g.perm[t])
+			r := at(t)
 			return d64[r*stride : r*stride+n]
 		}
 		k := int(t) % ringRows
 		return ring[k*n : k*n+n]
 	}
 	setSum := func(t int32, sum float64) {
-		r := int(g.perm[t])
+		r := at(t)
 		if opt.RowSums != nil {
 			opt.RowSums[r] = sum
 		}
@@ -276,7 +339,7 @@ func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, d
 		var rows [][]float64
 		var ws []float64
 		labels := func() {
-			for j, k := range g.inv {
+			for j, k := range cols {
 				s.vs[k].d = lab[j]
 			}
 		}
@@ -289,7 +352,7 @@ func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, d
 			rows, ws = rows[:0], ws[:0]
 			lo, hi := g.ptr[src], g.ptr[src+1]
 			for e, t := range g.adj[lo:hi] {
-				if reads(src, t, window) {
+				if rd.reads(src, t) {
 					rows = append(rows, rowOf(t))
 					ws = append(ws, g.w[int(lo)+e])
 				}
@@ -302,7 +365,7 @@ func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, d
 			}
 			if unread != nil {
 				for _, t := range g.adj[lo:hi] {
-					if reads(src, t, window) && unread[t].Add(-1) == 0 {
+					if rd.reads(src, t) && unread[t].Add(-1) == 0 {
 						sum := square(rowOf(t))
 						setSum(t, sum)
 					}
@@ -318,13 +381,15 @@ func allPairsFromRows[T float](ctx context.Context, what string, g *pathGraph, d
 			// later: a float64 row that later sources read is squared by
 			// the last of them.
 			later := unread != nil && unread[src].Load() > 0
-			row := rowOf(src)
 			var sum float64
-			if direct {
-				sum = emit(row, s, g.inv, opt.Squared && !later)
-			} else {
-				emit(row, s, g.inv, false)
-				r := int(g.perm[src])
+			switch r := at(src); {
+			case direct:
+				sum = emit(rowOf(src), s, cols, opt.Squared && !later)
+			case src >= rd.barrier: // its row overlays the ring, which no one reads now
+				sum = emit(dst[r*stride:r*stride+n], s, cols, opt.Squared)
+			default:
+				row := rowOf(src)
+				emit(row, s, cols, false)
 				sum = convert(dst[r*stride:r*stride+n], row, opt.Squared)
 			}
 			if !later {

@@ -200,3 +200,117 @@ func TestAllPairsFromRowsCancel(t *testing.T) {
 		}
 	}
 }
+
+// With Order the output is the original order's permuted, row and column:
+// the same bits for float64 (the same searches from the same rows) and
+// for float32 with a ring of its own; with the ring in the output, each
+// float32 value the plain search's distance rounded once (the sources
+// past the ring's barrier search from scratch), the same bits whatever the
+// number of workers. The ring lies inside the output on the graphs wide
+// enough for it, and in a slice of its own on the others.
+func TestAllPairsInOrder(t *testing.T) {
+	cases := pathCases(t)
+	cases = append(cases, pathCase{name: "grid 70×70 (integer weights)", g: gridGraph(70, 70, false), exact: true})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			n, _ := c.g.Dims()
+			if testing.Short() && n > 1000 {
+				t.Skip("-short (-race): the graphs of up to 1000 vertices only")
+			}
+			sums := make([]float64, n)
+			want := general(n, n)
+			if err := sparse.AllPairsShortestPaths(ctx, c.g, want, sparse.PathOptions{Squared: true, RowSums: sums}); err != nil {
+				t.Fatal(err)
+			}
+			prev := sparse.SetPlainAllPairs(true)
+			plain := general(n, n)
+			if err := sparse.AllPairsShortestPaths(ctx, c.g, plain, sparse.PathOptions{Squared: true}); err != nil {
+				t.Fatal(err)
+			}
+			sparse.SetPlainAllPairs(prev)
+
+			order, osums := make([]int, n), make([]float64, n)
+			got := general(n, n)
+			if err := sparse.AllPairsShortestPaths(ctx, c.g, got, sparse.PathOptions{Squared: true, RowSums: osums, Order: order}); err != nil {
+				t.Fatal(err)
+			}
+			seen := make([]bool, n)
+			for k, i := range order {
+				if seen[i] {
+					t.Fatalf("Order[%d] = %d twice", k, i)
+				}
+				seen[i] = true
+				sum := 0.0
+				for l, j := range order {
+					g, w := got.Data[k*n+l], want.Data[i*n+j]
+					if math.Float64bits(g) != math.Float64bits(w) {
+						t.Fatalf("float64 in order: (%d, %d) = %v, vertices (%d, %d) %v", k, l, g, i, j, w)
+					}
+					sum += g
+				}
+				if osums[k] != sum || !(sum == sums[i] || math.Abs(sum-sums[i]) <= 1e-12*math.Abs(sums[i])) {
+					t.Fatalf("row sum %d (vertex %d) = %v, want %v (%v in the original order)", k, i, osums[k], sum, sums[i])
+				}
+			}
+
+			stride := n + 3 // a stride beyond n: the ring spans the gaps
+			run32 := func(procs int, inOutput bool) ([]float32, []float64) {
+				old := runtime.GOMAXPROCS(procs)
+				defer runtime.GOMAXPROCS(old)
+				d, s := make([]float32, (n-1)*stride+n), make([]float64, n)
+				opt := sparse.PathOptions{Squared: true, RowSums: s, Order: make([]int, n), RingInOutput: inOutput}
+				if err := sparse.AllPairsShortestPaths32(ctx, c.g, d, stride, opt); err != nil {
+					t.Fatal(err)
+				}
+				return d, s
+			}
+			// A ring of its own: the original order's float32 values.
+			own, _ := run32(2, false)
+			orig := make([]float32, n*n)
+			if err := sparse.AllPairsShortestPaths32(ctx, c.g, orig, n, sparse.PathOptions{Squared: true}); err != nil {
+				t.Fatal(err)
+			}
+			for k, i := range order {
+				for l, j := range order {
+					if own[k*stride+l] != orig[i*n+j] {
+						t.Fatalf("float32 in order, ring of its own (%d, %d) = %v, vertices (%d, %d) %v", k, l, own[k*stride+l], i, j, orig[i*n+j])
+					}
+				}
+			}
+			d32, s32 := run32(2, true)
+			barrier := sparse.RingBarrier(c.g, d32, stride)
+			t.Logf("n = %d, ring inside the output from row %d", n, barrier)
+			for k, i := range order {
+				sum := 0.0
+				for l, j := range order {
+					f, p := d32[k*stride+l], plain.Data[i*n+j]
+					if !roundedFrom(f, p) || (c.exact && f != float32(p)) {
+						t.Fatalf("float32 in order (%d, %d) = %v, plain search %v (ring from row %d)", k, l, f, p, barrier)
+					}
+					sum += float64(f)
+				}
+				if s32[k] != sum {
+					t.Fatalf("float32 row %d: sum %v, want %v", k, s32[k], sum)
+				}
+			}
+			for _, procs := range []int{1, 3} {
+				other, _ := run32(procs, true)
+				for k := 0; k < n; k++ {
+					for l := 0; l < n; l++ {
+						if other[k*stride+l] != d32[k*stride+l] {
+							t.Fatalf("float32 in order, GOMAXPROCS %d: (%d, %d) = %v, not %v", procs, k, l, other[k*stride+l], d32[k*stride+l])
+						}
+					}
+				}
+			}
+		})
+	}
+	// The ring lies inside on the large manifold graphs.
+	for _, g := range []*sparse.CSR{cases[0].g, cases[len(cases)-1].g} {
+		n, _ := g.Dims()
+		if b := sparse.RingBarrier(g, make([]float32, n*n), n); b >= n || b < n-n/8 {
+			t.Errorf("n = %d: ring from row %d, want inside the last eighth", n, b)
+		}
+	}
+}
