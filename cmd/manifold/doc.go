@@ -75,7 +75,11 @@
 //	-float32           isomap: geodesics in float32 (half the N×N matrix;
 //	                   the report's params say float32). Without it, an
 //	                   isomap fit that -max-memory refuses is retried in
-//	                   float32, with a note on standard error
+//	                   float32, with a note on standard error. When
+//	                   -max-memory is short of the searches' ring of float64
+//	                   rows (n/32 rows at most), the ring is kept in the
+//	                   matrix's last rows: nothing besides the matrix, a few
+//	                   per cent more time (the geodesics stage's detail says so)
 //	-neighbors S       the neighbour search of the graph methods: auto (the
 //	                   default: exact while its predicted cost is at most
 //	                   engine.AutoApproxFlam, NN-descent beyond), exact, or
