@@ -289,13 +289,21 @@ func graphBytes(o Neighbors, in samples, k int) int64 {
 	return b
 }
 
-// subsetRows returns the rows idx of x as a compact matrix.
+// subsetRows returns the rows idx of x as a compact matrix (trainRows for
+// the training rows of large inputs: it checks a context).
 func subsetRows(x blas64.General, idx []int) blas64.General {
 	g := newGeneral(len(idx), x.Cols)
-	for i, r := range idx {
-		copy(g.Data[i*g.Stride:i*g.Stride+x.Cols], x.Data[r*x.Stride:r*x.Stride+x.Cols])
-	}
+	_ = copyRowsCtx(context.Background(), g, x, idx) // never cancelled
 	return g
+}
+
+// keptRows is the rows of the input a fixed graph keeps, for trainRows:
+// nil when it keeps them all.
+func keptRows(fixed *neighbors.Fixed) []int {
+	if len(fixed.Dropped) == 0 {
+		return nil
+	}
+	return fixed.Kept
 }
 
 // NeighborSearch chooses how a graph method finds its neighbours.

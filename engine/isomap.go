@@ -162,10 +162,8 @@ func (s Isomap) stages(r *run, g blas64.General, solver Eigensolver, layout tauL
 	p := isomapParams{graphParams: s.spec().params(), Float32: s.Float32, Eigensolver: solver}
 	p.Dropped = len(fixed.Dropped)
 	m := &IsomapModel{base: newBase(methodIsomap, p), graph: fixed.Graph, kept: fixed.Kept, dropped: fixed.Dropped}
-	if len(fixed.Dropped) > 0 {
-		m.train = subsetRows(g, fixed.Kept)
-	} else {
-		m.train = copyGeneral(g)
+	if m.train, err = trainRows(r.ctx, g, keptRows(fixed)); err != nil {
+		return nil, err
 	}
 	nk := m.train.Rows
 	if s.Dim > nk-1 {

@@ -136,10 +136,8 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 	p := landmarkParams{graphParams: s.spec().params(), Landmarks: s.Landmarks, Choice: choice}
 	p.Dropped = len(fixed.Dropped)
 	m := &LandmarkIsomapModel{base: newBase(method, p), graph: fixed.Graph, kept: fixed.Kept}
-	if len(fixed.Dropped) > 0 {
-		m.train = subsetRows(g, fixed.Kept)
-	} else {
-		m.train = copyGeneral(g)
+	if m.train, err = trainRows(r.ctx, g, keptRows(fixed)); err != nil {
+		return nil, err
 	}
 	nk := m.train.Rows
 	nl := min(s.Landmarks, nk)

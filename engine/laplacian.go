@@ -163,8 +163,8 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			m := &LaplacianModel{base: newBase(method, p), kept: fixed.Kept, dropped: fixed.Dropped}
 			if len(fixed.Dropped) > 0 {
 				m.train = in.subset(fixed.Kept)
-			} else {
-				m.train = copyInput(in)
+			} else if m.train, err = copyInput(r.ctx, in); err != nil {
+				return nil, err
 			}
 			if s.K > 0 && s.Eps == 0 && approxSearched(r.rep) { // (kept only then: no copy otherwise)
 				g := fixed.Graph
@@ -221,12 +221,14 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 	}.fit(ctx, x)
 }
 
-// copyInput returns a copy of the rows (a CSR is immutable and shared).
-func copyInput(in samples) samples {
+// copyInput returns a copy of the rows (a CSR is immutable and shared),
+// or ctx's error (trainRows).
+func copyInput(ctx context.Context, in samples) (samples, error) {
 	if in.csr != nil {
-		return in
+		return in, nil
 	}
-	return samples{dense: copyGeneral(in.dense)}
+	g, err := trainRows(ctx, in.dense, nil)
+	return samples{dense: g}, err
 }
 
 // Eigenvalues returns the Dim generalized eigenvalues λ of L·y = λ·D·y of

@@ -126,7 +126,10 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m := &LLEModel{base: newBase(methodLLE, lleParams{K: s.K, Reg: s.Reg, Eigensolver: solver}), train: copyGeneral(g)}
+			m := &LLEModel{base: newBase(methodLLE, lleParams{K: s.K, Reg: s.Reg, Eigensolver: solver})}
+			if m.train, err = trainRows(r.ctx, g, nil); err != nil {
+				return nil, err
+			}
 			m.near = keepLists(r, samples{dense: g}, nb)
 			eig, err := bottomSparse(r, mm, unitConstant(n), s.Dim, solver, s.Seed, nil, "matrix M = (I−W)ᵀ(I−W)")
 			if err != nil {

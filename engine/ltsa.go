@@ -206,7 +206,10 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m := &LTSAModel{base: newBase(method, ltsaParams{K: k, Eigensolver: solver, Input: in.kind(), nullSpace: eig.nullSpace(s.Dim)}), train: copyInput(in)}
+			m := &LTSAModel{base: newBase(method, ltsaParams{K: k, Eigensolver: solver, Input: in.kind(), nullSpace: eig.nullSpace(s.Dim)})}
+			if m.train, err = copyInput(r.ctx, in); err != nil {
+				return nil, err
+			}
 			m.near = keepLists(r, in, nb)
 			m.embedding = eig.vecs
 			m.eig = eig.vals
