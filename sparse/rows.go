@@ -52,11 +52,12 @@ import (
 //
 // With opt.Order (the output in the searches' order, row k for source k)
 // a float32 output's last rows are written last, so the ring can live
-// there until then (opt.RingInOutput): the window + slack float64 rows take the place of twice as
-// many float32 rows at the end of the output. The sources whose rows
-// overlay the ring (the barrier on) start once every earlier source is
-// done and search from scratch — at 40,000 swiss-roll points the last
-// 2.3 % of the sources, and no memory besides the output.
+// there until then (opt.RingInOutput): the window + slack float64 rows
+// take the place of twice as many float32 rows at the end of the output.
+// The sources whose rows overlay the ring (the barrier on) start once
+// every earlier source is done and search from scratch — at 40,000
+// swiss-roll points the last 2.3 % of the sources, and no memory besides
+// the output.
 
 // Switches for tests and benchmarks. plainAllPairs makes the all-pairs
 // search run every source from scratch, as the landmark searches do;
@@ -258,7 +259,7 @@ func AllPairs32ScratchBytes(n int, inOutput bool) int64 {
 func ringInside(dst []float32, n, stride, rows int) ([]float64, int32) {
 	end := (n-1)*stride + n
 	start := end - 2*rows*n
-	if start < 0 {
+	if start < 1 {
 		return nil, int32(n)
 	}
 	if uintptr(unsafe.Pointer(&dst[start]))%8 != 0 {

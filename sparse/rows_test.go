@@ -160,8 +160,9 @@ func hub(g *sparse.CSR) *sparse.CSR {
 }
 
 // A cancel lands within 100 ms wherever it comes in the all-pairs search
-// from rows, float64 and float32 (workers waiting for rows or for the
-// ring included), and the call then fails.
+// from rows, float64 and float32, the ring of its own or in the output
+// (workers waiting for rows, for the ring or at the barrier included), and
+// the call then fails.
 func TestAllPairsFromRowsCancel(t *testing.T) {
 	r := 60 // 3600 vertices: 0.15–0.2 s
 	if testing.Short() {
@@ -171,32 +172,39 @@ func TestAllPairsFromRowsCancel(t *testing.T) {
 	n, _ := g.Dims()
 	d := general(n, n)
 	d32 := make([]float32, n*n)
-	run := func(ctx context.Context, f32 bool) error {
-		if f32 {
+	order := make([]int, n)
+	// mode 0: float64, 1: float32, 2: float32 in the searches' order with
+	// the ring in the output (past its barrier, sources wait for all
+	// earlier ones).
+	run := func(ctx context.Context, mode int) error {
+		switch mode {
+		case 1:
 			return sparse.AllPairsShortestPaths32(ctx, g, d32, n, sparse.PathOptions{Squared: true})
+		case 2:
+			return sparse.AllPairsShortestPaths32(ctx, g, d32, n, sparse.PathOptions{Squared: true, Order: order, RingInOutput: true})
 		}
 		return sparse.AllPairsShortestPaths(ctx, g, d, sparse.PathOptions{Squared: true})
 	}
-	for _, f32 := range []bool{false, true} {
+	for mode := range 3 {
 		start := time.Now()
-		if err := run(context.Background(), f32); err != nil {
+		if err := run(context.Background(), mode); err != nil {
 			t.Fatal(err)
 		}
 		whole := time.Since(start)
 		checkCancelLatency(t, whole, []float64{0.05, 0.5, 0.9}, func(ctx context.Context, _ time.Duration) bool {
-			err := run(ctx, f32)
+			err := run(ctx, mode)
 			if err == nil {
 				return false
 			}
 			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("float32 %v: error %v, want context.Canceled", f32, err)
+				t.Fatalf("mode %d: error %v, want context.Canceled", mode, err)
 			}
 			return true
 		})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if err := run(ctx, f32); !errors.Is(err, context.Canceled) {
-			t.Fatalf("float32 %v, cancelled before the start: error %v", f32, err)
+		if err := run(ctx, mode); !errors.Is(err, context.Canceled) {
+			t.Fatalf("mode %d, cancelled before the start: error %v", mode, err)
 		}
 	}
 }
