@@ -276,14 +276,26 @@ func geodesicMDS(r *run, graph *sparse.CSR, dim int, f32, constant bool, layout 
 	if err != nil {
 		return nil, blas64.General{}, nil, 0, err
 	}
-	means := make([]float64, tau.n)
-	back := newGeneral(tau.n, vecs.Cols)
-	for k, i := range tau.order {
-		means[i] = tau.means[k]
+	vecs = tau.pointOrder(vecs)
+	return vals, vecs, tau.means, tau.between, nil
+}
+
+// pointOrder returns vecs, whose rows follow τ's layout, with its rows in
+// the points' order, and puts t.means in that order too (for a layout in
+// the searches' order; vecs itself otherwise).
+func (t *tauMatrix) pointOrder(vecs blas64.General) blas64.General {
+	if t.order == nil {
+		return vecs
+	}
+	means := make([]float64, t.n)
+	back := newGeneral(t.n, vecs.Cols)
+	for k, i := range t.order {
+		means[i] = t.means[k]
 		copy(back.Data[i*back.Stride:i*back.Stride+back.Cols], vecs.Data[k*vecs.Stride:k*vecs.Stride+vecs.Cols])
 	}
+	t.means, t.order = means, nil
 	backend.FixSigns(back) // the convention's tie-break is by position
-	return vals, back, means, tau.between, nil
+	return back
 }
 
 // tauLayout is how geodesicTau lays out τ(D_G).

@@ -65,47 +65,61 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 
 // A memory budget below the float32 fit's estimate with a ring of its
 // own, but above the matrix and the rest, is met by keeping the
-// searches' rows inside the matrix: the fit runs, the report says so and
-// estimates the ring's bytes less, and the embedding is the other fit's
-// to float32 precision. One byte less is refused.
-func TestIsomapFloat32RingInOutput(t *testing.T) {
+// searches' rows inside the matrix (Isomap, and IsoProjection's
+// regression): the fit runs, the report says so and estimates the ring's
+// bytes less, and the embedding is the other fit's to float32 precision.
+// One byte less is refused.
+func TestFloat32RingInOutput(t *testing.T) {
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(5000, 0.05, 4)
-	fit := func(budget int64) (*engine.IsomapModel, error) {
-		return engine.Isomap{Dim: 2, K: 10, Float32: true, Options: engine.Options{MaxBytes: budget}}.Fit(ctx, x)
+	type fitted interface {
+		Report() engine.Report
+		Embedding() *mat.Dense
 	}
-	detail := func(m *engine.IsomapModel) string {
-		for _, st := range m.Report().Stages {
-			if st.Name == "geodesics" {
-				return st.Detail
+	for _, c := range []struct {
+		name string
+		fit  func(budget int64) (fitted, error)
+	}{
+		{"isomap", func(budget int64) (fitted, error) {
+			return engine.Isomap{Dim: 2, K: 10, Float32: true, Options: engine.Options{MaxBytes: budget}}.Fit(ctx, x)
+		}},
+		{"isoprojection", func(budget int64) (fitted, error) {
+			return engine.IsoProjection{Dim: 2, K: 10, Float32: true, Options: engine.Options{MaxBytes: budget}}.Fit(ctx, x)
+		}},
+	} {
+		detail := func(m fitted) string {
+			for _, st := range m.Report().Stages {
+				if st.Name == "geodesics" {
+					return st.Detail
+				}
 			}
+			t.Fatalf("%s: no geodesics stage", c.name)
+			return ""
 		}
-		t.Fatal("no geodesics stage")
-		return ""
-	}
-	const lean = "kept in the output's last rows"
-	free, err := fit(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	own := free.Report().EstimatedBytes
-	ring := int64(8 * 5000 * (256 + 4*backend.Workers()))
-	if strings.Contains(detail(free), lean) {
-		t.Errorf("no budget: %q", detail(free))
-	}
-	tight, err := fit(own - ring/2)
-	if err != nil {
-		t.Fatalf("budget %d (estimate %d with its own ring): %v", own-ring/2, own, err)
-	}
-	if got := tight.Report().EstimatedBytes; got != own-ring || !strings.Contains(detail(tight), lean) {
-		t.Errorf("budget: estimate %d, want %d; stage detail %q", got, own-ring, detail(tight))
-	}
-	a, b := free.Embedding(), tight.Embedding()
-	if !mat.EqualApprox(a, b, 1e-5*mat.Norm(a, math.Inf(1))) {
-		t.Error("the embedding with the ring in the output differs beyond float32 precision")
-	}
-	if _, err := fit(own - ring - 1); !errors.Is(err, engine.ErrMemoryBudget) {
-		t.Errorf("one byte under the lean estimate: error %v, want ErrMemoryBudget", err)
+		const lean = "kept in the output's last rows"
+		free, err := c.fit(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := free.Report().EstimatedBytes
+		ring := int64(8 * 5000 * (256 + 4*backend.Workers()))
+		if strings.Contains(detail(free), lean) {
+			t.Errorf("%s, no budget: %q", c.name, detail(free))
+		}
+		tight, err := c.fit(own - ring/2)
+		if err != nil {
+			t.Fatalf("%s, budget %d (estimate %d with its own ring): %v", c.name, own-ring/2, own, err)
+		}
+		if got := tight.Report().EstimatedBytes; got != own-ring || !strings.Contains(detail(tight), lean) {
+			t.Errorf("%s, budget: estimate %d, want %d; stage detail %q", c.name, got, own-ring, detail(tight))
+		}
+		a, b := free.Embedding(), tight.Embedding()
+		if !mat.EqualApprox(a, b, 1e-5*mat.Norm(a, math.Inf(1))) {
+			t.Errorf("%s: the embedding with the ring in the output differs beyond float32 precision", c.name)
+		}
+		if _, err := c.fit(own - ring - 1); !errors.Is(err, engine.ErrMemoryBudget) {
+			t.Errorf("%s, one byte under the lean estimate: error %v, want ErrMemoryBudget", c.name, err)
+		}
 	}
 }
 

@@ -137,6 +137,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 	const method = methodIsoProjection
 	s = s.resolved()
 	var solver Eigensolver
+	layout := tauPointOrder
 	return fitter[*IsoProjectionModel]{method: method, opts: s.Options, input: sparseRows,
 		plan: func(xs samples) (fitPlan, error) {
 			n, d := xs.rows(), xs.cols()
@@ -166,14 +167,21 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if s.Solver == IsoProjectionDirect && s.Float32 {
 				return fitPlan{}, fmt.Errorf("%s: %w: the direct solver needs float64 geodesics", method, ErrBadSetting)
 			}
+			rest := 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(s.Neighbors, xs, s.K)
+			if s.Solver == IsoProjectionDirect {
+				rest += 8 * int64(n) * int64(min(n, d)+n)
+			}
 			geodesics := 8 * int64(n) * int64(n)
 			if s.Float32 {
+				// The float32 searches' ring of float64 rows: in τ itself
+				// (then in the searches' order) when the budget asks for it.
 				geodesics = 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n, false)
+				if s.MaxBytes > 0 && geodesics+rest > s.MaxBytes {
+					layout = tauSearchOrderLean
+					geodesics = 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n, true)
+				}
 			}
-			est := geodesics + 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(s.Neighbors, xs, s.K)
-			if s.Solver == IsoProjectionDirect {
-				est += 8 * int64(n) * int64(min(n, d)+n)
-			}
+			est := geodesics + rest
 			return fitPlan{dim: s.Dim, bytes: est, what: fmt.Sprintf("Isometric Projection on %d samples (one %d×%d τ(D_G))", n, n, n), cheaper: "float32 geodesics (Float32), or fewer training samples (the projection maps the rest)"}, nil
 		},
 		stages: func(r *run, xs samples) (*IsoProjectionModel, error) {
@@ -199,7 +207,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if s.Dim > nk-1 {
 				return nil, fmt.Errorf("%s: %w: dim = %d but the graph keeps %d points", method, ErrDimension, s.Dim, nk)
 			}
-			tau, err := geodesicTau(r, fixed.Graph, s.Float32, s.spec().constantBetween(), tauPointOrder)
+			tau, err := geodesicTau(r, fixed.Graph, s.Float32, s.spec().constantBetween(), layout)
 			if err != nil {
 				return nil, err
 			}
@@ -235,6 +243,7 @@ func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, 
 	if err != nil {
 		return blas64.General{}, nil, err
 	}
+	y = tau.pointOrder(y)
 	// τ(D_G) is not needed any more: let the collector have its N×N.
 	tau.s64, tau.s32 = blas64.General{}, nil
 	iterLim := s.regressionIter()
