@@ -132,16 +132,8 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 			if solver == EigenLanczos {
 				rest += lanczos.WorkBytes(n, lanczos.Settings{K: s.Dim})
 			}
-			geodesics := 8 * int64(n) * int64(n)
-			if s.Float32 {
-				// The float32 searches' ring of float64 rows: in the output
-				// itself when the budget asks for it.
-				geodesics = 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n, false)
-				if s.MaxBytes > 0 && geodesics+rest > s.MaxBytes {
-					layout = tauSearchOrderLean
-					geodesics = 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n, true)
-				}
-			}
+			var geodesics int64
+			geodesics, layout = tauBytes(n, s.Float32, rest, s.MaxBytes, layout)
 			return fitPlan{dim: s.Dim,
 				bytes:   geodesics + rest,
 				what:    fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
@@ -313,6 +305,21 @@ const (
 	// more time at 10,000 points. Chosen when the budget asks for it.
 	tauSearchOrderLean
 )
+
+// tauBytes is the memory of τ(D_G) on n points, float64 or float32 with
+// the searches' ring of float64 rows, and its layout: the ring inside τ
+// (tauSearchOrderLean) when the budget maxBytes (0: none) would refuse
+// rest and a ring of its own, the given layout otherwise.
+func tauBytes(n int, f32 bool, rest, maxBytes int64, layout tauLayout) (int64, tauLayout) {
+	if !f32 {
+		return 8 * int64(n) * int64(n), layout
+	}
+	own := 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n, false)
+	if maxBytes > 0 && own+rest > maxBytes {
+		return 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n, true), tauSearchOrderLean
+	}
+	return own, layout
+}
 
 // tauMatrix is τ(D_G) = −½·H·D_G²·H (Cai, He & Han, AAAI 2007 eq. 3) of
 // an n-vertex graph, stored in full in s64 (or in s32 when float32), with

@@ -171,16 +171,8 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if s.Solver == IsoProjectionDirect {
 				rest += 8 * int64(n) * int64(min(n, d)+n)
 			}
-			geodesics := 8 * int64(n) * int64(n)
-			if s.Float32 {
-				// The float32 searches' ring of float64 rows: in τ itself
-				// (then in the searches' order) when the budget asks for it.
-				geodesics = 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n, false)
-				if s.MaxBytes > 0 && geodesics+rest > s.MaxBytes {
-					layout = tauSearchOrderLean
-					geodesics = 4*int64(n)*int64(n) + sparse.AllPairs32ScratchBytes(n, true)
-				}
-			}
+			var geodesics int64
+			geodesics, layout = tauBytes(n, s.Float32, rest, s.MaxBytes, layout)
 			est := geodesics + rest
 			return fitPlan{dim: s.Dim, bytes: est, what: fmt.Sprintf("Isometric Projection on %d samples (one %d×%d τ(D_G))", n, n, n), cheaper: "float32 geodesics (Float32), or fewer training samples (the projection maps the rest)"}, nil
 		},
