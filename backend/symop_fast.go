@@ -112,8 +112,9 @@ func symvByParts(y []float64, n int, bounds []int, rows func(acc []float64, lo, 
 
 // accPool keeps symvByParts' accumulators from one product to the next:
 // an eigensolve's products would otherwise leave symParts·n floats each
-// behind them (28 MB in the eight products of a 40,000-point Isomap, where
-// the n×n matrix keeps the collector from running).
+// behind them (2.6 MB a product at n = 40,000: a 40,000-point Isomap's
+// eigensolve allocated 41 MB, 26 MB with the pool, where the n×n matrix
+// keeps the collector from running).
 var accPool sync.Pool
 
 // triangleParts splits rows [0, n) of an upper triangle into parts of about
