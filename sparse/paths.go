@@ -519,7 +519,7 @@ func shortestPaths[T float](ctx context.Context, what string, g *CSR, sources []
 	if rows == 0 || n == 0 {
 		return ctx.Err()
 	}
-	cols := pg.inv // the output column of each position
+	cols := pg.inv // the position whose distance each output column holds
 	if opt.Order != nil {
 		cols = make([]int32, n)
 		for k, v := range pg.perm {
