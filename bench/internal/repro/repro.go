@@ -115,15 +115,22 @@ func LoadFloats(tag, name string) (*mat.Dense, error) {
 
 // LoadReuters reads the Reuters-21578 term-frequency matrix (documents ×
 // terms) and its labels.
-func LoadReuters() (*sparse.CSR, []int, error) {
-	path := filepath.Join(DataDir(), "reuters21578", "reuters21578_X.mtx.gz")
+func LoadReuters() (*sparse.CSR, []int, error) { return LoadCorpus("reuters21578") }
+
+// LoadCorpus reads a sparse corpus of the data folder, <tag>/<tag>_X.mtx.gz
+// (documents × terms) and <tag>/<tag>_y.txt (a label per document).
+func LoadCorpus(tag string) (*sparse.CSR, []int, error) {
+	path := filepath.Join(DataDir(), tag, tag+"_X.mtx.gz")
 	x, err := sparse.ReadMatrixMarketFile(path)
 	if err != nil {
 		return nil, nil, missing(path, err)
 	}
-	y, err := LoadY("reuters21578")
+	y, err := LoadY(tag)
 	if err != nil {
 		return nil, nil, err
+	}
+	if n, _ := x.Dims(); n != len(y) {
+		return nil, nil, fmt.Errorf("%s: %d documents, %d labels", tag, n, len(y))
 	}
 	return x, y, nil
 }

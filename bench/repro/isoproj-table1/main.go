@@ -1,7 +1,8 @@
 // Command isoproj-table1 reproduces Table 1 and Figure 1 of
-// Cai, He & Han, AAAI 2007 (Cai, He & Han, AAAI 2007) on Reuters-21578
+// Cai, He & Han, "Isometric Projection", AAAI 2007, on Reuters-21578
 // (../shared/data/reuters21578: Deng Cai's 8293 × 18933 term-frequency
-// matrix):
+// matrix), or runs the same protocol on another corpus in that layout
+// (-corpus; bench/repro/tdt2 prepares TDT2):
 //
 //   - the 30 largest categories (8067 documents, as the paper), every
 //     document scaled to unit length;
@@ -15,6 +16,11 @@
 //   - the paper reports "the best performance"; we reduce to d = k, 2k and
 //     4k dimensions (capped at 50) and report, for each method and k, the
 //     dimension with the best mean AC;
+//   - -methods adds columns the paper does not have: Isomap and Laplacian
+//     eigenmaps (LE) on the same graph, the nonlinear embeddings that
+//     IsoProjection and LPP make linear, clustered on the draw's
+//     documents themselves (no projection; what the linear method would
+//     reach if it fitted its eigenvectors exactly);
 //   - Figure 1: for every draw, the subspace is learnt from 5…90 % of the
 //     documents only and all of them are mapped and clustered; the average
 //     AC over k = 2…10 against the training fraction, for Isometric
@@ -35,6 +41,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,6 +59,10 @@ import (
 const prog = "isoproj-table1"
 
 var methods = []string{"Baseline", "LSI", "LPP", "NPE", "IsoProjection"}
+
+// extraMethods are the columns -methods may add: the nonlinear methods
+// that IsoProjection and LPP linearise.
+var extraMethods = []string{"Isomap", "LE"}
 
 // capped maps the extra IsoProjection columns of -iters ("IsoP ≤N its")
 // to their LSQR iteration cap (engine.IsoProjection.RegressionIter).
@@ -103,8 +114,27 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the draws and of k-means")
 	iters := flag.String("iters", "", "extra IsoProjection columns with LSQR capped at these iteration counts (comma-separated; engine.IsoProjection.RegressionIter, -1: to tolerance)")
 	results := flag.String("results", repro.ResultsPath, "the results file to update (\"\": none)")
+	section := flag.String("section", prog, "the section of the results file to write")
+	corpus := flag.String("corpus", "reuters21578", "the corpus: a folder <corpus>/ of the data folder (../shared/data or $MANIFOLD_DATA) holding <corpus>_X.mtx.gz and <corpus>_y.txt")
+	methodsFlag := flag.String("methods", strings.Join(methods, ","), "the columns, from "+strings.Join(append(append([]string(nil), methods...), extraMethods...), ", "))
 	figDir := flag.String("figures", "bench/figures", "folder of the PNG figures")
 	flag.Parse()
+	known := append(append([]string(nil), methods...), extraMethods...)
+	methods = nil
+	for _, m := range strings.Split(*methodsFlag, ",") {
+		m = strings.TrimSpace(m)
+		if !slices.Contains(known, m) {
+			repro.Fatal(prog, fmt.Errorf("-methods: unknown method %q (want %s)", m, strings.Join(known, ", ")))
+		}
+		methods = append(methods, m)
+	}
+	if !slices.Contains(methods, "Baseline") {
+		methods = append([]string{"Baseline"}, methods...) // Figure 1 and the rows need it
+	}
+	reuters := *corpus == "reuters21578"
+	if !reuters {
+		paperAC, paperTime = nil, nil
+	}
 	for _, f := range strings.Split(*iters, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue
@@ -138,11 +168,14 @@ func main() {
 			fracs = append(fracs, v)
 		}
 	}
+	if len(fracs) > 0 && (!slices.Contains(methods, "IsoProjection") || !slices.Contains(methods, "LSI")) {
+		repro.Fatal(prog, fmt.Errorf("Figure 1 (-fractions) needs IsoProjection and LSI among -methods; -fractions \"\" leaves it out"))
+	}
 	if *figDraws == 0 {
 		*figDraws = *draws
 	}
 
-	x, y, err := repro.LoadReuters()
+	x, y, err := repro.LoadCorpus(*corpus)
 	if err != nil {
 		repro.Fatal(prog, err)
 	}
@@ -159,7 +192,7 @@ func main() {
 		}
 	}
 	machine := repro.Machine()
-	fmt.Fprintf(os.Stderr, "%s: reuters21578, 30 largest categories: %d documents; %s\n", prog, total, machine)
+	fmt.Fprintf(os.Stderr, "%s: %s, 30 largest categories: %d documents; %s\n", prog, *corpus, total, machine)
 	ctx := context.Background()
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(*seed, 0x72657574))
@@ -245,10 +278,16 @@ func main() {
 	nmiTab.Header = []string{"k"}
 	timeTab.Header = []string{"k"}
 	for _, m := range methods {
-		acTab.Header = append(acTab.Header, m, "paper")
+		acTab.Header = append(acTab.Header, m)
+		if hasPaper(m) {
+			acTab.Header = append(acTab.Header, "paper")
+		}
 		nmiTab.Header = append(nmiTab.Header, m)
 		if m != "Baseline" {
-			timeTab.Header = append(timeTab.Header, m, "paper")
+			timeTab.Header = append(timeTab.Header, m)
+			if hasPaper(m) {
+				timeTab.Header = append(timeTab.Header, "paper")
+			}
 		}
 	}
 	avgAC := map[string]float64{}
@@ -273,8 +312,9 @@ func main() {
 				label = fmt.Sprintf(" (%d)", min(st.mults[bi]*k, st.maxDim))
 			}
 			row = append(row, fmt.Sprintf("%.1f ± %.1f%s", 100*best.Mean, 100*best.Std, label))
-			pk := paperValue(paperAC[paperKey(m)], k)
-			row = append(row, pk)
+			if hasPaper(m) {
+				row = append(row, paperValue(paperAC[paperKey(m)], k))
+			}
 			avgAC[m] += best.Mean / float64(len(ks))
 			nm := metrics.Summarize(nmi[m][ki][bi])
 			nrow = append(nrow, fmt.Sprintf("%.1f ± %.1f", 100*nm.Mean, 100*nm.Std))
@@ -285,7 +325,10 @@ func main() {
 			if m != "Baseline" {
 				t, _ := repro.MeanStd(secs[m][ki])
 				avgTime[m] += t / float64(len(ks))
-				trow = append(trow, repro.Seconds(t), paperValue(paperTime[paperKey(m)], k))
+				trow = append(trow, repro.Seconds(t))
+				if hasPaper(m) {
+					trow = append(trow, paperValue(paperTime[paperKey(m)], k))
+				}
 			}
 		}
 		acTab.Add(row...)
@@ -297,10 +340,16 @@ func main() {
 		nrow := []string{"Ave."}
 		trow := []string{"Ave."}
 		for _, m := range methods {
-			row = append(row, fmt.Sprintf("%.1f", 100*avgAC[m]), fmt.Sprintf("%.1f", paperAC[paperKey(m)][9]))
+			row = append(row, fmt.Sprintf("%.1f", 100*avgAC[m]))
+			if hasPaper(m) {
+				row = append(row, fmt.Sprintf("%.1f", paperAC[paperKey(m)][9]))
+			}
 			nrow = append(nrow, fmt.Sprintf("%.1f", 100*avgNMI[m]))
 			if m != "Baseline" {
-				trow = append(trow, repro.Seconds(avgTime[m]), fmt.Sprintf("%g", paperTime[paperKey(m)][9]))
+				trow = append(trow, repro.Seconds(avgTime[m]))
+				if hasPaper(m) {
+					trow = append(trow, fmt.Sprintf("%g", paperTime[paperKey(m)][9]))
+				}
 			}
 		}
 		acTab.Add(row...)
@@ -387,19 +436,24 @@ func main() {
 		if err := os.MkdirAll(*figDir, 0o755); err != nil {
 			repro.Fatal(prog, err)
 		}
-		p := repro.LinePlot("Reuters-21578: AC (mean over k = 2…10) vs training fraction", "training documents (%)", "accuracy (%)", series)
-		if err := repro.Save(filepath.Join(*figDir, "isoproj-fig1.png"), p, 7*vg.Inch, 4.5*vg.Inch); err != nil {
+		p := repro.LinePlot(*corpus+": AC (mean over k = 2…10) vs training fraction", "training documents (%)", "accuracy (%)", series)
+		if err := repro.Save(filepath.Join(*figDir, figName(*corpus)), p, 7*vg.Inch, 4.5*vg.Inch); err != nil {
 			repro.Fatal(prog, err)
 		}
 	}
 	elapsed := time.Since(start)
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Isometric Projection Table 1 and Figure 1: Reuters-21578 clustering\n\n")
+	title := "Isometric Projection Table 1 and Figure 1: Reuters-21578 clustering"
+	if !reuters {
+		title = fmt.Sprintf("The protocol of Isometric Projection Table 1 on %s: clustering", *corpus)
+	}
+	fmt.Fprintf(&b, "## %s\n\n", title)
 	fmt.Fprintf(&b, "Command: `flock /tmp/manifold-bench.lock go run ./bench/repro/isoproj-table1 %s` (%s in all, Table 1 %s).  \n",
 		strings.Join(os.Args[1:], " "), elapsed.Round(time.Second), tableSec.Round(time.Second))
 	fmt.Fprintf(&b, "Machine: %s.\n\n", machine)
-	fmt.Fprintf(&b, "Protocol: reuters21578 (Deng Cai's 8293 × 18933 term frequencies), the 30 largest categories (%d documents; the paper: 8067), "+
+	docs, terms := x.Dims()
+	fmt.Fprintf(&b, "Protocol: %s (%d × %d term frequencies), the 30 largest categories (%d documents; the paper, on reuters21578: 8067), "+
 		"every document scaled to unit length. For k = %d…%d, %d random draws of k categories (seed %d; the paper: 25). "+
 		"k-means (engine/cluster: k-means++, %d restarts keeping the lowest objective, as the paper) on the documents of the draw, "+
 		"in the original space (Baseline; k-means on the sparse rows, engine/cluster FitSparse) or after LSI (truncated SVD, no centring), LPP (cosine weights), "+
@@ -409,7 +463,12 @@ func main() {
 		"AC = clustering accuracy with the Kuhn–Munkres mapping (engine/metrics). The paper reports \"the best performance\" without the dimension: "+
 		"we try d = %s × k (at most %d) and give each method's best d for each k (in parentheses), mean ± standard deviation over the draws. "+
 		"Time = fitting the method on the draw's documents (seconds; the paper's machine is unknown).\n\n",
-		total, ks[0], ks[len(ks)-1], *draws, *seed, st.restarts, engine.DefaultRegressionIter, st.graphK, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(st.mults)), ", "), "[]"), st.maxDim)
+		*corpus, docs, terms, total, ks[0], ks[len(ks)-1], *draws, *seed, st.restarts, engine.DefaultRegressionIter, st.graphK, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(st.mults)), ", "), "[]"), st.maxDim)
+	if slices.Contains(methods, "Isomap") || slices.Contains(methods, "LE") {
+		b.WriteString("Isomap (geodesics on the same graph, classical MDS) and LE (Laplacian eigenmaps, cosine weights on the same graph) are the nonlinear " +
+			"embeddings that IsoProjection and LPP make linear; their columns cluster the draw's documents at their own coordinates " +
+			"(what the linear method would give if its projection reproduced its eigenvectors exactly on the documents it learnt from).\n\n")
+	}
 	b.WriteString("AC (%):\n\n")
 	b.WriteString(acTab.Markdown())
 	if len(gaps) > 0 {
@@ -420,15 +479,15 @@ func main() {
 	b.WriteString("\nLearning time (s):\n\n")
 	b.WriteString(timeTab.Markdown())
 	if len(fracs) > 0 {
-		fmt.Fprintf(&b, "\nFigure 1 (`bench/figures/isoproj-fig1.png`): the subspace learnt from a random fraction of each draw's documents (%d draws per k), "+
+		fmt.Fprintf(&b, "\nFigure 1 (`bench/figures/%s`): the subspace learnt from a random fraction of each draw's documents (%d draws per k), "+
 			"all documents mapped and clustered; AC averaged over k = %d…%d (the 100 %% point is Table 1's average at the same dimensions). "+
 			"A training set has at least graph k + 2 documents and 2 more than the largest dimension fitted, so the smallest fractions of small draws are larger than nominal. "+
 			"The paper: IsoProjection reaches its full-data accuracy from about 30 %% of the documents; LSI stays near the baseline.\n\n",
-			*figDraws, ks[0], ks[len(ks)-1])
+			figName(*corpus), *figDraws, ks[0], ks[len(ks)-1])
 		b.WriteString(fig.Markdown())
 	}
 	if *results != "" {
-		if err := repro.UpdateSection(*results, prog, b.String()); err != nil {
+		if err := repro.UpdateSection(*results, *section, b.String()); err != nil {
 			repro.Fatal(prog, err)
 		}
 	}
@@ -472,6 +531,10 @@ func fit(ctx context.Context, m string, x *sparse.CSR, _ []int, k int, st settin
 		return engine.NPE{Dim: dim, K: st.graphK}.Fit(ctx, x)
 	case "IsoProjection":
 		return engine.IsoProjection{Dim: dim, K: st.graphK, Alpha: 0.01, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
+	case "Isomap":
+		return engine.Isomap{Dim: dim, K: st.graphK, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
+	case "LE":
+		return engine.LaplacianEigenmaps{Dim: dim, K: st.graphK, Weight: engine.WeightCosine, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
 	}
 	if it, ok := capped[m]; ok {
 		return engine.IsoProjection{Dim: dim, K: st.graphK, Alpha: 0.01, RegressionIter: it, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
@@ -491,6 +554,12 @@ func embed(ctx context.Context, m string, model metrics.Mapper, x *sparse.CSR, d
 	}
 	var a *mat.Dense
 	switch p := model.(type) {
+	case *engine.IsomapModel, *engine.LaplacianModel:
+		// The training documents' own coordinates (every one is kept:
+		// the graph's components are joined).
+		e := model.(engine.Model).Embedding()
+		n, _ := e.Dims()
+		return e.Slice(0, n, 0, dim), nil
 	case *engine.LSIModel:
 		a = p.Components()
 	case projector:
@@ -518,6 +587,18 @@ func embed(ctx context.Context, m string, model metrics.Mapper, x *sparse.CSR, d
 	out := mat.NewDense(n, dim, nil)
 	x.MulBlockTo(out.RawMatrix(), proj.RawMatrix())
 	return out, nil
+}
+
+// hasPaper reports whether Table 1 of the paper has a column for method m
+// on this corpus.
+func hasPaper(m string) bool { return paperAC[paperKey(m)] != nil }
+
+// figName is the file of Figure 1 for the corpus.
+func figName(corpus string) string {
+	if corpus == "reuters21578" {
+		return "isoproj-fig1.png"
+	}
+	return "isoproj-fig1-" + corpus + ".png"
 }
 
 func paperAt(v []float64, k int) (float64, bool) {
