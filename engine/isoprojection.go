@@ -55,13 +55,20 @@ const DefaultRegressionIter = 10
 // RegressionTol (at most 2·features iterations).
 const RegressionToTolerance = -1
 
-// IsoProjection is Isometric Projection (Cai, He & Han 2007,
-// Cai, He & Han, AAAI 2007): the linear map y = Aᵀx whose embedding best
+// IsoProjection is Isometric Projection (Cai, He & Han, "Isometric
+// Projection", AAAI 2007): the linear map y = Aᵀx whose embedding best
 // preserves the geodesic distances, max aᵀXτ(D_G)Xᵀa subject to
 // aᵀXXᵀa = 1 (eq. 5–6). The graph is the kNN (OR rule), ε or supervised
 // graph (Table 2: neighbours only within a class; K = 0 all of the class).
 // No centring beyond τ, as the paper writes it. As Alpha → 0 with
 // rank(X) = N the two solvers agree (Theorem 2).
+//
+// It keeps Isomap's objective (classical MDS of the geodesics), and
+// clusters like Isomap: on the Table 1 protocol (k-means after the
+// projection, 25 draws per k) Reuters-21578 documents clustered at
+// 59.9 % after IsoProjection, 58.3 % at Isomap's own coordinates, and at
+// 69.0 % after LPP and 71.9 % at Laplacian eigenmaps' (the paper has
+// IsoProjection and LPP on a par); bench/RESULTS.md, isoproj-lpp-gap.
 type IsoProjection struct {
 	Dim int // l, the number of projections; default 2
 	// K neighbours (default 10), or with Labels within the class (0: all).
