@@ -443,6 +443,42 @@ func trainRows(ctx context.Context, g blas64.General, kept []int) (blas64.Genera
 	return t, nil
 }
 
+// trainSamples is trainRows for dense or sparse rows: sparse rows are
+// written out dense (the rows a model that keeps dense training rows
+// needs), with a ctx check after every copyPiece values.
+func trainSamples(ctx context.Context, in samples, kept []int) (blas64.General, error) {
+	if !in.isSparse() {
+		return trainRows(ctx, in.dense, kept)
+	}
+	if err := ctx.Err(); err != nil {
+		return blas64.General{}, err
+	}
+	n, d := in.dims()
+	if kept != nil {
+		n = len(kept)
+	}
+	t := newGeneral(n, d)
+	moved := 0
+	for i := range n {
+		k := i
+		if kept != nil {
+			k = kept[i]
+		}
+		cols, vals := in.csr.Row(k)
+		row := t.Data[i*t.Stride : i*t.Stride+d]
+		for j, c := range cols {
+			row[c] = vals[j]
+		}
+		if moved += d; moved >= copyPiece {
+			moved = 0
+			if err := ctx.Err(); err != nil {
+				return blas64.General{}, err
+			}
+		}
+	}
+	return t, ctx.Err()
+}
+
 // toDense wraps a row-major matrix as a *mat.Dense sharing its data.
 func toDense(g blas64.General) *mat.Dense {
 	var d mat.Dense

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // errAfter is a context whose Err is nil for its first calls and then
@@ -71,5 +73,33 @@ func TestCopyRowsCtx(t *testing.T) {
 		if copied < copyPiece || copied >= copyPiece+c {
 			t.Fatalf("picked %v: %d values copied before the cancel was seen, want one piece of %d", pick != nil, copied, copyPiece)
 		}
+	}
+}
+
+// trainSamples writes sparse rows out dense exactly, kept rows in their
+// order, and stops within a piece of a cancel.
+func TestTrainSamplesSparse(t *testing.T) {
+	const c = 7
+	rows := 2*copyPiece/c + 5
+	src := newGeneral(rows, c)
+	for i := range src.Data {
+		if i%3 != 0 { // a third of the entries zero
+			src.Data[i] = float64(i%101) - 50.5
+		}
+	}
+	csr := sparse.FromDense(toDense(src))
+	for _, pick := range [][]int{nil, {rows - 1, 0, 4, 4}} {
+		want, err := trainRows(context.Background(), src, pick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := trainSamples(context.Background(), samples{csr: csr}, pick)
+		if err != nil || got.Rows != want.Rows || !slices.Equal(got.Data, want.Data) {
+			t.Fatalf("kept %v: error %v, dense rows differ from the dense copy", pick, err)
+		}
+	}
+	_, err := trainSamples(&errAfter{Context: context.Background(), left: 1}, samples{csr: csr}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled after the first piece: error %v, want context.Canceled", err)
 	}
 }

@@ -115,7 +115,7 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 	s = s.resolved()
 	var solver Eigensolver
 	layout := tauSearchOrder
-	return fitter[*IsomapModel]{method: methodIsomap, opts: s.Options, input: denseRows,
+	return fitter[*IsomapModel]{method: methodIsomap, opts: s.Options, input: sparseRows,
 		plan: func(in samples) (fitPlan, error) {
 			n, d := in.dims()
 			if err := s.spec().validate(methodIsomap, n); err != nil {
@@ -139,22 +139,24 @@ func (s Isomap) Fit(ctx context.Context, x mat.Matrix) (*IsomapModel, error) {
 				what:    fmt.Sprintf("exact Isomap on %d points (one %d×%d matrix)", n, n, n),
 				cheaper: "float32 geodesics (Float32, halves the N×N matrix) or landmark-isomap (O(L·N))"}, nil
 		},
-		stages: func(r *run, in samples) (*IsomapModel, error) { return s.stages(r, in.dense, solver, layout) },
+		stages: func(r *run, in samples) (*IsomapModel, error) { return s.stages(r, in, solver, layout) },
 	}.fit(ctx, x)
 }
 
-// stages fits the Isomap embedding of g: the graph, the geodesics (laid
-// out as layout says) and their eigenproblem by solver, the triangulation
-// of new points.
-func (s Isomap) stages(r *run, g blas64.General, solver Eigensolver, layout tauLayout) (*IsomapModel, error) {
-	fixed, err := neighbourGraph(r, g, s.spec())
+// stages fits the Isomap embedding of the rows of in: the graph, the
+// geodesics (laid out as layout says) and their eigenproblem by solver,
+// the triangulation of new points. Sparse rows (text) are searched as
+// they are — the search costs their stored entries, not N·D a pair — and
+// only the training rows the model keeps are written out dense.
+func (s Isomap) stages(r *run, in samples, solver Eigensolver, layout tauLayout) (*IsomapModel, error) {
+	fixed, err := neighbourGraphOf(r, in, s.spec())
 	if err != nil {
 		return nil, err
 	}
 	p := isomapParams{graphParams: s.spec().params(), Float32: s.Float32, Eigensolver: solver}
 	p.Dropped = len(fixed.Dropped)
 	m := &IsomapModel{base: newBase(methodIsomap, p), graph: fixed.Graph, kept: fixed.Kept, dropped: fixed.Dropped}
-	if m.train, err = trainRows(r.ctx, g, keptRows(fixed)); err != nil {
+	if m.train, err = trainSamples(r.ctx, in, keptRows(fixed)); err != nil {
 		return nil, err
 	}
 	nk := m.train.Rows

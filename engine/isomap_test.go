@@ -13,6 +13,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 func TestIsomapAgainstSklearn(t *testing.T) {
@@ -42,6 +43,23 @@ func TestIsomapAgainstSklearn(t *testing.T) {
 						t.Errorf("%s float32=%v: transform disparity to scikit-learn %g > %g", solver, f32, d, tol)
 					}
 				}
+			}
+		}
+		// Sparse rows: the neighbours searched from their entries, the same
+		// embedding and Transform.
+		m := engine.MustFit(t, context.Background(), engine.Isomap{Dim: f.Dim, K: f.K}.Fit, sparse.FromDense(x))
+		if st := m.Report().Stages[0]; st.Name != "neighbors" || !strings.Contains(st.Detail, "sparse rows") {
+			t.Errorf("sparse input: first stage %s %q, want the neighbours of sparse rows", st.Name, st.Detail)
+		}
+		if d := procrustes(t, rowsToDense(f.Embedding), m.Embedding()); d > 1e-6 {
+			t.Errorf("sparse input: Procrustes disparity to scikit-learn %g > 1e-6", d)
+		}
+		if f.XNew != nil {
+			var a, b mat.Dense
+			a.Stack(rowsToDense(f.Embedding), rowsToDense(f.Transform))
+			b.Stack(m.Embedding(), transformed(t, m, sparse.FromDense(rowsToDense(f.XNew))))
+			if d := procrustes(t, &a, &b); d > 1e-6 {
+				t.Errorf("sparse input: transform disparity to scikit-learn %g > 1e-6", d)
 			}
 		}
 	})

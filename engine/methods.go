@@ -33,7 +33,9 @@ type Method struct {
 	// Linear: the embedding is a linear map of the features, so Transform
 	// is a matrix product and Dim is at most the number of features.
 	Linear bool
-	// Sparse: *sparse.CSR rows are kept sparse, not copied dense.
+	// Sparse: *sparse.CSR rows are read as they are, not copied dense
+	// first (Isomap's model keeps dense training rows: its own estimate
+	// counts them).
 	Sparse bool
 	// NeedsLabels: the setting "labels" is required (LDA); for the other
 	// methods with that setting the labels are optional and supervise the
@@ -50,7 +52,7 @@ type Method struct {
 var methods = []Method{
 	method(PCA.Fit, Method{Name: methodPCA, About: "principal component analysis", Linear: true}),
 	method(MDS.Fit, Method{Name: methodMDS, About: "classical multidimensional scaling"}),
-	method(Isomap.Fit, Method{Name: methodIsomap, About: "Isomap: geodesic distances on a neighbour graph, then MDS (-float32: geodesics in float32)"}),
+	method(Isomap.Fit, Method{Name: methodIsomap, About: "Isomap: geodesic distances on a neighbour graph, then MDS (-float32: geodesics in float32)", Sparse: true}),
 	method(LandmarkIsomap.Fit, Method{Name: methodLandmarkIsomap, About: "Isomap with geodesics from landmarks only"}),
 	method(LLE.Fit, Method{Name: methodLLE, About: "locally linear embedding (-alpha: the regularization of the weights)"}),
 	method(IsoProjection.Fit, Method{Name: methodIsoProjection, About: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01; -max-iter: LSQR iterations per regression)", Linear: true, Sparse: true}),

@@ -45,7 +45,7 @@ type Method struct {
 	// dimension is bounded by the number of features and Transform is a
 	// matrix product.
 	Linear bool
-	// Sparse: *sparse.CSR input is kept sparse (not copied dense).
+	// Sparse: *sparse.CSR input is read as it is, not copied dense first.
 	Sparse bool
 
 	// Fit fits the method to the rows of x with the settings of s.
