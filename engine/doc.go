@@ -25,9 +25,11 @@
 // # Sparse rows
 //
 // Text corpora come as sparse document–term matrices (*sparse.CSR, rows =
-// documents). LSI, LPP, NPE, LTSA and Laplacian eigenmaps take them as they
-// are (centring, where a method needs it, stays implicit), and their models
-// map sparse or dense new rows alike; the other methods densify their
+// documents). LSI, LPP, NPE, LTSA, Laplacian eigenmaps and Isometric
+// Projection take them as they are (centring, where a method needs it,
+// stays implicit), and their models map sparse or dense new rows alike.
+// Isomap searches its neighbours from the sparse rows and keeps its
+// training rows dense for Transform; the other methods densify their
 // input.
 //
 // # Neighbour search
