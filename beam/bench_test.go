@@ -4,14 +4,17 @@ package manifoldbeam
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -90,7 +93,12 @@ func cachedBenchData(n, d int, seed uint64) *mat.Dense {
 	return benchCache.m[k]
 }
 
-// benchData is n rows of a swiss roll in d features (d ≥ 3).
+// benchData is n rows of a swiss roll in d features (d ≥ 3), in a random
+// order. rollData's rows follow the roll, so 256 consecutive rows lie close
+// together, which favours a block's neighbour searches (one part of the
+// tree, warm in the caches); real rows arrive in no such order, and the
+// pipeline's shards (every eighth row) would see less of it than the
+// in-process blocks of consecutive rows.
 func benchData(n, d int, seed uint64) *mat.Dense {
 	x, _ := rollData(n, d, seed)
 	rng := rand.New(rand.NewPCG(seed, 3))
@@ -101,7 +109,11 @@ func benchData(n, d int, seed uint64) *mat.Dense {
 			}
 		}
 	}
-	return x
+	out := mat.NewDense(n, d, nil)
+	for i, p := range rng.Perm(n) {
+		out.SetRow(i, x.RawRowView(p))
+	}
+	return out
 }
 
 type benchCase struct {
@@ -161,77 +173,90 @@ const benchScale = 5
 // benchProjectRows is BenchmarkProject's four sub-benchmarks for one model
 // and n rows.
 func benchProjectRows(b *testing.B, c benchCase, m engine.Model, path string, n int) {
-	ctx := context.Background()
-	c.n = n
-	sub := "/rows=" + strconv.Itoa(n)
-	x := benchData(c.n, c.d, 12)
-	b.Run(c.name+"/inprocess"+sub, func(b *testing.B) {
-		for b.Loop() {
-			for lo := 0; lo < c.n; lo += DefaultBlock {
-				hi := min(c.n, lo+DefaultBlock)
-				if _, err := m.Transform(ctx, x.Slice(lo, hi, 0, c.d)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	})
-	b.Run(c.name+"/inprocess-par"+sub, func(b *testing.B) {
-		for b.Loop() {
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			errs := make(chan error, runtime.GOMAXPROCS(0))
-			for range runtime.GOMAXPROCS(0) {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						lo := int(next.Add(DefaultBlock)) - DefaultBlock
-						if lo >= c.n {
-							return
-						}
-						hi := min(c.n, lo+DefaultBlock)
-						if _, err := m.Transform(ctx, x.Slice(lo, hi, 0, c.d)); err != nil {
-							errs <- err
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				b.Fatal(err)
-			}
-		}
-	})
-	for _, project := range []bool{false, true} {
-		name := c.name + "/gen" + sub
-		if project {
-			name = c.name + "/pipeline" + sub
-		}
-		b.Run(name, func(b *testing.B) {
+	x := benchData(n, c.d, 12)
+	variants := []struct {
+		name string
+		run  func() error
+	}{
+		{"inprocess", func() error { return transformBlocks(m, x, n) }},
+		{"inprocess-par", func() error { return transformBlocksPar(m, x, n) }},
+		{"gen", func() error { return runPipeline(c.d, path, n, false) }},
+		{"pipeline", func() error { return runPipeline(c.d, path, n, true) }},
+	}
+	for _, v := range variants {
+		b.Run(c.name+"/"+v.name+"/rows="+strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				p, s := beam.NewPipelineWithRoot()
-				shards := []int{0, 1, 2, 3, 4, 5, 6, 7}
-				rows := beam.ParDo(s, &genRowsFn{N: c.n, D: c.d, Shards: len(shards), Seed: 12}, beam.CreateList(s, shards))
-				var counts beam.PCollection
-				if project {
-					emb, _ := Project(s, path, rows, benchProjectOptions())
-					counts = beam.ParDo(s, &countFn{}, emb)
-				} else {
-					counts = beam.ParDo(s, &countRowsFn{}, rows)
-				}
-				beam.ParDo0(s, &totalFn{}, beam.Combine(s, sumInts, counts))
-				benchTotal.Store(-1)
-				if err := ptest.Run(p); err != nil {
+				if err := v.run(); err != nil {
 					b.Fatal(err)
-				}
-				if got := benchTotal.Load(); got != int64(c.n) {
-					b.Fatalf("%d rows counted, want %d", got, c.n)
 				}
 			}
 		})
 	}
+}
+
+// transformBlocks is the in-process Transform of the first n rows of x in
+// blocks of DefaultBlock rows, as Project forms them, one block after the
+// other (each Transform parallel inside as the engine makes it).
+func transformBlocks(m engine.Model, x *mat.Dense, n int) error {
+	_, d := x.Dims()
+	for lo := 0; lo < n; lo += DefaultBlock {
+		if _, err := m.Transform(context.Background(), x.Slice(lo, min(n, lo+DefaultBlock), 0, d)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// transformBlocksPar is transformBlocks with one goroutine per GOMAXPROCS
+// taking blocks.
+func transformBlocksPar(m engine.Model, x *mat.Dense, n int) error {
+	_, d := x.Dims()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, runtime.GOMAXPROCS(0))
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(DefaultBlock)) - DefaultBlock
+				if lo >= n {
+					return
+				}
+				if _, err := m.Transform(context.Background(), x.Slice(lo, min(n, lo+DefaultBlock), 0, d)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs // nil when no worker failed
+}
+
+// runPipeline runs on prism the pipeline that generates n rows of d
+// features on the workers (benchData's, seed 12) and, with project, maps
+// them with the model at path (else only counts them: the pipeline's own
+// cost), ending in the sum of the per-bundle counts, checked against n.
+func runPipeline(d int, path string, n int, project bool) error {
+	p, s := beam.NewPipelineWithRoot()
+	shards := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	rows := beam.ParDo(s, &genRowsFn{N: n, D: d, Shards: len(shards), Seed: 12}, beam.CreateList(s, shards))
+	var counts beam.PCollection
+	if project {
+		emb, _ := Project(s, path, rows, benchProjectOptions())
+		counts = beam.ParDo(s, &countFn{}, emb)
+	} else {
+		counts = beam.ParDo(s, &countRowsFn{}, rows)
+	}
+	beam.ParDo0(s, &totalFn{}, beam.Combine(s, sumInts, counts))
+	benchTotal.Store(-1)
+	if err := ptest.Run(p); err != nil {
+		return err
+	}
+	if got := benchTotal.Load(); got != int64(n) {
+		return fmt.Errorf("%d rows counted, want %d", got, n)
+	}
+	return nil
 }
 
 // benchProjectOptions are the options BenchmarkProject's pipeline passes.
@@ -255,4 +280,104 @@ func saveModelB(b *testing.B, m engine.Model, dir, name string) string {
 		b.Fatal(err)
 	}
 	return p
+}
+
+// rateRows are BenchmarkProjectRates' smaller row counts, by model: a run
+// of a few hundred milliseconds, so that the fixed cost of a prism job
+// (80–160 ms at 1 proc) is a small part of the larger run's time.
+var rateRows = map[string]int{"pca784": 20000, "landmark-isomap": 50000, "lle": 50000}
+
+// BenchmarkProjectRates measures the throughput of Project against the
+// in-process Transform of the same model on the same rows with the runs
+// paired: each repetition runs the in-process Transform (blocks one after
+// the other, and a goroutine per core taking blocks) and the pipeline at n
+// and at benchScale·n rows, in an order rotated from one repetition to the
+// next, and takes the marginal cost of a row of each, (T(5n) − T(n)) / 4n,
+// and their ratios within the repetition. It reports the medians over the
+// repetitions (MANIFOLD_RATE_REPS, default 8) and logs each repetition.
+// A machine whose speed drifts moves both sides of a ratio together, which
+// the ratio of medians over separate runs (BenchmarkProject with
+// bench_rates.py) does not cancel. Run it once per -cpu value:
+//
+//	go test -c -o /tmp/beambench . && /tmp/beambench -test.run XXX -test.bench BenchmarkProjectRates -test.benchtime 1x -test.cpu 1,2 -test.v
+func BenchmarkProjectRates(b *testing.B) {
+	reps := 8
+	if r, err := strconv.Atoi(os.Getenv("MANIFOLD_RATE_REPS")); err == nil && r > 0 {
+		reps = r
+	}
+	dir := b.TempDir()
+	for _, c := range benchCases {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := c.fit(context.Background(), benchData(c.trainN, c.d, 11))
+			if err != nil {
+				b.Fatal(err)
+			}
+			path := saveModelB(b, m, dir, c.name)
+			if err := engine.Prepare(m); err != nil {
+				b.Fatal(err)
+			}
+			n := rateRows[c.name]
+			sizes := []int{n, benchScale * n}
+			xs := []*mat.Dense{benchData(sizes[0], c.d, 12), benchData(sizes[1], c.d, 12)}
+			for _, size := range sizes { // the pipeline's workers generate the same rows, once
+				cachedBenchData(size, c.d, 12)
+			}
+			variants := []string{"inprocess", "inprocess-par", "pipeline"}
+			run := func(v string, s int) error {
+				switch v {
+				case "inprocess":
+					return transformBlocks(m, xs[s], sizes[s])
+				case "inprocess-par":
+					return transformBlocksPar(m, xs[s], sizes[s])
+				}
+				return runPipeline(c.d, path, sizes[s], true)
+			}
+			// perRow[v][r]: the marginal µs a row of variant v in repetition r.
+			perRow := make([][]float64, len(variants))
+			for b.Loop() {
+				for r := range reps {
+					var t [3][2]float64
+					for k := range 2 * len(variants) {
+						j := (k + r) % (2 * len(variants)) // rotate the order
+						v, s := j%len(variants), j/len(variants)
+						start := time.Now()
+						if err := run(variants[v], s); err != nil {
+							b.Fatal(err)
+						}
+						t[v][s] = time.Since(start).Seconds()
+					}
+					for v := range variants {
+						perRow[v] = append(perRow[v], (t[v][1]-t[v][0])/float64(sizes[1]-sizes[0])*1e6)
+					}
+					b.Logf("rep %d: µs a row inprocess %.3f, inprocess-par %.3f, pipeline %.3f; pipeline / inprocess %.3f, / inprocess-par %.3f",
+						r, perRow[0][r], perRow[1][r], perRow[2][r], perRow[2][r]/perRow[0][r], perRow[2][r]/perRow[1][r])
+				}
+			}
+			ratio := func(v int) []float64 {
+				q := make([]float64, reps)
+				for r := range reps {
+					q[r] = perRow[2][r] / perRow[v][r]
+				}
+				return q
+			}
+			for v, name := range variants {
+				b.ReportMetric(median(perRow[v]), "µs/row-"+name)
+			}
+			r0, r1 := ratio(0), ratio(1)
+			b.ReportMetric(median(r0), "pipeline/inprocess")
+			b.ReportMetric(median(r1), "pipeline/inprocess-par")
+			b.Logf("%s at %d procs, %d repetitions of %d and %d rows: pipeline / inprocess median %.3f (%.3f–%.3f), pipeline / inprocess-par median %.3f (%.3f–%.3f)",
+				c.name, runtime.GOMAXPROCS(0), reps, sizes[0], sizes[1],
+				median(r0), slices.Min(r0), slices.Max(r0), median(r1), slices.Min(r1), slices.Max(r1))
+		})
+	}
+}
+
+// median is the median of v (v is not changed).
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
