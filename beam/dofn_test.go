@@ -26,7 +26,8 @@ import (
 // blocks of 7 with bad rows mixed in: every good row's coordinates equal
 // the in-process Transform, every bad row is a dead letter with its ID;
 // with Parallel 1 (blocks on the bundle's goroutine) and 3 (blocks in
-// flight on goroutines of their own, a failing block among them).
+// flight on goroutines of their own, a failing block among them), over two
+// bundles (the second reuses the first's block slices).
 func TestProjectFnConcurrent(t *testing.T) {
 	ctx := context.Background()
 	x, _ := rollData(120, 4, 31)
@@ -62,8 +63,15 @@ func testProjectFnConcurrent(t *testing.T, path string, x, want *mat.Dense, par 
 			}
 			emit := func(e Embedded) { r.emb = append(r.emb, e) }
 			dead := func(d DeadLetter) { r.dead = append(r.dead, d) }
+			// Two bundles: the second reuses the slices of the first's blocks.
 			f.StartBundle(ctx, emit, dead)
 			for i := w; i < 120; i += workers {
+				if i >= 60 && i-workers < 60 {
+					if r.err = f.FinishBundle(ctx, emit, dead); r.err != nil {
+						return
+					}
+					f.StartBundle(ctx, emit, dead)
+				}
 				if r.err = f.ProcessElement(ctx, Row{ID: fmt.Sprint(i), X: x.RawRowView(i)}, emit, dead); r.err != nil {
 					return
 				}

@@ -155,6 +155,12 @@ type projectFn struct {
 	blocks  map[int][]Row // pending rows by width
 	in      int64         // rows taken since rows_in was last updated
 	flights []*flight     // blocks being transformed, oldest first (Parallel > 1)
+
+	// The slices of landed blocks, reused by the next ones (only the
+	// bundle's goroutine takes and returns them): a block's rows and its
+	// mapped rows are not allocated again for every block.
+	spareRows [][]Row
+	spareEmb  [][]Embedded
 }
 
 // flight is one block's transform: its mapped rows and dead letters, or
@@ -162,9 +168,42 @@ type projectFn struct {
 // when the fields are set.
 type flight struct {
 	done chan struct{}
+	rows []Row // the block
 	emb  []Embedded
 	dead []DeadLetter
 	err  error
+}
+
+// rowBlock is an empty block of rows, a landed block's where one is spare.
+func (f *projectFn) rowBlock() []Row {
+	if n := len(f.spareRows); n > 0 {
+		b := f.spareRows[n-1]
+		f.spareRows = f.spareRows[:n-1]
+		return b
+	}
+	return make([]Row, 0, f.Block)
+}
+
+// embBlock is an empty slice for a block's mapped rows, a landed block's
+// where one is spare.
+func (f *projectFn) embBlock() []Embedded {
+	if n := len(f.spareEmb); n > 0 {
+		e := f.spareEmb[n-1]
+		f.spareEmb = f.spareEmb[:n-1]
+		return e
+	}
+	return make([]Embedded, 0, f.Block)
+}
+
+// recycle keeps the slices of a landed flight for the next blocks. Its
+// mapped rows were emitted by value; their coordinates are not reused (each
+// block's are a new allocation, which consumers may keep).
+func (f *projectFn) recycle(fl *flight) {
+	clear(fl.rows) // no references to the rows' features and IDs are kept
+	clear(fl.emb)
+	f.spareRows = append(f.spareRows, fl.rows[:0])
+	f.spareEmb = append(f.spareEmb, fl.emb[:0])
+	fl.rows, fl.emb = nil, nil
 }
 
 func (f *projectFn) Setup(ctx context.Context) error {
@@ -195,18 +234,22 @@ func (f *projectFn) ProcessElement(ctx context.Context, r Row, emit func(Embedde
 		return nil
 	}
 	w := len(r.X)
-	f.blocks[w] = append(f.blocks[w], r)
-	if len(f.blocks[w]) >= f.Block {
-		f.count(ctx)
-		b := f.blocks[w]
-		if f.Parallel > 1 {
-			f.blocks[w] = make([]Row, 0, f.Block) // b is the flight's now
-		} else {
-			f.blocks[w] = b[:0] // b is done with when submit returns
-		}
-		return f.submit(ctx, b, emit, dead)
+	b := f.blocks[w]
+	if b == nil {
+		b = f.rowBlock()
 	}
-	return nil
+	b = append(b, r)
+	if len(b) < f.Block {
+		f.blocks[w] = b
+		return nil
+	}
+	f.count(ctx)
+	if f.Parallel > 1 {
+		f.blocks[w] = nil // b is the flight's now
+	} else {
+		f.blocks[w] = b[:0] // b is done with when submit returns
+	}
+	return f.submit(ctx, b, emit, dead)
 }
 
 // count adds the rows taken so far to rows_in.
@@ -242,16 +285,21 @@ func (f *projectFn) FinishBundle(ctx context.Context, emit func(Embedded), dead 
 // order the blocks were formed (those already done are emitted at once).
 func (f *projectFn) submit(ctx context.Context, b []Row, emit func(Embedded), dead func(DeadLetter)) error {
 	if f.Parallel <= 1 {
-		var fl flight
+		fl := flight{emb: f.embBlock()}
 		fl.run(ctx, f.model, b)
-		return fl.emit(ctx, emit, dead)
+		if err := fl.emit(ctx, emit, dead); err != nil {
+			return err
+		}
+		clear(fl.emb)
+		f.spareEmb = append(f.spareEmb, fl.emb[:0])
+		return nil
 	}
 	for len(f.flights) >= f.Parallel {
 		if err := f.land(ctx, emit, dead); err != nil {
 			return err
 		}
 	}
-	fl := &flight{done: make(chan struct{})}
+	fl := &flight{done: make(chan struct{}), rows: b, emb: f.embBlock()}
 	go func(m engine.Model) {
 		defer close(fl.done)
 		defer func() {
@@ -294,6 +342,7 @@ func (f *projectFn) land(ctx context.Context, emit func(Embedded), dead func(Dea
 		f.flights = f.flights[:0]
 		return err
 	}
+	f.recycle(fl)
 	return nil
 }
 
@@ -301,7 +350,7 @@ func (f *projectFn) land(ctx context.Context, emit func(Embedded), dead func(Dea
 // the bad rows by transforming row by row. Only a cancelled context fails
 // the block (fl.err).
 func (fl *flight) run(ctx context.Context, m engine.Model, b []Row) {
-	emb, err := transformRows(ctx, m, b)
+	emb, err := transformRows(ctx, m, b, fl.emb)
 	if err == nil {
 		fl.emb = emb
 		return
@@ -311,7 +360,7 @@ func (fl *flight) run(ctx context.Context, m engine.Model, b []Row) {
 		return
 	}
 	for i := range b {
-		emb, err := transformRows(ctx, m, b[i:i+1])
+		emb, err := transformRows(ctx, m, b[i:i+1], fl.emb)
 		if err != nil {
 			if ctx.Err() != nil {
 				fl.err = ctx.Err()
@@ -320,7 +369,7 @@ func (fl *flight) run(ctx context.Context, m engine.Model, b []Row) {
 			fl.dead = append(fl.dead, DeadLetter{ID: b[i].ID, Error: err.Error()})
 			continue
 		}
-		fl.emb = append(fl.emb, emb...)
+		fl.emb = emb
 	}
 }
 
@@ -344,20 +393,20 @@ func (fl *flight) emit(ctx context.Context, emit func(Embedded), dead func(DeadL
 	return nil
 }
 
-// embed pairs the rows of b with the rows of y (their coordinates), the
-// coordinates of the block in one allocation (each row's slice capped at
-// its own length, so an append by a consumer cannot reach its neighbour).
-func embed(b []Row, y *mat.Dense) []Embedded {
+// embed appends to dst the rows of b paired with the rows of y (their
+// coordinates), the coordinates of the block in one new allocation (each
+// row's slice capped at its own length, so an append by a consumer cannot
+// reach its neighbour).
+func embed(dst []Embedded, b []Row, y *mat.Dense) []Embedded {
 	_, d := y.Dims()
 	raw := y.RawMatrix()
 	data := make([]float64, len(b)*d)
-	out := make([]Embedded, len(b))
 	for i := range b {
 		row := data[i*d : (i+1)*d : (i+1)*d]
 		copy(row, raw.Data[i*raw.Stride:i*raw.Stride+d])
-		out[i] = Embedded{ID: b[i].ID, Y: row}
+		dst = append(dst, Embedded{ID: b[i].ID, Y: row})
 	}
-	return out
+	return dst
 }
 
 // errWidth is the error of a row with no features.
@@ -369,8 +418,9 @@ var errWidth = errors.New("row has no features")
 var blockBuffers = sync.Pool{New: func() any { return new([]float64) }}
 
 // transformRows packs rows (equal width) into one matrix, transforms it
-// and pairs the rows with their coordinates.
-func transformRows(ctx context.Context, m engine.Model, b []Row) ([]Embedded, error) {
+// and appends to dst the rows paired with their coordinates. On an error
+// it returns nil and appends nothing (dst's elements are not touched).
+func transformRows(ctx context.Context, m engine.Model, b []Row, dst []Embedded) ([]Embedded, error) {
 	w := len(b[0].X)
 	if w == 0 {
 		return nil, errWidth
@@ -389,5 +439,5 @@ func transformRows(ctx context.Context, m engine.Model, b []Row) ([]Embedded, er
 	if r, c := y.Dims(); r != len(b) || c == 0 {
 		return nil, fmt.Errorf("model %s returned %d×%d for %d rows", m.Method(), r, c, len(b))
 	}
-	return embed(b, y), nil
+	return embed(dst, b, y), nil
 }
