@@ -28,9 +28,9 @@
 // documents). LSI, LPP, NPE, LTSA, Laplacian eigenmaps and Isometric
 // Projection take them as they are (centring, where a method needs it,
 // stays implicit), and their models map sparse or dense new rows alike.
-// Isomap searches its neighbours from the sparse rows and keeps its
-// training rows dense for Transform; the other methods densify their
-// input.
+// Isomap and Landmark Isomap search their neighbours from the sparse rows
+// and keep their training rows dense for Transform; the other methods
+// densify their input.
 //
 // # Neighbour search
 //

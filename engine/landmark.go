@@ -93,7 +93,7 @@ func (s LandmarkIsomap) spec() graphSpec {
 func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapModel, error) {
 	const method = methodLandmarkIsomap
 	var choice LandmarkChoice
-	return fitter[*LandmarkIsomapModel]{method: method, opts: s.Options, input: denseRows,
+	return fitter[*LandmarkIsomapModel]{method: method, opts: s.Options, input: sparseRows,
 		plan: func(in samples) (fitPlan, error) {
 			n, d := in.dims()
 			s = s.resolved(n)
@@ -117,26 +117,29 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 			}
 			bytes := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K)
 			if choice == "maxmin" {
-				bytes += projBoundBytes(n, d)
+				bytes += projBoundBytes(n, d, s.Landmarks)
 			}
 			return fitPlan{dim: s.Dim, bytes: bytes,
 				what: fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
 		},
-		stages: func(r *run, in samples) (*LandmarkIsomapModel, error) { return s.stages(r, in.dense, choice) },
+		stages: func(r *run, in samples) (*LandmarkIsomapModel, error) { return s.stages(r, in, choice) },
 	}.fit(ctx, x)
 }
 
-// stages fits the landmark Isomap of g; choice names the landmark choice.
-func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) (*LandmarkIsomapModel, error) {
+// stages fits the landmark Isomap of the rows of in; choice names the
+// landmark choice. Sparse rows (text) are searched as they are, as Isomap
+// does; the training rows the model keeps, which the landmarks are chosen
+// from, are written out dense.
+func (s LandmarkIsomap) stages(r *run, in samples, choice LandmarkChoice) (*LandmarkIsomapModel, error) {
 	const method = methodLandmarkIsomap
-	fixed, err := neighbourGraph(r, g, s.spec())
+	fixed, err := neighbourGraphOf(r, in, s.spec())
 	if err != nil {
 		return nil, err
 	}
 	p := landmarkParams{graphParams: s.spec().params(), Landmarks: s.Landmarks, Choice: choice}
 	p.Dropped = len(fixed.Dropped)
 	m := &LandmarkIsomapModel{base: newBase(method, p), graph: fixed.Graph, kept: fixed.Kept}
-	if m.train, err = trainRows(r.ctx, g, keptRows(fixed)); err != nil {
+	if m.train, err = trainSamples(r.ctx, in, keptRows(fixed)); err != nil {
 		return nil, err
 	}
 	nk := m.train.Rows
@@ -144,7 +147,7 @@ func (s LandmarkIsomap) stages(r *run, g blas64.General, choice LandmarkChoice) 
 	if s.Dim > nl-1 {
 		return nil, fmt.Errorf("%s: %w: dim = %d but only %d landmarks remain", method, ErrDimension, s.Dim, nl)
 	}
-	err = r.stage("landmarks", landmarkFlam(choice, nk, g.Cols, nl), func(ctx context.Context, st *stageCtx) error {
+	err = r.stage("landmarks", landmarkFlam(choice, nk, m.train.Cols, nl), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		m.landmarks, err = chooseLandmarks(ctx, m.train, nl, s.Choice, s.Seed)
 		st.detail = fmt.Sprintf("%d landmarks, %s", len(m.landmarks), choice)
@@ -382,11 +385,11 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 // coordinates (projBound, p ≤ D/2 values a row), which leaves the same
 // choices. It checks ctx before each landmark.
 func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) {
-	return maxMinBounded(ctx, x, l, first, true)
+	return maxMinBounded(ctx, x, l, first, boundPays(x.Rows, x.Cols, l))
 }
 
-// maxMinBounded is maxMin, with the principal-coordinate bound or (tests)
-// without it.
+// maxMinBounded is maxMin with the principal-coordinate bound where
+// useBound says so and the rows allow it (newProjBound), or without it.
 func maxMinBounded(ctx context.Context, x blas64.General, l, first int, useBound bool) ([]int, error) {
 	n, d := x.Rows, x.Cols
 	closest := make([]float64, n) // squared distance to the nearest landmark
@@ -404,7 +407,7 @@ func maxMinBounded(ctx context.Context, x blas64.General, l, first int, useBound
 	// new landmark from principal coordinates (projBound) reaches its
 	// nearest landmark's: the same choices again, fewer rows read.
 	var bound *projBound
-	if useBound && n >= boundMinRows && l >= boundMinLandmarks {
+	if useBound {
 		var err error
 		if bound, err = newProjBound(ctx, x); err != nil {
 			return nil, err

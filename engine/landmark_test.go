@@ -4,11 +4,13 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // With every point a landmark, landmark MDS is classical MDS of all the
@@ -42,6 +44,38 @@ func TestLandmarkIsomapAgainstIsomap(t *testing.T) {
 		}
 		if !mat.EqualApprox(y, m.Embedding(), 1e-8) {
 			t.Errorf("%s: Transform of the training points differs from the embedding", choice)
+		}
+	}
+}
+
+// Sparse rows are searched as they are (the neighbours stage says so) and
+// give the dense rows' fit: the same landmarks, the same embedding and the
+// same Transform, on a roll padded with columns that are zero throughout.
+func TestLandmarkIsomapSparse(t *testing.T) {
+	ctx := context.Background()
+	roll, _ := datasets.SwissRoll(600, 0.05, 12)
+	x := mat.NewDense(600, 10, nil)
+	x.Slice(0, 600, 0, 3).(*mat.Dense).Copy(roll)
+	xs := sparse.FromDense(x)
+	for _, choice := range []LandmarkChoice{LandmarksMaxMin, LandmarksKMeans} {
+		s := LandmarkIsomap{Dim: 2, K: 10, Landmarks: 60, Choice: choice, Seed: 3}
+		dense := mustFit(t, ctx, s.Fit, x)
+		m := mustFit(t, ctx, s.Fit, xs)
+		if st := m.Report().Stages[0]; st.Name != "neighbors" || !strings.Contains(st.Detail, "sparse rows") {
+			t.Errorf("%s: first stage %s %q, want the neighbours of sparse rows", choice, st.Name, st.Detail)
+		}
+		if !slices.Equal(m.Landmarks(), dense.Landmarks()) {
+			t.Errorf("%s: landmarks %v, the dense rows' %v", choice, m.Landmarks()[:5], dense.Landmarks()[:5])
+		}
+		if !mat.EqualApprox(m.Embedding(), dense.Embedding(), 1e-10) {
+			t.Errorf("%s: the embedding of sparse rows differs from the dense rows'", choice)
+		}
+		y, err := m.Transform(ctx, sparse.FromDense(x.Slice(0, 50, 0, 10)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(y, dense.Embedding().Slice(0, 50, 0, 2), 1e-8) {
+			t.Errorf("%s: Transform of sparse training rows differs from the embedding", choice)
 		}
 	}
 }

@@ -53,7 +53,7 @@ var methods = []Method{
 	method(PCA.Fit, Method{Name: methodPCA, About: "principal component analysis", Linear: true}),
 	method(MDS.Fit, Method{Name: methodMDS, About: "classical multidimensional scaling"}),
 	method(Isomap.Fit, Method{Name: methodIsomap, About: "Isomap: geodesic distances on a neighbour graph, then MDS (-float32: geodesics in float32)", Sparse: true}),
-	method(LandmarkIsomap.Fit, Method{Name: methodLandmarkIsomap, About: "Isomap with geodesics from landmarks only"}),
+	method(LandmarkIsomap.Fit, Method{Name: methodLandmarkIsomap, About: "Isomap with geodesics from landmarks only", Sparse: true}),
 	method(LLE.Fit, Method{Name: methodLLE, About: "locally linear embedding (-alpha: the regularization of the weights)"}),
 	method(IsoProjection.Fit, Method{Name: methodIsoProjection, About: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01; -max-iter: LSQR iterations per regression)", Linear: true, Sparse: true}),
 	method(OIP.Fit, Method{Name: methodOIP, About: "orthogonal isometric projection (Euclidean edge lengths)", Linear: true}),

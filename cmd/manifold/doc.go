@@ -214,9 +214,10 @@
 //	               (n, a, b, …) is n samples of a·b·… features.
 //	.mtx, .mtx.gz  MatrixMarket, read as a sparse matrix (rows = samples,
 //	               e.g. documents × terms): lsi, lpp, npe, ltsa,
-//	               laplacian and isoprojection keep it sparse; isomap
-//	               searches its neighbours from the sparse rows and keeps
-//	               its training rows dense; the other methods densify it.
+//	               laplacian and isoprojection keep it sparse; isomap and
+//	               landmark-isomap search their neighbours from the sparse
+//	               rows and keep their training rows dense; the other
+//	               methods densify it.
 //
 // Labels files hold one label per line, integers or any strings; a blank
 // line before the last label is an error (it would shift the labels). Output

@@ -119,3 +119,27 @@ func TestKeep(t *testing.T) {
 		}
 	}
 }
+
+// Rows wider than MaxDim get no axes, and no row is read (the covariance
+// is never formed: 18,933-term documents once made Axes allocate 5.7 GB);
+// narrow rows are read.
+func TestAxesTooWide(t *testing.T) {
+	reads := 0
+	row := func(i int, buf []float64) []float64 {
+		reads++
+		for k := range buf {
+			buf[k] = float64((i*7 + k) % 5)
+		}
+		return buf
+	}
+	axes, mean, err := Axes(context.Background(), 3, MaxDim+1, row, 0.9)
+	if err != nil || axes.Rows != 0 || mean != nil || reads != 0 {
+		t.Fatalf("%d features: axes %d×%d, mean %d, %v, %d rows read; want no axes, no reads", MaxDim+1, axes.Rows, axes.Cols, len(mean), err, reads)
+	}
+	if _, _, err := Axes(context.Background(), 3, 64, row, 0.9); err != nil || reads == 0 {
+		t.Fatalf("64 features: %v, %d rows read", err, reads)
+	}
+	if got, want := SetupBytes(3, MaxDim), int64(8*(3*MaxDim+2*MaxDim*MaxDim)); got != want {
+		t.Errorf("SetupBytes %d, want %d", got, want)
+	}
+}

@@ -20,6 +20,26 @@ import (
 // estimates.
 const Sample = 8192
 
+// MaxDim is the widest rows Axes takes: the d × d covariance (twice, 8·d²
+// bytes each: 268 MB at 4096 features) and its dense eigenvalues (about
+// 4/3·d³ flam, most of a minute here at 4096) would cost more than the
+// coordinates they give can spare. Wider rows get no axes. (Before, rows
+// of 18,933 terms made Axes allocate 5.7 GB and run for hours.)
+const MaxDim = 4096
+
+// SetupFlam is the flam of Axes on n rows of d features: the covariance of
+// the sample (s·d²/2) and its dense eigenproblem (about 4/3·d³).
+func SetupFlam(n, d int) float64 {
+	s := float64(min(n, Sample))
+	return s*float64(d)*float64(d)/2 + 4.0/3*float64(d)*float64(d)*float64(d)
+}
+
+// SetupBytes is the memory Axes allocates for n rows of d features: the
+// sample and two copies of the covariance.
+func SetupBytes(n, d int) int64 {
+	return 8 * (int64(min(n, Sample))*int64(d) + 2*int64(d)*int64(d))
+}
+
 // projectRows is the rows Project projects at a time (one matrix product,
 // between two context checks): 4096 rows of 256 features took a loaded
 // CI machine up to 130 ms; with the pure-Go backend a row's coordinates
@@ -37,11 +57,12 @@ type Row func(i int, buf []float64) []float64
 // the n given, and the sample's mean, with p the fewest that keep share of
 // the covariance's trace, rounded up to a multiple of 4. It returns no
 // axes (Rows 0) when p would exceed d/2 — the variance too spread out for
-// coordinates on few axes to pay — or the covariance is zero.
+// coordinates on few axes to pay —, when the covariance is zero, or when d
+// exceeds MaxDim (before it allocates anything).
 // Deterministic: the same rows give the same axes on any number of
 // goroutines.
 func Axes(ctx context.Context, n, d int, row Row, share float64) (axes blas64.General, mean []float64, err error) {
-	if n < 2 || d < 1 {
+	if n < 2 || d < 1 || d > MaxDim {
 		return blas64.General{}, nil, nil
 	}
 	s := min(n, Sample)
