@@ -382,8 +382,8 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 // of the points not skipped: O(l·N) plus the distances computed, at most
 // O(l·N·D). Rows of many features whose variance lies in few directions
 // are also skipped by a lower bound of the distance from their principal
-// coordinates (projBound, p ≤ D/2 values a row), which leaves the same
-// choices. It checks ctx before each landmark.
+// coordinates (projBound, p ≤ D/2 values a row; where its set-up pays,
+// boundPays), which leaves the same choices. It checks ctx before each landmark.
 func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) {
 	return maxMinBounded(ctx, x, l, first, boundPays(x.Rows, x.Cols, l))
 }

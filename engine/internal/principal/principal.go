@@ -22,8 +22,8 @@ const Sample = 8192
 
 // MaxDim is the widest rows Axes takes: the d × d covariance (twice, 8·d²
 // bytes each: 268 MB at 4096 features) and its dense eigenvalues (about
-// 4/3·d³ flam, most of a minute here at 4096) would cost more than the
-// coordinates they give can spare. Wider rows get no axes. (Before, rows
+// 4/3·d³ flam: 78 s here at 4096) cost more than the coordinates they give
+// can spare. Wider rows get no axes. (Before, rows
 // of 18,933 terms made Axes allocate 5.7 GB and run for hours.)
 const MaxDim = 4096
 
