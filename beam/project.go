@@ -175,24 +175,21 @@ type flight struct {
 }
 
 // rowBlock is an empty block of rows, a landed block's where one is spare.
-func (f *projectFn) rowBlock() []Row {
-	if n := len(f.spareRows); n > 0 {
-		b := f.spareRows[n-1]
-		f.spareRows = f.spareRows[:n-1]
-		return b
-	}
-	return make([]Row, 0, f.Block)
-}
+func (f *projectFn) rowBlock() []Row { return takeSpare(&f.spareRows, f.Block) }
 
 // embBlock is an empty slice for a block's mapped rows, a landed block's
 // where one is spare.
-func (f *projectFn) embBlock() []Embedded {
-	if n := len(f.spareEmb); n > 0 {
-		e := f.spareEmb[n-1]
-		f.spareEmb = f.spareEmb[:n-1]
-		return e
+func (f *projectFn) embBlock() []Embedded { return takeSpare(&f.spareEmb, f.Block) }
+
+// takeSpare pops an empty slice off spare, or makes one of capacity c.
+func takeSpare[T any](spare *[][]T, c int) []T {
+	n := len(*spare)
+	if n == 0 {
+		return make([]T, 0, c)
 	}
-	return make([]Embedded, 0, f.Block)
+	b := (*spare)[n-1]
+	*spare = (*spare)[:n-1]
+	return b
 }
 
 // recycle keeps the slices of a landed flight for the next blocks. Its
