@@ -149,7 +149,13 @@ func (s LandmarkIsomap) stages(r *run, in samples, choice LandmarkChoice) (*Land
 	}
 	err = r.stage("landmarks", landmarkFlam(choice, nk, m.train.Cols, nl), func(ctx context.Context, st *stageCtx) error {
 		var err error
-		m.landmarks, err = chooseLandmarks(ctx, m.train, nl, s.Choice, s.Seed)
+		// The max-min choice reads sparse rows as they are (the same
+		// choices, a row's entries read instead of its D values).
+		rows := samples{dense: m.train}
+		if in.isSparse() {
+			rows.csr = in.subset(keptRows(fixed)).csr
+		}
+		m.landmarks, err = chooseLandmarks(ctx, rows, nl, s.Choice, s.Seed)
 		st.detail = fmt.Sprintf("%d landmarks, %s", len(m.landmarks), choice)
 		return err
 	})
@@ -310,8 +316,9 @@ func landmarkFlam(choice LandmarkChoice, n, d, l int) float64 {
 }
 
 // chooseLandmarks returns l distinct row indices of x, sorted.
-func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice LandmarkChoice, seed uint64) ([]int, error) {
-	n := x.Rows
+func chooseLandmarks(ctx context.Context, rows samples, l int, choice LandmarkChoice, seed uint64) ([]int, error) {
+	n := rows.rows()
+	x := rows.dense // the choices but max-min read the dense rows, which rows always holds
 	rng := rand.New(rand.NewPCG(seed, 0x6c616e646d61726b))
 	var idx []int
 	switch choice {
@@ -354,7 +361,7 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 		idx = out
 	default: // MaxMin
 		var err error
-		if idx, err = maxMin(ctx, x, l, rng.IntN(n)); err != nil {
+		if idx, err = maxMin(ctx, rows, l, rng.IntN(n)); err != nil {
 			return nil, err
 		}
 	}
@@ -384,14 +391,18 @@ func chooseLandmarks(ctx context.Context, x blas64.General, l int, choice Landma
 // are also skipped by a lower bound of the distance from their principal
 // coordinates (projBound, p ≤ D/2 values a row; where its set-up pays,
 // boundPays), which leaves the same choices. It checks ctx before each landmark.
-func maxMin(ctx context.Context, x blas64.General, l, first int) ([]int, error) {
-	return maxMinBounded(ctx, x, l, first, boundPays(x.Rows, x.Cols, l))
+func maxMin(ctx context.Context, rows samples, l, first int) ([]int, error) {
+	n, d := rows.dims()
+	return maxMinBounded(ctx, rows, l, first, !rows.isSparse() && boundPays(n, d, l))
 }
 
 // maxMinBounded is maxMin with the principal-coordinate bound where
-// useBound says so and the rows allow it (newProjBound), or without it.
-func maxMinBounded(ctx context.Context, x blas64.General, l, first int, useBound bool) ([]int, error) {
-	n, d := x.Rows, x.Cols
+// useBound says so and the rows allow it (newProjBound; dense rows), or
+// without it. Sparse rows' distances are sparse.SqDist's, bit for bit the
+// dense rows': the same choices.
+func maxMinBounded(ctx context.Context, rows samples, l, first int, useBound bool) ([]int, error) {
+	n, d := rows.dims()
+	x, sp := rows.dense, rows.csr
 	closest := make([]float64, n) // squared distance to the nearest landmark
 	owner := make([]int32, n)     // which landmark (its position in idx)
 	for i := range closest {
@@ -430,10 +441,23 @@ func maxMinBounded(ctx context.Context, x blas64.General, l, first int, useBound
 		}
 		last := len(idx) - 1
 		qi := idx[last]
-		q := x.Data[qi*x.Stride : qi*x.Stride+d]
+		var q []float64 // the new landmark's row: dense, or its entries
+		var qc []int
+		if sp != nil {
+			qc, q = sp.Row(qi)
+		} else {
+			q = x.Data[qi*x.Stride : qi*x.Stride+d]
+		}
 		gap = gap[:0]
 		for _, a := range idx[:last] {
-			g := math.Sqrt(sqDist(q, x.Data[a*x.Stride:a*x.Stride+d])) / (2 * margin)
+			var s float64
+			if sp != nil {
+				ac, av := sp.Row(a)
+				s = sparse.SqDist(qc, q, ac, av)
+			} else {
+				s = sqDist(q, x.Data[a*x.Stride:a*x.Stride+d])
+			}
+			g := math.Sqrt(s) / (2 * margin)
 			gap = append(gap, g*g)
 		}
 		// ctx is checked between chunks too: the first passes read every
@@ -442,7 +466,14 @@ func maxMinBounded(ctx context.Context, x blas64.General, l, first int, useBound
 			bi, bd := lo, -1.0
 			for i := lo; i < hi; i++ {
 				if c := closest[i]; last == 0 || (gap[owner[i]] <= c && (bound == nil || !bound.atLeast(i, qi, c))) {
-					if s := sqDist(x.Data[i*x.Stride:i*x.Stride+d], q); s < c {
+					var s float64
+					if sp != nil {
+						ic, iv := sp.Row(i)
+						s = sparse.SqDist(ic, iv, qc, q)
+					} else {
+						s = sqDist(x.Data[i*x.Stride:i*x.Stride+d], q)
+					}
+					if s < c {
 						closest[i], owner[i] = s, int32(last)
 					}
 				}

@@ -132,12 +132,21 @@ func TestMaxMinPruned(t *testing.T) {
 	check := func(t *testing.T, name string, x *mat.Dense, l int) {
 		n, _ := x.Dims()
 		for _, first := range []int{0, n / 2} {
-			got, err := maxMin(context.Background(), x.RawMatrix(), l, first)
+			got, err := maxMin(context.Background(), samples{dense: x.RawMatrix()}, l, first)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := maxMinEvery(x, l, first); !slices.Equal(got, want) {
+			want := maxMinEvery(x, l, first)
+			if !slices.Equal(got, want) {
 				t.Fatalf("%s from %d: pruned max-min %v\nevery distance %v", name, first, got, want)
+			}
+			// From sparse rows (zero pixels not stored): the same choices.
+			got, err = maxMin(context.Background(), samples{dense: x.RawMatrix(), csr: sparse.FromDense(x)}, l, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s from %d, sparse rows: max-min %v\nevery distance %v", name, first, got, want)
 			}
 		}
 	}

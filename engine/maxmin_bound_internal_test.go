@@ -106,11 +106,11 @@ func TestMaxMinBoundSameChoices(t *testing.T) {
 	}
 	x := mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, n, 0, 256))
 	for _, first := range starts {
-		with, err := maxMinBounded(context.Background(), x.RawMatrix(), landmarks, first, true)
+		with, err := maxMinBounded(context.Background(), samples{dense: x.RawMatrix()}, landmarks, first, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		without, err := maxMinBounded(context.Background(), x.RawMatrix(), landmarks, first, false)
+		without, err := maxMinBounded(context.Background(), samples{dense: x.RawMatrix()}, landmarks, first, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func BenchmarkMaxMinFile(b *testing.B) {
 	x := mat.DenseCopyOf(m).RawMatrix()
 	var got []int
 	for b.Loop() {
-		if got, err = maxMin(context.Background(), x, 1000, 0); err != nil {
+		if got, err = maxMin(context.Background(), samples{dense: x}, 1000, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

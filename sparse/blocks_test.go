@@ -112,3 +112,49 @@ func TestDot(t *testing.T) {
 		}
 	}
 }
+
+// SqDist is bit for bit the dense squared distance, summed over every
+// index in order, on random sparse vectors of awkward values (disjoint,
+// overlapping, empty and stored-zero patterns among them): the max-min
+// landmark choice relies on it to choose from sparse rows as from dense.
+func TestSqDist(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const d = 40
+	sparseOf := func(v []float64, keepZero bool) ([]int, []float64) {
+		var idx []int
+		var val []float64
+		for i, x := range v {
+			if x != 0 || (keepZero && i%7 == 0) {
+				idx, val = append(idx, i), append(val, x)
+			}
+		}
+		return idx, val
+	}
+	for trial := range 500 {
+		a, b := make([]float64, d), make([]float64, d)
+		for i := range d {
+			if rng.IntN(3) == 0 {
+				a[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
+			}
+			if rng.IntN(3) == 0 {
+				b[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
+			}
+		}
+		if trial%50 == 0 {
+			clear(a) // an empty vector
+		}
+		want := 0.0
+		for i := range a {
+			t := a[i] - b[i]
+			want += t * t
+		}
+		ai, av := sparseOf(a, trial%2 == 0)
+		bi, bv := sparseOf(b, false)
+		if got := sparse.SqDist(ai, av, bi, bv); got != want {
+			t.Fatalf("trial %d: SqDist %v, the dense sum %v", trial, got, want)
+		}
+		if got := sparse.SqDist(bi, bv, ai, av); got != want {
+			t.Fatalf("trial %d: SqDist (swapped) %v, the dense sum %v", trial, got, want)
+		}
+	}
+}

@@ -277,6 +277,39 @@ func Dot(ai []int, av []float64, bi []int, bv []float64) float64 {
 	return s
 }
 
+// SqDist returns the squared Euclidean distance of two sparse vectors, each
+// given by its ascending indices and their values (a CSR row, CSR.Row):
+// Σ (a_k − b_k)² over the indices either holds, summed in ascending index
+// order — bit for bit the sum over every index of the dense vectors (a
+// zero term leaves a float sum as it is), which a dense caller's choices
+// can then be repeated from.
+func SqDist(ai []int, av []float64, bi []int, bv []float64) float64 {
+	s := 0.0
+	a, b := 0, 0
+	for a < len(ai) && b < len(bi) {
+		switch {
+		case ai[a] < bi[b]:
+			s += av[a] * av[a]
+			a++
+		case ai[a] > bi[b]:
+			s += bv[b] * bv[b]
+			b++
+		default:
+			t := av[a] - bv[b]
+			s += t * t
+			a++
+			b++
+		}
+	}
+	for ; a < len(ai); a++ {
+		s += av[a] * av[a]
+	}
+	for ; b < len(bi); b++ {
+		s += bv[b] * bv[b]
+	}
+	return s
+}
+
 // LocalOrder returns P·A·Pᵀ for a square a whose pattern is symmetric,
 // with P the reverse Cuthill–McKee order of its graph (new → old, also
 // returned): every vertex's neighbours then lie near it, so a product with
