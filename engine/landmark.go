@@ -147,14 +147,14 @@ func (s LandmarkIsomap) stages(r *run, in samples, choice LandmarkChoice) (*Land
 	if s.Dim > nl-1 {
 		return nil, fmt.Errorf("%s: %w: dim = %d but only %d landmarks remain", method, ErrDimension, s.Dim, nl)
 	}
-	err = r.stage("landmarks", landmarkFlam(choice, nk, m.train.Cols, nl), func(ctx context.Context, st *stageCtx) error {
+	// The max-min choice reads sparse rows as they are (the same choices,
+	// a row's entries read instead of its D values).
+	rows := samples{dense: m.train}
+	if in.isSparse() {
+		rows.csr = in.subset(keptRows(fixed)).csr
+	}
+	err = r.stage("landmarks", landmarkFlam(choice, rows, nl), func(ctx context.Context, st *stageCtx) error {
 		var err error
-		// The max-min choice reads sparse rows as they are (the same
-		// choices, a row's entries read instead of its D values).
-		rows := samples{dense: m.train}
-		if in.isSparse() {
-			rows.csr = in.subset(keptRows(fixed)).csr
-		}
 		m.landmarks, err = chooseLandmarks(ctx, rows, nl, s.Choice, s.Seed)
 		st.detail = fmt.Sprintf("%d landmarks, %s", len(m.landmarks), choice)
 		return err
@@ -305,12 +305,21 @@ func (m *LandmarkIsomapModel) transformRow(ctx context.Context, dst, x []float64
 	return gi.transformRow(ctx, dst, x)
 }
 
-func landmarkFlam(choice LandmarkChoice, n, d, l int) float64 {
+// landmarkFlam predicts the choice of l landmarks among rows: l passes
+// over the rows for max-min (sparse rows: about 2·nnz a pass, the merge of
+// each row's entries with the landmark's), 20 Lloyd iterations for k-means.
+func landmarkFlam(choice LandmarkChoice, rows samples, l int) float64 {
+	n, d := rows.dense.Rows, rows.dense.Cols
 	switch choice {
 	case LandmarksRandom:
 		return float64(l)
 	case LandmarksKMeans:
 		return 20 * flam.KNNBrute(n, l, d) // ~20 Lloyd iterations
+	case LandmarksKMeansPP:
+		return flam.KNNBrute(n, l, d)
+	}
+	if rows.isSparse() {
+		return 2 * float64(l) * float64(rows.nnz())
 	}
 	return flam.KNNBrute(n, l, d)
 }
