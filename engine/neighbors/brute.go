@@ -207,24 +207,7 @@ func (s *sparseSpace) exact(q, j int) float64 {
 		return s.key(sparse.Dot(ac, av, bc, bv), s.qn[q], s.xn[j])
 	}
 	// Euclidean: Σ over the union of the two patterns of (a − b)².
-	sum := 0.0
-	a, b := 0, 0
-	for a < len(ac) || b < len(bc) {
-		switch {
-		case b == len(bc) || (a < len(ac) && ac[a] < bc[b]):
-			sum += av[a] * av[a]
-			a++
-		case a == len(ac) || bc[b] < ac[a]:
-			sum += bv[b] * bv[b]
-			b++
-		default:
-			e := av[a] - bv[b]
-			sum += e * e
-			a++
-			b++
-		}
-	}
-	return sum
+	return sparse.SqDist(ac, av, bc, bv)
 }
 
 func (s *sparseSpace) report(key float64) float64 {
