@@ -116,7 +116,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 				choice = "maxmin"
 			}
 			bytes := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K)
-			if choice == "maxmin" {
+			if choice == "maxmin" && !in.isSparse() { // sparse rows: no bound (maxMin)
 				bytes += projBoundBytes(n, d, s.Landmarks)
 			}
 			return fitPlan{dim: s.Dim, bytes: bytes,
@@ -148,9 +148,10 @@ func (s LandmarkIsomap) stages(r *run, in samples, choice LandmarkChoice) (*Land
 		return nil, fmt.Errorf("%s: %w: dim = %d but only %d landmarks remain", method, ErrDimension, s.Dim, nl)
 	}
 	// The max-min choice reads sparse rows as they are (the same choices,
-	// a row's entries read instead of its D values).
+	// a row's entries read instead of its D values); the others read the
+	// dense training rows.
 	rows := samples{dense: m.train}
-	if in.isSparse() {
+	if in.isSparse() && choice == "maxmin" {
 		rows.csr = in.subset(keptRows(fixed)).csr
 	}
 	err = r.stage("landmarks", landmarkFlam(choice, rows, nl), func(ctx context.Context, st *stageCtx) error {

@@ -34,8 +34,8 @@ type Method struct {
 	// is a matrix product and Dim is at most the number of features.
 	Linear bool
 	// Sparse: *sparse.CSR rows are read as they are, not copied dense
-	// first (Isomap's model keeps dense training rows: its own estimate
-	// counts them).
+	// first (Isomap's and Landmark Isomap's models keep dense training
+	// rows: their own estimates count them).
 	Sparse bool
 	// NeedsLabels: the setting "labels" is required (LDA); for the other
 	// methods with that setting the labels are optional and supervise the
