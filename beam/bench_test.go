@@ -179,7 +179,7 @@ const benchScale = 5
 // benchProjectRows is BenchmarkProject's four sub-benchmarks for one model
 // and n rows.
 func benchProjectRows(b *testing.B, c benchCase, m engine.Model, path string, n int) {
-	x := benchData(n, c.d, 12)
+	x := cachedBenchData(n, c.d, 12) // the pipeline's workers generate these rows too
 	variants := []struct {
 		name string
 		run  func() error
@@ -324,10 +324,8 @@ func BenchmarkProjectRates(b *testing.B) {
 			}
 			n := rateRows[c.name]
 			sizes := []int{n, benchScale * n}
-			xs := []*mat.Dense{benchData(sizes[0], c.d, 12), benchData(sizes[1], c.d, 12)}
-			for _, size := range sizes { // the pipeline's workers generate the same rows, once
-				cachedBenchData(size, c.d, 12)
-			}
+			// The rows the pipeline's workers generate, the same matrices.
+			xs := []*mat.Dense{cachedBenchData(sizes[0], c.d, 12), cachedBenchData(sizes[1], c.d, 12)}
 			variants := []string{"inprocess", "inprocess-par", "pipeline"}
 			run := func(v string, s int) error {
 				switch v {

@@ -152,9 +152,11 @@ type projectFn struct {
 	Parallel  int // blocks in flight (≤ 1: transformed on the bundle's goroutine)
 
 	model   engine.Model
-	blocks  map[int][]Row // pending rows by width
-	in      int64         // rows taken since rows_in was last updated
-	flights []*flight     // blocks being transformed, oldest first (Parallel > 1)
+	blocks  map[int]*[]Row // pending rows by width
+	cur     *[]Row         // blocks' entry for the last row's width, curW
+	curW    int
+	in      int64     // rows taken since rows_in was last updated
+	flights []*flight // blocks being transformed, oldest first (Parallel > 1)
 
 	// The slices of landed blocks, reused by the next ones (only the
 	// bundle's goroutine takes and returns them): a block's rows and its
@@ -213,7 +215,8 @@ func (f *projectFn) Setup(ctx context.Context) error {
 }
 
 func (f *projectFn) StartBundle(context.Context, func(Embedded), func(DeadLetter)) {
-	f.blocks = map[int][]Row{}
+	f.blocks = map[int]*[]Row{}
+	f.cur = nil
 	f.in = 0
 	f.flights = f.flights[:0]
 }
@@ -230,21 +233,28 @@ func (f *projectFn) ProcessElement(ctx context.Context, r Row, emit func(Embedde
 		dead(DeadLetter{ID: r.ID, Error: r.Err})
 		return nil
 	}
-	w := len(r.X)
-	b := f.blocks[w]
+	if w := len(r.X); f.cur == nil || w != f.curW { // rows of one width skip the map
+		f.cur = f.blocks[w]
+		if f.cur == nil {
+			f.cur = new([]Row)
+			f.blocks[w] = f.cur
+		}
+		f.curW = w
+	}
+	b := *f.cur
 	if b == nil {
 		b = f.rowBlock()
 	}
 	b = append(b, r)
 	if len(b) < f.Block {
-		f.blocks[w] = b
+		*f.cur = b
 		return nil
 	}
 	f.count(ctx)
 	if f.Parallel > 1 {
-		f.blocks[w] = nil // b is the flight's now
+		*f.cur = nil // b is the flight's now
 	} else {
-		f.blocks[w] = b[:0] // b is done with when submit returns
+		*f.cur = b[:0] // b is done with when submit returns
 	}
 	return f.submit(ctx, b, emit, dead)
 }
@@ -259,11 +269,12 @@ func (f *projectFn) count(ctx context.Context) {
 
 func (f *projectFn) FinishBundle(ctx context.Context, emit func(Embedded), dead func(DeadLetter)) error {
 	f.count(ctx)
+	f.cur = nil
 	for w, b := range f.blocks {
-		if len(b) == 0 {
+		if len(*b) == 0 {
 			continue
 		}
-		if err := f.submit(ctx, b, emit, dead); err != nil {
+		if err := f.submit(ctx, *b, emit, dead); err != nil {
 			return err
 		}
 		delete(f.blocks, w)
