@@ -300,14 +300,14 @@ var rateRows = map[string]int{"pca784": 20000, "landmark-isomap": 50000, "lle": 
 // and at benchScale·n rows, in an order rotated from one repetition to the
 // next, and takes the marginal cost of a row of each, (T(5n) − T(n)) / 4n,
 // and their ratios within the repetition. It reports the medians over the
-// repetitions (MANIFOLD_RATE_REPS, default 8) and logs each repetition.
+// repetitions (MANIFOLD_RATE_REPS, default 16) and logs each repetition.
 // A machine whose speed drifts moves both sides of a ratio together, which
 // the ratio of medians over separate runs (BenchmarkProject with
 // bench_rates.py) does not cancel. Run it once per -cpu value:
 //
 //	go test -c -o /tmp/beambench . && /tmp/beambench -test.run XXX -test.bench BenchmarkProjectRates -test.benchtime 1x -test.cpu 1,2 -test.v
 func BenchmarkProjectRates(b *testing.B) {
-	reps := 8
+	reps := 16
 	if r, err := strconv.Atoi(os.Getenv("MANIFOLD_RATE_REPS")); err == nil && r > 0 {
 		reps = r
 	}

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/engine/internal/principal"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -199,7 +200,9 @@ func ApproxBytes(n, d, k int, sparse bool, opt ApproxOptions) int64 {
 // refineBytes is what ApproxOptions.Refine adds: the lists twice more in
 // the rows' order (before and after), the graph of the lists (forward and
 // reverse edges), the principal coordinates the walk may use (at most
-// half the features, wide rows only) and every worker's visited stamps.
+// half the features, rows of projectMinDim to principal.MaxDim features
+// only) with what finding the axes allocates (principal.SetupBytes), and
+// every worker's visited stamps.
 func refineBytes(n, d, k int, sparse bool, opt ApproxOptions) int64 {
 	if opt.Refine <= 0 || sparse {
 		return 0
@@ -208,8 +211,8 @@ func refineBytes(n, d, k int, sparse bool, opt ApproxOptions) int64 {
 	lists := 2 * (16*n64*k64 + 8*n64)
 	graph := 8*n64*k64 + 4*n64
 	walk := int64(0)
-	if d >= projectMinDim {
-		walk = 4*n64*int64(d/2) + 4*n64
+	if d >= projectMinDim && d <= principal.MaxDim {
+		walk = 4*n64*int64(d/2) + 4*n64 + principal.SetupBytes(n, d)
 	}
 	stamps := 4 * n64 * int64(runtime.GOMAXPROCS(0))
 	return lists + graph + walk + stamps
