@@ -69,7 +69,7 @@ func ReadCSVCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error
 			return nil, formatErr(num, col, "row has %s, want %d (as on line %d)", plural(len(fields), "field"), cols, colsLine)
 		}
 		if len(data)+cols > cap(data) {
-			if data, err = growFloats(data, cols, lim, num); err != nil {
+			if data, err = growFloats(ctx, data, cols, lim, num); err != nil {
 				return nil, err
 			}
 		}
@@ -94,8 +94,9 @@ func ReadCSVCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error
 // growFloats returns data with room for more elements: capacity doubled
 // (from 4096), capped so that the old and the new storage together, which
 // are both held while the rows are copied, stay within lim.MaxBytes; an
-// error wrapping ErrLimit when more does not fit.
-func growFloats(data []float64, more int, lim Limits, line int) ([]float64, error) {
+// error wrapping ErrLimit when more does not fit. The rows are copied in
+// pieces of checkElems with a look at ctx between them.
+func growFloats(ctx context.Context, data []float64, more int, lim Limits, line int) ([]float64, error) {
 	need := int64(len(data)) + int64(more)
 	c := max(2*int64(cap(data)), 4096, need)
 	if lim.MaxBytes > 0 {
@@ -105,7 +106,12 @@ func growFloats(data []float64, more int, lim Limits, line int) ([]float64, erro
 		}
 	}
 	out := make([]float64, len(data), c)
-	copy(out, data)
+	for lo := 0; lo < len(data); lo += checkElems {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		copy(out[lo:], data[lo:min(len(data), lo+checkElems)])
+	}
 	return out, nil
 }
 

@@ -8,7 +8,9 @@
 // panic) that wraps ErrFormat or ErrUnsupported and names the place — line
 // and column for text, the header field or byte count for .npy — and no
 // reader allocates memory on the word of a header: buffers grow with the
-// bytes actually read, so a forged shape or size costs nothing.
+// bytes actually read, so a forged shape or size costs nothing (a .npy
+// regular file that holds what its header promises is read into storage
+// of that size at once, without the copies of growing).
 //
 // # Formats
 //

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/bits"
 	"strconv"
@@ -172,7 +173,7 @@ func readNPY[T float32 | float64](ctx context.Context, r io.Reader, lim Limits) 
 	if err := lim.budget(int64(elems)*perElem, 0, "npy: shape "+shapeString(shape)+" and its copies"); err != nil {
 		return nil, 0, 0, err
 	}
-	data, nread, err := readNPYData[T](br, dt, int(elems))
+	data, nread, err := readNPYData[T](ctx, br, dt, int(elems), holds(r, elems*uint64(dt.size)))
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) && ctx.Err() == nil {
 			return nil, 0, 0, formatErr(0, 0, "npy: data truncated: shape %s of %s needs %d bytes, the file has %d",
@@ -188,12 +189,33 @@ func readNPY[T float32 | float64](ctx context.Context, r io.Reader, lim Limits) 
 	}
 	if dt.kind == 'f' || size == 4 { // float32: a large integer or float64 may not fit
 		for k, v := range data {
+			if k%checkElems == 0 && ctx.Err() != nil {
+				return nil, 0, 0, ctx.Err()
+			}
 			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 				return nil, 0, 0, formatErr(0, 0, "npy: row %d, column %d (0-based) is %v, not a finite number (as %T)", k/cols, k%cols, v, v)
 			}
 		}
 	}
 	return data, rows, cols, nil
+}
+
+// checkElems is how many elements the .npy reader handles between two
+// looks at its context (4 MB of float64, a millisecond or two).
+const checkElems = 1 << 19
+
+// holds reports whether r is a regular file of at least n bytes: its data
+// can then be read into storage of the header's size at once. Otherwise
+// (a stream, a decompressor, a file shorter than its header says) the
+// storage grows as the data arrive, so that a header promising more than
+// the input holds allocates no more than the input.
+func holds(r io.Reader, n uint64) bool {
+	f, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular() && fi.Size() >= 0 && uint64(fi.Size()) >= n
 }
 
 // npyEOF turns an early end of file into a format error.
@@ -204,11 +226,18 @@ func npyEOF(err error, format string, a ...any) error {
 	return err
 }
 
-// readNPYData reads elems elements of type dt, converting them to T
-// (through float64). The slice grows with the bytes actually read. It
-// returns the bytes read, and on a short file io.ErrUnexpectedEOF.
-func readNPYData[T float32 | float64](r io.Reader, dt npyType, elems int) ([]T, int, error) {
+// readNPYData reads elems elements of type dt from r, converting them to
+// T (through float64). With known (the input is known to hold them) their
+// storage is allocated at once; otherwise it grows with the bytes actually
+// read, doubling, each copy into the larger storage in pieces with a look
+// at ctx between them (a gigabyte in one copy took a second that a cancel
+// could not interrupt). It returns the bytes read, and on a short file
+// io.ErrUnexpectedEOF.
+func readNPYData[T float32 | float64](ctx context.Context, r io.Reader, dt npyType, elems int, known bool) ([]T, int, error) {
 	data := make([]T, 0, min(elems, 1<<16))
+	if known {
+		data = make([]T, 0, elems)
+	}
 	buf := make([]byte, (1<<16)/dt.size*dt.size)
 	var conv []float64
 	nread := 0
@@ -218,7 +247,12 @@ func readNPYData[T float32 | float64](r io.Reader, dt npyType, elems int) ([]T, 
 		nread += n
 		if need := len(data) + n/dt.size; need > cap(data) {
 			grown := make([]T, len(data), min(max(2*cap(data), need), elems))
-			copy(grown, data)
+			for lo := 0; lo < len(data); lo += checkElems {
+				if err := ctx.Err(); err != nil {
+					return nil, nread, err
+				}
+				copy(grown[lo:], data[lo:min(len(data), lo+checkElems)])
+			}
 			data = grown
 		}
 		conv = appendConverted(conv[:0], buf[:n-n%dt.size], dt)
