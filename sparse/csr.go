@@ -144,7 +144,11 @@ func (a *CSR) At(i, j int) float64 {
 func (a *CSR) T() mat.Matrix { return mat.Transpose{Matrix: a} }
 
 // Transpose returns Aᵀ as a new CSR (a counting sort, O(nnz + r + c)).
-func (a *CSR) Transpose() *CSR {
+func (a *CSR) Transpose() *CSR { return a.transpose(&stopper{}) }
+
+// transpose is Transpose, looking at stop between rows; nil once stop says
+// the context is done.
+func (a *CSR) transpose(stop *stopper) *CSR {
 	nnz := a.NNZ()
 	indptr := make([]int, a.c+1)
 	for _, j := range a.ind[:nnz] {
@@ -158,6 +162,9 @@ func (a *CSR) Transpose() *CSR {
 	ind := make([]int, nnz)
 	data := make([]float64, nnz)
 	for i := 0; i < a.r; i++ {
+		if stop.tick(a.indptr[i+1] - a.indptr[i] + 1) {
+			return nil
+		}
 		for p := a.indptr[i]; p < a.indptr[i+1]; p++ {
 			j := a.ind[p]
 			q := next[j]

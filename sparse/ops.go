@@ -135,7 +135,8 @@ func (a *CSR) Map(f func(i, j int, v float64) float64) *CSR {
 // OR rule. Rows are merged on all cores: merge may be called from several
 // goroutines at once.
 func Union(a, b *CSR, merge func(x, y float64) float64) *CSR {
-	return combine(a, b, merge, true)
+	c, _ := combine(context.Background(), a, b, merge, true)
+	return c
 }
 
 // Intersection returns the matrix whose pattern is the intersection of the
@@ -143,10 +144,31 @@ func Union(a, b *CSR, merge func(x, y float64) float64) *CSR {
 // mutual edges of a graph (the AND rule). merge may be called from several
 // goroutines at once.
 func Intersection(a, b *CSR, merge func(x, y float64) float64) *CSR {
-	return combine(a, b, merge, false)
+	c, _ := combine(context.Background(), a, b, merge, false)
+	return c
 }
 
-func combine(a, b *CSR, merge func(x, y float64) float64, union bool) *CSR {
+// Symmetrized returns Union(a, aᵀ, merge) (the OR rule of a graph) or,
+// with union false, Intersection(a, aᵀ, merge) (the AND rule), a square.
+// It looks at ctx every 10⁵ entries or so and returns ctx's error once ctx
+// is done: at 10⁶ points and 10⁷ edges the transpose and the merge take
+// about a second together.
+func Symmetrized(ctx context.Context, a *CSR, union bool, merge func(x, y float64) float64) (*CSR, error) {
+	if a.r != a.c {
+		return nil, fmt.Errorf("sparse: symmetrizing a %d×%d matrix", a.r, a.c)
+	}
+	stop := &stopper{ctx: ctx}
+	t := a.transpose(stop)
+	if t == nil {
+		return nil, stop.err
+	}
+	return combine(ctx, a, t, merge, union)
+}
+
+// combine is Union (union) or Intersection; ctx is looked at between
+// chunks of rows (of combineGrain entries), and its error returned once
+// ctx is done.
+func combine(ctx context.Context, a, b *CSR, merge func(x, y float64) float64, union bool) (*CSR, error) {
 	if a.r != b.r || a.c != b.c {
 		panic(fmt.Sprintf("sparse: combining %d×%d with %d×%d", a.r, a.c, b.r, b.c))
 	}
@@ -154,22 +176,28 @@ func combine(a, b *CSR, merge func(x, y float64) float64, union bool) *CSR {
 	// Rows in chunks on all cores: each row's entries counted, then
 	// written at their place (the same matrix as one pass row by row).
 	grain := max(1, combineGrain*a.r/max(1, a.NNZ()+b.NNZ()))
-	backend.ParallelFor(a.r, grain, func(lo, hi int) {
+	err := backend.ParallelForCtx(ctx, a.r, grain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			indptr[i+1] = mergeRow(a, b, i, union, false, nil, nil, nil)
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	for i := range a.r {
 		indptr[i+1] += indptr[i]
 	}
 	ind := make([]int, indptr[a.r])
 	data := make([]float64, indptr[a.r])
-	backend.ParallelFor(a.r, grain, func(lo, hi int) {
+	err = backend.ParallelForCtx(ctx, a.r, grain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			mergeRow(a, b, i, union, true, merge, ind[indptr[i]:indptr[i+1]], data[indptr[i]:indptr[i+1]])
 		}
 	})
-	return newCSR(a.r, a.c, indptr, ind, data)
+	if err != nil {
+		return nil, err
+	}
+	return newCSR(a.r, a.c, indptr, ind, data), nil
 }
 
 // combineGrain is about the entries of a chunk of rows of combine.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -36,5 +38,36 @@ func TestLocalOrder(t *testing.T) {
 	}
 	if _, _, err := sparse.LocalOrder(context.Background(), sparse.NewCOO(2, 3, 0).ToCSR()); !errors.Is(err, sparse.ErrInvalid) {
 		t.Errorf("a 2×3 matrix: %v", err)
+	}
+}
+
+// Symmetrized is Union (or Intersection) with the transpose, the same
+// matrix entry for entry; a done context stops it with its error, also in
+// the transpose of a matrix of 10⁶ entries; a rectangle is refused.
+func TestSymmetrized(t *testing.T) {
+	a := randomCSR(300, 300, 0.02, 7)
+	first := func(v, _ float64) float64 { return v }
+	for _, union := range []bool{true, false} {
+		got, err := sparse.Symmetrized(context.Background(), a, union, first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sparse.Intersection(a, a.Transpose(), first)
+		if union {
+			want = sparse.Union(a, a.Transpose(), first)
+		}
+		if !mat.Equal(got.ToDense(), want.ToDense()) || got.NNZ() != want.NNZ() {
+			t.Fatalf("union %v: differs from the merge with the transpose", union)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, m := range []*sparse.CSR{a, randomCSR(2000, 2000, 0.25, 8)} {
+		if _, err := sparse.Symmetrized(ctx, m, true, first); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled: %v, want context.Canceled", err)
+		}
+	}
+	if _, err := sparse.Symmetrized(context.Background(), randomCSR(3, 4, 0.5, 9), true, first); err == nil {
+		t.Fatal("a 3×4 matrix symmetrized")
 	}
 }

@@ -183,7 +183,7 @@ func buildGraphLists(ctx context.Context, x points, opt GraphOptions, lists **Re
 		if lastLists != nil {
 			if a := listsCSR(lastLists); a != nil {
 				*lists = lastLists
-				return finishGraph(a, opt, x)
+				return finishGraph(ctx, a, opt, x)
 			}
 		}
 		add(res, nil)
@@ -222,7 +222,7 @@ func buildGraphLists(ctx context.Context, x points, opt GraphOptions, lists **Re
 	if coo == nil { // no points
 		coo = sparse.NewCOO(n, n, 0)
 	}
-	return finishGraph(coo.ToCSR(), opt, x)
+	return finishGraph(ctx, coo.ToCSR(), opt, x)
 }
 
 // listsCSR returns the directed graph of the lists — row i holds i's
@@ -255,13 +255,13 @@ func listsCSR(res *Result) *sparse.CSR {
 
 // finishGraph symmetrizes the directed edges a by opt.Rule (an ε-graph is
 // symmetric already) and weighs them by opt.Weight (x gives the cosine
-// similarities; nil refuses CosineSimilarity).
-func finishGraph(a *sparse.CSR, opt GraphOptions, x points) (*sparse.CSR, error) {
+// similarities; nil refuses CosineSimilarity). The symmetrization looks
+// at ctx as it goes (a second at 10⁶ points).
+func finishGraph(ctx context.Context, a *sparse.CSR, opt GraphOptions, x points) (*sparse.CSR, error) {
 	first := func(v, _ float64) float64 { return v }
-	if opt.Rule == And && opt.Eps == 0 {
-		a = sparse.Intersection(a, a.Transpose(), first)
-	} else {
-		a = sparse.Union(a, a.Transpose(), first)
+	a, err := sparse.Symmetrized(ctx, a, !(opt.Rule == And && opt.Eps == 0), first)
+	if err != nil {
+		return nil, err
 	}
 	switch opt.Weight {
 	case Distance:
@@ -306,7 +306,7 @@ func FromGraph(g *sparse.CSR, n int, opt GraphOptions) (*sparse.CSR, error) {
 		}
 	}
 	opt.Eps = 0
-	return finishGraph(coo.ToCSR(), opt, nil)
+	return finishGraph(context.Background(), coo.ToCSR(), opt, nil)
 }
 
 // ListsFromGraph returns, from a graph a user gives (checked as FromGraph

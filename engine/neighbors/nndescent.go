@@ -362,7 +362,9 @@ func nnDescent(ctx context.Context, v vectors, k int, opt ApproxOptions) (*Resul
 		if err := ctx.Err(); err != nil {
 			return nil, info, err
 		}
-		nc.build(h, opt.Seed, uint64(it))
+		if err := nc.build(ctx, h, opt.Seed, uint64(it)); err != nil {
+			return nil, info, err
+		}
 		upd, dist, err := localJoin(ctx, v, h, nc)
 		addProgress(ctx, n)
 		if err != nil {
@@ -672,14 +674,16 @@ func offer(ind []int32, pri []uint64, cnt *int32, j int32, p uint64) {
 // candidates of i are flagged old (they are joined this iteration). The
 // points are split among the goroutines by owner, each scanning every
 // pair and writing only its own points' lists: no locks, and the result is
-// the same for any number of goroutines.
-func (c *candidates) build(h *heaps, seed, it uint64) {
+// the same for any number of goroutines. Every owner scans all the pairs
+// (at 10⁶ points a scan is about 0.1 s), looking at ctx every
+// buildCheckRows points; it returns ctx's error once ctx is done.
+func (c *candidates) build(ctx context.Context, h *heaps, seed, it uint64) error {
 	n, k, m := len(c.newN), h.k, c.m
 	clear(c.newN)
 	clear(c.oldN)
 	owners := max(1, backend.Workers())
 	per := (n + owners - 1) / owners
-	backend.ParallelFor(owners, 1, func(wlo, whi int) {
+	err := backend.ParallelForCtx(ctx, owners, 1, func(wlo, whi int) {
 		for w := wlo; w < whi; w++ {
 			lo, hi := w*per, min(n, (w+1)*per)
 			if lo >= hi {
@@ -693,6 +697,9 @@ func (c *candidates) build(h *heaps, seed, it uint64) {
 				}
 			}
 			for i := 0; i < n; i++ {
+				if i%buildCheckRows == 0 && ctx.Err() != nil {
+					return
+				}
 				own := i >= lo && i < hi
 				for s := i * k; s < (i+1)*k; s++ {
 					j := h.ind[s]
@@ -718,7 +725,10 @@ func (c *candidates) build(h *heaps, seed, it uint64) {
 			}
 		}
 	})
-	backend.ParallelFor(n, 1024, func(lo, hi int) {
+	if err != nil {
+		return err
+	}
+	return backend.ParallelForCtx(ctx, n, 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			nw := c.newI[i*m : i*m+int(c.newN[i])]
 			for s := i * k; s < (i+1)*k; s++ {
@@ -735,6 +745,10 @@ func (c *candidates) build(h *heaps, seed, it uint64) {
 		}
 	})
 }
+
+// buildCheckRows is how many points an owner of candidates.build scans
+// between two looks at the context (a few milliseconds).
+const buildCheckRows = 1 << 15
 
 // update is a pair found by a local join, for the heap of its target.
 type update struct {
@@ -820,9 +834,16 @@ func join(ctx context.Context, v vectors, h *heaps, units, block, grain int, lis
 		}
 		used := (b1 - b0 + grain - 1) / grain
 		var got [joinStripes]int
-		backend.ParallelFor(joinStripes, 1, func(lo, hi int) {
+		// The updates of the first iterations' blocks took up to 0.2 s at
+		// 10⁶ points: ctx is looked at every 16 chunks of a stripe (a
+		// cancelled join leaves the heaps partly updated; nothing reads
+		// them after the error).
+		err = backend.ParallelForCtx(ctx, joinStripes, 1, func(lo, hi int) {
 			for s := lo; s < hi; s++ {
 				for ch := 0; ch < used; ch++ {
+					if ch%16 == 0 && ctx.Err() != nil {
+						return
+					}
 					for _, up := range bufs[ch][s] {
 						if h.push(int(up.target), up.other, up.key, true) {
 							got[s]++
@@ -831,6 +852,9 @@ func join(ctx context.Context, v vectors, h *heaps, units, block, grain int, lis
 				}
 			}
 		})
+		if err != nil {
+			return 0, 0, err
+		}
 		for ch := 0; ch < used; ch++ {
 			total += dists[ch]
 			dists[ch] = 0
