@@ -256,7 +256,7 @@ func listsCSR(res *Result) *sparse.CSR {
 // finishGraph symmetrizes the directed edges a by opt.Rule (an ε-graph is
 // symmetric already) and weighs them by opt.Weight (x gives the cosine
 // similarities; nil refuses CosineSimilarity). The symmetrization looks
-// at ctx as it goes (a second at 10⁶ points).
+// at ctx as it goes (sparse.Symmetrized).
 func finishGraph(ctx context.Context, a *sparse.CSR, opt GraphOptions, x points) (*sparse.CSR, error) {
 	first := func(v, _ float64) float64 { return v }
 	a, err := sparse.Symmetrized(ctx, a, !(opt.Rule == And && opt.Eps == 0), first)

@@ -675,8 +675,8 @@ func offer(ind []int32, pri []uint64, cnt *int32, j int32, p uint64) {
 // points are split among the goroutines by owner, each scanning every
 // pair and writing only its own points' lists: no locks, and the result is
 // the same for any number of goroutines. Every owner scans all the pairs
-// (at 10⁶ points a scan is about 0.1 s), looking at ctx every
-// buildCheckRows points; it returns ctx's error once ctx is done.
+// (10⁷ at 10⁶ points), looking at ctx every buildCheckRows points; it
+// returns ctx's error once ctx is done.
 func (c *candidates) build(ctx context.Context, h *heaps, seed, it uint64) error {
 	n, k, m := len(c.newN), h.k, c.m
 	clear(c.newN)
@@ -834,10 +834,11 @@ func join(ctx context.Context, v vectors, h *heaps, units, block, grain int, lis
 		}
 		used := (b1 - b0 + grain - 1) / grain
 		var got [joinStripes]int
-		// The updates of the first iterations' blocks took up to 0.2 s at
-		// 10⁶ points: ctx is looked at every 16 chunks of a stripe (a
-		// cancelled join leaves the heaps partly updated; nothing reads
-		// them after the error).
+		// The updates of a block are many in the first iterations (at 10⁶
+		// points a cancel during the candidates' build or the updates was
+		// heard up to 0.3 s late): ctx is looked at every 16 chunks of a
+		// stripe (a cancelled join leaves the heaps partly updated; nothing
+		// reads them after the error).
 		err = backend.ParallelForCtx(ctx, joinStripes, 1, func(lo, hi int) {
 			for s := lo; s < hi; s++ {
 				for ch := 0; ch < used; ch++ {
