@@ -151,7 +151,10 @@ func (a *CSR) Transpose() *CSR { return a.transpose(&stopper{}) }
 func (a *CSR) transpose(stop *stopper) *CSR {
 	nnz := a.NNZ()
 	indptr := make([]int, a.c+1)
-	for _, j := range a.ind[:nnz] {
+	for p, j := range a.ind[:nnz] {
+		if p%stopEvery == 0 && stop.tick(stopEvery) {
+			return nil
+		}
 		indptr[j+1]++
 	}
 	for j := 0; j < a.c; j++ {

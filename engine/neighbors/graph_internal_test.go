@@ -2,6 +2,7 @@ package neighbors
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -42,8 +43,9 @@ func TestListsCSRMatchesCOO(t *testing.T) {
 		return coo.ToCSR()
 	}
 	for name, res := range map[string]*Result{"exact": exact, "approximate": approx} {
-		got, want := listsCSR(res), viaCOO(res)
-		if got == nil {
+		got, err := listsCSR(ctx, res)
+		want := viaCOO(res)
+		if err != nil || got == nil {
 			t.Fatalf("%s: no CSR", name)
 		}
 		if !slices.Equal(got.RowPtr(), want.RowPtr()) || !slices.Equal(got.ColIdx(), want.ColIdx()) || !slices.Equal(got.Values(), want.Values()) {
@@ -51,7 +53,12 @@ func TestListsCSRMatchesCOO(t *testing.T) {
 		}
 	}
 	twice := &Result{Ptr: []int{0, 2, 3, 4}, Ind: []int{1, 1, 0, 1}, Dist: []float64{1, 1, 1, 2}}
-	if a := listsCSR(twice); a != nil {
-		t.Errorf("a list naming a point twice: got a CSR, want nil")
+	if a, err := listsCSR(ctx, twice); a != nil || err != nil {
+		t.Errorf("a list naming a point twice: got a CSR or %v, want nil", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := listsCSR(cancelled, exact); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }
