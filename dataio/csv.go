@@ -94,8 +94,8 @@ func ReadCSVCtx(ctx context.Context, r io.Reader, lim Limits) (*mat.Dense, error
 // growFloats returns data with room for more elements: capacity doubled
 // (from 4096), capped so that the old and the new storage together, which
 // are both held while the rows are copied, stay within lim.MaxBytes; an
-// error wrapping ErrLimit when more does not fit. The rows are copied in
-// pieces of checkElems with a look at ctx between them.
+// error wrapping ErrLimit when more does not fit. The rows are copied by
+// copyCtx.
 func growFloats(ctx context.Context, data []float64, more int, lim Limits, line int) ([]float64, error) {
 	need := int64(len(data)) + int64(more)
 	c := max(2*int64(cap(data)), 4096, need)
@@ -106,11 +106,8 @@ func growFloats(ctx context.Context, data []float64, more int, lim Limits, line 
 		}
 	}
 	out := make([]float64, len(data), c)
-	for lo := 0; lo < len(data); lo += checkElems {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		copy(out[lo:], data[lo:min(len(data), lo+checkElems)])
+	if err := copyCtx(ctx, out, data); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -200,9 +200,23 @@ func readNPY[T float32 | float64](ctx context.Context, r io.Reader, lim Limits) 
 	return data, rows, cols, nil
 }
 
-// checkElems is how many elements the .npy reader handles between two
-// looks at its context (4 MB of float64, a millisecond or two).
+// checkElems is how many elements the readers handle between two looks
+// at their context (4 MB of float64, a millisecond or two).
 const checkElems = 1 << 19
+
+// copyCtx copies src into dst (at least as long) checkElems at a time,
+// with a look at ctx before each piece: a reader's storage grown by
+// doubling is copied so (a gigabyte in one copy took a second that a
+// cancel could not interrupt).
+func copyCtx[T any](ctx context.Context, dst, src []T) error {
+	for lo := 0; lo < len(src); lo += checkElems {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		copy(dst[lo:], src[lo:min(len(src), lo+checkElems)])
+	}
+	return nil
+}
 
 // holds reports whether r is a regular file of at least n bytes: its data
 // can then be read into storage of the header's size at once. Otherwise
@@ -229,10 +243,8 @@ func npyEOF(err error, format string, a ...any) error {
 // readNPYData reads elems elements of type dt from r, converting them to
 // T (through float64). With known (the input is known to hold them) their
 // storage is allocated at once; otherwise it grows with the bytes actually
-// read, doubling, each copy into the larger storage in pieces with a look
-// at ctx between them (a gigabyte in one copy took a second that a cancel
-// could not interrupt). It returns the bytes read, and on a short file
-// io.ErrUnexpectedEOF.
+// read, doubling, each copy into the larger storage by copyCtx. It returns
+// the bytes read, and on a short file io.ErrUnexpectedEOF.
 func readNPYData[T float32 | float64](ctx context.Context, r io.Reader, dt npyType, elems int, known bool) ([]T, int, error) {
 	data := make([]T, 0, min(elems, 1<<16))
 	if known {
@@ -247,11 +259,8 @@ func readNPYData[T float32 | float64](ctx context.Context, r io.Reader, dt npyTy
 		nread += n
 		if need := len(data) + n/dt.size; need > cap(data) {
 			grown := make([]T, len(data), min(max(2*cap(data), need), elems))
-			for lo := 0; lo < len(data); lo += checkElems {
-				if err := ctx.Err(); err != nil {
-					return nil, nread, err
-				}
-				copy(grown[lo:], data[lo:min(len(data), lo+checkElems)])
+			if err := copyCtx(ctx, grown, data); err != nil {
+				return nil, nread, err
 			}
 			data = grown
 		}
