@@ -185,6 +185,6 @@ func ExampleMethod() {
 	}
 	fmt.Println(model.Method(), model.Dim(), model.Report().Params["k"])
 	// Output:
-	// lle reads [k alpha]
+	// lle reads [k alpha eigensolver]
 	// lle 2 12
 }

@@ -32,6 +32,18 @@ const (
 	// EigenLanczos is thick-restart block Lanczos on the matrix as an
 	// operator: a few dozen products with it, O(N²) each.
 	EigenLanczos Eigensolver = "lanczos"
+	// EigenUncertified is, for the bottom eigenvectors of LLE, LTSA and
+	// Laplacian eigenmaps only, Lanczos on the matrix itself: no LDLᵀ
+	// factor and no inertia certificate. It is for the neighbour graphs of
+	// high-dimensional data, whose factors fill in beyond what can be
+	// afforded, where the default returns ErrNumerical. Residuals are
+	// checked (≤ 1e-9·‖B‖); that no eigenvalue below the last one returned
+	// was missed is not, and the stage detail says "not certified". It
+	// converges where the bottom of the spectrum is well separated (the
+	// normalized Laplacian of such graphs), not on LLE's or LTSA's matrix
+	// of a low-dimensional manifold, whose bottom eigenvalues lie about
+	// 1e-13·‖B‖ apart (the fit then returns Lanczos's error).
+	EigenUncertified Eigensolver = "uncertified"
 )
 
 // Isomap is the isometric feature mapping of Tenenbaum, de Silva &
@@ -225,7 +237,8 @@ const denseEigenMax = 500
 // Lanczos beats the dense reduction when few eigenpairs of a large matrix
 // are wanted (n > denseEigenMax, dim ≤ n/10), and is the only solver of a
 // float32 matrix. Sparse bottom eigenpairs: the certified shift-invert
-// Lanczos above denseEigenMax. LSI's Gram operator: Lanczos above 1000
+// Lanczos above denseEigenMax (EigenLanczos), or, asked for, Lanczos on
+// the matrix alone (EigenUncertified). LSI's Gram operator: Lanczos above 1000
 // when dim < n − 1.
 func chooseEigensolver(method string, e Eigensolver, p eigenproblem) (Eigensolver, error) {
 	switch e {
@@ -248,13 +261,22 @@ func chooseEigensolver(method string, e Eigensolver, p eigenproblem) (Eigensolve
 			return e, fmt.Errorf("%s: %w: the dense eigensolver needs float64 geodesics", method, ErrBadSetting)
 		}
 		return e, nil
+	case EigenUncertified:
+		if !p.sparse {
+			return e, fmt.Errorf("%s: %w: eigensolver %q is for LLE, LTSA and Laplacian eigenmaps (want dense or lanczos)", method, ErrBadSetting, e)
+		}
+		return e, nil
 	case EigenLanczos:
 		if p.gram && p.dim >= p.n-1 {
 			return e, fmt.Errorf("%s: %w: the Lanczos solver needs dim < min(documents, terms) − 1 (dim = %d)", method, ErrDimension, p.dim)
 		}
 		return e, nil
 	}
-	return e, fmt.Errorf("%s: %w: eigensolver %q (want dense or lanczos)", method, ErrBadSetting, e)
+	want := "dense or lanczos"
+	if p.sparse {
+		want = "dense, lanczos or uncertified"
+	}
+	return e, fmt.Errorf("%s: %w: eigensolver %q (want %s)", method, ErrBadSetting, e, want)
 }
 
 // geodesicMDS is the heart of exact Isomap: τ(D_G) (geodesicTau) and its

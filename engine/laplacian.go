@@ -37,9 +37,11 @@ import (
 // or the fit returns ErrNumerical. When that factor would not fit
 // Options.MaxBytes or would cost more than 2e12 flam — the neighbour
 // graphs of high-dimensional data fill in like expanders (2·10⁹ entries
-// for 200,000 deformed digits) — Lanczos runs on L_sym itself,
-// whose bottom eigenvalues are then well separated, without the
-// certificate; the stage detail says "not certified".
+// for 200,000 deformed digits) — the fit cannot certify and returns
+// ErrNumerical saying so; with Eigensolver EigenUncertified it runs
+// Lanczos on L_sym itself instead, whose bottom eigenvalues are then well
+// separated, without factor or certificate, and the stage detail says
+// "not certified".
 //
 // With the same graph it equals scikit-learn's SpectralEmbedding
 // (norm_laplacian, drop_first, the D^{-1/2} rescaling, the sign flip that
@@ -74,8 +76,10 @@ type LaplacianEigenmaps struct {
 	// T is the heat kernel's t; 0 means the mean of d² over the edges.
 	T            float64
 	Disconnected Disconnected `setting:"disconnected"` // default DisconnectedError
-	Eigensolver  Eigensolver  // default: dense for N ≤ 500, Lanczos above
-	Seed         uint64       // Lanczos start vector
+	// Eigensolver: default dense for N ≤ 500, the certified Lanczos above;
+	// EigenUncertified for graphs whose factor cannot be afforded.
+	Eigensolver Eigensolver `setting:"eigensolver"`
+	Seed        uint64      // Lanczos start vector
 	Options
 }
 
@@ -154,7 +158,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			// The ordering of the eigensolve's factor needs only the
 			// graph's pattern: it runs beside the weights.
 			var early *earlyAnalysis
-			if solver != EigenDense && !noEarlyAnalysis {
+			if solver == EigenLanczos && !noEarlyAnalysis {
 				early = startAnalysis(r, fixed.Graph)
 				defer early.stop()
 			}

@@ -70,11 +70,12 @@ func neighborsForTest(x *mat.Dense, k int) (*sparse.CSR, error) {
 }
 
 // When the certificate's factor would cost more than the bound (here
-// lowered to 10⁴ flam), the fit runs Lanczos on the Laplacian alone: the
-// same eigenvalues and embedding as the certified path, and a report that
-// says it was not certified. LLE, whose bottom eigenvalues Lanczos on M
-// cannot separate in the restarts allowed, fails with the bound's error
-// and Lanczos's.
+// lowered to 10⁴ flam), the fit cannot certify and returns ErrNumerical
+// naming EigenUncertified. With EigenUncertified it runs Lanczos on the
+// Laplacian alone: the same eigenvalues and embedding as the certified
+// path, and a report that says it was not certified. LLE, whose bottom
+// eigenvalues Lanczos on M cannot separate in the restarts allowed, fails
+// with Lanczos's error.
 func TestBottomWithoutFactor(t *testing.T) {
 	ctx := context.Background()
 	x, _ := relData(1500, 30, 5)
@@ -82,9 +83,23 @@ func TestBottomWithoutFactor(t *testing.T) {
 	if d := full.Report().Stages[len(full.Report().Stages)-1].Detail; !strings.Contains(d, "inertia certificate") {
 		t.Fatalf("the unbounded fit did not certify: %s", d)
 	}
+	// Asked for, the uncertified path runs whatever the factor would cost.
+	asked := mustFit(t, ctx, LaplacianEigenmaps{Dim: 3, K: 10, Eigensolver: EigenUncertified}.Fit, x)
+	if d := asked.Report().Stages[len(asked.Report().Stages)-1].Detail; !strings.Contains(d, "not certified") {
+		t.Fatalf("EigenUncertified: the eigensolve %q", d)
+	}
 	defer func(f float64) { maxFactorFlam = f }(maxFactorFlam)
 	maxFactorFlam = 1e4
-	op := mustFit(t, ctx, LaplacianEigenmaps{Dim: 3, K: 10}.Fit, x)
+	for _, fit := range []func() error{
+		func() error { _, err := (LaplacianEigenmaps{Dim: 3, K: 10}).Fit(ctx, x); return err },
+		func() error { _, err := (LLE{Dim: 2, K: 10}).Fit(ctx, x); return err },
+		func() error { _, err := (LTSA{Dim: 2, K: 10}).Fit(ctx, x); return err },
+	} {
+		if err := fit(); !errors.Is(err, ErrNumerical) || !strings.Contains(err.Error(), "factor that certifies") || !strings.Contains(err.Error(), "-eigensolver uncertified") {
+			t.Errorf("factors bounded by 10⁴ flam: %v, want ErrNumerical naming the factor and -eigensolver uncertified", err)
+		}
+	}
+	op := mustFit(t, ctx, LaplacianEigenmaps{Dim: 3, K: 10, Eigensolver: EigenUncertified}.Fit, x)
 	detail := op.Report().Stages[len(op.Report().Stages)-1].Detail
 	if !strings.Contains(detail, "not certified") {
 		t.Fatalf("factors bounded by 10⁴ flam: the eigensolve %q", detail)
@@ -101,8 +116,12 @@ func TestBottomWithoutFactor(t *testing.T) {
 	if op.Nullity() != 1 {
 		t.Errorf("nullity %d, want 1", op.Nullity())
 	}
-	if _, err := (LLE{Dim: 2, K: 10}).Fit(ctx, x); !errors.Is(err, ErrNumerical) || !strings.Contains(err.Error(), "Lanczos on the matrix alone failed") {
+	if _, err := (LLE{Dim: 2, K: 10, Eigensolver: EigenUncertified}).Fit(ctx, x); !errors.Is(err, ErrNumerical) || !strings.Contains(err.Error(), "Lanczos on the matrix alone failed") {
 		t.Errorf("LLE: %v, want ErrNumerical: Lanczos on the matrix alone failed", err)
+	}
+	// Only the bottom eigenvector methods take it.
+	if _, err := (Isomap{Dim: 2, K: 10, Eigensolver: EigenUncertified}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("Isomap with EigenUncertified: %v, want ErrBadSetting", err)
 	}
 }
 

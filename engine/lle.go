@@ -33,10 +33,10 @@ import (
 // normalisation of eq. 70, (1/(N−1))·Σ y yᵀ = I (scikit-learn returns unit
 // eigenvectors: the same embedding up to the factor √(N−1)).
 type LLE struct {
-	Dim         int     // default 2
-	K           int     `setting:"k"`     // neighbours; default 10
-	Reg         float64 `setting:"alpha"` // regularisation; default 1e-3
-	Eigensolver Eigensolver
+	Dim         int         // default 2
+	K           int         `setting:"k"`           // neighbours; default 10
+	Reg         float64     `setting:"alpha"`       // regularisation; default 1e-3
+	Eigensolver Eigensolver `setting:"eigensolver"` // default: dense for N ≤ 500, the certified Lanczos above
 	Seed        uint64
 	Options
 }

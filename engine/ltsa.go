@@ -57,10 +57,10 @@ import (
 // y = c + L·θ. A new point equal to a training point gets that point's
 // embedding.
 type LTSA struct {
-	Dim         int // output (and tangent-space) dimension; default 2
-	K           int `setting:"k"` // neighbours; default 10, must exceed Dim
-	Eigensolver Eigensolver
-	Seed        uint64 // Lanczos start vector
+	Dim         int         // output (and tangent-space) dimension; default 2
+	K           int         `setting:"k"`           // neighbours; default 10, must exceed Dim
+	Eigensolver Eigensolver `setting:"eigensolver"` // default: dense for N ≤ 500, the certified Lanczos above
+	Seed        uint64      // Lanczos start vector
 	Options
 }
 

@@ -56,8 +56,10 @@ import (
 //
 // A factor that would not fit the budget or cost more than maxFactorFlam
 // is not made: the analysis refuses an ordering whose factor passes the
-// bound (sparse.AnalyzeLDLWithin), and operatorBottom runs Lanczos on B
-// alone, uncertified.
+// bound (sparse.AnalyzeLDLWithin), and the fit, which cannot certify,
+// returns ErrNumerical saying why. Asked for (EigenUncertified),
+// operatorBottom runs Lanczos on B alone, with no factor and no
+// certificate.
 const (
 	// shiftRel is ε/‖B‖: B + ε·I is nonsingular although B is singular,
 	// and ε stays below the wanted eigenvalues, which for LLE on a 2-D
@@ -94,8 +96,8 @@ const (
 )
 
 // maxFactorFlam bounds the cost of one LDLᵀ factorization; beyond it the
-// fit cannot certify and runs Lanczos on B alone (operatorBottom). A
-// variable for the tests, which take that path on small matrices.
+// fit cannot certify and returns ErrNumerical. A variable for the tests,
+// which take that path on small matrices.
 var maxFactorFlam = 2e12
 
 // bottomResult is what bottomSparse found.
@@ -741,6 +743,13 @@ func isPatternPlusDiagonal(b, g *sparse.CSR) bool {
 	return true
 }
 
+// cannotCertify is why, with what the user can do: a fit that cannot
+// afford the certificate's factor returns an error, never an uncertified
+// embedding it was not asked for.
+func cannotCertify(why error) error {
+	return fmt.Errorf("%w; Eigensolver %q (-eigensolver %s) runs Lanczos on the matrix alone, with no factor and no certificate", why, EigenUncertified, EigenUncertified)
+}
+
 // certifiedBottom returns the dim smallest eigenpairs of b on the
 // complement of the unit null vector u, certified by inertia.
 // done, when not nil, counts the solves with the factor (the Lanczos
@@ -755,19 +764,16 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 	an, ahead, err := early.analysis(ctx, b, limit)
 	if errors.Is(err, sparse.ErrTooLarge) {
 		if byBudget {
-			return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would exceed the memory budget",
-				fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues would hold more than %d entries, %d bytes", ErrNumerical, ErrMemoryBudget, limit, 12*limit))
+			return nil, "", 0, 0, cannotCertify(fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues would hold more than %d entries, %d bytes", ErrNumerical, ErrMemoryBudget, limit, 12*limit))
 		}
-		return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would cost too much",
-			fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would hold more than %d entries, %.3g flam; the graph is too dense for a certified sparse eigensolve", ErrNumerical, limit, maxFactorFlam))
+		return nil, "", 0, 0, cannotCertify(fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would hold more than %d entries, %.3g flam; the graph is too dense for a certified sparse eigensolve", ErrNumerical, limit, maxFactorFlam))
 	}
 	if err != nil {
 		return nil, "", 0, 0, wrapNumerical(err)
 	}
 	bytes := an.FactorBytes() + 56*int64(n)
 	if r.opts.MaxBytes > 0 && bytes > r.opts.MaxBytes/2 {
-		return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would exceed the memory budget",
-			fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues needs %d bytes (%d entries)", ErrNumerical, ErrMemoryBudget, bytes, an.NNZ()))
+		return nil, "", 0, 0, cannotCertify(fmt.Errorf("%w: %w: the LDLᵀ factor that certifies the eigenvalues needs %d bytes (%d entries)", ErrNumerical, ErrMemoryBudget, bytes, an.NNZ()))
 	}
 	// Two factors live at once (the shift-invert one and a certificate's):
 	// the report's estimate says so, now that the fill is known.
@@ -775,8 +781,7 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 		r.rep.EstimatedBytes = max(r.rep.EstimatedBytes, 2*bytes)
 	}
 	if an.Flam() > maxFactorFlam {
-		return operatorBottom(ctx, r, b, u, dim, seed, norm, done, "the certificate's LDLᵀ factor would cost too much",
-			fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would cost %.3g flam (%d entries); the graph is too dense for a certified sparse eigensolve", ErrNumerical, an.Flam(), an.NNZ()))
+		return nil, "", 0, 0, cannotCertify(fmt.Errorf("%w: the LDLᵀ factor that certifies the eigenvalues would cost %.3g flam (%d entries); the graph is too dense for a certified sparse eigensolve", ErrNumerical, an.Flam(), an.NNZ()))
 	}
 	c := &certifier{b: b, n: n, norm: norm, an: an, xcap: dim + 1 + certExtra, progress: done, dim: dim}
 	defer c.stopSpeculation()
@@ -1032,7 +1037,11 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 		var detail string
 		err = st.watchCount(lanczosBudget(dim+1), func(done *atomic.Int64) error {
 			var err error
-			out, detail, st.iterations, st.predicted, err = certifiedBottom(ctx, r, b, u, dim, seed, early, done)
+			if solver == EigenUncertified {
+				out, detail, st.iterations, st.predicted, err = operatorBottom(ctx, r, b, u, dim, seed, done)
+			} else {
+				out, detail, st.iterations, st.predicted, err = certifiedBottom(ctx, r, b, u, dim, seed, early, done)
+			}
 			return err
 		})
 		if err != nil {
@@ -1049,21 +1058,24 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 }
 
 // operatorBottom finds what certifiedBottom does by Lanczos on B
-// itself, with products alone and no factorization: the path when the
-// LDLᵀ factor the certificate needs would not fit the budget or cost too
-// much (reason; why is the error returned if Lanczos fails). Such graphs
-// — k nearest neighbours of high-dimensional data (digits), near
-// expanders — have no small separators, so their factors fill in, but the
-// bottom of their spectrum is well separated, which is what Lanczos on B
-// needs. The known null vector u is moved to the top of
+// itself, with products alone and no factorization (EigenUncertified):
+// for graphs whose LDLᵀ factor, which the certificate needs, would not
+// fit the budget or cost too much. Such graphs — k nearest neighbours of
+// high-dimensional data (digits), near expanders — have no small
+// separators, so their factors fill in, but the bottom of their spectrum
+// is well separated, which is what Lanczos on B needs. The known null vector u is moved to the top of
 // the spectrum (B + ‖B‖·u·uᵀ) and the Dim smallest eigenpairs are wanted,
 // with residuals ≤ operatorTol·‖B‖. Nothing certifies that no eigenvalue
 // below the last one was missed (a single Lanczos vector finds one copy of
 // an exactly repeated eigenvalue; rounding brings the others in, slowly),
-// and the detail says so; a run that does not converge returns why, with
-// the Lanczos error.
-func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim int, seed uint64, norm float64, done *atomic.Int64, reason string, why error) (*bottomResult, string, int, float64, error) {
+// and the detail says so; a run that does not converge returns
+// ErrNumerical with the Lanczos error.
+func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim int, seed uint64, done *atomic.Int64) (*bottomResult, string, int, float64, error) {
 	n, _ := b.Dims()
+	norm := gershgorin(b)
+	if norm == 0 {
+		return nil, "", 0, 0, fmt.Errorf("%w: the matrix is zero", ErrNumerical)
+	}
 	// Single vectors and a basis of dim + 28 vectors (dim = 2: 30): on the
 	// Laplacians of 200,000 and 10⁶ deformed digits, Lanczos' own cost —
 	// reorthogonalizing against the basis — outweighs the products, and
@@ -1072,7 +1084,7 @@ func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim
 	set := lanczos.Settings{K: dim, Which: lanczos.Smallest, BlockSize: 1, BasisSize: dim + max(2*dim, 28),
 		Tol: operatorTol, MaxRestarts: operatorRestarts, Seed: seed, Progress: done}
 	if bytes := 8 * int64(n) * int64(set.BasisSize+4); r.opts.MaxBytes > 0 && bytes > r.opts.MaxBytes/2 {
-		return nil, "", 0, 0, fmt.Errorf("%w; Lanczos on the matrix alone needs %d bytes too", why, bytes)
+		return nil, "", 0, 0, fmt.Errorf("%w: %w: Lanczos on the matrix alone needs %d bytes", ErrNumerical, ErrMemoryBudget, bytes)
 	}
 	// Lanczos runs on P·B·Pᵀ in a local order (sparse.LocalOrder): the rows
 	// of a neighbour graph come in the data's order, where every product
@@ -1102,7 +1114,7 @@ func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim
 		if ctx.Err() != nil {
 			return nil, "", 0, 0, ctx.Err()
 		}
-		return nil, "", 0, 0, fmt.Errorf("%w; Lanczos on the matrix alone failed: %w", why, err)
+		return nil, "", 0, 0, fmt.Errorf("%w: Lanczos on the matrix alone failed (eigensolver %s): %w", ErrNumerical, EigenUncertified, err)
 	}
 	out := &bottomResult{vals: res.Values, vecs: newGeneral(n, dim)}
 	for k, v := range perm { // back to the rows' order
@@ -1136,7 +1148,7 @@ func operatorBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, dim
 	for _, r := range res.Residuals {
 		worst = max(worst, r/norm)
 	}
-	detail := fmt.Sprintf("lanczos on the matrix alone, not certified (%s): block %d, %d products, %d restarts, residuals ≤ %.1e·‖B‖", reason, set.BlockSize, st.MatVecs, st.Restarts, worst)
+	detail := fmt.Sprintf("lanczos on the matrix alone (eigensolver %s), not certified: block %d, %d products, %d restarts, residuals ≤ %.1e·‖B‖", EigenUncertified, set.BlockSize, st.MatVecs, st.Restarts, worst)
 	return out, detail, st.Iterations, st.Flam, nil
 }
 

@@ -6,7 +6,7 @@
 //
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
 //	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
-//	                 [-weight heat|binary] [-float32]
+//	                 [-weight heat|binary] [-float32] [-eigensolver auto|dense|lanczos|uncertified]
 //	                 [-neighbors auto|exact|approx [-search-width W] [-refine W] [-index-k K] | -graph FILE.mtx]
 //	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
@@ -72,6 +72,16 @@
 //	-weight W          edge weights of laplacian and lpp: heat (the heat
 //	                   kernel, the default) or binary (1 on every edge;
 //	                   scikit-learn's SpectralEmbedding of a binary graph)
+//	-eigensolver E     the bottom eigensolver of lle, ltsa and laplacian:
+//	                   auto (the default: dense up to 500 points, else
+//	                   shift-invert Lanczos on an LDLᵀ factor with an
+//	                   inertia certificate), dense, lanczos, or uncertified
+//	                   (Lanczos on the matrix alone: no factor, no
+//	                   certificate; residuals checked, the report says "not
+//	                   certified"). A fit whose factor the certified path
+//	                   cannot afford (neighbour graphs of high-dimensional
+//	                   data fill it in) stops with an error that names
+//	                   uncertified
 //	-float32           isomap: geodesics in float32 (half the N×N matrix;
 //	                   the report's params say float32). Without it, an
 //	                   isomap fit that -max-memory refuses is retried in

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,7 +39,7 @@ type embedFlags struct {
 	maxIter, searchWidth, refine       int
 	indexK                             int
 	eps, alpha                         float64
-	disconnected, weight               string
+	disconnected, weight, eigensolver  string
 	neighbors, graph                   string
 	float32                            bool
 	neighborMode                       engine.NeighborSearch
@@ -70,6 +71,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.IntVar(&f.maxIter, "max-iter", 0, "bound `N` on the iterations of each regression of isoprojection (LSQR; default: the engine's, 2·features)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
 	fs.StringVar(&f.weight, "weight", "heat", "edge weights of laplacian and lpp: heat (the heat kernel, the default) or binary (1 on every edge, scikit-learn's SpectralEmbedding)")
+	fs.StringVar(&f.eigensolver, "eigensolver", "auto", "the bottom eigensolver of lle, ltsa and laplacian: auto (dense up to 500 points, else shift-invert Lanczos with an inertia certificate), dense, lanczos, or uncertified (Lanczos on the matrix alone, no factor, no certificate: for the neighbour graphs of high-dimensional data, whose factor the certified path cannot afford)")
 	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32")
 	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
 	fs.IntVar(&f.searchWidth, "search-width", 0, "with approximate neighbours: the search width `W` of the model's Transform queries (candidates kept; 0: max(2k, 30); larger: slower, closer to exact)")
@@ -193,6 +195,8 @@ func (f *embedFlags) check() error {
 		return fmt.Errorf("-disconnected %q: want error, connect or largest", f.disconnected)
 	case f.weight != "heat" && f.weight != "binary":
 		return fmt.Errorf("-weight %q: want heat or binary", f.weight)
+	case !slices.Contains([]string{"auto", "dense", "lanczos", "uncertified"}, f.eigensolver):
+		return fmt.Errorf("-eigensolver %q: want auto, dense, lanczos or uncertified", f.eigensolver)
 	case f.supervised && f.labels == "":
 		return errors.New("-supervised needs -labels")
 	case f.supervisedGeodesic != "constant" && f.supervisedGeodesic != "join":
@@ -280,6 +284,9 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	}
 	if f.weight == "binary" {
 		p.Weight = engine.WeightBinary
+	}
+	if f.eigensolver != "auto" {
+		p.Eigensolver = engine.Eigensolver(f.eigensolver)
 	}
 	if f.set["disconnected"] {
 		p.Disconnected = f.disconnected

@@ -28,6 +28,7 @@ type params struct {
 	MaxIter      int                // -max-iter: the bound on iterative regressions (isoprojection's LSQR)
 	Weight       engine.GraphWeight // -weight: WeightHeat (the default) or WeightBinary
 	Float32      bool               // -float32: isomap's geodesics in float32
+	Eigensolver  engine.Eigensolver // -eigensolver: "" (auto), dense, lanczos or uncertified
 	// SupervisedGeodesic is -supervised-geodesic: "constant" or "join"; ""
 	// is the default (constant).
 	SupervisedGeodesic string
@@ -39,7 +40,7 @@ type params struct {
 // except -supervised, which sets "labels" for the methods whose labels
 // are optional.
 var methodFlags = []string{"k", "eps", "disconnected", "supervised", "supervised-geodesic", "float32",
-	"landmarks", "alpha", "max-iter", "tangent-dim", "weight"}
+	"landmarks", "alpha", "max-iter", "tangent-dim", "weight", "eigensolver"}
 
 // method is an engine method as the command sees it: the engine's
 // description and the method-specific flags it reads.
@@ -121,6 +122,8 @@ func (p params) setting(name string, needsLabels bool) (any, error) {
 		return p.TangentDim, nil
 	case "weight":
 		return p.Weight, nil
+	case "eigensolver":
+		return p.Eigensolver, nil
 	}
 	return nil, fmt.Errorf("the engine setting %q has no flag", name)
 }

@@ -66,3 +66,38 @@ func TestWeightAndFloat32Flags(t *testing.T) {
 	// Neither fits: one error line that says float32 was tried.
 	mustFail(t, dir, []string{"memory budget", "with -float32"}, "embed", "-method", "isomap", "-quiet", "-max-memory", "1MiB")
 }
+
+// -eigensolver reaches LLE, LTSA and Laplacian eigenmaps (the report's
+// params and the eigensolve's detail say which ran), is refused by the
+// other methods and for other values.
+func TestEigensolverFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the eigensolver flag's fits: the full runs (both backends) have it; -short (the race run) skips it")
+	}
+	dir := t.TempDir()
+	testData(t, dir)
+	for _, tc := range []struct{ method, solver, detail string }{
+		{"laplacian", "uncertified", "not certified"},
+		{"laplacian", "lanczos", "inertia certificate"},
+		{"ltsa", "dense", "dense syevr"},
+		{"lle", "auto", "dense syevr"}, // 120 points: dense
+	} {
+		mustSucceed(t, dir, "embed", "-method", tc.method, "-in", "roll.csv", "-eigensolver", tc.solver, "-out", "y.csv", "-report", "r.json", "-quiet")
+		want := tc.solver
+		if want == "auto" {
+			want = "dense"
+		}
+		if got := readParams(t, filepath.Join(dir, "r.json"))["eigensolver"]; got != want {
+			t.Errorf("%s -eigensolver %s: report eigensolver %v", tc.method, tc.solver, got)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tc.detail) {
+			t.Errorf("%s -eigensolver %s: the report does not say %q", tc.method, tc.solver, tc.detail)
+		}
+	}
+	mustFail(t, dir, []string{"-eigensolver", "isomap"}, "embed", "-method", "isomap", "-in", "roll.csv", "-eigensolver", "dense")
+	mustFail(t, dir, []string{"-eigensolver", "arpack"}, "embed", "-method", "lle", "-in", "roll.csv", "-eigensolver", "arpack")
+}

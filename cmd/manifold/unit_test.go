@@ -24,7 +24,7 @@ func TestMethodTable(t *testing.T) {
 		"pca", "mds",
 		"isomap -k -eps -disconnected -supervised -supervised-geodesic -float32",
 		"landmark-isomap -k -eps -disconnected -supervised -landmarks",
-		"lle -k -alpha",
+		"lle -k -alpha -eigensolver",
 		"isoprojection -k -eps -disconnected -supervised -supervised-geodesic -alpha -max-iter",
 		"oip -k -eps -disconnected -supervised -supervised-geodesic",
 		"soip -k -eps -disconnected -supervised -supervised-geodesic -alpha",
@@ -33,8 +33,8 @@ func TestMethodTable(t *testing.T) {
 		"lpp -k -eps -supervised -weight",
 		"npe -k -eps -supervised -alpha",
 		"lda -alpha",
-		"ltsa -k",
-		"laplacian -k -eps -disconnected -supervised -weight",
+		"ltsa -k -eigensolver",
+		"laplacian -k -eps -disconnected -supervised -weight -eigensolver",
 		"lsi",
 	}
 	var got []string
