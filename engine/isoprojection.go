@@ -23,16 +23,33 @@ import (
 type IsoProjectionSolver string
 
 const (
+	// IsoProjectionAuto is IsoProjectionEigen for supervised fits of dense
+	// rows (the construction that ran the paper's Table 2), and
+	// IsoProjectionRegression otherwise.
+	IsoProjectionAuto IsoProjectionSolver = ""
 	// IsoProjectionRegression is the spectral-regression path
 	// (Cai, He & Han, AAAI 2007 §"Efficient Computation with Regression",
 	// Theorem 1, eq. 10–12): the top Dim eigenvectors y of τ(D_G), then the
 	// ridge regressions X·a ≈ y by LSQR, s·l·(2mn + 3m + 5n) + p·l·m² flam
-	// (eq. 12). The default; dense or sparse X.
-	IsoProjectionRegression IsoProjectionSolver = ""
+	// (eq. 12). Dense or sparse X.
+	IsoProjectionRegression IsoProjectionSolver = "regression"
 	// IsoProjectionDirect is the SVD path (eq. 6–8): X = UΣVᵀ (thin, rank
 	// r), the r×r eigenproblem Uᵀτ(D_G)U·c = λc (eq. 7 with c = Σb), and
 	// a = VΣ⁻¹c: 3/2·m²n + 13/2·m³ + p·l·m² flam (eq. 8). Dense X only.
 	IsoProjectionDirect IsoProjectionSolver = "direct"
+	// IsoProjectionEigen is what Deng Cai's IsoP.m (version 2.1, 2007)
+	// computes through LGE.m, the code behind the paper's tables: the rows
+	// centred, then the regularized eigenproblem
+	// Xᵀ·τ(D_G)·X·a = λ·(XᵀX + α·I)·a (α = Alpha) by the thin SVD
+	// X = U·Σ·Vᵀ: the top Dim eigenvectors c of W·Uᵀ·τ(D_G)·U·W with
+	// W = diag(σᵢ/√(σᵢ² + α)), and a = V·(Σ² + α·I)^{-1/2}·c (eq. 8's
+	// cost). Unlike the regression, α reweights the directions before the
+	// eigenvectors are chosen, which damps those of the smallest singular
+	// values: on the Table 2 protocol (orl32, yale32, 20 splits, c − 1
+	// dimensions) it scored above LDA at every Gp/Pq, where the regression
+	// (to tolerance or capped) and the unregularized solve did not
+	// (bench/RESULTS.md, faces-table2-solvers). Dense X only.
+	IsoProjectionEigen IsoProjectionSolver = "eigen"
 )
 
 // DefaultRegressionIter is IsoProjection's default LSQR iteration cap. The
@@ -79,10 +96,12 @@ type IsoProjection struct {
 	// (default SupervisedConstant, see there).
 	Between      SupervisedGeodesic `setting:"supervised-geodesic"`
 	Disconnected Disconnected       `setting:"disconnected"`
-	// Alpha is the ridge parameter α of eq. 10; default 0.01 (the paper's
-	// value). Negative is an error; use Solver = IsoProjectionDirect for
-	// the unregularised problem.
-	Alpha  float64 `setting:"alpha"`
+	// Alpha is the ridge parameter α of eq. 10 (IsoProjectionRegression)
+	// and the regularization of IsoProjectionEigen; default 0.01 (the
+	// paper's value). Negative is an error; use Solver =
+	// IsoProjectionDirect for the unregularised problem.
+	Alpha float64 `setting:"alpha"`
+	// Solver: default IsoProjectionAuto.
 	Solver IsoProjectionSolver
 	// RegressionTol is LSQR's ATol and BTol (default 1e-6).
 	RegressionTol float64
@@ -114,7 +133,7 @@ type isoProjectionParams struct {
 	Float32        bool        `param:"float32,report"`
 	Eigensolver    Eigensolver `param:"eigensolver,report"`
 	Sparse         bool        `param:"sparse,report"`                    // the input
-	Solver         string      `param:"solver,report"`                    // "regression" or "direct"
+	Solver         string      `param:"solver,report"`                    // "regression", "direct" or "eigen"
 	RegressionIter int         `param:"regression_iter,report,omitempty"` // regression: LSQR's cap
 }
 
@@ -124,6 +143,18 @@ func (s IsoProjection) resolved() IsoProjection {
 	s.Dim, s.K = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels)
 	s.Alpha, s.RegressionTol = cmp.Or(s.Alpha, 0.01), cmp.Or(s.RegressionTol, 1e-6)
 	return s
+}
+
+// solverFor resolves IsoProjectionAuto for the input: the eigenproblem of
+// IsoP.m for supervised fits of dense rows, the regression otherwise.
+func (s IsoProjection) solverFor(xs samples) IsoProjectionSolver {
+	if s.Solver != IsoProjectionAuto {
+		return s.Solver
+	}
+	if s.Labels != nil && xs.csr == nil {
+		return IsoProjectionEigen
+	}
+	return IsoProjectionRegression
 }
 
 // regressionIter is RegressionIter with the default resolved.
@@ -151,17 +182,18 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if err := s.spec().validate(method, n); err != nil {
 				return fitPlan{}, err
 			}
+			s.Solver = s.solverFor(xs)
 			if s.Alpha < 0 || math.IsNaN(s.Alpha) || math.IsInf(s.Alpha, 0) || s.RegressionTol < 0 || s.RegressionIter < RegressionToTolerance {
 				return fitPlan{}, fmt.Errorf("%s: %w: alpha = %v, regression tolerance %v, iterations %d", method, ErrBadSetting, s.Alpha, s.RegressionTol, s.RegressionIter)
 			}
 			switch s.Solver {
 			case IsoProjectionRegression:
-			case IsoProjectionDirect:
+			case IsoProjectionDirect, IsoProjectionEigen:
 				if xs.csr != nil {
-					return fitPlan{}, fmt.Errorf("%s: %w: the direct (SVD) solver needs dense data; use the regression solver for sparse X", method, ErrBadSetting)
+					return fitPlan{}, fmt.Errorf("%s: %w: the %s (SVD) solver needs dense data; use the regression solver for sparse X", method, ErrBadSetting, s.Solver)
 				}
 			default:
-				return fitPlan{}, fmt.Errorf("%s: %w: solver %q (want regression or direct)", method, ErrBadSetting, s.Solver)
+				return fitPlan{}, fmt.Errorf("%s: %w: solver %q (want regression, direct or eigen)", method, ErrBadSetting, s.Solver)
 			}
 			if err := checkDim(method, s.Dim, min(n-1, d), "min(samples−1, features)"); err != nil {
 				return fitPlan{}, err
@@ -171,11 +203,11 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if err != nil {
 				return fitPlan{}, err
 			}
-			if s.Solver == IsoProjectionDirect && s.Float32 {
-				return fitPlan{}, fmt.Errorf("%s: %w: the direct solver needs float64 geodesics", method, ErrBadSetting)
+			if s.Solver != IsoProjectionRegression && s.Float32 {
+				return fitPlan{}, fmt.Errorf("%s: %w: the %s solver needs float64 geodesics", method, ErrBadSetting, s.Solver)
 			}
 			rest := 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(s.Neighbors, xs, s.K)
-			if s.Solver == IsoProjectionDirect {
+			if s.Solver != IsoProjectionRegression {
 				rest += 8 * int64(n) * int64(min(n, d)+n)
 			}
 			var geodesics int64
@@ -213,13 +245,16 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			p := isoProjectionParams{graphParams: s.spec().params(), Alpha: s.Alpha, Float32: s.Float32, Eigensolver: solver,
 				Sparse: xs.csr != nil, Solver: "regression", RegressionIter: s.regressionIter()}
 			p.Dropped = len(fixed.Dropped)
-			if s.Solver == IsoProjectionDirect {
-				p.Solver, p.RegressionIter = "direct", 0
+			if s.Solver != IsoProjectionRegression {
+				p.Solver, p.RegressionIter = string(s.Solver), 0
 			}
 			m := &IsoProjectionModel{base: newBase(method, p), kept: fixed.Kept}
-			if s.Solver == IsoProjectionDirect {
-				m.proj, m.eig, err = isoProjectionDirect(r, train.dense, tau, s.Dim, s.Seed)
-			} else {
+			switch s.Solver {
+			case IsoProjectionDirect:
+				m.proj, m.eig, err = isoProjectionDirect(r, train.dense, tau, s.Dim, s.Seed, -1)
+			case IsoProjectionEigen:
+				m.proj, m.eig, err = isoProjectionDirect(r, centred(train.dense), tau, s.Dim, s.Seed, s.Alpha)
+			default:
 				m.proj, m.eig, err = isoProjectionRegression(r, train, tau, s, solver)
 			}
 			if err != nil {
@@ -290,8 +325,10 @@ func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, 
 
 // isoProjectionDirect is the SVD path of eq. 6–8: X = UΣVᵀ ("svd"),
 // C = Uᵀ·τ(D_G)·U ("reduce"), the top dim eigenpairs of C ("eigensolve")
-// and a = V·Σ⁻¹·c.
-func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed uint64) (blas64.General, []float64, error) {
+// and a = V·Σ⁻¹·c. With alpha ≥ 0 (IsoProjectionEigen) the constraint is
+// aᵀ(XᵀX + α·I)a = 1: C is scaled on both sides by σᵢ/√(σᵢ² + α) and
+// a = V·(Σ² + α·I)^{-1/2}·c.
+func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed uint64, alpha float64) (blas64.General, []float64, error) {
 	n, d := x.Rows, x.Cols
 	k := min(n, d)
 	u := newGeneral(n, k)
@@ -322,10 +359,17 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 		if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, ur, tu, 0, c); err != nil {
 			return err
 		}
-		// Symmetrise against rounding.
+		// Symmetrise against rounding; with alpha, scale both sides.
+		w := make([]float64, rank)
+		for i := range w {
+			w[i] = 1
+			if alpha >= 0 {
+				w[i] = sv[i] / math.Sqrt(sv[i]*sv[i]+alpha)
+			}
+		}
 		for i := 0; i < rank; i++ {
-			for j := 0; j < i; j++ {
-				v := 0.5 * (c.Data[i*rank+j] + c.Data[j*rank+i])
+			for j := 0; j <= i; j++ {
+				v := 0.5 * (c.Data[i*rank+j] + c.Data[j*rank+i]) * w[i] * w[j]
 				c.Data[i*rank+j], c.Data[j*rank+i] = v, v
 			}
 		}
@@ -342,10 +386,15 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 	if err != nil {
 		return blas64.General{}, nil, err
 	}
-	// a = V·Σ⁻¹·c: Vᵀ is rank×d, so A (d×dim) = (Vtᵀ)·(Σ⁻¹c).
+	// a = V·Σ⁻¹·c (or V·(Σ² + αI)^{-1/2}·c): Vᵀ is rank×d, so A (d×dim) =
+	// (Vtᵀ)·(Σ⁻¹c).
 	for i := 0; i < rank; i++ {
+		s := sv[i]
+		if alpha >= 0 {
+			s = math.Sqrt(sv[i]*sv[i] + alpha)
+		}
 		for j := 0; j < dim; j++ {
-			cv.Data[i*cv.Stride+j] /= sv[i]
+			cv.Data[i*cv.Stride+j] /= s
 		}
 	}
 	proj := newGeneral(d, dim)
@@ -379,4 +428,18 @@ func (m *IsoProjectionModel) fields(c *codec) {
 	c.matrix("projection", &m.proj, -1, dim)
 	c.vector("eigenvalues", &m.eig, dim)
 	c.kept(&m.kept, m.embedding.Rows)
+}
+
+// centred returns a copy of x with its column means subtracted (IsoP.m
+// centres the rows before LGE.m).
+func centred(x blas64.General) blas64.General {
+	mean := weightedMean(samples{dense: x}, nil)
+	out := newGeneral(x.Rows, x.Cols)
+	for i := 0; i < x.Rows; i++ {
+		src, dst := x.Data[i*x.Stride:i*x.Stride+x.Cols], out.Data[i*x.Cols:(i+1)*x.Cols]
+		for j, v := range src {
+			dst[j] = v - mean[j]
+		}
+	}
+	return out
 }

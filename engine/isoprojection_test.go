@@ -200,3 +200,143 @@ func TestIsoProjectionRegressionIter(t *testing.T) {
 		t.Errorf("RegressionIter −2: %v, want ErrBadSetting", err)
 	}
 }
+
+// IsoProjectionEigen, the default of supervised fits of dense rows, against
+// an independent formulation of IsoP.m's problem: τ(D_G) of the supervised
+// graph built here as IsoP.m does (Euclidean distances within a class,
+// 1000 × the largest of them between classes), the rows centred, and the
+// generalized eigenproblem Xᵀτ X·a = λ·(XᵀX + αI)·a solved in feature space
+// through the Cholesky factor L of XᵀX + αI (top eigenvectors z of
+// L⁻¹·XᵀτX·L⁻ᵀ, a = L⁻ᵀz) — where the engine works in sample space through
+// the SVD. More samples than features and fewer; classes of unequal sizes.
+func TestIsoProjectionEigenAgainstFeatureSpace(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ n, d, c, dim int }{{45, 12, 5, 4}, {30, 50, 6, 5}} {
+		x := randomData(tc.n, tc.d, uint64(tc.n))
+		labels := make([]int, tc.n)
+		for i := range labels {
+			labels[i] = (i * i) % tc.c // unequal class sizes
+		}
+		const alpha = 0.05
+		m := mustFit(t, ctx, IsoProjection{Dim: tc.dim, K: 0, Labels: labels, Alpha: alpha}.Fit, x)
+		if got := m.Report().Params["solver"]; got != "eigen" {
+			t.Fatalf("supervised dense fit: solver %v, want eigen", got)
+		}
+		want := isoPFeatureSpace(t, x, labels, alpha, tc.dim)
+		// The feature-space route goes through L⁻¹ with cond(XᵀX + αI) up to
+		// (σ₁² + α)/α ≈ 10⁴ here: 1e-6 leaves it room (measured: 4e-8 at
+		// d > n, below 1e-8 at d < n); a wrong α or uncentred rows differ
+		// by more than 1e-2.
+		if diff := columnsAgree(m.Projection(), want); diff > 1e-6 {
+			t.Errorf("n = %d, d = %d: projections differ from the feature-space solution by %.3g", tc.n, tc.d, diff)
+		}
+		// Unsupervised fits and explicit choices keep their solver.
+		if got := mustFit(t, ctx, IsoProjection{Dim: 2, K: 8}.Fit, x).Report().Params["solver"]; got != "regression" {
+			t.Errorf("unsupervised fit: solver %v, want regression", got)
+		}
+		if got := mustFit(t, ctx, IsoProjection{Dim: 2, K: 0, Labels: labels, Solver: IsoProjectionRegression}.Fit, x).Report().Params["solver"]; got != "regression" {
+			t.Errorf("supervised fit asking for regression: solver %v", got)
+		}
+	}
+	// Sparse rows: the supervised default is the regression.
+	x := randomData(40, 10, 3)
+	labels := make([]int, 40)
+	for i := range labels {
+		labels[i] = i % 4
+	}
+	if got := mustFit(t, ctx, IsoProjection{Dim: 2, K: 0, Labels: labels}.Fit, sparse.FromDense(x)).Report().Params["solver"]; got != "regression" {
+		t.Errorf("supervised sparse fit: solver %v, want regression", got)
+	}
+	if _, err := (IsoProjection{Dim: 2, K: 0, Labels: labels, Solver: IsoProjectionEigen}).Fit(ctx, sparse.FromDense(x)); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("eigen solver on sparse input: %v, want ErrBadSetting", err)
+	}
+}
+
+// isoPFeatureSpace solves IsoP.m's regularized eigenproblem in feature
+// space (see TestIsoProjectionEigenAgainstFeatureSpace).
+func isoPFeatureSpace(t *testing.T, x *mat.Dense, labels []int, alpha float64, dim int) *mat.Dense {
+	t.Helper()
+	n, d := x.Dims()
+	xc := mat.DenseCopyOf(x)
+	for j := 0; j < d; j++ {
+		mu := mat.Sum(xc.ColView(j)) / float64(n)
+		for i := 0; i < n; i++ {
+			xc.Set(i, j, xc.At(i, j)-mu)
+		}
+	}
+	dist := mat.NewDense(n, n, nil)
+	maxD := 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if labels[i] == labels[j] {
+				var diff mat.VecDense
+				diff.SubVec(xc.RowView(i), xc.RowView(j))
+				dist.Set(i, j, mat.Norm(&diff, 2))
+				maxD = max(maxD, dist.At(i, j))
+			}
+		}
+	}
+	s := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := dist.At(i, j)
+			if labels[i] != labels[j] {
+				v = 1000 * maxD
+			}
+			s.Set(i, j, v*v)
+		}
+	}
+	h := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := -1 / float64(n)
+			if i == j {
+				v++
+			}
+			h.Set(i, j, v)
+		}
+	}
+	var tau, hs mat.Dense
+	hs.Mul(h, s)
+	tau.Mul(&hs, h)
+	tau.Scale(-0.5, &tau)
+	var xtx, txt, xtt mat.Dense
+	xtx.Mul(xc.T(), xc)
+	for i := 0; i < d; i++ {
+		xtx.Set(i, i, xtx.At(i, i)+alpha)
+	}
+	xtt.Mul(xc.T(), &tau)
+	txt.Mul(&xtt, xc)
+	var ch mat.Cholesky
+	if !ch.Factorize(mat.NewSymDense(d, xtx.RawMatrix().Data)) {
+		t.Fatal("XᵀX + αI is not positive definite")
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	var li mat.TriDense
+	if err := li.InverseTri(&l); err != nil {
+		t.Fatal(err)
+	}
+	var a1, a2 mat.Dense
+	a1.Mul(&li, &txt)
+	a2.Mul(&a1, li.T())
+	sym := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			sym.SetSym(i, j, 0.5*(a2.At(i, j)+a2.At(j, i)))
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(sym, true) {
+		t.Fatal("eigendecomposition failed")
+	}
+	var z mat.Dense
+	es.VectorsTo(&z)
+	top := mat.NewDense(d, dim, nil)
+	for j := 0; j < dim; j++ {
+		top.SetCol(j, mat.Col(nil, d-1-j, &z))
+	}
+	var a mat.Dense
+	a.Mul(li.T(), top)
+	return &a
+}

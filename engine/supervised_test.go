@@ -95,20 +95,28 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 	}
 }
 
-// The Table 2 protocol of Cai, He & Han, AAAI 2007 on yale32 (G2…G8, 2
-// random splits each, c − 1 = 14 dimensions, unit-length projection
-// vectors, 1-NN): with the default supervised geodesic (IsoP.m's
-// constant) IsoProjection is on average within 2 points of LDA — the
-// paper's finding at its smallest training size (G5/P59: 75.2 against
-// 76.0) — and at least 5 points above the classes-joined construction,
-// which sat near PCA (bench/RESULTS.md, faces-table2).
-func TestSupervisedTable2Yale(t *testing.T) {
+// The Table 2 protocol of Cai, He & Han, AAAI 2007 on yale32 and orl32
+// (G2…G8, 2 random splits each, c − 1 dimensions, unit-length projection
+// vectors, 1-NN): with the defaults of a supervised fit (IsoP.m's constant
+// geodesic and its regularized eigenproblem, IsoProjectionEigen)
+// IsoProjection is on average at or above LDA, as the paper's Table 2 has
+// it (yale32 74.5 against 73.7 %, orl32 94.2 against 91.4; the spectral
+// regression scores 74.4 and 89.7, below LDA on orl32), and at least 5
+// points above the classes-joined construction, which sat near PCA
+// (bench/RESULTS.md, faces-table2 and faces-table2-solvers).
+func TestSupervisedTable2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-data protocol")
 	}
+	for _, tag := range []string{"yale32", "orl32"} {
+		t.Run(tag, func(t *testing.T) { testSupervisedTable2(t, tag, IsoProjectionAuto) })
+	}
+}
+
+func testSupervisedTable2(t *testing.T, tag string, solver IsoProjectionSolver) {
 	ctx := context.Background()
-	x := loadShared(t, "yale32")
-	y := loadSharedLabels(t, "yale32")
+	x := loadShared(t, tag)
+	y := loadSharedLabels(t, tag)
 	x.Scale(1.0/255, x)
 	order, byClass := classOrder(y)
 	c := len(order)
@@ -131,7 +139,7 @@ func TestSupervisedTable2Yale(t *testing.T) {
 				return 100 * nearestNeighbourAccuracy(&a, &b, ytr, yte)
 			}
 			ml := mustFit(t, ctx, LDA{Labels: ytr}.Fit, xtr)
-			mc := mustFit(t, ctx, IsoProjection{Dim: c - 1, K: 0, Labels: ytr}.Fit, xtr)
+			mc := mustFit(t, ctx, IsoProjection{Dim: c - 1, K: 0, Labels: ytr, Solver: solver}.Fit, xtr)
 			mj := mustFit(t, ctx, IsoProjection{Dim: c - 1, K: 0, Labels: ytr, Between: SupervisedJoin}.Fit, xtr)
 			lda += acc(ml.Projection())
 			constant += acc(mc.Projection())
@@ -140,9 +148,9 @@ func TestSupervisedTable2Yale(t *testing.T) {
 		}
 	}
 	lda, constant, join = lda/float64(cells), constant/float64(cells), join/float64(cells)
-	t.Logf("yale32 G2…G8 mean 1-NN at %d dimensions: LDA %.1f %%, IsoProjection constant %.1f %%, join %.1f %%", c-1, lda, constant, join)
-	if constant < lda-2 {
-		t.Errorf("IsoProjection (constant) %.1f %% more than 2 points below LDA %.1f %%", constant, lda)
+	t.Logf("%s G2…G8 mean 1-NN at %d dimensions: LDA %.1f %%, IsoProjection constant %.1f %%, join %.1f %%", tag, c-1, lda, constant, join)
+	if constant < lda {
+		t.Errorf("IsoProjection (constant) %.1f %% below LDA %.1f %%", constant, lda)
 	}
 	if constant < join+5 {
 		t.Errorf("IsoProjection (constant) %.1f %% not 5 points above the joined construction %.1f %%", constant, join)
