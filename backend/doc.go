@@ -55,7 +55,9 @@
 // threads, so the OpenBLAS backend sends small calls to the pure-Go code.
 // The thresholds (flam per call below which Go is used) are constants in
 // openblas.go, measured by BenchmarkDispatch in bench/ and written down
-// there with the figures.
+// there with the figures. Products of a thin matrix with a vector (a
+// Lanczos basis) also stay in Go, on the calling goroutine, so that no
+// OpenBLAS worker competes with the Go work the caller runs beside them.
 //
 // # Thread budget
 //
