@@ -38,7 +38,8 @@ const (
 	// a = VΣ⁻¹c: 3/2·m²n + 13/2·m³ + p·l·m² flam (eq. 8). Dense X only.
 	IsoProjectionDirect IsoProjectionSolver = "direct"
 	// IsoProjectionEigen is what Deng Cai's IsoP.m (version 2.1, 2007)
-	// computes through LGE.m, the code behind the paper's tables: the rows
+	// computes through LGE.m with its regularization (options.Regu = 1,
+	// ReguAlpha = α), the code behind the paper's tables: the rows
 	// centred, then the regularized eigenproblem
 	// Xᵀ·τ(D_G)·X·a = λ·(XᵀX + α·I)·a (α = Alpha) by the thin SVD
 	// X = U·Σ·Vᵀ: the top Dim eigenvectors c of W·Uᵀ·τ(D_G)·U·W with
@@ -77,8 +78,10 @@ const RegressionToTolerance = -1
 // preserves the geodesic distances, max aᵀXτ(D_G)Xᵀa subject to
 // aᵀXXᵀa = 1 (eq. 5–6). The graph is the kNN (OR rule), ε or supervised
 // graph (Table 2: neighbours only within a class; K = 0 all of the class).
-// No centring beyond τ, as the paper writes it. As Alpha → 0 with
-// rank(X) = N the two solvers agree (Theorem 2).
+// The regression and direct solvers centre nothing beyond τ, as the paper
+// writes it; the eigen solver (the default of supervised fits of dense
+// rows) centres the rows, as IsoP.m does. As Alpha → 0 with rank(X) = N
+// the regression and the direct solver agree (Theorem 2).
 //
 // It keeps Isomap's objective (classical MDS of the geodesics), and
 // clusters like Isomap: on the Table 1 protocol (k-means after the
