@@ -23,8 +23,8 @@ import (
 type IsoProjectionSolver string
 
 const (
-	// IsoProjectionAuto is IsoProjectionEigen for supervised fits of dense
-	// rows (the construction that ran the paper's Table 2), and
+	// IsoProjectionAuto is IsoProjectionEigen for supervised fits (the
+	// construction that ran the paper's Table 2), and
 	// IsoProjectionRegression otherwise.
 	IsoProjectionAuto IsoProjectionSolver = ""
 	// IsoProjectionRegression is the spectral-regression path
@@ -42,14 +42,17 @@ const (
 	// ReguAlpha = α), the code behind the paper's tables: the rows
 	// centred, then the regularized eigenproblem
 	// Xᵀ·τ(D_G)·X·a = λ·(XᵀX + α·I)·a (α = Alpha) by the thin SVD
-	// X = U·Σ·Vᵀ: the top Dim eigenvectors c of W·Uᵀ·τ(D_G)·U·W with
-	// W = diag(σᵢ/√(σᵢ² + α)), and a = V·(Σ² + α·I)^{-1/2}·c (eq. 8's
-	// cost). Unlike the regression, α reweights the directions before the
+	// X = U·Σ·Vᵀ (the linear graph embeddings' solver, as LPP and NPE:
+	// from the smaller Gram matrix, σᵢ > 10⁻⁵·σ₁ kept, the leading 100
+	// directions when min(N, D) > 2000): the top Dim eigenvectors c of
+	// W·Uᵀ·τ(D_G)·U·W with W = diag(σᵢ/√(σᵢ² + α)), and
+	// a = V·(Σ² + α·I)^{-1/2}·c (eq. 8's cost). Unlike the regression, α
+	// reweights the directions before the
 	// eigenvectors are chosen, which damps those of the smallest singular
 	// values: on the Table 2 protocol (orl32, yale32, 20 splits, c − 1
 	// dimensions) it scored above LDA at every Gp/Pq, where the regression
 	// (to tolerance or capped) and the unregularized solve did not
-	// (bench/RESULTS.md, faces-table2-solvers). Dense X only.
+	// (bench/RESULTS.md, faces-table2-solvers). Dense or sparse X.
 	IsoProjectionEigen IsoProjectionSolver = "eigen"
 )
 
@@ -148,13 +151,13 @@ func (s IsoProjection) resolved() IsoProjection {
 	return s
 }
 
-// solverFor resolves IsoProjectionAuto for the input: the eigenproblem of
-// IsoP.m for supervised fits of dense rows, the regression otherwise.
-func (s IsoProjection) solverFor(xs samples) IsoProjectionSolver {
+// solverFor resolves IsoProjectionAuto: the eigenproblem of IsoP.m for
+// supervised fits, the regression otherwise.
+func (s IsoProjection) solverFor() IsoProjectionSolver {
 	if s.Solver != IsoProjectionAuto {
 		return s.Solver
 	}
-	if s.Labels != nil && xs.csr == nil {
+	if s.Labels != nil {
 		return IsoProjectionEigen
 	}
 	return IsoProjectionRegression
@@ -185,15 +188,15 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			if err := s.spec().validate(method, n); err != nil {
 				return fitPlan{}, err
 			}
-			s.Solver = s.solverFor(xs)
+			s.Solver = s.solverFor()
 			if s.Alpha < 0 || math.IsNaN(s.Alpha) || math.IsInf(s.Alpha, 0) || s.RegressionTol < 0 || s.RegressionIter < RegressionToTolerance {
 				return fitPlan{}, fmt.Errorf("%s: %w: alpha = %v, regression tolerance %v, iterations %d", method, ErrBadSetting, s.Alpha, s.RegressionTol, s.RegressionIter)
 			}
 			switch s.Solver {
-			case IsoProjectionRegression:
-			case IsoProjectionDirect, IsoProjectionEigen:
+			case IsoProjectionRegression, IsoProjectionEigen:
+			case IsoProjectionDirect:
 				if xs.csr != nil {
-					return fitPlan{}, fmt.Errorf("%s: %w: the %s (SVD) solver needs dense data; use the regression solver for sparse X", method, ErrBadSetting, s.Solver)
+					return fitPlan{}, fmt.Errorf("%s: %w: the direct (SVD) solver needs dense data; use the regression or eigen solver for sparse X", method, ErrBadSetting)
 				}
 			default:
 				return fitPlan{}, fmt.Errorf("%s: %w: solver %q (want regression, direct or eigen)", method, ErrBadSetting, s.Solver)
@@ -210,8 +213,14 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 				return fitPlan{}, fmt.Errorf("%s: %w: the %s solver needs float64 geodesics", method, ErrBadSetting, s.Solver)
 			}
 			rest := 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(s.Neighbors, xs, s.K)
-			if s.Solver != IsoProjectionRegression {
-				rest += 8 * int64(n) * int64(min(n, d)+n)
+			switch m := int64(min(n, d)); s.Solver {
+			case IsoProjectionDirect:
+				rest += 8 * int64(n) * (m + int64(n))
+			case IsoProjectionEigen: // the centred copy of dense rows, the Gram matrix, U and V·Σ⁻¹
+				if xs.csr == nil {
+					rest += 8 * int64(n) * int64(d)
+				}
+				rest += 8 * m * (m + int64(n) + int64(d))
 			}
 			var geodesics int64
 			geodesics, layout = tauBytes(n, s.Float32, rest, s.MaxBytes, layout)
@@ -254,9 +263,9 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 			m := &IsoProjectionModel{base: newBase(method, p), kept: fixed.Kept}
 			switch s.Solver {
 			case IsoProjectionDirect:
-				m.proj, m.eig, err = isoProjectionDirect(r, train.dense, tau, s.Dim, s.Seed, -1)
+				m.proj, m.eig, err = isoProjectionDirect(r, train.dense, tau, s.Dim, s.Seed)
 			case IsoProjectionEigen:
-				m.proj, m.eig, err = isoProjectionDirect(r, centred(train.dense), tau, s.Dim, s.Seed, s.Alpha)
+				m.proj, m.eig, err = isoProjectionEigen(r, train, tau, s)
 			default:
 				m.proj, m.eig, err = isoProjectionRegression(r, train, tau, s, solver)
 			}
@@ -326,12 +335,32 @@ func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, 
 	return proj, vals, err
 }
 
+// isoProjectionEigen is IsoP.m's problem: the linear graph embedding of
+// τ(D_G) with the regularized constraint (solveLGE with alpha: the rows
+// centred, the thin SVD from the smaller Gram matrix, dense or sparse).
+func isoProjectionEigen(r *run, x samples, tau tauMatrix, s IsoProjection) (blas64.General, []float64, error) {
+	n := x.rows()
+	res, err := solveLGE(r, lgeProblem{in: x, largest: true, dim: s.Dim, alpha: s.Alpha, seed: s.Seed,
+		reduce: func(u blas64.General) blas64.General {
+			tu := newGeneral(n, u.Cols)
+			backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tau.s64, u, 0, tu)
+			rr := newGeneral(u.Cols, u.Cols)
+			backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, u, tu, 0, rr)
+			symmetrize(rr)
+			return rr
+		},
+		cost: func(rk int) float64 { return flam.Gemm(n, rk, n) + flam.Gemm(rk, rk, n) },
+	})
+	if err != nil {
+		return blas64.General{}, nil, err
+	}
+	return res.proj, res.vals, nil
+}
+
 // isoProjectionDirect is the SVD path of eq. 6–8: X = UΣVᵀ ("svd"),
 // C = Uᵀ·τ(D_G)·U ("reduce"), the top dim eigenpairs of C ("eigensolve")
-// and a = V·Σ⁻¹·c. With alpha ≥ 0 (IsoProjectionEigen) the constraint is
-// aᵀ(XᵀX + α·I)a = 1: C is scaled on both sides by σᵢ/√(σᵢ² + α) and
-// a = V·(Σ² + α·I)^{-1/2}·c.
-func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed uint64, alpha float64) (blas64.General, []float64, error) {
+// and a = V·Σ⁻¹·c.
+func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed uint64) (blas64.General, []float64, error) {
 	n, d := x.Rows, x.Cols
 	k := min(n, d)
 	u := newGeneral(n, k)
@@ -362,17 +391,10 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 		if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, ur, tu, 0, c); err != nil {
 			return err
 		}
-		// Symmetrise against rounding; with alpha, scale both sides.
-		w := make([]float64, rank)
-		for i := range w {
-			w[i] = 1
-			if alpha >= 0 {
-				w[i] = sv[i] / math.Sqrt(sv[i]*sv[i]+alpha)
-			}
-		}
+		// Symmetrise against rounding.
 		for i := 0; i < rank; i++ {
-			for j := 0; j <= i; j++ {
-				v := 0.5 * (c.Data[i*rank+j] + c.Data[j*rank+i]) * w[i] * w[j]
+			for j := 0; j < i; j++ {
+				v := 0.5 * (c.Data[i*rank+j] + c.Data[j*rank+i])
 				c.Data[i*rank+j], c.Data[j*rank+i] = v, v
 			}
 		}
@@ -389,15 +411,10 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 	if err != nil {
 		return blas64.General{}, nil, err
 	}
-	// a = V·Σ⁻¹·c (or V·(Σ² + αI)^{-1/2}·c): Vᵀ is rank×d, so A (d×dim) =
-	// (Vtᵀ)·(Σ⁻¹c).
+	// a = V·Σ⁻¹·c: Vᵀ is rank×d, so A (d×dim) = (Vtᵀ)·(Σ⁻¹c).
 	for i := 0; i < rank; i++ {
-		s := sv[i]
-		if alpha >= 0 {
-			s = math.Sqrt(sv[i]*sv[i] + alpha)
-		}
 		for j := 0; j < dim; j++ {
-			cv.Data[i*cv.Stride+j] /= s
+			cv.Data[i*cv.Stride+j] /= sv[i]
 		}
 	}
 	proj := newGeneral(d, dim)
@@ -431,18 +448,4 @@ func (m *IsoProjectionModel) fields(c *codec) {
 	c.matrix("projection", &m.proj, -1, dim)
 	c.vector("eigenvalues", &m.eig, dim)
 	c.kept(&m.kept, m.embedding.Rows)
-}
-
-// centred returns a copy of x with its column means subtracted (IsoP.m
-// centres the rows before LGE.m).
-func centred(x blas64.General) blas64.General {
-	mean := weightedMean(samples{dense: x}, nil)
-	out := newGeneral(x.Rows, x.Cols)
-	for i := 0; i < x.Rows; i++ {
-		src, dst := x.Data[i*x.Stride:i*x.Stride+x.Cols], out.Data[i*x.Cols:(i+1)*x.Cols]
-		for j, v := range src {
-			dst[j] = v - mean[j]
-		}
-	}
-	return out
 }

@@ -201,14 +201,15 @@ func TestIsoProjectionRegressionIter(t *testing.T) {
 	}
 }
 
-// IsoProjectionEigen, the default of supervised fits of dense rows, against
-// an independent formulation of IsoP.m's problem: τ(D_G) of the supervised
+// IsoProjectionEigen, the default of supervised fits, against an
+// independent formulation of IsoP.m's problem: τ(D_G) of the supervised
 // graph built here as IsoP.m does (Euclidean distances within a class,
 // 1000 × the largest of them between classes), the rows centred, and the
 // generalized eigenproblem Xᵀτ X·a = λ·(XᵀX + αI)·a solved in feature space
 // through the Cholesky factor L of XᵀX + αI (top eigenvectors z of
 // L⁻¹·XᵀτX·L⁻ᵀ, a = L⁻ᵀz) — where the engine works in sample space through
-// the SVD. More samples than features and fewer; classes of unequal sizes.
+// the Gram matrix's eigenvectors. More samples than features and fewer;
+// classes of unequal sizes; dense and sparse rows.
 func TestIsoProjectionEigenAgainstFeatureSpace(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct{ n, d, c, dim int }{{45, 12, 5, 4}, {30, 50, 6, 5}} {
@@ -238,17 +239,19 @@ func TestIsoProjectionEigenAgainstFeatureSpace(t *testing.T) {
 			t.Errorf("supervised fit asking for regression: solver %v", got)
 		}
 	}
-	// Sparse rows: the supervised default is the regression.
+	// Sparse rows (centred implicitly): the same projections.
 	x := randomData(40, 10, 3)
 	labels := make([]int, 40)
 	for i := range labels {
 		labels[i] = i % 4
 	}
-	if got := mustFit(t, ctx, IsoProjection{Dim: 2, K: 0, Labels: labels}.Fit, sparse.FromDense(x)).Report().Params["solver"]; got != "regression" {
-		t.Errorf("supervised sparse fit: solver %v, want regression", got)
+	dense := mustFit(t, ctx, IsoProjection{Dim: 2, K: 0, Labels: labels}.Fit, x)
+	sp := mustFit(t, ctx, IsoProjection{Dim: 2, K: 0, Labels: labels}.Fit, sparse.FromDense(x))
+	if got := sp.Report().Params["solver"]; got != "eigen" {
+		t.Errorf("supervised sparse fit: solver %v, want eigen", got)
 	}
-	if _, err := (IsoProjection{Dim: 2, K: 0, Labels: labels, Solver: IsoProjectionEigen}).Fit(ctx, sparse.FromDense(x)); !errors.Is(err, ErrBadSetting) {
-		t.Errorf("eigen solver on sparse input: %v, want ErrBadSetting", err)
+	if diff := columnsAgree(sp.Projection(), dense.Projection()); diff > 1e-8 {
+		t.Errorf("sparse and dense rows: projections differ by %.3g", diff)
 	}
 }
 

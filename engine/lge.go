@@ -73,7 +73,13 @@ type lgeProblem struct {
 	largest bool      // maximize (LPP) or minimize (NPE) the quotient
 	dim     int
 	pcaDim  int // 0: automatic
-	seed    uint64
+	// alpha > 0 regularizes the constraint as Deng Cai's LGE.m does with
+	// Regu = 1: aᵀ(X·B·Xᵀ + α·I)a = 1 in place of aᵀ·X·B·Xᵀ·a = 1. In the
+	// SVD's coordinates the reduced matrix is scaled on both sides by
+	// wᵢ = σᵢ/√(σᵢ² + α) and the projections are a = V·Σ⁻¹·W·c, so that
+	// directions of small σᵢ are damped before the eigenvectors are chosen.
+	alpha float64
+	seed  uint64
 	// reduce returns R = Uᵀ·Ã·U (r×r, both triangles) for the N×r U with
 	// orthonormal columns; cost is its predicted flam for r columns.
 	reduce func(u blas64.General) blas64.General
@@ -247,6 +253,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 	exact := svdDim == m
 	res.svdDim = svdDim
 	var u, pm blas64.General // U (n×r) and P = V·Σ⁻¹ (d×r): X̂·P = U
+	var sq []float64         // σᵢ² of the r directions kept
 	var svdCost float64
 	switch {
 	case exact && in.csr == nil:
@@ -308,6 +315,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		// Keep σ_i > rankTol·σ_1 (vals are σ², descending).
 		rk := numericalRank(vals, rankTol)
 		res.rank = rk
+		sq = vals[:rk]
 		// The paper's count for the whole exact method (eq. 8), beside
 		// the stages' own predictions.
 		st.detail += fmt.Sprintf(", rank %d; eq. (8) predicts %.3g flam for the exact method", rk,
@@ -349,9 +357,22 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 			r.method, ErrDimension, p.dim, rk, svdDim)
 	}
 	var red blas64.General
+	var w []float64 // the regularization's scaling (alpha > 0)
 	err = r.stage("reduce", p.cost(rk), func(ctx context.Context, st *stageCtx) error {
 		red = p.reduce(u)
 		st.detail = fmt.Sprintf("%d×%d", rk, rk)
+		if p.alpha > 0 {
+			w = make([]float64, rk)
+			for i, s2 := range sq {
+				w[i] = math.Sqrt(s2 / (s2 + p.alpha))
+			}
+			for i := 0; i < rk; i++ {
+				for j := 0; j < rk; j++ {
+					red.Data[i*red.Stride+j] *= w[i] * w[j]
+				}
+			}
+			st.detail += fmt.Sprintf(", regularized (α = %g)", p.alpha)
+		}
 		return nil
 	})
 	if err != nil {
@@ -373,6 +394,11 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		return nil, err
 	}
 	err = r.stage("project", flam.Gemm(d, p.dim, rk), func(ctx context.Context, st *stageCtx) error {
+		for i, wi := range w {
+			for j := 0; j < p.dim; j++ {
+				c.Data[i*c.Stride+j] *= wi
+			}
+		}
 		res.proj = newGeneral(d, p.dim)
 		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, pm, c, 0, res.proj)
 		backend.FixSigns(res.proj)
