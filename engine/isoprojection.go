@@ -23,9 +23,10 @@ import (
 type IsoProjectionSolver string
 
 const (
-	// IsoProjectionAuto is IsoProjectionEigen for supervised fits (the
-	// construction that ran the paper's Table 2), and
-	// IsoProjectionRegression otherwise.
+	// IsoProjectionAuto is IsoProjectionEigen for supervised fits in
+	// float64 (the construction that ran the paper's Table 2), and
+	// IsoProjectionRegression otherwise (Float32 too: the eigenproblem
+	// reads τ(D_G) in float64).
 	IsoProjectionAuto IsoProjectionSolver = ""
 	// IsoProjectionRegression is the spectral-regression path
 	// (Cai, He & Han, AAAI 2007 §"Efficient Computation with Regression",
@@ -47,12 +48,12 @@ const (
 	// directions when min(N, D) > 2000): the top Dim eigenvectors c of
 	// W·Uᵀ·τ(D_G)·U·W with W = diag(σᵢ/√(σᵢ² + α)), and
 	// a = V·(Σ² + α·I)^{-1/2}·c (eq. 8's cost). Unlike the regression, α
-	// reweights the directions before the
-	// eigenvectors are chosen, which damps those of the smallest singular
-	// values: on the Table 2 protocol (orl32, yale32, 20 splits, c − 1
-	// dimensions) it scored above LDA at every Gp/Pq, where the regression
-	// (to tolerance or capped) and the unregularized solve did not
-	// (bench/RESULTS.md, faces-table2-solvers). Dense or sparse X.
+	// reweights the directions before the eigenvectors are chosen, which
+	// damps those of the smallest singular values: on the Table 2 protocol
+	// (orl32, yale32, 20 splits, c − 1 dimensions) it scored above LDA at
+	// every Gp/Pq, where the regression (to tolerance or capped) and the
+	// unregularized solve did not (bench/RESULTS.md, faces-table2-solvers).
+	// Dense or sparse X; float64 geodesics.
 	IsoProjectionEigen IsoProjectionSolver = "eigen"
 )
 
@@ -82,8 +83,8 @@ const RegressionToTolerance = -1
 // aᵀXXᵀa = 1 (eq. 5–6). The graph is the kNN (OR rule), ε or supervised
 // graph (Table 2: neighbours only within a class; K = 0 all of the class).
 // The regression and direct solvers centre nothing beyond τ, as the paper
-// writes it; the eigen solver (the default of supervised fits of dense
-// rows) centres the rows, as IsoP.m does. As Alpha → 0 with rank(X) = N
+// writes it; the eigen solver (the default of supervised fits) centres the
+// rows, as IsoP.m does. As Alpha → 0 with rank(X) = N
 // the regression and the direct solver agree (Theorem 2).
 //
 // It keeps Isomap's objective (classical MDS of the geodesics), and
@@ -152,12 +153,12 @@ func (s IsoProjection) resolved() IsoProjection {
 }
 
 // solverFor resolves IsoProjectionAuto: the eigenproblem of IsoP.m for
-// supervised fits, the regression otherwise.
+// supervised fits in float64, the regression otherwise.
 func (s IsoProjection) solverFor() IsoProjectionSolver {
 	if s.Solver != IsoProjectionAuto {
 		return s.Solver
 	}
-	if s.Labels != nil {
+	if s.Labels != nil && !s.Float32 {
 		return IsoProjectionEigen
 	}
 	return IsoProjectionRegression

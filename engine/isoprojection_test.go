@@ -238,6 +238,14 @@ func TestIsoProjectionEigenAgainstFeatureSpace(t *testing.T) {
 		if got := mustFit(t, ctx, IsoProjection{Dim: 2, K: 0, Labels: labels, Solver: IsoProjectionRegression}.Fit, x).Report().Params["solver"]; got != "regression" {
 			t.Errorf("supervised fit asking for regression: solver %v", got)
 		}
+		// Float32 geodesics: the regression (the eigenproblem reads τ in
+		// float64, and refuses float32 when asked for).
+		if got := mustFit(t, ctx, IsoProjection{Dim: 2, K: 0, Labels: labels, Float32: true}.Fit, x).Report().Params["solver"]; got != "regression" {
+			t.Errorf("supervised float32 fit: solver %v, want regression", got)
+		}
+		if _, err := (IsoProjection{Dim: 2, K: 0, Labels: labels, Float32: true, Solver: IsoProjectionEigen}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
+			t.Errorf("eigen solver with float32 geodesics: %v, want ErrBadSetting", err)
+		}
 	}
 	// Sparse rows (centred implicitly): the same projections.
 	x := randomData(40, 10, 3)

@@ -61,8 +61,11 @@ const prog = "isoproj-table1"
 var methods = []string{"Baseline", "LSI", "LPP", "NPE", "IsoProjection"}
 
 // extraMethods are the columns -methods may add: the nonlinear methods
-// that IsoProjection and LPP linearise.
-var extraMethods = []string{"Isomap", "LE"}
+// that IsoProjection and LPP linearise, and IsoP-eigen, IsoProjection by
+// the problem Deng Cai's IsoP.m solves (engine.IsoProjectionEigen: LGE.m's
+// regularized eigenproblem on the centred documents) instead of the
+// spectral regression.
+var extraMethods = []string{"Isomap", "LE", "IsoP-eigen"}
 
 // capped maps the extra IsoProjection columns of -iters ("IsoP ≤N its")
 // to their LSQR iteration cap (engine.IsoProjection.RegressionIter).
@@ -71,7 +74,7 @@ var capped = map[string]int{}
 // paperKey is the paper's column of method m (the capped IsoProjection
 // columns compare with IsoProjection).
 func paperKey(m string) string {
-	if _, ok := capped[m]; ok {
+	if _, ok := capped[m]; ok || m == "IsoP-eigen" {
 		return "IsoProjection"
 	}
 	return m
@@ -469,6 +472,11 @@ func main() {
 			"embeddings that IsoProjection and LPP make linear; their columns cluster the draw's documents at their own coordinates " +
 			"(what the linear method would give if its projection reproduced its eigenvectors exactly on the documents it learnt from).\n\n")
 	}
+	if slices.Contains(methods, "IsoP-eigen") {
+		b.WriteString("IsoP-eigen is IsoProjection on the same graph by the problem Deng Cai's IsoP.m solves (engine.IsoProjectionEigen): " +
+			"the documents centred and LGE.m's regularized eigenproblem Xᵀτ(D_G)X·a = λ(XᵀX + αI)a, α = 0.01, through the SVD step of LPP " +
+			"and NPE (every direction up to 2000 documents, the leading 100 above), instead of the spectral regression.\n\n")
+	}
 	b.WriteString("AC (%):\n\n")
 	b.WriteString(acTab.Markdown())
 	if len(gaps) > 0 {
@@ -535,6 +543,9 @@ func fit(ctx context.Context, m string, x *sparse.CSR, _ []int, k int, st settin
 		return engine.Isomap{Dim: dim, K: st.graphK, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
 	case "LE":
 		return engine.LaplacianEigenmaps{Dim: dim, K: st.graphK, Weight: engine.WeightCosine, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
+	}
+	if m == "IsoP-eigen" {
+		return engine.IsoProjection{Dim: dim, K: st.graphK, Alpha: 0.01, Solver: engine.IsoProjectionEigen, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
 	}
 	if it, ok := capped[m]; ok {
 		return engine.IsoProjection{Dim: dim, K: st.graphK, Alpha: 0.01, RegressionIter: it, Disconnected: engine.DisconnectedConnect}.Fit(ctx, x)
