@@ -264,17 +264,13 @@ func TestIsoProjectionEigenAgainstFeatureSpace(t *testing.T) {
 }
 
 // isoPFeatureSpace solves IsoP.m's regularized eigenproblem in feature
-// space (see TestIsoProjectionEigenAgainstFeatureSpace).
+// space (see TestIsoProjectionEigenAgainstFeatureSpace) with the tests'
+// reference helpers: τ = refDoubleCentre(S), then refFisher on XᵀτX and
+// XᵀX + αI.
 func isoPFeatureSpace(t *testing.T, x *mat.Dense, labels []int, alpha float64, dim int) *mat.Dense {
 	t.Helper()
-	n, d := x.Dims()
-	xc := mat.DenseCopyOf(x)
-	for j := 0; j < d; j++ {
-		mu := mat.Sum(xc.ColView(j)) / float64(n)
-		for i := 0; i < n; i++ {
-			xc.Set(i, j, xc.At(i, j)-mu)
-		}
-	}
+	xc := centredCols(x)
+	n, d := xc.Dims()
 	dist := mat.NewDense(n, n, nil)
 	maxD := 0.0
 	for i := 0; i < n; i++ {
@@ -297,57 +293,18 @@ func isoPFeatureSpace(t *testing.T, x *mat.Dense, labels []int, alpha float64, d
 			s.Set(i, j, v*v)
 		}
 	}
-	h := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := -1 / float64(n)
-			if i == j {
-				v++
-			}
-			h.Set(i, j, v)
-		}
-	}
-	var tau, hs mat.Dense
-	hs.Mul(h, s)
-	tau.Mul(&hs, h)
-	tau.Scale(-0.5, &tau)
-	var xtx, txt, xtt mat.Dense
+	var xtx, txt mat.Dense
 	xtx.Mul(xc.T(), xc)
 	for i := 0; i < d; i++ {
 		xtx.Set(i, i, xtx.At(i, i)+alpha)
 	}
-	xtt.Mul(xc.T(), &tau)
-	txt.Mul(&xtt, xc)
-	var ch mat.Cholesky
-	if !ch.Factorize(mat.NewSymDense(d, xtx.RawMatrix().Data)) {
-		t.Fatal("XᵀX + αI is not positive definite")
-	}
-	var l mat.TriDense
-	ch.LTo(&l)
-	var li mat.TriDense
-	if err := li.InverseTri(&l); err != nil {
-		t.Fatal(err)
-	}
-	var a1, a2 mat.Dense
-	a1.Mul(&li, &txt)
-	a2.Mul(&a1, li.T())
-	sym := mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			sym.SetSym(i, j, 0.5*(a2.At(i, j)+a2.At(j, i)))
-		}
-	}
-	var es mat.EigenSym
-	if !es.Factorize(sym, true) {
-		t.Fatal("eigendecomposition failed")
-	}
-	var z mat.Dense
-	es.VectorsTo(&z)
+	txt.Product(xc.T(), refDoubleCentre(s), xc)
+	_, c, linv := refFisher(t, &txt, symmetrized(&xtx))
 	top := mat.NewDense(d, dim, nil)
 	for j := 0; j < dim; j++ {
-		top.SetCol(j, mat.Col(nil, d-1-j, &z))
+		top.SetCol(j, mat.Col(nil, d-1-j, c))
 	}
 	var a mat.Dense
-	a.Mul(li.T(), top)
+	a.Mul(linv.T(), top)
 	return &a
 }

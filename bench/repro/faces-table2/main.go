@@ -321,27 +321,9 @@ func (m *isoPINF) Transform(_ context.Context, x mat.Matrix) (*mat.Dense, error)
 func fitIsoPINF(x mat.Matrix, y []int, alpha float64, dim int) (*isoPINF, error) {
 	xc, mean, tau := supervisedTau(x, y)
 	n, d := xc.Dims()
-	var es mat.EigenSym
-	if !es.Factorize(tau, true) {
-		return nil, fmt.Errorf("IsoP-INF: eigendecomposition failed")
-	}
-	vals := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
-	var cols []int
-	for k := n - 1; k >= 0 && len(cols) < dim; k-- {
-		if vals[k] > 1e-3 {
-			cols = append(cols, k)
-		}
-	}
-	if len(cols) < dim {
-		return nil, fmt.Errorf("IsoP-INF: %w: %d eigenvalues above 1e-3", engine.ErrDimension, len(cols))
-	}
-	yv := mat.NewDense(n, dim, nil)
-	for c, k := range cols {
-		for i := 0; i < n; i++ {
-			yv.Set(i, c, vecs.At(i, k))
-		}
+	yv, err := topEigenvectors(tau, dim, "IsoP-INF")
+	if err != nil {
+		return nil, err
 	}
 	// a = Xᵀ(XXᵀ + αI)⁻¹y.
 	var g mat.Dense
@@ -398,31 +380,45 @@ func fitIsoPLGE(x mat.Matrix, y []int, alpha float64, dim int) (*isoPINF, error)
 			ms.SetSym(i, j, 0.5*(m.At(i, j)+m.At(j, i))*w[i]*w[j])
 		}
 	}
-	var es mat.EigenSym
-	if !es.Factorize(ms, true) {
-		return nil, fmt.Errorf("IsoP-LGE: eigendecomposition failed")
+	b, err := topEigenvectors(ms, dim, "IsoP-LGE")
+	if err != nil {
+		return nil, err
 	}
-	vals := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
-	var cols []int
-	for k := r - 1; k >= 0 && len(cols) < dim; k-- {
-		if vals[k] > 1e-3 {
-			cols = append(cols, k)
-		}
-	}
-	if len(cols) < dim {
-		return nil, fmt.Errorf("IsoP-LGE: %w: %d eigenvalues above 1e-3", engine.ErrDimension, len(cols))
-	}
-	b := mat.NewDense(r, dim, nil)
-	for c, k := range cols {
-		for i := 0; i < r; i++ {
-			b.Set(i, c, vecs.At(i, k)/math.Sqrt(sv[i]*sv[i]+alpha))
+	for i := 0; i < r; i++ {
+		for c := 0; c < dim; c++ {
+			b.Set(i, c, b.At(i, c)/math.Sqrt(sv[i]*sv[i]+alpha))
 		}
 	}
 	a := mat.NewDense(d, dim, nil)
 	a.Mul(v.Slice(0, d, 0, r), b)
 	return &isoPINF{mean: mean, a: a}, nil
+}
+
+// topEigenvectors returns the eigenvectors of the dim largest eigenvalues
+// of a as columns, largest first, all above 10⁻³ as IsoP.m keeps them.
+func topEigenvectors(a *mat.SymDense, dim int, what string) (*mat.Dense, error) {
+	var es mat.EigenSym
+	if !es.Factorize(a, true) {
+		return nil, fmt.Errorf("%s: eigendecomposition failed", what)
+	}
+	vals := es.Values(nil)
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	n := len(vals)
+	var cols []int
+	for k := n - 1; k >= 0 && len(cols) < dim; k-- {
+		if vals[k] > 1e-3 {
+			cols = append(cols, k)
+		}
+	}
+	if len(cols) < dim {
+		return nil, fmt.Errorf("%s: %w: %d eigenvalues above 1e-3", what, engine.ErrDimension, len(cols))
+	}
+	out := mat.NewDense(n, dim, nil)
+	for c, k := range cols {
+		out.SetCol(c, mat.Col(nil, k, &vecs))
+	}
+	return out, nil
 }
 
 // supervisedTau returns the centred rows of x, their mean and τ(D_G) of
