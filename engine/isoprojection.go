@@ -214,14 +214,11 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 				return fitPlan{}, fmt.Errorf("%s: %w: the %s solver needs float64 geodesics", method, ErrBadSetting, s.Solver)
 			}
 			rest := 8*int64(xs.nnz()+n*(10+s.Dim)) + graphBytes(s.Neighbors, xs, s.K)
-			switch m := int64(min(n, d)); s.Solver {
+			switch s.Solver {
 			case IsoProjectionDirect:
-				rest += 8 * int64(n) * (m + int64(n))
-			case IsoProjectionEigen: // the centred copy of dense rows, the Gram matrix, U and V·Σ⁻¹
-				if xs.csr == nil {
-					rest += 8 * int64(n) * int64(d)
-				}
-				rest += 8 * m * (m + int64(n) + int64(d))
+				rest += 8 * int64(n) * int64(min(n, d)+n)
+			case IsoProjectionEigen: // the linear graph embeddings' solver
+				rest += lgeBytes(xs, 0)
 			}
 			var geodesics int64
 			geodesics, layout = tauBytes(n, s.Float32, rest, s.MaxBytes, layout)
