@@ -155,7 +155,7 @@ func Intersection(a, b *CSR, merge func(x, y float64) float64) *CSR {
 // cancel 0.8 s late).
 func Symmetrized(ctx context.Context, a *CSR, union bool, merge func(x, y float64) float64) (*CSR, error) {
 	if a.r != a.c {
-		return nil, fmt.Errorf("sparse: symmetrizing a %d×%d matrix", a.r, a.c)
+		return nil, fmt.Errorf("%w: symmetrizing a %d×%d matrix", ErrInvalid, a.r, a.c)
 	}
 	stop := &stopper{ctx: ctx}
 	t := a.transpose(stop)
