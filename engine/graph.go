@@ -211,9 +211,10 @@ func neighbourGraphOf(r *run, x samples, spec graphSpec) (*neighbors.Fixed, erro
 	return graphComponents(r, x, spec, predicted, policy, keep)
 }
 
-// mapGraphErr maps the neighbour package's input errors onto the engine's.
+// mapGraphErr maps the neighbour package's input errors onto the engine's
+// (once: an error that already wraps ErrBadSetting is returned as it is).
 func mapGraphErr(err error) error {
-	if errors.Is(err, neighbors.ErrInput) && !errors.Is(err, ErrDisconnected) {
+	if errors.Is(err, neighbors.ErrInput) && !errors.Is(err, ErrDisconnected) && !errors.Is(err, ErrBadSetting) {
 		return fmt.Errorf("%w: %w", ErrBadSetting, err)
 	}
 	return err

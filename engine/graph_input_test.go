@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -71,8 +72,11 @@ func TestGivenGraph(t *testing.T) {
 		"not a number": g.Map(func(i, j int, v float64) float64 { return math.NaN() }),
 	}
 	for name, b := range bad {
-		if _, err := (Isomap{K: 10, Options: Options{Neighbors: Neighbors{Graph: b}}}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
+		_, err := (Isomap{K: 10, Options: Options{Neighbors: Neighbors{Graph: b}}}).Fit(ctx, x)
+		if !errors.Is(err, ErrBadSetting) {
 			t.Errorf("%s: err = %v", name, err)
+		} else if c := strings.Count(err.Error(), ErrBadSetting.Error()); c != 1 {
+			t.Errorf("%s: %q says %q %d times", name, err, ErrBadSetting, c)
 		}
 	}
 	if _, err := (Isomap{Eps: 2, Options: given}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
