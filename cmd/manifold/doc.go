@@ -6,9 +6,10 @@
 //
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
 //	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
-//	                 [-weight heat|binary] [-float32] [-eigensolver auto|dense|lanczos|uncertified]
+//	                 [-supervised-geodesic constant|join] [-weight heat|binary] [-float32] [-max-iter N]
+//	                 [-eigensolver auto|dense|lanczos|uncertified]
 //	                 [-neighbors auto|exact|approx [-search-width W] [-refine W] [-index-k K] | -graph FILE.mtx]
-//	                 [-seed S] [-out FILE] [-model FILE] [-plot FILE.png] [-report FILE.json]
+//	                 [-seed S] [-out FILE|-|/dev/null] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
 //	manifold neighbors -k K [-neighbors auto|exact|approx [-refine W]] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
