@@ -79,9 +79,9 @@ type Isomap struct {
 	// Float32 stores the geodesics in float32: half the memory, for large N.
 	// The eigensolver is then Lanczos on the float32 matrix (products
 	// accumulated in float64).
-	Float32     bool `setting:"float32"`
-	Eigensolver Eigensolver
-	Seed        uint64 // Lanczos start vector
+	Float32     bool        `setting:"float32"`
+	Eigensolver Eigensolver `setting:"eigensolver"`
+	Seed        uint64      // Lanczos start vector
 	Options
 }
 

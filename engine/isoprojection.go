@@ -117,9 +117,9 @@ type IsoProjection struct {
 	// papers' tables ran; RegressionToTolerance solves each ridge
 	// regression to RegressionTol (at most 2·features iterations), the
 	// regression eq. 10 writes down (Theorem 2).
-	RegressionIter int  `setting:"max-iter"`
-	Float32        bool // float32 geodesics
-	Eigensolver    Eigensolver
+	RegressionIter int         `setting:"max-iter"`
+	Float32        bool        // float32 geodesics
+	Eigensolver    Eigensolver `setting:"eigensolver"`
 	Seed           uint64
 	Options
 }

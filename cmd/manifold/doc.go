@@ -82,7 +82,10 @@
 //	                   certified"). A fit whose factor the certified path
 //	                   cannot afford (neighbour graphs of high-dimensional
 //	                   data fill it in) stops with an error that names
-//	                   uncertified
+//	                   uncertified. isomap and isoprojection read it for
+//	                   the top eigenpairs of τ(D_G): auto (dense up to 500
+//	                   points or when dim > N/10, else Lanczos), dense or
+//	                   lanczos
 //	-float32           isomap: geodesics in float32 (half the N×N matrix;
 //	                   the report's params say float32). Without it, an
 //	                   isomap fit that -max-memory refuses is retried in

@@ -68,8 +68,9 @@ func TestWeightAndFloat32Flags(t *testing.T) {
 }
 
 // -eigensolver reaches LLE, LTSA and Laplacian eigenmaps (the report's
-// params and the eigensolve's detail say which ran), is refused by the
-// other methods and for other values.
+// params and the eigensolve's detail say which ran) and the top
+// eigenpairs of Isomap and Isometric Projection, and is refused by the
+// other methods and for values a method has no use for.
 func TestEigensolverFlag(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the eigensolver flag's fits: the full runs (both backends) have it; -short (the race run) skips it")
@@ -98,6 +99,14 @@ func TestEigensolverFlag(t *testing.T) {
 			t.Errorf("%s -eigensolver %s: the report does not say %q", tc.method, tc.solver, tc.detail)
 		}
 	}
-	mustFail(t, dir, []string{"-eigensolver", "isomap"}, "embed", "-method", "isomap", "-in", "roll.csv", "-eigensolver", "dense")
+	// Isomap and Isometric Projection: the top eigenpairs of τ(D_G).
+	for _, tc := range []struct{ method, solver string }{{"isomap", "dense"}, {"isomap", "lanczos"}, {"isoprojection", "lanczos"}} {
+		mustSucceed(t, dir, "embed", "-method", tc.method, "-in", "roll.csv", "-eigensolver", tc.solver, "-out", "y.csv", "-report", "r.json", "-quiet")
+		if got := readParams(t, filepath.Join(dir, "r.json"))["eigensolver"]; got != tc.solver {
+			t.Errorf("%s -eigensolver %s: report eigensolver %v", tc.method, tc.solver, got)
+		}
+	}
+	mustFail(t, dir, []string{"uncertified", "LLE, LTSA and Laplacian eigenmaps"}, "embed", "-method", "isomap", "-in", "roll.csv", "-eigensolver", "uncertified")
+	mustFail(t, dir, []string{"-eigensolver", "mds"}, "embed", "-method", "mds", "-in", "roll.csv", "-eigensolver", "dense")
 	mustFail(t, dir, []string{"-eigensolver", "arpack"}, "embed", "-method", "lle", "-in", "roll.csv", "-eigensolver", "arpack")
 }

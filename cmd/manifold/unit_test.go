@@ -22,10 +22,10 @@ import (
 func TestMethodTable(t *testing.T) {
 	contract := []string{
 		"pca", "mds",
-		"isomap -k -eps -disconnected -supervised -supervised-geodesic -float32",
+		"isomap -k -eps -disconnected -supervised -supervised-geodesic -float32 -eigensolver",
 		"landmark-isomap -k -eps -disconnected -supervised -landmarks",
 		"lle -k -alpha -eigensolver",
-		"isoprojection -k -eps -disconnected -supervised -supervised-geodesic -alpha -max-iter",
+		"isoprojection -k -eps -disconnected -supervised -supervised-geodesic -alpha -max-iter -eigensolver",
 		"oip -k -eps -disconnected -supervised -supervised-geodesic",
 		"soip -k -eps -disconnected -supervised -supervised-geodesic -alpha",
 		"tdpm -k -tangent-dim",
