@@ -574,6 +574,13 @@ func (s *server) readRows(w http.ResponseWriter, r *http.Request, npy bool) (*ma
 		}
 		return nil, fmt.Errorf(`JSON body: %v (want {"rows": [[...], ...]})`, err)
 	}
+	if _, err := dec.Token(); err != io.EOF { // one object, nothing after it
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, err
+		}
+		return nil, errors.New(`JSON body: data after the object (want one {"rows": [[...], ...]})`)
+	}
 	if len(req.Rows) == 0 {
 		return nil, errors.New(`JSON body: no rows (want {"rows": [[...], ...]})`)
 	}

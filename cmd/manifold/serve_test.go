@@ -191,6 +191,8 @@ func TestServeAPI(t *testing.T) {
 		{"/v1/models/roll/transform", `{"rows":`, 400, "bad_request"},
 		{"/v1/models/roll/transform", `{"rows":[[1,2,"x"]]}`, 400, "bad_request"},
 		{"/v1/models/roll/transform", `{"rows":[[1e999,2,3]]}`, 400, "bad_request"},
+		{"/v1/models/roll/transform", `{"rows":[[1,2,3]]}{"rows":[[1,2,3]]}`, 400, "bad_request"},
+		{"/v1/models/roll/transform", `{"rows":[[1,2,3]]} x`, 400, "bad_request"},
 		{"/v1/models/roll/transform", rowsJSON(rollRows(51, 3)), 413, "too_large"},
 		{"/v1/models/roll/transform", `{"rows":[[` + strings.Repeat("1,", 40000) + `1]]}`, 413, "too_large"},
 	} {
