@@ -65,6 +65,8 @@ func TestWeightAndFloat32Flags(t *testing.T) {
 	}
 	// Neither fits: one error line that says float32 was tried.
 	mustFail(t, dir, []string{"memory budget", "with -float32"}, "embed", "-method", "isomap", "-quiet", "-max-memory", "1MiB")
+	// The dense eigensolver reads float64 only: no retry, the budget's error and why.
+	mustFail(t, dir, []string{"memory budget", "not retried in float32", "-eigensolver dense"}, "embed", "-method", "isomap", "-quiet", "-max-memory", "32MiB", "-eigensolver", "dense")
 }
 
 // -eigensolver reaches LLE, LTSA and Laplacian eigenmaps (the report's
