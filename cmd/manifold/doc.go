@@ -89,7 +89,8 @@
 //	-float32           isomap: geodesics in float32 (half the N×N matrix;
 //	                   the report's params say float32). Without it, an
 //	                   isomap fit that -max-memory refuses is retried in
-//	                   float32, with a note on standard error. When
+//	                   float32, with a note on standard error (not with
+//	                   -eigensolver dense, which reads float64 only). When
 //	                   -max-memory is short of the searches' ring of float64
 //	                   rows (n/32 rows at most), the ring is kept in the
 //	                   matrix's last rows: nothing besides the matrix, a few
