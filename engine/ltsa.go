@@ -39,7 +39,8 @@ import (
 // range, 2/3·N³ flam) for N ≤ 500, otherwise by shift-invert block Lanczos
 // with locking on a sparse LDLᵀ factor of B, certified by the factor's
 // inertia (shiftinvert.go): every eigenvalue below the last one returned
-// was found, or the fit returns ErrNumerical. The constant vector (B·1 = 0)
+// was found (or, when that one is null, counted null), or the fit returns
+// ErrNumerical. The constant vector (B·1 = 0)
 // is always projected out. When B's null space has more than one
 // dimension (points whose neighbourhoods do not overlap enough to tie the
 // tangent spaces together — digit images with k = 10 give 7 to 24), the

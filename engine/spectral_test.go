@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -583,5 +584,38 @@ func TestEarlyAnalysisStoppedOnError(t *testing.T) {
 	}
 	if g := runtime.NumGoroutine(); g > before {
 		t.Errorf("%d goroutines after the failed fit, %d before", g, before)
+	}
+}
+
+// A null space wider than the embedding is certified without finding all
+// of it: when the inertia at the null threshold counts every eigenvalue
+// below the certificate's σ, the locked null vectors are kept (the
+// embedding is one basis of the null space either way, which
+// TestCertifiedBottomDigits checks against the dense null space). LTSA of
+// 1000 digits with k = 8 and dim = 2 has a null space of dimension 24.
+func TestNullSpaceNotSearchedThrough(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1000 digits through the certified path: the full runs (both backends) have it; -short (the race run) skips it")
+	}
+	m, err := LTSA{Dim: 2, K: 8, Eigensolver: EigenLanczos}.Fit(context.Background(), digitRows(t, 1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var detail string
+	for _, s := range m.Report().Stages {
+		if s.Name == "eigensolve" {
+			detail = s.Detail
+		}
+	}
+	var below, locked, solves int
+	if i := strings.Index(detail, "solves"); i < 0 || !strings.Contains(detail, "all null (as many below the null threshold") {
+		t.Fatalf("eigensolve detail %q: not the null space's early end", detail)
+	}
+	fmt.Sscanf(detail[strings.Index(detail, "inertia certificate: "):], "inertia certificate: %d eigenvalues", &below)
+	fmt.Sscanf(detail[strings.LastIndex(detail, "), ")+3:], "%d of them locked", &locked)
+	fmt.Sscanf(detail[strings.Index(detail, "; ")+2:], "%d solves", &solves)
+	t.Logf("nullity %d: %s", m.Nullity(), detail)
+	if m.Nullity() != below || m.Nullity() < 10 || locked >= below || solves > 4*locked {
+		t.Errorf("nullity %d, %d eigenvalues below σ, %d locked, %d solves: %s", m.Nullity(), below, locked, solves, detail)
 	}
 }
