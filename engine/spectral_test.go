@@ -592,7 +592,7 @@ func TestEarlyAnalysisStoppedOnError(t *testing.T) {
 // below the certificate's σ, the locked null vectors are kept (the
 // embedding is one basis of the null space either way, which
 // TestCertifiedBottomDigits checks against the dense null space). LTSA of
-// 1000 digits with k = 8 and dim = 2 has a null space of dimension 24.
+// 1000 digits with k = 8 and dim = 2 has a null space of dimension 23.
 func TestNullSpaceNotSearchedThrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1000 digits through the certified path: the full runs (both backends) have it; -short (the race run) skips it")
