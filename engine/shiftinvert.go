@@ -912,8 +912,8 @@ func certifiedBottom(ctx context.Context, r *run, b *sparse.CSR, u []float64, di
 			if err != nil && !errors.Is(err, sparse.ErrSingular) {
 				return nil, "", 0, 0, wrapNumerical(err)
 			}
-			if err == nil && f.Growth() <= certMaxGrowth {
-				if nullBelow, _, _ := f.Inertia(); nullBelow == neg {
+			if err == nil {
+				if nullBelow, _, ok := c.countBelow(f, thr); ok && nullBelow == neg {
 					nullCounted = nullBelow
 					break
 				}
