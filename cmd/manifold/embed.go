@@ -305,11 +305,14 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	p.Options.MaxBytes = f.budget
 	p.Options.Neighbors = engine.Neighbors{Search: f.neighborMode, Approx: neighbors.ApproxOptions{Seed: f.seed, Refine: f.refine}, Graph: graph, Width: f.searchWidth, IndexK: f.indexK}
 	model, err := m.fit(ctx, p, x)
-	if errors.Is(err, engine.ErrMemoryBudget) && m.reads("float32") && !f.set["float32"] && !p.Float32 && f.eigensolver == "dense" {
+	switch {
+	case !errors.Is(err, engine.ErrMemoryBudget) || !m.reads("float32") || f.set["float32"] || p.Float32:
+		// not a budget refusal that float32 geodesics could answer
+	case f.eigensolver == "dense":
 		// The dense eigensolver reads float64 geodesics only: say so
 		// beside the budget rather than retry in float32.
 		err = fmt.Errorf("%w (not retried in float32: -eigensolver dense reads float64 geodesics only)", err)
-	} else if errors.Is(err, engine.ErrMemoryBudget) && m.reads("float32") && !f.set["float32"] && !p.Float32 {
+	default:
 		// auto: float32 geodesics halve the N×N matrix. A note on
 		// standard error when that fits; one error line when it does not.
 		p.Float32 = true
