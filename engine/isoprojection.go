@@ -389,13 +389,7 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 		if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, ur, tu, 0, c); err != nil {
 			return err
 		}
-		// Symmetrise against rounding.
-		for i := 0; i < rank; i++ {
-			for j := 0; j < i; j++ {
-				v := 0.5 * (c.Data[i*rank+j] + c.Data[j*rank+i])
-				c.Data[i*rank+j], c.Data[j*rank+i] = v, v
-			}
-		}
+		symmetrize(c) // against rounding
 		return nil
 	})
 	if err != nil {

@@ -321,7 +321,7 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, seed uint64, p *
 			if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, gram, gram, 1, full); err != nil {
 				return err
 			}
-			symmetrizeInPlace(full)
+			symmetrize(full)
 			return nil
 		})
 		if err != nil {
@@ -491,16 +491,6 @@ func mirrorUpper(g blas64.General) {
 	for i := 0; i < g.Rows; i++ {
 		for j := i + 1; j < g.Cols; j++ {
 			g.Data[j*g.Stride+i] = g.Data[i*g.Stride+j]
-		}
-	}
-}
-
-// symmetrizeInPlace replaces the square g by (g + gᵀ)/2.
-func symmetrizeInPlace(g blas64.General) {
-	for i := 0; i < g.Rows; i++ {
-		for j := i + 1; j < g.Cols; j++ {
-			v := 0.5 * (g.Data[i*g.Stride+j] + g.Data[j*g.Stride+i])
-			g.Data[i*g.Stride+j], g.Data[j*g.Stride+i] = v, v
 		}
 	}
 }
