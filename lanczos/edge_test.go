@@ -3,8 +3,11 @@ package lanczos_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/lanczos"
@@ -63,5 +66,41 @@ func TestRandomShapes(t *testing.T) {
 		}
 
 		checkAgainstDense(t, name, a, w, z, which, res)
+	}
+}
+
+// An operator of norm 2^±600 (≈ 1e±180): its Ritz residuals, whose squares
+// overflow or underflow, are estimated without them — before, the
+// eigenpairs never converged at 2^600 and "converged" at once, wrong, at
+// 2^−600. The eigenpairs are those of the unscaled matrix, scaled.
+func TestOperatorScale(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(41, 42))
+	n := 120
+	lam := make([]float64, n)
+	for i := range lam {
+		lam[i] = float64(i+1) + 0.1*rnd.Float64()
+	}
+	a := withSpectrum(rnd, lam)
+	w, _ := denseEig(t, a)
+	for _, e := range []int{600, -600} {
+		as := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+		for i, v := range a.Data {
+			as.Data[i] = math.Ldexp(v, e)
+		}
+		for _, which := range []lanczos.Which{lanczos.Largest, lanczos.Smallest} {
+			res, err := lanczos.Solve(context.Background(), backend.FullSymOp{A: as}, lanczos.Settings{K: 4, Which: which, Seed: 1})
+			if err != nil {
+				t.Fatalf("2^%d %v: %v", e, which, err)
+			}
+			for i, v := range res.Values {
+				want := w[i]
+				if which == lanczos.Largest {
+					want = w[n-1-i]
+				}
+				if got := math.Ldexp(v, -e); math.Abs(got-want) > 1e-9*float64(n) {
+					t.Errorf("2^%d %v: eigenvalue %d is %.12g·2^%d, want %.12g", e, which, i, got, e, want)
+				}
+			}
+		}
 	}
 }

@@ -48,6 +48,7 @@ type solver struct {
 	// scratch
 	coef, coef2 []float64 // (m+b)×b Gram–Schmidt coefficients
 	w0          []float64 // norms of the raw products
+	rc          []float64 // one Ritz vector's residual, by block column
 	xt, yt      []float64 // n×b transposes for the block product
 	hs          []float64 // ld×ld copy of H for the eigensolver
 	theta       []float64 // Ritz values, ascending
@@ -70,6 +71,7 @@ func newSolver(a Operator, p params) *solver {
 	s.coef = make([]float64, s.ld*p.b)
 	s.coef2 = make([]float64, s.ld*p.b)
 	s.w0 = make([]float64, p.b)
+	s.rc = make([]float64, p.b)
 	s.hs = make([]float64, s.ld*s.ld)
 	s.theta = make([]float64, s.ld)
 	s.order = make([]int, s.ld)
@@ -327,19 +329,20 @@ func (s *solver) ritz(j int) error {
 		}
 	}
 	s.anorm = max(s.anorm, math.Abs(s.theta[0]), math.Abs(s.theta[j-1]))
-	// Residual of Ritz pair i: ‖R·S[j−b:j, i]‖.
+	// Residual of Ritz pair i: ‖R·S[j−b:j, i]‖, by Nrm2: its squares
+	// overflow or underflow for an operator of norm past 1e±154, which
+	// would read as never or always converged.
 	b := s.b
 	for pos := 0; pos < j; pos++ {
 		col := s.order[pos]
-		ss := 0.0
 		for c2 := 0; c2 < b; c2++ {
 			t := 0.0
 			for c := 0; c < b; c++ {
 				t += s.r[c2*b+c] * s.hs[(j-b+c)*j+col]
 			}
-			ss += t * t
+			s.rc[c2] = t
 		}
-		s.res[pos] = math.Sqrt(ss)
+		s.res[pos] = backend.Nrm2(s.rc)
 	}
 	return nil
 }
