@@ -288,7 +288,7 @@ func geodesicMDS(r *run, graph *sparse.CSR, dim int, f32, constant bool, layout 
 	if err != nil {
 		return nil, blas64.General{}, nil, 0, err
 	}
-	vals, vecs, err := topEigen(r, tau.s64, tau.s32, tau.n, dim, solver, seed)
+	vals, vecs, err := tau.top(r, dim, solver, seed)
 	if err != nil {
 		return nil, blas64.General{}, nil, 0, err
 	}
@@ -358,6 +358,10 @@ type tauMatrix struct {
 	// between is the geodesic set between unreachable pairs
 	// (SupervisedConstant), 0 when every pair was reachable.
 	between float64
+	// exp: s32 holds τ·2^(−2·exp), its lengths scaled by float32Scaled;
+	// means, between and the eigenvalues of top are in the geodesics'
+	// own scale.
+	exp int
 }
 
 // operator returns τ(D_G) as a symmetric operator for the iterative
@@ -367,6 +371,55 @@ func (t tauMatrix) operator() lanczos.Operator {
 		return backend.FullSymOp32{A: t.s32, N: t.n, Stride: t.n}
 	}
 	return backend.FullSymOp{A: t.s64}
+}
+
+// float32Scaled returns the graph whose squared geodesics fit float32's
+// normal range, and e: g itself and 0, or a copy with every length scaled
+// by 2^−e (a power of two: exact) — down when the longest path possible
+// (the longest edge times n − 1 edges) could pass √(MaxFloat32/4) ≈ 9.2e18,
+// so that it lies near 9.2e18; up when the shortest edge is below
+// 2^−50 ≈ 8.9e−16 (its square 1e−31, near float32's smallest normal number
+// 1.2e−38), so that the longest edge lies in [½, 1). Squared geodesics of
+// data scaled to 1e20 would otherwise be +Inf in float32, and of data
+// scaled to 1e−20 subnormal or 0.
+func float32Scaled(g *sparse.CSR) (*sparse.CSR, int, error) {
+	e := float32Exp(g)
+	if e == 0 {
+		return g, 0, nil
+	}
+	vals := make([]float64, len(g.Values()))
+	for i, w := range g.Values() {
+		vals[i] = math.Ldexp(w, -e)
+	}
+	rows, cols := g.Dims()
+	sg, err := sparse.NewCSR(rows, cols, g.RowPtr(), g.ColIdx(), vals)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", ErrNumerical, err)
+	}
+	return sg, e, nil
+}
+
+// float32Exp is the e of float32Scaled: the same for the graph a model
+// keeps, so that Transform rounds as the fit did.
+func float32Exp(g *sparse.CSR) int {
+	n, _ := g.Dims()
+	maxEdge, minEdge := 0.0, math.Inf(1)
+	for _, w := range g.Values() {
+		maxEdge = max(maxEdge, w)
+		if w > 0 {
+			minEdge = min(minEdge, w)
+		}
+	}
+	bound := maxEdge * float64(max(n-1, 1))
+	limit := math.Sqrt(math.MaxFloat32 / 4)
+	switch {
+	case bound > limit:
+		return int(math.Ceil(math.Log2(bound / limit)))
+	case minEdge < 0x1p-50:
+		_, e := math.Frexp(maxEdge)
+		return e
+	}
+	return 0
 }
 
 // geodesicTau computes τ(D_G) in one N×N matrix: squared geodesics written
@@ -396,8 +449,18 @@ func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool, layout tauLayout
 			if opt.RingInOutput {
 				st.detail += ", those rows kept in the output's last rows (the memory budget)"
 			}
+			g32, e, err := float32Scaled(graph)
+			if err != nil {
+				return err
+			}
+			if t.exp = e; e != 0 {
+				st.detail += fmt.Sprintf(", lengths scaled by 2^%d", -e)
+			}
 			t.s32 = make([]float32, n*n)
-			err = st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths32(ctx, graph, t.s32, n, opt) })
+			err = st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths32(ctx, g32, t.s32, n, opt) })
+			if err != nil {
+				return err
+			}
 		} else {
 			t.s64 = newGeneral(n, n)
 			err = st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths(ctx, graph, t.s64, opt) })
@@ -405,7 +468,7 @@ func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool, layout tauLayout
 		if err != nil || !constant {
 			return err
 		}
-		t.between = t.fillUnreachable()
+		t.between = math.Ldexp(t.fillUnreachable(), t.exp)
 		st.detail += fmt.Sprintf(", between classes %g (%d × the largest within-class geodesic)", t.between, supervisedFactor)
 		return nil
 	})
@@ -414,7 +477,11 @@ func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool, layout tauLayout
 	}
 	err = r.stage("centering", flam.DoubleCenter(n), func(ctx context.Context, st *stageCtx) error {
 		if f32 {
-			return backend.DoubleCenter32Ctx(ctx, t.s32, n, n, t.means)
+			err := backend.DoubleCenter32Ctx(ctx, t.s32, n, n, t.means)
+			for i := range t.means {
+				t.means[i] = math.Ldexp(t.means[i], 2*t.exp)
+			}
+			return err
 		}
 		return backend.DoubleCenterCtx(ctx, t.s64, t.means)
 	})
@@ -467,6 +534,16 @@ func (t *tauMatrix) fillUnreachable() float64 {
 		t.means[i] = sum / float64(n)
 	}
 	return between
+}
+
+// top returns the top dim eigenpairs of τ (topEigen), the eigenvalues in
+// the geodesics' own scale (see exp).
+func (t tauMatrix) top(r *run, dim int, solver Eigensolver, seed uint64) ([]float64, blas64.General, error) {
+	vals, vecs, err := topEigen(r, t.s64, t.s32, t.n, dim, solver, seed)
+	for i := range vals {
+		vals[i] = math.Ldexp(vals[i], 2*t.exp)
+	}
+	return vals, vecs, err
 }
 
 // topEigen finds the top dim eigenpairs of the double-centred n×n matrix

@@ -283,7 +283,7 @@ func (s IsoProjection) Fit(ctx context.Context, x mat.Matrix) (*IsoProjectionMod
 // α‖a‖² for all dim columns at once by LSQR with damp = √α ("regression").
 func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, solver Eigensolver) (blas64.General, []float64, error) {
 	n, d := x.rows(), x.cols()
-	vals, y, err := topEigen(r, tau.s64, tau.s32, n, s.Dim, solver, s.Seed)
+	vals, y, err := tau.top(r, s.Dim, solver, s.Seed)
 	if err != nil {
 		return blas64.General{}, nil, err
 	}

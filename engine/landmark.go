@@ -170,7 +170,7 @@ func (s LandmarkIsomap) stages(r *run, in samples, choice LandmarkChoice) (*Land
 	// Squared geodesics landmark → point, in float32: half the memory of
 	// the L×N matrix, the one large allocation of the method.
 	delta := make([]float32, nl*nk)
-	pathGraph, e, err := float32Scaled(fixed.Graph, nk)
+	pathGraph, e, err := float32Scaled(fixed.Graph)
 	if err != nil {
 		return nil, err
 	}
@@ -243,35 +243,6 @@ func (s LandmarkIsomap) stages(r *run, in samples, choice LandmarkChoice) (*Land
 	m.near = graphLists(r.rep, m.p.Eps, m.graph, r.opts.Neighbors.Width)
 	m.prepareGeo()
 	return m, nil
-}
-
-// float32Scaled returns the graph whose squared geodesics fit float32:
-// g itself, or, when the longest path possible (its longest edge times
-// n − 1 edges) could pass √(MaxFloat32/4) ≈ 9.2e18, a copy with every
-// length scaled by 2^−e, a power of two (exact), and e. Squared geodesics of
-// data scaled to 1e20 would otherwise be +Inf in float32, and the
-// eigensolver would see NaN.
-func float32Scaled(g *sparse.CSR, n int) (*sparse.CSR, int, error) {
-	maxEdge := 0.0
-	for _, w := range g.Values() {
-		maxEdge = max(maxEdge, w)
-	}
-	bound := maxEdge * float64(max(n-1, 1))
-	limit := math.Sqrt(math.MaxFloat32 / 4)
-	if !(bound > limit) {
-		return g, 0, nil
-	}
-	e := int(math.Ceil(math.Log2(bound / limit)))
-	vals := make([]float64, len(g.Values()))
-	for i, w := range g.Values() {
-		vals[i] = math.Ldexp(w, -e)
-	}
-	rows, cols := g.Dims()
-	sg, err := sparse.NewCSR(rows, cols, g.RowPtr(), g.ColIdx(), vals)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", methodLandmarkIsomap, err)
-	}
-	return sg, e, nil
 }
 
 // scaleGeneral multiplies every element of a by 2^e.

@@ -29,6 +29,7 @@ type geoIndex struct {
 	eps    float64
 	cols   []int // reference (landmark) columns; nil: every training point
 	f32    bool  // round the squared geodesics to float32 as the fit stored them
+	exp32  int   // with f32: the fit's lengths were scaled by 2^−exp32 (float32Exp)
 	// between > 0 (SupervisedConstant) is the geodesic to the training
 	// points a new point's paths do not reach (those of other classes than
 	// its neighbours'), as the fit set it.
@@ -198,6 +199,9 @@ func newGeoIndex(ctx context.Context, method string, train blas64.General, graph
 	}
 	k = min(k, train.Rows)
 	gi := &geoIndex{method: method, train: train, paths: pg, k: k, eps: eps, cols: cols, f32: f32, between: between, tri: tri, symmetric: graph.IsSymmetric(0), tableMax: geoTableMax}
+	if f32 {
+		gi.exp32 = float32Exp(graph)
+	}
 	if !approx {
 		// The exact search; a model fitted with approximate neighbours
 		// answers its queries by the index below instead.
@@ -292,11 +296,12 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 		}
 	}
 	if gi.f32 {
-		// A squared geodesic past the float32 range stays in float64:
+		// Rounded as the fit stored them: scaled by 2^(−2·exp32) (see
+		// float32Scaled). One past the float32 range stays in float64:
 		// rounding it would give +Inf and a NaN coordinate.
 		for j, v := range ref {
-			if v <= math.MaxFloat32 {
-				ref[j] = float64(float32(v))
+			if sv := math.Ldexp(v, -2*gi.exp32); sv <= math.MaxFloat32 {
+				ref[j] = math.Ldexp(float64(float32(sv)), 2*gi.exp32)
 			}
 		}
 	}
