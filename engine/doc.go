@@ -91,7 +91,14 @@
 //   - values whose squared distances overflow (above about
 //     √(MaxFloat64 / (8·max(N, D)·D)), 1e152 for small data): ErrNotFinite;
 //     samples that differ by less than 1e-150, whose squared differences
-//     underflow: ErrNumerical; rescale either;
+//     underflow: ErrNumerical; rescale either. OIP and SOIP, whose M is of
+//     the fourth degree in the data, take values up to
+//     MaxFloat64^¼ / √(8·max(N, D)·D) (about 1e74 for a few hundred samples
+//     of 256 features) and a spread of at least 1e-75. Within these ranges
+//     every method but two embeds the data as it embeds them scaled by a
+//     power of two, up to that scale; IsoProjection's ridge α and Low-Rank
+//     Isomap's LRR λ (without UnitScale) weigh terms of different degrees,
+//     so their embeddings depend on the data's scale;
 //   - duplicate rows, even 40 copies of one point among 60: embedded (the
 //     copies land on one point); a neighbour graph made only of copies
 //     falls apart and says so;

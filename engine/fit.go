@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -18,6 +19,9 @@ type fitter[M describedModel] struct {
 	method string
 	opts   Options
 	input  fitInput
+	// degree is that of the method's largest forms in the data's scale,
+	// which bounds the values it accepts (see minSpread); 0 means 2.
+	degree int
 	// plan checks the settings against the input and says the dimension
 	// and how much memory the fit will take; it allocates nothing large.
 	plan func(in samples) (fitPlan, error)
@@ -53,10 +57,10 @@ const (
 )
 
 // read converts and checks x as kind says.
-func (kind fitInput) read(method string, x mat.Matrix, opts Options) (samples, error) {
+func (kind fitInput) read(method string, x mat.Matrix, opts Options, degree int) (samples, error) {
 	switch kind {
 	case denseRows:
-		g, err := fitDenseInput(method, x, opts)
+		g, err := fitDenseInput(method, x, opts, degree)
 		return samples{dense: g}, err
 	case distanceMatrix:
 		what := method + " distances"
@@ -66,13 +70,13 @@ func (kind fitInput) read(method string, x mat.Matrix, opts Options) (samples, e
 		g, err := denseInput(what, x)
 		return samples{dense: g}, err
 	}
-	return fitSamplesInput(method, x, opts, kind == sparseRows)
+	return fitSamplesInput(method, x, opts, kind == sparseRows, degree)
 }
 
 // fit runs f on x.
 func (f fitter[M]) fit(ctx context.Context, x mat.Matrix) (M, error) {
 	var none M
-	in, err := f.input.read(f.method, x, f.opts)
+	in, err := f.input.read(f.method, x, f.opts, cmp.Or(f.degree, 2))
 	if err != nil {
 		return none, err
 	}

@@ -612,7 +612,7 @@ const methodKNNGraph = "neighbors"
 // settings), the input errors of the methods (empty, not finite), or
 // ctx's error.
 func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, *Report, error) {
-	in, err := fitSamplesInput(methodKNNGraph, x, s.Options, false)
+	in, err := fitSamplesInput(methodKNNGraph, x, s.Options, false, 2)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -95,8 +95,9 @@ func samplesInput(what string, x mat.Matrix) (samples, error) {
 
 // fitDenseInput is denseInput for the data a method learns from: a matrix
 // that is not a *mat.Dense is copied only when the copy fits in the memory
-// budget, and the values must pass checkFitData.
-func fitDenseInput(method string, x mat.Matrix, opts Options) (blas64.General, error) {
+// budget, and the values must pass checkFitData for forms of the given
+// degree.
+func fitDenseInput(method string, x mat.Matrix, opts Options, degree int) (blas64.General, error) {
 	if err := checkCopy(method, x, opts); err != nil {
 		return blas64.General{}, err
 	}
@@ -104,14 +105,14 @@ func fitDenseInput(method string, x mat.Matrix, opts Options) (blas64.General, e
 	if err != nil {
 		return g, err
 	}
-	return g, checkFitData(method, samples{dense: g}, true)
+	return g, checkFitData(method, samples{dense: g}, true, degree)
 }
 
 // fitSamplesInput is samplesInput for the data a method learns from (see
 // fitDenseInput); a *sparse.CSR is kept as it is. spread says whether the
 // method needs distinct samples (every method that centres the data or
 // measures distances); see checkFitData.
-func fitSamplesInput(method string, x mat.Matrix, opts Options, spread bool) (samples, error) {
+func fitSamplesInput(method string, x mat.Matrix, opts Options, spread bool, degree int) (samples, error) {
 	if _, ok := x.(*sparse.CSR); !ok {
 		if err := checkCopy(method, x, opts); err != nil {
 			return samples{}, err
@@ -121,7 +122,7 @@ func fitSamplesInput(method string, x mat.Matrix, opts Options, spread bool) (sa
 	if err != nil {
 		return in, err
 	}
-	return in, checkFitData(method, in, spread)
+	return in, checkFitData(method, in, spread, degree)
 }
 
 // copyBytes is what densifying x costs: 0 for a *mat.Dense (used in
@@ -183,24 +184,34 @@ func checkCopy(method string, x mat.Matrix, opts Options) error {
 	return nil
 }
 
-// Limits of the values a fit accepts. Squared distances, Gram entries and
-// their sums over N samples must stay finite: with |x| ≤ s they are at most
-// 4·D·s² and N·D·s², so s² · 8·max(N, D)·D must stay below MaxFloat64. A
-// spread below minSpread makes every squared difference underflow to 0.
+// Limits of the values a fit accepts. A method's largest forms are of
+// some degree in the data's scale s: 2 for squared distances, Gram entries
+// and their sums over N samples, which are at most 4·D·s² and N·D·s²; 4 for
+// OIP's M = G² − 2·AᵀτA (G = AᵀA). They stay finite while
+// s^degree · (8·max(N, D)·D)^(degree/2) is below MaxFloat64, and they do
+// not underflow while the samples' spread is above minSpread^(2/degree):
+// at a spread below minSpread every squared difference underflows to 0.
 const minSpread = 1e-150
 
 // valueLimit is the largest |x| the limits above allow in N samples of D
-// features.
-func valueLimit(n, d int) float64 {
-	return math.Sqrt(math.MaxFloat64 / (8 * float64(max(n, d)) * float64(d)))
+// features for forms of the given degree (2 or 4).
+func valueLimit(n, d, degree int) float64 {
+	return math.Pow(math.MaxFloat64/math.Pow(8*float64(max(n, d))*float64(d), float64(degree)/2), 1/float64(degree))
+}
+
+// spreadLimit is the smallest spread the limits above allow for forms of
+// the given degree.
+func spreadLimit(degree int) float64 {
+	return math.Pow(minSpread, 2/float64(degree))
 }
 
 // checkFitData checks the range of the values a method learns from: values
 // so large that squared distances or Gram sums overflow (ErrNotFinite),
 // samples whose spread is so small that squared differences underflow to
 // 0 (ErrNumerical), and, when spread is set, samples that are all the same
-// point (ErrDimension: no direction or distance to embed).
-func checkFitData(method string, x samples, spread bool) error {
+// point (ErrDimension: no direction or distance to embed); degree is that of
+// the method's largest forms (see minSpread).
+func checkFitData(method string, x samples, spread bool, degree int) error {
 	n, d := x.rows(), x.cols()
 	lo := make([]float64, d)
 	hi := make([]float64, d)
@@ -238,9 +249,9 @@ func checkFitData(method string, x samples, spread bool) error {
 			big = max(big, math.Abs(lo[j]), math.Abs(hi[j]))
 		}
 	}
-	if limit := valueLimit(n, d); big > limit {
-		return fmt.Errorf("%s: %w: values as large as %.3g make squared distances overflow (the limit for %d×%d data is about %.3g); rescale the data",
-			method, ErrNotFinite, big, n, d, limit)
+	if limit := valueLimit(n, d, degree); big > limit {
+		return fmt.Errorf("%s: %w: values as large as %.3g make %s overflow (the limit for %d×%d data is about %.3g); rescale the data",
+			method, ErrNotFinite, big, formsOf(degree), n, d, limit)
 	}
 	width := 0.0
 	for j := range lo {
@@ -249,10 +260,20 @@ func checkFitData(method string, x samples, spread bool) error {
 	switch {
 	case spread && width == 0 && n > 1:
 		return fmt.Errorf("%s: %w: all %d samples are the same point: there is no distance or direction to embed", method, ErrDimension, n)
-	case width > 0 && width < minSpread:
-		return fmt.Errorf("%s: %w: the samples differ by at most %.3g, so squared differences underflow to 0; rescale the data", method, ErrNumerical, width)
+	case width > 0 && width < spreadLimit(degree):
+		return fmt.Errorf("%s: %w: the samples differ by at most %.3g, so %s underflow to 0 (the limit is about %.3g); rescale the data",
+			method, ErrNumerical, width, formsOf(degree), spreadLimit(degree))
 	}
 	return nil
+}
+
+// formsOf names the forms of the given degree for the errors of
+// checkFitData.
+func formsOf(degree int) string {
+	if degree == 4 {
+		return "the fourth-degree forms of OIP's M (G² − 2·AᵀτA)"
+	}
+	return "squared distances"
 }
 
 // checkTransformRange refuses new points whose values are so large that
@@ -261,7 +282,7 @@ func checkFitData(method string, x samples, spread bool) error {
 // refuses such data.
 func checkTransformRange(method string, g blas64.General, n int) error {
 	d := g.Cols
-	limit := valueLimit(n, d)
+	limit := valueLimit(n, d, 2)
 	for i := 0; i < g.Rows; i++ {
 		for j, v := range g.Data[i*g.Stride : i*g.Stride+d] {
 			if math.Abs(v) > limit {

@@ -205,7 +205,7 @@ func (s OIP) Fit(ctx context.Context, x mat.Matrix) (*OIPModel, error) {
 	const method = methodOIP
 	s = s.resolved()
 	var solver OIPSolver
-	return fitter[*OIPModel]{method: method, opts: s.Options, input: denseRows,
+	return fitter[*OIPModel]{method: method, opts: s.Options, input: denseRows, degree: 4,
 		plan: func(in samples) (fitPlan, error) {
 			n, d := in.dims()
 			if err := s.check(method, n, d); err != nil {

@@ -98,7 +98,7 @@ func (s SOIP) Fit(ctx context.Context, x mat.Matrix) (*SOIPModel, error) {
 	o := s.oip()
 	var card int
 	var solver OIPSolver
-	return fitter[*SOIPModel]{method: method, opts: s.Options, input: denseRows,
+	return fitter[*SOIPModel]{method: method, opts: s.Options, input: denseRows, degree: 4,
 		plan: func(in samples) (fitPlan, error) {
 			n, d := in.dims()
 			if err := o.check(method, n, d); err != nil {

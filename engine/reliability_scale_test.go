@@ -1,0 +1,109 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/enginetest"
+)
+
+// TestScaleEquivariance: 300 USPS digits scaled by powers of two across
+// the range Fit accepts (2^±200 ≈ 1e±60, 2^±300 ≈ 1e±90, 2^±460 ≈ 1e±138)
+// embed as the unscaled digits do, up to the scale: each column compared
+// after dividing it by its largest |value|, up to sign; Transform of the
+// scaled rows gives the scaled embedding. Where a method refuses a scale
+// the error is ErrNotFinite or ErrNumerical, and only OIP and SOIP, whose
+// M is of degree 4 in the data, may refuse within 2^±460 — never a wrong
+// embedding with a nil error (before: MDS, Isomap, TDPM, OIP and SOIP
+// returned garbage at 1e−90 where Lanczos solved τ, Isomap's float32 geodesics failed at 1e20 and
+// 1e−30, Landmark Isomap at 1e−30). IsoProjection's ridge α and Low-Rank
+// Isomap's LRR λ weigh terms of different degrees in the data, so their
+// embeddings depend on its scale by design: they are held to finite output
+// or those errors.
+func TestScaleEquivariance(t *testing.T) {
+	ctx := context.Background()
+	x := engine.DigitRows(t, 300)
+	labels := engine.LoadSharedLabels(t, "usps9298")[:300]
+	type variant struct {
+		name string
+		m    enginetest.Method
+		tune func(any)
+	}
+	var variants []variant
+	for _, m := range enginetest.Methods {
+		variants = append(variants, variant{m.Name, m, nil})
+		if m.Name == "isomap" {
+			variants = append(variants, variant{"isomap-float32", m, func(p any) { p.(*engine.Isomap).Float32 = true }},
+				variant{"isomap-lanczos", m, func(p any) { p.(*engine.Isomap).Eigensolver = engine.EigenLanczos }})
+		}
+	}
+	fit := func(v variant, x mat.Matrix) (engine.Model, error) {
+		return relFit(ctx, v.m, x, enginetest.Settings{Tune: v.tune}, labels)
+	}
+	byDesign := map[string]bool{"isoprojection": true, "lowrank-isomap": true}
+	for _, v := range variants {
+		base, err := fit(v, x)
+		if err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		want := maxNormalized(base.Embedding())
+		for _, e := range []int{200, -200, 300, -300, 460, -460} {
+			var xs mat.Dense
+			xs.Scale(math.Ldexp(1, e), x)
+			m, err := fit(v, &xs)
+			if err != nil {
+				quartic := v.name == "oip" || v.name == "soip"
+				if !quartic || !(errors.Is(err, engine.ErrNotFinite) || errors.Is(err, engine.ErrNumerical)) || (e == 200 || e == -200) {
+					t.Errorf("%s at 2^%d: %v", v.name, e, err)
+				}
+				continue
+			}
+			y := m.Embedding()
+			if !allFinite(y) {
+				t.Errorf("%s at 2^%d: embedding not finite", v.name, e)
+				continue
+			}
+			if !byDesign[v.name] {
+				if d := engine.ColsUpToSign(t, want, maxNormalized(y)); !(d <= 1e-6) {
+					t.Errorf("%s at 2^%d: embedding differs from the unscaled one by %.3g of each column's largest value", v.name, e, d)
+				}
+			}
+			out, err := m.Transform(ctx, &xs)
+			if errors.Is(err, engine.ErrNoTransform) {
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s at 2^%d: Transform of the training rows: %v", v.name, e, err)
+				continue
+			}
+			if d := engine.MaxAbsDiff(maxNormalizedBy(out, y), maxNormalized(y)); !(d <= 1e-6) {
+				t.Errorf("%s at 2^%d: training rows map %.3g (of the largest value) away from their embedding", v.name, e, d)
+			}
+		}
+	}
+}
+
+// maxNormalized is maxNormalizedBy(y, y).
+func maxNormalized(y mat.Matrix) *mat.Dense { return maxNormalizedBy(y, y) }
+
+// maxNormalizedBy returns y with each column divided by the largest |value|
+// of that column of ref.
+func maxNormalizedBy(y, ref mat.Matrix) *mat.Dense {
+	r, c := y.Dims()
+	out := mat.NewDense(r, c, nil)
+	for j := 0; j < c; j++ {
+		big := 0.0
+		for i := 0; i < r; i++ {
+			big = max(big, math.Abs(ref.At(i, j)))
+		}
+		for i := 0; i < r; i++ {
+			out.Set(i, j, y.At(i, j)/big)
+		}
+	}
+	return out
+}
