@@ -346,14 +346,10 @@ func (s *searcher) query(dim int) []float32 {
 // indexed rows start: Refine's query of an indexed row starts from the
 // row and its neighbours), then the best-first walk.
 func (s *searcher) search(ix *Index, row []float64, qv []float32, start []int32) {
-	scale := 1.0
+	scale := ix.v.f // the rows' scale (Euclidean), see keyScale
 	if ix.v.metric == Cosine {
-		t := 0.0
-		for _, v := range row {
-			t += v * v
-		}
-		if t > 0 {
-			scale = 1 / math.Sqrt(t)
+		if inv := invNorm(row); inv > 0 {
+			scale = inv
 		}
 	}
 	for c, v := range row {

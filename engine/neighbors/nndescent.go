@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -158,7 +159,7 @@ func KNNApprox32(ctx context.Context, x []float32, cols, k int, opt ApproxOption
 	if err := checkApprox(n, k, opt); err != nil {
 		return nil, ApproxInfo{}, err
 	}
-	d := &dense32{metric: Euclidean, rows: n, dim: cols, x: x, sq: make([]float32, n), inPlace: true}
+	d := &dense32{metric: Euclidean, rows: n, dim: cols, x: x, sq: make([]float32, n), inPlace: true, f: 1}
 	for i := 0; i < n; i++ {
 		sq := 0.0
 		for c, v := range d.row(i) {
@@ -166,6 +167,12 @@ func KNNApprox32(ctx context.Context, x []float32, cols, k int, opt ApproxOption
 				return nil, ApproxInfo{}, fmt.Errorf("%w: x[%d, %d] = %v", ErrInput, i, c, v)
 			}
 			sq += float64(v) * float64(v)
+		}
+		// Rows searched in place are not scaled (see keyScale): keys
+		// past float32's range would be +Inf or NaN.
+		if sq > math.MaxFloat32/4 {
+			return nil, ApproxInfo{}, fmt.Errorf("%w: row %d has a squared norm of %.3g, past the float32 keys of a search in place (about %.3g); rescale the rows or search them in float64",
+				ErrInput, i, sq, math.MaxFloat32/4)
 		}
 		d.sq[i] = float32(sq)
 	}
@@ -570,6 +577,7 @@ func initFromForest(ctx context.Context, v vectors, h *heaps, f *forest, leaf in
 		total += keys
 	}
 	counts := make([]int64, (n+1023)/1024)
+	var unfilled atomic.Int64 // a point whose list a scan of every other point did not fill, plus 1
 	err := backend.ParallelForCtx(ctx, n, 1024, func(lo, hi int) {
 		var c int64
 		for i := lo; i < hi; i++ {
@@ -577,6 +585,10 @@ func initFromForest(ctx context.Context, v vectors, h *heaps, f *forest, leaf in
 				j := int32(mix(seed, uint64(i), a) % uint64(n))
 				if a > uint64(8*n) { // a safeguard only: scan in order
 					j = int32(a % uint64(n))
+				}
+				if a > uint64(9*n) { // every point offered: a key is NaN
+					unfilled.Store(int64(i) + 1)
+					break
 				}
 				if int(j) != i && !h.has(i, j) {
 					c++
@@ -590,6 +602,9 @@ func initFromForest(ctx context.Context, v vectors, h *heaps, f *forest, leaf in
 	})
 	for _, c := range counts {
 		total += c
+	}
+	if i := unfilled.Load(); err == nil && i > 0 {
+		err = fmt.Errorf("%w: the distance keys of point %d are not numbers (rows past float32's range?)", ErrInput, i-1)
 	}
 	return total, err
 }

@@ -3,6 +3,7 @@ package neighbors
 import (
 	"context"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -53,6 +54,52 @@ type dense32 struct {
 	orig    blas64.General
 	order   []int32 // after reorder: row p of x is row order[p] of orig (of the caller's x, in place)
 	inPlace bool    // x is the caller's: restore puts its rows back
+	// f is the scale of the rows held (Euclidean, not in place): x is
+	// the caller's rows times f (see keyScale), 1 or a power of two.
+	f float64
+}
+
+// invNorm is 1/‖row‖ (0 for a zero row), by backend.Nrm2 where the sum
+// of squares leaves float64's range.
+func invNorm(row []float64) float64 {
+	s := 0.0
+	for _, v := range row {
+		s += v * v
+	}
+	nrm := math.Sqrt(s)
+	if s > 1e300 || s < 1e-300 {
+		nrm = backend.Nrm2(row)
+	}
+	if nrm > 0 {
+		return 1 / nrm
+	}
+	return 0
+}
+
+// keyScale is the power of two by which the approximate search holds
+// Euclidean rows whose squared norms reach at most maxSq: 1 when maxSq is
+// within [2^−80, 2^80]; else 2^−e, with the largest row norm m·2^e (m in
+// [½, 1)), which norm(i) gives safely (maxSq may be +Inf or 0 when the
+// rows' squares leave float64's or float32's range). Beyond that range the
+// rows' squared norms and keys overflow float32 (|x| ≳ 1e18 at 256
+// features) or sink into its subnormals (|x| ≲ 1e−19), where every key
+// ties or is NaN; scaled, they are the keys of the caller's rows times f²
+// (exact), in the same order. The reported distances are the caller's.
+func keyScale(maxSq float64, n int, norm func(i int) float64) float64 {
+	if maxSq >= 0x1p-80 && maxSq <= 0x1p80 {
+		return 1
+	}
+	big := 0.0
+	for i := 0; i < n; i++ {
+		if r := norm(i); r > big {
+			big = r
+		}
+	}
+	if big == 0 || math.IsInf(big, 0) {
+		return 1
+	}
+	_, e := math.Frexp(big)
+	return math.Ldexp(1, -e)
 }
 
 // reorder moves row order[p] of x to row p, in place (following the
@@ -100,22 +147,22 @@ func (d *dense32) restore() {
 }
 
 func newDense32(ctx context.Context, g blas64.General, metric Metric) (*dense32, error) {
-	d := &dense32{metric: metric, rows: g.Rows, dim: g.Cols, orig: g, x: float32sOnHugePages(g.Rows * g.Cols), sq: make([]float32, g.Rows)}
+	d := &dense32{metric: metric, rows: g.Rows, dim: g.Cols, orig: g, x: float32sOnHugePages(g.Rows * g.Cols), sq: make([]float32, g.Rows), f: 1}
 	// Rows in parallel blocks, ctx checked between them (10⁶ × 256 rows
 	// take seconds, much of it the first touch of fresh memory); each row
 	// is converted alone, so the result does not depend on the workers.
-	err := backend.ParallelForCtx(ctx, g.Rows, max(1, 1<<16/max(1, g.Cols)), func(lo, hi int) {
+	// Euclidean rows out of keyScale's range are converted again, scaled.
+	grain := max(1, 1<<16/max(1, g.Cols))
+	bigs := make([]float64, (g.Rows+grain-1)/grain) // the largest squared norm of each block
+	convert := func(lo, hi int) {
+		big := 0.0
 		for i := lo; i < hi; i++ {
 			src := g.Data[i*g.Stride : i*g.Stride+g.Cols]
 			dst := d.x[i*g.Cols : (i+1)*g.Cols]
-			scale := 1.0
+			scale := d.f
 			if metric == Cosine {
-				s := 0.0
-				for _, v := range src {
-					s += v * v
-				}
-				if s > 0 {
-					scale = 1 / math.Sqrt(s)
+				if inv := invNorm(src); inv > 0 {
+					scale = inv
 				}
 			}
 			sq := 0.0
@@ -124,10 +171,22 @@ func newDense32(ctx context.Context, g blas64.General, metric Metric) (*dense32,
 				sq += float64(dst[c]) * float64(dst[c])
 			}
 			d.sq[i] = float32(sq)
+			if !(sq <= big) { // NaN-proof: +Inf rows win
+				big = sq
+			}
 		}
-	})
-	if err != nil {
+		bigs[lo/grain] = big
+	}
+	if err := backend.ParallelForCtx(ctx, g.Rows, grain, convert); err != nil {
 		return nil, err
+	}
+	if metric == Euclidean && len(bigs) > 0 {
+		norm := func(i int) float64 { return backend.Nrm2(g.Data[i*g.Stride : i*g.Stride+g.Cols]) }
+		if d.f = keyScale(slices.Max(bigs), g.Rows, norm); d.f != 1 {
+			if err := backend.ParallelForCtx(ctx, g.Rows, grain, convert); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return d, nil
 }
@@ -281,23 +340,34 @@ func rowDist(metric Metric, a, b []float64) float64 {
 		if na == 0 || nb == 0 {
 			return 1
 		}
-		return math.Max(0, 1-dot/math.Sqrt(na*nb))
+		den := math.Sqrt(na * nb)
+		if p := na * nb; p > 1e300 || p < 1e-300 { // past the product's range
+			den = math.Sqrt(na) * math.Sqrt(nb)
+		}
+		return math.Max(0, 1-dot/den)
 	}
 	return math.Sqrt(sqDist(a, b))
 }
 
 // sparseVecs holds sparse rows (Euclidean or cosine); keys are computed in
-// float64 by merging the two patterns, then rounded to float32.
+// float64 by merging the two patterns, then rounded to float32 — Euclidean
+// ones scaled by f² (f = keyScale of the rows, exact).
 type sparseVecs struct {
 	metric Metric
 	a      *sparse.CSR
 	sq     []float64 // squared row norms
 	inv    []float64 // 1/‖row‖ (0 for a zero row)
 	ex     *sparseSpace
+	f2     float64 // the keys' and margins' scale: 1, or keyScale² (Euclidean)
 }
 
 func newSparseVecs(a *sparse.CSR, metric Metric) *sparseVecs {
-	s := &sparseVecs{metric: metric, a: a, sq: sqNorms(a)}
+	s := &sparseVecs{metric: metric, a: a, sq: sqNorms(a), f2: 1}
+	if n := len(s.sq); metric == Euclidean && n > 0 {
+		ptr, val := a.RowPtr(), a.Values()
+		f := keyScale(slices.Max(s.sq), n, func(i int) float64 { return backend.Nrm2(val[ptr[i]:ptr[i+1]]) })
+		s.f2 = f * f
+	}
 	s.ex = &sparseSpace{metric: metric, x: a, q: a, xn: s.sq, qn: s.sq}
 	s.inv = make([]float64, len(s.sq))
 	for i, v := range s.sq {
@@ -332,7 +402,7 @@ func (s *sparseVecs) exactKey(i, j int) float64 {
 
 func (s *sparseVecs) keys32(i int, js []int32, out []float32) {
 	for t, j := range js {
-		out[t] = float32(s.exactKey(i, int(j)))
+		out[t] = float32(s.exactKey(i, int(j)) * s.f2)
 	}
 }
 
@@ -342,7 +412,7 @@ func (s *sparseVecs) plane(p *hyperplane, a, b int) {
 		p.off = 0
 		return
 	}
-	p.off = float32(-(s.sq[a] - s.sq[b]) / 2)
+	p.off = float32(-(s.sq[a] - s.sq[b]) / 2 * s.f2)
 }
 
 func (s *sparseVecs) sides(p *hyperplane, pts []int32, out []float32) {
@@ -350,7 +420,7 @@ func (s *sparseVecs) sides(p *hyperplane, pts []int32, out []float32) {
 		if s.metric == Cosine {
 			out[t] = float32(s.dot(p.a, int(i))*s.inv[p.a] - s.dot(p.b, int(i))*s.inv[p.b])
 		} else {
-			out[t] = float32(s.dot(p.a, int(i))-s.dot(p.b, int(i))) + p.off
+			out[t] = float32((s.dot(p.a, int(i))-s.dot(p.b, int(i)))*s.f2) + p.off
 		}
 	}
 }

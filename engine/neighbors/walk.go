@@ -68,7 +68,16 @@ func principalSpace(ctx context.Context, v *dense32) (walkSpace, bool, error) {
 	if v.metric != Euclidean || d < projectMinDim || n < 2 {
 		return walkSpace{}, false, nil
 	}
-	axes, mean, err := principal.Axes(ctx, n, d, v.queryRow, projectVariance)
+	row := principal.Row(v.queryRow)
+	if v.f != 1 { // the rows as held (keyScale), so the walk's keys are theirs
+		row = func(p int, buf []float64) []float64 {
+			for c, x := range v.queryRow(p, buf) {
+				buf[c] = x * v.f
+			}
+			return buf
+		}
+	}
+	axes, mean, err := principal.Axes(ctx, n, d, row, projectVariance)
 	if err != nil || axes.Rows == 0 {
 		return walkSpace{}, false, err
 	}
@@ -80,7 +89,7 @@ func principalSpace(ctx context.Context, v *dense32) (walkSpace, bool, error) {
 		}
 	}
 	w := walkSpace{x: float32sOnHugePages(n * p), sq: make([]float32, n), dim: p}
-	err = principal.Project(ctx, n, v.queryRow, axes, mean, func(r int, _, z []float64) {
+	err = principal.Project(ctx, n, row, axes, mean, func(r int, _, z []float64) {
 		dst := w.x[r*p : (r+1)*p]
 		sq := 0.0
 		for a, x := range z {
