@@ -9,8 +9,9 @@ var (
 	// ErrEmpty: the input has no samples or no features.
 	ErrEmpty = errors.New("engine: empty input")
 	// ErrNotFinite: the input holds NaN or ±Inf, or values so large that
-	// squared distances would overflow to +Inf.
-	ErrNotFinite = errors.New("engine: input holds NaN or Inf")
+	// squared distances (or a method's forms of higher degree) would
+	// overflow to +Inf.
+	ErrNotFinite = errors.New("engine: input not finite or out of range")
 	// ErrTooFewSamples: fewer samples than the method needs (k ≥ N, dim ≥ N, …).
 	ErrTooFewSamples = errors.New("engine: too few samples")
 	// ErrBadSetting: a setting is out of range (negative k, dim < 1, …).
