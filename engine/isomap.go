@@ -590,7 +590,8 @@ func (m *IsomapModel) Dropped() []int { return append([]int(nil), m.dropped...) 
 // points through their k nearest training points (or those within ε), one
 // Dijkstra each on the stored graph, then the triangulation — equal to
 // scikit-learn's Isomap.transform. Transforming the training points gives
-// their embedding. The graph, prepared for the searches, and the
+// their embedding when the graph's neighbours were exact (see the package
+// doc for approximate ones). The graph, prepared for the searches, and the
 // neighbour index are built on the first call and reused (see TransformRow
 // for one point at a time).
 func (m *IsomapModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
