@@ -119,6 +119,9 @@ func (g graphSpec) validate(method string, n int) error {
 	if g.labels != nil && len(g.labels) != n {
 		return fmt.Errorf("%s: %w: %d labels for %d samples", method, ErrLabels, len(g.labels), n)
 	}
+	if g.labels != nil && n > 1 && !sharedLabel(g.labels) {
+		return fmt.Errorf("%s: %w: each of the %d samples has a class of its own, and a supervised graph joins only samples of one class: it would have no edge", method, ErrLabels, n)
+	}
 	if g.labels == nil && g.eps == 0 {
 		if g.k == 0 {
 			return fmt.Errorf("%s: %w: a neighbour graph needs k ≥ 1 or ε > 0", method, ErrBadSetting)
@@ -134,6 +137,18 @@ func (g graphSpec) validate(method string, n int) error {
 		return fmt.Errorf("%s: %w: supervised geodesic %q (want constant or join)", method, ErrBadSetting, string(g.between))
 	}
 	return nil
+}
+
+// sharedLabel reports whether two samples have the same label.
+func sharedLabel(labels []int) bool {
+	seen := make(map[int]bool, len(labels))
+	for _, l := range labels {
+		if seen[l] {
+			return true
+		}
+		seen[l] = true
+	}
+	return false
 }
 
 // defaultK is K with the default of the graph methods, 10 neighbours,

@@ -162,6 +162,15 @@ func TestIsomapDisconnected(t *testing.T) {
 	}
 }
 
+// classEach gives each of n samples a class of its own.
+func classEach(n int) []int {
+	l := make([]int, n)
+	for i := range l {
+		l[i] = i
+	}
+	return l
+}
+
 func TestIsomapBadInput(t *testing.T) {
 	x, _ := datasets.SwissRoll(20, 0, 1)
 	checkRefusals(t, engine.Isomap.Fit, x, []refusal[engine.Isomap]{
@@ -169,6 +178,7 @@ func TestIsomapBadInput(t *testing.T) {
 		{engine.Isomap{K: -1}, engine.ErrBadSetting},
 		{engine.Isomap{Dim: 20}, engine.ErrDimension},
 		{engine.Isomap{Labels: []int{1, 2}}, engine.ErrLabels},
+		{engine.Isomap{Labels: classEach(20)}, engine.ErrLabels}, // no edge (was: "no positive eigenvalue")
 		{engine.Isomap{Eps: -1}, engine.ErrBadSetting},
 		{engine.Isomap{Float32: true, Eigensolver: engine.EigenDense}, engine.ErrBadSetting},
 	})

@@ -167,6 +167,7 @@ func TestLPPBadInput(t *testing.T) {
 		{engine.LPP{Weight: "gaussian"}, engine.ErrBadSetting},
 		{engine.LPP{PCADim: -1}, engine.ErrBadSetting},
 		{engine.LPP{Labels: []int{1}}, engine.ErrLabels},
+		{engine.LPP{Labels: classEach(20)}, engine.ErrLabels}, // no edge (was: "rank 0")
 	})
 	// Points on a line: the centred data have rank 1.
 	line := mat.NewDense(20, 3, nil)
