@@ -77,30 +77,25 @@ func invNorm(row []float64) float64 {
 }
 
 // keyScale is the power of two by which the approximate search holds
-// Euclidean rows whose squared norms reach at most maxSq: 1 when maxSq is
-// within [2^−80, 2^80]; else 2^−e, with the largest row norm m·2^e (m in
-// [½, 1)), which norm(i) gives safely (maxSq may be +Inf or 0 when the
-// rows' squares leave float64's or float32's range). Beyond that range the
-// rows' squared norms and keys overflow float32 (|x| ≳ 1e18 at 256
-// features) or sink into its subnormals (|x| ≲ 1e−19), where every key
-// ties or is NaN; scaled, they are the keys of the caller's rows times f²
-// (exact), in the same order. The reported distances are the caller's.
-func keyScale(maxSq float64, n int, norm func(i int) float64) float64 {
-	if maxSq >= 0x1p-80 && maxSq <= 0x1p80 {
-		return 1
-	}
-	big := 0.0
-	for i := 0; i < n; i++ {
-		if r := norm(i); r > big {
-			big = r
-		}
-	}
+// Euclidean rows whose largest norm is big (1 for 0 or +Inf): 2^−e, with
+// big = m·2^e, m in [½, 1). The rows are held so only when keysInRange
+// says their squares leave its range: there their squared norms and keys
+// overflow float32 (|x| ≳ 1e18 at 256 features) or sink into its
+// subnormals (|x| ≲ 1e−19), where every key ties or is NaN; scaled, they
+// are the keys of the caller's rows times f² (exact), in the same order.
+// The reported distances are the caller's.
+func keyScale(big float64) float64 {
 	if big == 0 || math.IsInf(big, 0) {
 		return 1
 	}
 	_, e := math.Frexp(big)
 	return math.Ldexp(1, -e)
 }
+
+// keysInRange reports whether Euclidean rows whose largest squared norm is
+// maxSq (+Inf or 0 when the squares leave float64's or float32's range)
+// are held as they are: maxSq within [2^−80, 2^80].
+func keysInRange(maxSq float64) bool { return maxSq >= 0x1p-80 && maxSq <= 0x1p80 }
 
 // reorder moves row order[p] of x to row p, in place (following the
 // permutation's cycles); exactDist then maps back to the caller's rows.
@@ -180,9 +175,18 @@ func newDense32(ctx context.Context, g blas64.General, metric Metric) (*dense32,
 	if err := backend.ParallelForCtx(ctx, g.Rows, grain, convert); err != nil {
 		return nil, err
 	}
-	if metric == Euclidean && len(bigs) > 0 {
-		norm := func(i int) float64 { return backend.Nrm2(g.Data[i*g.Stride : i*g.Stride+g.Cols]) }
-		if d.f = keyScale(slices.Max(bigs), g.Rows, norm); d.f != 1 {
+	if metric == Euclidean && len(bigs) > 0 && !keysInRange(slices.Max(bigs)) {
+		err := backend.ParallelForCtx(ctx, g.Rows, grain, func(lo, hi int) {
+			big := 0.0
+			for i := lo; i < hi; i++ {
+				big = max(big, backend.Nrm2(g.Data[i*g.Stride:i*g.Stride+g.Cols]))
+			}
+			bigs[lo/grain] = big
+		})
+		if err != nil {
+			return nil, err
+		}
+		if d.f = keyScale(slices.Max(bigs)); d.f != 1 {
 			if err := backend.ParallelForCtx(ctx, g.Rows, grain, convert); err != nil {
 				return nil, err
 			}
@@ -363,9 +367,13 @@ type sparseVecs struct {
 
 func newSparseVecs(a *sparse.CSR, metric Metric) *sparseVecs {
 	s := &sparseVecs{metric: metric, a: a, sq: sqNorms(a), f2: 1}
-	if n := len(s.sq); metric == Euclidean && n > 0 {
+	if n := len(s.sq); metric == Euclidean && n > 0 && !keysInRange(slices.Max(s.sq)) {
 		ptr, val := a.RowPtr(), a.Values()
-		f := keyScale(slices.Max(s.sq), n, func(i int) float64 { return backend.Nrm2(val[ptr[i]:ptr[i+1]]) })
+		big := 0.0
+		for i := 0; i < n; i++ {
+			big = max(big, backend.Nrm2(val[ptr[i]:ptr[i+1]]))
+		}
+		f := keyScale(big)
 		s.f2 = f * f
 	}
 	s.ex = &sparseSpace{metric: metric, x: a, q: a, xn: s.sq, qn: s.sq}
