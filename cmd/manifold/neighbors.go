@@ -31,6 +31,8 @@ search of a .npy input reads its rows in float32 and searches them in place
 (half the memory of float64 rows; NN-descent compares float32 distances
 anyway; the distances written are computed from the float32 values):
 -float32=false reads float64 rows, -float32 forces float32 for any search.
+Rows whose squared distances overflow float32 are read in float64 unless
+-float32 was given.
 
 flags:
 `
@@ -100,7 +102,11 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 			return err
 		}
 		res, rep, err = graph.Search32(ctx, x, d)
-	} else {
+		// float32 by default only: rows whose squares leave its range
+		// are read again in float64, which the search scales.
+		*as32 = set["float32"] || !errors.Is(err, engine.ErrNotFinite)
+	}
+	if !*as32 {
 		var x mat.Matrix
 		x, err = dataio.ReadMatrixFileCtx(ctx, *in, readLimits(limit))
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -162,8 +163,37 @@ func TestNeighborsFloat32(t *testing.T) {
 		t.Fatal("-float32 with an exact search: a different graph")
 	}
 	mustFail(t, dir, []string{"-float32 reads .npy input only"}, "neighbors", "-k", "6", "-float32", "-in", "roll.csv", "-out", "g.mtx")
+	// Rows whose squares overflow float32 (the roll times 2^70): read
+	// again in float64 when float32 was only the default, the same lists
+	// as the unscaled rows'; refused with -float32.
+	var big mat.Dense
+	big.Scale(math.Ldexp(1, 70), x32)
+	b.Reset()
+	if err := dataio.WriteNPY(&b, &big); err != nil {
+		t.Fatal(err)
+	}
+	putFile(t, filepath.Join(dir, "big.npy"), b.String())
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "approx", "-in", "big.npy", "-out", "gbig.mtx")
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "approx", "-float32=false", "-in", "roll.npy", "-out", "gsmall.mtx")
+	if lists(t, read("gbig.mtx")) != lists(t, read("gsmall.mtx")) {
+		t.Fatal("rows times 2^70: other neighbours than the rows'")
+	}
+	mustFail(t, dir, []string{"big.npy", "overflow"}, "neighbors", "-k", "6", "-neighbors", "approx", "-float32", "-in", "big.npy", "-out", "g.mtx")
 	putFile(t, filepath.Join(dir, "bad.npy"), "garbage, not numpy")
 	mustFail(t, dir, []string{"bad.npy", "not a NumPy file"}, "neighbors", "-k", "6", "-in", "bad.npy", "-out", "g.mtx")
+}
+
+// lists returns the (row, column) pairs of a MatrixMarket graph, without
+// the values.
+func lists(t *testing.T, mtx string) string {
+	t.Helper()
+	var out strings.Builder
+	for _, line := range strings.Split(mtx, "\n") {
+		if f := strings.Fields(line); len(f) == 3 && !strings.HasPrefix(line, "%") {
+			out.WriteString(f[0] + " " + f[1] + "\n")
+		}
+	}
+	return out.String()
 }
 
 // -index-k: an approximate fit records index_k in its report and its
