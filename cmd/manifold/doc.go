@@ -31,8 +31,9 @@
 // NN-descent; -refine W refines NN-descent's lists by one search of their
 // graph a row at width W (higher recall, about twice the time). An
 // approximate search of a .npy input reads its rows in
-// float32 and searches them in place (half the memory); -float32 forces
-// that for any search, -float32=false reads float64.
+// float32 and searches them in place (half the memory), or in float64 when
+// their squared distances would overflow float32; -float32 forces float32
+// for any search, -float32=false reads float64.
 //
 // # embed
 //
