@@ -270,7 +270,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			}
 			for j := 0; j < s.Dim; j++ {
 				if j >= len(m.eig) || !(m.eig[j] > 1e-12*m.eig[0]) {
-					return nil, fmt.Errorf("%s: %w: only %d of the %d requested directions have a non-zero generalized eigenvalue (rank of Z_B: %d); lower Dim or change the LRR's λ",
+					return nil, fmt.Errorf("%s: %w: only %d of the %d requested directions have a non-zero generalized eigenvalue (rank of Z_B: %d); lower Dim or change the LRR's λ, which weighs E_B in the data's units (UnitScale fixes the units)",
 						method, ErrDimension, j, s.Dim, m.lrr.Rank)
 				}
 			}
