@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,7 +26,8 @@ import (
 //	default), b[4] K (mod 14, 0: default), b[5] flags (bit 0: ε-graph of
 //	radius b[6]/16; bits 1–2: disconnected policy; bit 3: labels of
 //	1 + b[6]%4 classes; bit 4: sparse rows; bit 5: a matrix type that is
-//	not *mat.Dense), b[7:] the values row by row: v < 240 is (v−120)/8,
+//	not *mat.Dense; bit 6: approximate neighbours), b[7:] the values row
+//	by row: v < 240 is (v−120)/8,
 //	240 … 245 are 0, 1e-200, 1e200, NaN, +Inf and 1e150, above 245 the
 //	value of the row before (duplicate rows); missing values are
 //	sin(7i + 3j).
@@ -61,6 +63,9 @@ func decodeFuzzFit(b []byte) (fuzzFit, bool) {
 	}
 	if flags&8 != 0 {
 		f.c.Labels = f.labels
+	}
+	if flags&64 != 0 {
+		f.c.Neighbors.Search = engine.NeighborsApprox
 	}
 	vals := b[7:]
 	x := mat.NewDense(f.n, f.d, nil)
@@ -162,6 +167,13 @@ func FuzzFit(f *testing.F) {
 		f.Add(append([]byte{byte(i), 29, 3, 2, 3, 16 | 4, 1}, vals...))
 		f.Add([]byte{byte(i), 4, 1, 3, 2, 32, 0, 120, 130, 246, 246, 140})
 		f.Add([]byte{byte(i), 9, 2, 0, 0, 0, 0, 241, 241, 241, 242, 243})
+		// Approximate neighbours of rows of 1e150 and 0: float32 keys
+		// past their range (the search never ended before it scaled).
+		big := slices.Clone(vals)
+		for p := 0; p < len(big); p += 2 {
+			big[p] = 245
+		}
+		f.Add(append([]byte{byte(i), 29, 2, 0, 5, 64, 0}, big...))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ff, ok := decodeFuzzFit(b)
