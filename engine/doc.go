@@ -185,8 +185,9 @@
 // the engine outlives a Fit or a Transform, finished or cancelled (a
 // settle loop on runtime.NumGoroutine in both tests).
 //
-// Fuzzing. FuzzFit (every method, random shapes up to 40×6, settings and
-// values including duplicates, NaN, Inf, 1e±200), FuzzLoad (model files,
+// Fuzzing. FuzzFit (every method, random shapes up to 40×6, settings —
+// approximate neighbours among them — and values including duplicates,
+// NaN, Inf, 1e±200), FuzzLoad (model files,
 // the checksum repaired so mutations reach the decoder) and the readers'
 // FuzzReadCSV, FuzzReadNPY and FuzzReadMatrixMarket (dataio) run
 // their seeds and testdata/fuzz corpora with every go test (go test -fuzz
