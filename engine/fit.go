@@ -47,7 +47,8 @@ const (
 	// sparse, finite and spread out (checkFitData).
 	denseRows fitInput = iota
 	// sparseRows: samples as dense rows or a *sparse.CSR kept as it is,
-	// finite and spread out.
+	// finite and spread out — made dense when a common offset would
+	// cancel the digits of its distances (denseIfOffset).
 	sparseRows
 	// sparseRowsAlike: as sparseRows, but the rows may all be equal.
 	sparseRowsAlike
@@ -70,7 +71,11 @@ func (kind fitInput) read(method string, x mat.Matrix, opts Options, degree int)
 		g, err := denseInput(what, x)
 		return samples{dense: g}, err
 	}
-	return fitSamplesInput(method, x, opts, kind == sparseRows, degree)
+	in, err := fitSamplesInput(method, x, opts, kind == sparseRows, degree)
+	if err != nil || kind != sparseRows {
+		return in, err
+	}
+	return denseIfOffset(method, in, opts)
 }
 
 // fit runs f on x.
@@ -95,7 +100,7 @@ func (f fitter[M]) fit(ctx context.Context, x mat.Matrix) (M, error) {
 		return none, err
 	}
 	defer r.finish()
-	copied := fitCopyBytes(x, f.input == sparseRows || f.input == sparseRowsAlike)
+	copied := fitCopyBytes(x, (f.input == sparseRows || f.input == sparseRowsAlike) && in.csr != nil)
 	if err := r.checkBudget(p.bytes+copied, p.what, p.cheaper); err != nil {
 		return none, err
 	}

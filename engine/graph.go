@@ -628,6 +628,9 @@ const methodKNNGraph = "neighbors"
 // ctx's error.
 func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, *Report, error) {
 	in, err := fitSamplesInput(methodKNNGraph, x, s.Options, false, 2)
+	if err == nil {
+		in, err = denseIfOffset(methodKNNGraph, in, s.Options)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -125,6 +125,61 @@ func fitSamplesInput(method string, x mat.Matrix, opts Options, spread bool, deg
 	return in, checkFitData(method, in, spread, degree)
 }
 
+// maxOffsetRatio bounds offsetRatio for rows kept sparse: past it the
+// distances and centred products that the sparse paths compute from the
+// rows' norms (‖a‖² + ‖b‖² − 2·a·b; X·B − 1·μᵀ·B) lose more than about 8
+// of float64's 16 digits to cancellation.
+const maxOffsetRatio = 1e8
+
+// offsetRatio is Σ‖xᵢ‖² / Σ‖xᵢ − μ‖² for the sparse rows a (μ the column
+// means), each sum formed without cancellation: the factor by which a
+// common offset (a column of timestamps, say) magnifies the rounding of
+// products formed from norms. 1 for centred data, ∞ for identical rows.
+func offsetRatio(a *sparse.CSR) float64 {
+	n, d := a.Dims()
+	mean := make([]float64, d)
+	count := make([]int, d)
+	ind, val := a.ColIdx(), a.Values()
+	for p, j := range ind {
+		mean[j] += val[p]
+		count[j]++
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	raw, centred := 0.0, 0.0
+	for p, j := range ind {
+		raw += val[p] * val[p]
+		centred += (val[p] - mean[j]) * (val[p] - mean[j])
+	}
+	for j, m := range mean {
+		centred += float64(n-count[j]) * m * m
+	}
+	if centred == 0 {
+		return math.Inf(1)
+	}
+	return raw / centred
+}
+
+// denseIfOffset returns in, its sparse rows made dense when their
+// offsetRatio passes maxOffsetRatio, so that the method's dense path
+// takes differences of the values themselves; or, when that copy does not
+// fit the memory budget, an error wrapping ErrNumerical that says why.
+func denseIfOffset(method string, in samples, opts Options) (samples, error) {
+	if in.csr == nil {
+		return in, nil
+	}
+	ratio := offsetRatio(in.csr)
+	if !(ratio > maxOffsetRatio) || math.IsInf(ratio, 1) {
+		return in, nil
+	}
+	if err := checkCopy(method, in.csr, opts); err != nil {
+		return in, fmt.Errorf("%s: %w: the sparse rows' squared norms are %.3g times their squared distances from the mean (a column with a large common offset?), so distances computed from norms would lose their digits; subtract the offset, or allow the dense copy (%v)",
+			method, ErrNumerical, ratio, err)
+	}
+	return samples{dense: rawRows(in.csr.ToDense())}, nil
+}
+
 // copyBytes is what densifying x costs: 0 for a *mat.Dense (used in
 // place), rows·cols·8 otherwise (-1 when that overflows).
 func copyBytes(x mat.Matrix) int64 {

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/enginetest"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // TestScaleEquivariance: 300 USPS digits scaled by powers of two across
@@ -106,4 +109,66 @@ func maxNormalizedBy(y, ref mat.Matrix) *mat.Dense {
 		}
 	}
 	return out
+}
+
+// TestSparseOffset: sparse rows with a column of large common offset (1e9
+// plus unit noise, a column of timestamps, say) beside 300 USPS digits
+// embed as the same rows given dense: the sparse paths compute distances
+// and centred products from the rows' norms, which that offset cancels to
+// nothing (before: every sparse method's embedding differed entirely —
+// Isomap, LPP, IsoProjection, Laplacian eigenmaps, LTSA — and NPE failed),
+// so such rows are made dense. The neighbour graph of manifold neighbors
+// too. Rows with a small offset (1e3) stay sparse.
+func TestSparseOffset(t *testing.T) {
+	ctx := context.Background()
+	digits := engine.DigitRows(t, 300)
+	n, d := digits.Dims()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, offset := range []float64{1e3, 1e9} {
+		x := mat.NewDense(n, d+1, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				x.Set(i, j, digits.At(i, j))
+			}
+			x.Set(i, d, offset+rng.NormFloat64())
+		}
+		xs := sparse.FromDense(x)
+		for _, m := range enginetest.Methods {
+			if !m.Sparse || m.Name == "lsi" {
+				continue
+			}
+			want, err := relFit(ctx, m, x, enginetest.Settings{}, nil)
+			if err != nil {
+				t.Fatalf("%s dense, offset %g: %v", m.Name, offset, err)
+			}
+			got, err := relFit(ctx, m, xs, enginetest.Settings{}, nil)
+			if err != nil {
+				t.Errorf("%s sparse, offset %g: %v", m.Name, offset, err)
+				continue
+			}
+			tol := 1e-7 // kept sparse at 1e3: products of norms, 1e4 times the spread
+			if m.Name == "ltsa" {
+				tol = 1e-6 // its certified basis, to rounding
+			}
+			if diff := engine.ColsUpToSign(t, maxNormalized(want.Embedding()), maxNormalized(got.Embedding())); !(diff <= tol) {
+				t.Errorf("%s, offset %g: sparse rows embed %.3g (of each column's largest value) away from dense rows", m.Name, offset, diff)
+			}
+			kept := got.Report().Params["sparse"]
+			if offset == 1e3 && m.Name == "isoprojection" && kept != true {
+				t.Errorf("isoprojection, offset 1e3: the rows were not kept sparse (params %v)", got.Report().Params)
+			}
+		}
+		g := engine.KNNGraph{K: 10}
+		want, _, err := g.Search(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := g.Search(ctx, xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(want.Ind, got.Ind) {
+			t.Errorf("offset %g: the sparse rows' neighbours differ from the dense rows'", offset)
+		}
+	}
 }
