@@ -260,7 +260,7 @@ func (l *localPCA) fit(in samples, js []int, means bool) error {
 	}
 	for a, ja := range js {
 		for c := a; c < k; c++ {
-			v := in.dot(ja, js[c])
+			v := in.dotFrom(ja, js[c], js[0]) // H·G·H is the same from any origin
 			l.gram[a*k+c], l.gram[c*k+a] = v, v
 		}
 	}
@@ -420,7 +420,7 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 			// g_a = (x_a − x̄)·(x − x̄) = p_a − mean(p) − rmean_a + mean(G).
 			pm, all := 0.0, 0.0
 			for a, j := range js {
-				p[a] = crossDot(m.train, q, j, i)
+				p[a] = crossDotFrom(m.train, q, j, i, js[0]) // the origin of ws's Gram
 				pm += p[a]
 				all += ws.rmean[a]
 			}

@@ -284,6 +284,41 @@ func transformNeighbours(ctx context.Context, what string, x mat.Matrix, train s
 	return q, nb, nil
 }
 
+// dotFrom is (x_i − x_o)·(x_j − x_o) for dense rows: products of
+// differences within a neighbourhood, free of the cancellation a large
+// common value (an offset) brings to x_i·x_j; x_i·x_j for sparse rows,
+// which are kept sparse only while that cancellation is bounded
+// (denseIfOffset).
+func (in samples) dotFrom(i, j, o int) float64 {
+	if in.csr != nil {
+		return in.dot(i, j)
+	}
+	g := in.dense
+	ri, rj := g.Data[i*g.Stride:i*g.Stride+g.Cols], g.Data[j*g.Stride:j*g.Stride+g.Cols]
+	s := 0.0
+	for c, v := range g.Data[o*g.Stride : o*g.Stride+g.Cols] {
+		s += (ri[c] - v) * (rj[c] - v)
+	}
+	return s
+}
+
+// crossDotFrom is (x_j − x_o)·(q_i − x_o), training rows j and o of
+// train and query row i of q, for dense rows (see dotFrom); crossDot for
+// sparse ones.
+func crossDotFrom(train, q samples, j, i, o int) float64 {
+	if train.isSparse() {
+		return crossDot(train, q, j, i)
+	}
+	g := train.dense
+	xr, xo := g.Data[j*g.Stride:j*g.Stride+g.Cols], g.Data[o*g.Stride:o*g.Stride+g.Cols]
+	qr := q.dense.Data[i*q.dense.Stride:]
+	s := 0.0
+	for c, v := range xo {
+		s += (xr[c] - v) * (qr[c] - v)
+	}
+	return s
+}
+
 // crossDot returns x_j·q_i for a training row j of train and a query row i
 // of q (q in train's storage, as queryNeighbours converts it).
 func crossDot(train, q samples, j, i int) float64 {
