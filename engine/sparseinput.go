@@ -274,7 +274,9 @@ func transformNeighbours(ctx context.Context, what string, x mat.Matrix, train s
 	}
 	var nb *neighbors.Result
 	if near != nil && !q.isSparse() {
-		nb, err = near.query(ctx, train.dense, q.dense, k)
+		// k as the exact queries clamp it: a supervised fit's K may
+		// exceed its rows (every point of the class).
+		nb, err = near.query(ctx, train.dense, q.dense, min(k, train.rows()))
 	} else {
 		nb, err = queryNeighbours(ctx, train, q, k, eps, ex)
 	}
