@@ -153,15 +153,29 @@ func modelErr(format string, a ...any) error {
 // Magnitudes a model's arrays may hold. Fit refuses data whose squared
 // distances would overflow (values past about 1e152 for small data sets),
 // so no fitted model holds a value past √MaxFloat64 ≈ 1.34e154, or past
-// MaxFloat64/16 in the arrays of squared quantities (eigenvalues of a Gram
-// matrix, variances, mean squared geodesics). Load refuses larger values:
-// they come from a crafted or corrupted file, and would overflow to Inf and
-// NaN in Transform.
+// MaxFloat64/16 in the arrays of squared quantities (variances, mean
+// squared geodesics). Load refuses larger values: they come from a
+// crafted or corrupted file, and would overflow to Inf and NaN in
+// Transform. Eigenvalues are only bounded by being finite: a sum over N
+// points of squared geodesics (τ's) or a fourth-degree form (OIP's M) can
+// pass MaxFloat64/16 in a fit, and Transform reads them only in Laplacian
+// eigenmaps, as 1 − λ (FuzzFit found an Isomap model Load refused).
 var (
 	maxModelValue   = math.Sqrt(math.MaxFloat64)
 	maxModelSquared = math.MaxFloat64 / 16
-	squaredArrays   = map[string]bool{"eigenvalues": true, "variance": true, "mean_sq": true}
+	squaredArrays   = map[string]bool{"variance": true, "mean_sq": true}
 )
+
+// modelLimit is the largest |value| Load accepts in the array name.
+func modelLimit(name string) float64 {
+	switch {
+	case name == "eigenvalues":
+		return math.MaxFloat64
+	case squaredArrays[name]:
+		return maxModelSquared
+	}
+	return maxModelValue
+}
 
 // LoadOptions bound LoadCtx.
 type LoadOptions struct {
@@ -296,10 +310,7 @@ func readModelData(ctx context.Context, r io.Reader, maxBytes int64) (*modelData
 	}
 	for _, a := range h.Floats {
 		n := a.Rows * a.Cols
-		limit := maxModelValue
-		if squaredArrays[a.Name] {
-			limit = maxModelSquared
-		}
+		limit := modelLimit(a.Name)
 		data := make([]float64, 0, min(n, 1<<16))
 		err := each(n, func(i int, w uint64) error {
 			v := math.Float64frombits(w)
