@@ -201,7 +201,12 @@ func (g gramOp) mulBlock(dst, x blas64.General) {
 // solveLGE runs the stages "center", "svd", "reduce", "eigensolve" and
 // "project" of a linear graph embedding.
 func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
-	in := p.in
+	// The rows centred here may be a subset of the fit's (a disconnected
+	// graph's largest component), so their offset is checked again.
+	in, err := denseIfOffset(r.method, p.in, r.opts)
+	if err != nil {
+		return nil, err
+	}
 	n, d := in.dims()
 	res := &lgeResult{}
 	h := &hatOp{n: n, d: d, a: in.csr}
@@ -211,7 +216,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 			h.sb[i] = math.Sqrt(v)
 		}
 	}
-	err := r.stage("center", float64(in.nnz()), func(ctx context.Context, st *stageCtx) error {
+	err = r.stage("center", float64(in.nnz()), func(ctx context.Context, st *stageCtx) error {
 		res.mean = weightedMean(in, p.b)
 		h.mu = res.mean
 		if in.csr == nil {
