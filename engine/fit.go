@@ -75,7 +75,7 @@ func (kind fitInput) read(method string, x mat.Matrix, opts Options, degree int)
 	if err != nil || kind != sparseRows {
 		return in, err
 	}
-	return denseIfOffset(method, in, opts)
+	return denseIfOffset(method, in, nil, opts)
 }
 
 // fit runs f on x.

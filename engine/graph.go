@@ -629,7 +629,7 @@ const methodKNNGraph = "neighbors"
 func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, *Report, error) {
 	in, err := fitSamplesInput(methodKNNGraph, x, s.Options, false, 2)
 	if err == nil {
-		in, err = denseIfOffset(methodKNNGraph, in, s.Options)
+		in, err = denseIfOffset(methodKNNGraph, in, nil, s.Options)
 	}
 	if err != nil {
 		return nil, nil, err

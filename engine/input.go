@@ -131,29 +131,51 @@ func fitSamplesInput(method string, x mat.Matrix, opts Options, spread bool, deg
 // of float64's 16 digits to cancellation.
 const maxOffsetRatio = 1e8
 
-// offsetRatio is Σ‖xᵢ‖² / Σ‖xᵢ − μ‖² for the sparse rows a (μ the column
-// means), each sum formed without cancellation: the factor by which a
-// common offset (a column of timestamps, say) magnifies the rounding of
-// products formed from norms. 1 for centred data, ∞ for identical rows.
-func offsetRatio(a *sparse.CSR) float64 {
+// offsetRatio is Σ wᵢ‖xᵢ‖² / Σ wᵢ‖xᵢ − μ‖² for the sparse rows a, with
+// weights w (nil: 1) and μ their weighted column means, each sum formed
+// without cancellation: the factor by which a common offset (a column of
+// timestamps, say) magnifies the rounding of products formed from norms.
+// 1 for centred data, ∞ for identical rows.
+func offsetRatio(a *sparse.CSR, w []float64) float64 {
 	n, d := a.Dims()
+	weight := func(i int) float64 {
+		if w == nil {
+			return 1
+		}
+		return w[i]
+	}
 	mean := make([]float64, d)
-	count := make([]int, d)
-	ind, val := a.ColIdx(), a.Values()
-	for p, j := range ind {
-		mean[j] += val[p]
-		count[j]++
+	absent := make([]float64, d) // the weight of the rows without column j
+	total := 0.0
+	for i := 0; i < n; i++ {
+		total += weight(i)
+	}
+	for j := range absent {
+		absent[j] = total
+	}
+	ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
+	for i := 0; i < n; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			mean[ind[p]] += weight(i) * val[p]
+			absent[ind[p]] -= weight(i)
+		}
+	}
+	if total <= 0 {
+		return 1
 	}
 	for j := range mean {
-		mean[j] /= float64(n)
+		mean[j] /= total
 	}
 	raw, centred := 0.0, 0.0
-	for p, j := range ind {
-		raw += val[p] * val[p]
-		centred += (val[p] - mean[j]) * (val[p] - mean[j])
+	for i := 0; i < n; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			e := val[p] - mean[ind[p]]
+			raw += weight(i) * val[p] * val[p]
+			centred += weight(i) * e * e
+		}
 	}
 	for j, m := range mean {
-		centred += float64(n-count[j]) * m * m
+		centred += max(absent[j], 0) * m * m
 	}
 	if centred == 0 {
 		return math.Inf(1)
@@ -162,14 +184,15 @@ func offsetRatio(a *sparse.CSR) float64 {
 }
 
 // denseIfOffset returns in, its sparse rows made dense when their
-// offsetRatio passes maxOffsetRatio, so that the method's dense path
-// takes differences of the values themselves; or, when that copy does not
-// fit the memory budget, an error wrapping ErrNumerical that says why.
-func denseIfOffset(method string, in samples, opts Options) (samples, error) {
+// offsetRatio (with weights w, nil: 1) passes maxOffsetRatio, so that the
+// method's dense path takes differences of the values themselves; or,
+// when that copy does not fit the memory budget, an error wrapping
+// ErrNumerical that says why.
+func denseIfOffset(method string, in samples, w []float64, opts Options) (samples, error) {
 	if in.csr == nil {
 		return in, nil
 	}
-	ratio := offsetRatio(in.csr)
+	ratio := offsetRatio(in.csr, w)
 	if !(ratio > maxOffsetRatio) || math.IsInf(ratio, 1) {
 		return in, nil
 	}

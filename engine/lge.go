@@ -201,9 +201,10 @@ func (g gramOp) mulBlock(dst, x blas64.General) {
 // solveLGE runs the stages "center", "svd", "reduce", "eigensolve" and
 // "project" of a linear graph embedding.
 func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
-	// The rows centred here may be a subset of the fit's (a disconnected
-	// graph's largest component), so their offset is checked again.
-	in, err := denseIfOffset(r.method, p.in, r.opts)
+	// The rows centred here, with the weights b, may share an offset the
+	// fit's rows did not (a largest component; the rows of positive
+	// degree), so it is checked again.
+	in, err := denseIfOffset(r.method, p.in, p.b, r.opts)
 	if err != nil {
 		return nil, err
 	}
