@@ -144,34 +144,26 @@ func offsetRatio(a *sparse.CSR, w []float64) float64 {
 		}
 		return w[i]
 	}
-	mean := make([]float64, d)
-	absent := make([]float64, d) // the weight of the rows without column j
+	mean := weightedMean(samples{csr: a}, w) // the centring's own mean
 	total := 0.0
 	for i := 0; i < n; i++ {
 		total += weight(i)
 	}
+	if total <= 0 {
+		return 1
+	}
+	absent := make([]float64, d) // the weight of the rows without column j
 	for j := range absent {
 		absent[j] = total
 	}
 	ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
-	for i := 0; i < n; i++ {
-		for p := ptr[i]; p < ptr[i+1]; p++ {
-			mean[ind[p]] += weight(i) * val[p]
-			absent[ind[p]] -= weight(i)
-		}
-	}
-	if total <= 0 {
-		return 1
-	}
-	for j := range mean {
-		mean[j] /= total
-	}
 	raw, centred := 0.0, 0.0
 	for i := 0; i < n; i++ {
 		for p := ptr[i]; p < ptr[i+1]; p++ {
 			e := val[p] - mean[ind[p]]
 			raw += weight(i) * val[p] * val[p]
 			centred += weight(i) * e * e
+			absent[ind[p]] -= weight(i)
 		}
 	}
 	for j, m := range mean {
