@@ -58,9 +58,10 @@
 // Laplacian eigenmaps and TDPM answer the look-ups by a neighbors.Searcher
 // of the training rows, made on the first Transform (its k-d tree built
 // once, not at every call), and the Isomap family by its own exact search,
-// which maps the training rows to their embedding. Neighbors.Graph gives a precomputed graph instead
-// (the command's -graph FILE.mtx; manifold neighbors writes one). KNNGraph
-// is the neighbour search alone, as a product.
+// which maps the training rows to their embedding. Neighbors.Graph gives a
+// precomputed graph instead (the command's -graph FILE.mtx; manifold
+// neighbors writes one). KNNGraph is the neighbour search alone, as a
+// product.
 //
 // # Reports and profiles
 //

@@ -344,8 +344,9 @@ func rowDist(metric Metric, a, b []float64) float64 {
 		if na == 0 || nb == 0 {
 			return 1
 		}
-		den := math.Sqrt(na * nb)
-		if p := na * nb; p > 1e300 || p < 1e-300 { // past the product's range
+		p := na * nb
+		den := math.Sqrt(p)
+		if p > 1e300 || p < 1e-300 { // past the product's range
 			den = math.Sqrt(na) * math.Sqrt(nb)
 		}
 		return math.Max(0, 1-dot/den)
