@@ -588,11 +588,12 @@ func TestEarlyAnalysisStoppedOnError(t *testing.T) {
 }
 
 // A null space wider than the embedding is certified without finding all
-// of it: when the inertia at the null threshold counts every eigenvalue
-// below the certificate's σ, the locked null vectors are kept (the
+// of it: when the inertia at the null threshold counts more eigenvalues
+// than the embedding's below it, the locked null vectors are kept (the
 // embedding is one basis of the null space either way, which
-// TestCertifiedBottomDigits checks against the dense null space). LTSA of
-// 1000 digits with k = 8 and dim = 2 has a null space of dimension 23.
+// TestCertifiedBottomDigits checks against the dense null space), and
+// that one factorization is the certificate. LTSA of 1000 digits with
+// k = 8 and dim = 2 has a null space of dimension 23.
 func TestNullSpaceNotSearchedThrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1000 digits through the certified path: the full runs (both backends) have it; -short (the race run) skips it")
@@ -607,15 +608,21 @@ func TestNullSpaceNotSearchedThrough(t *testing.T) {
 			detail = s.Detail
 		}
 	}
-	var below, locked, solves int
-	if i := strings.Index(detail, "solves"); i < 0 || !strings.Contains(detail, "all null (as many below the null threshold") {
+	var below, locked, solves, factors int
+	if i := strings.Index(detail, "solves"); i < 0 || !strings.Contains(detail, "below the null threshold") || !strings.Contains(detail, "all null") {
 		t.Fatalf("eigensolve detail %q: not the null space's early end", detail)
 	}
 	fmt.Sscanf(detail[strings.Index(detail, "inertia certificate: "):], "inertia certificate: %d eigenvalues", &below)
-	fmt.Sscanf(detail[strings.LastIndex(detail, "), ")+3:], "%d of them locked", &locked)
+	fmt.Sscanf(detail[strings.Index(detail, "all null, ")+10:], "%d of them locked", &locked)
 	fmt.Sscanf(detail[strings.Index(detail, "; ")+2:], "%d solves", &solves)
+	fmt.Sscanf(detail[strings.Index(detail, "flam, ")+6:], "%d factorizations", &factors)
 	t.Logf("nullity %d: %s", m.Nullity(), detail)
 	if m.Nullity() != below || m.Nullity() < 10 || locked >= below || solves > 4*locked {
-		t.Errorf("nullity %d, %d eigenvalues below σ, %d locked, %d solves: %s", m.Nullity(), below, locked, solves, detail)
+		t.Errorf("nullity %d, %d eigenvalues below the null threshold, %d locked, %d solves: %s", m.Nullity(), below, locked, solves, detail)
+	}
+	// One factorization to shift and invert, one at the null threshold
+	// that certifies and counts the nullity at once.
+	if factors != 2 {
+		t.Errorf("%d factorizations, want 2: %s", factors, detail)
 	}
 }
