@@ -49,7 +49,10 @@ import (
 // and σ slightly above it, the number of negative pivots of the LDLᵀ of
 // B − σ·I is the number of eigenvalues of B below σ; it must equal the
 // number of locked pairs below σ (u included). When it is larger an
-// eigenvalue was missed, and the rounds go on for it; a fit that cannot
+// eigenvalue was missed, and the rounds go on for it. When θ_Dim is null
+// (at most nullRel·‖B‖) the inertia at that threshold certifies instead:
+// more than Dim eigenvalues below it make the wanted ones all null, any
+// basis of the null space being the embedding. A fit that cannot
 // certify within certMaxRounds rounds returns ErrNumerical. The first
 // certificate's factorization starts during the first round, at σ from
 // the Ritz values (speculation), and runs beside its remaining solves.
