@@ -231,9 +231,10 @@ func (ix *Index) QueryRow(ctx context.Context, q []float64, js []int, ds []float
 	if k < 1 || k > n || len(ds) != k {
 		return fmt.Errorf("%w: %d neighbours (%d distances) asked of %d indexed rows", ErrInput, k, len(ds), n)
 	}
+	limit := valueLimit(dim)
 	for c, v := range q {
-		if v-v != 0 {
-			return fmt.Errorf("%w: query[%d] = %v is not finite", ErrInput, c, v)
+		if err := checkValue(v, limit, dim); err != nil {
+			return fmt.Errorf("%w: query[%d] = %v %s", ErrInput, c, v, err)
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -190,14 +190,33 @@ func rowMajor(what string, m mat.Matrix) (blas64.General, error) {
 			}
 		}
 	}
+	limit := valueLimit(c)
 	for i := 0; i < r; i++ {
 		for j, v := range g.Data[i*g.Stride : i*g.Stride+c] {
-			if v-v != 0 {
-				return g, fmt.Errorf("%w: %s[%d, %d] = %v is not finite", ErrInput, what, i, j, v)
+			if err := checkValue(v, limit, c); err != nil {
+				return g, fmt.Errorf("%w: %s[%d, %d] = %v %s", ErrInput, what, i, j, v, err)
 			}
 		}
 	}
 	return g, nil
+}
+
+// valueLimit is the largest |value| of rows of d columns whose squared
+// distances (at most 4·d·value²) and squared norms stay finite: the
+// searches compare squared distances, so past it they are +Inf, and ties
+// among them would decide the lists.
+func valueLimit(d int) float64 { return math.Sqrt(math.MaxFloat64 / (4 * float64(max(d, 1)))) }
+
+// checkValue says what is wrong with a value of rows of d columns: not
+// finite, or past valueLimit (the limit given).
+func checkValue(v, limit float64, d int) error {
+	if v-v != 0 {
+		return errors.New("is not finite")
+	}
+	if math.Abs(v) > limit {
+		return fmt.Errorf("is too large: squared distances of rows of %d columns overflow past |value| %.3g; rescale the data", d, limit)
+	}
+	return nil
 }
 
 // topK keeps the k smallest (d, j) pairs seen, ordered by d then j, in a

@@ -87,3 +87,81 @@ func TestApproxScale(t *testing.T) {
 		t.Errorf("float32 rows in place at 2^70: error %v, want ErrInput", err)
 	}
 }
+
+// Rows and queries whose squared distances would overflow (values past
+// √(MaxFloat64/(4·D))) are refused with ErrInput by every search, exact
+// and approximate, dense and sparse, and by an index's queries; before,
+// the exact searches returned +Inf distances with lists decided by ties,
+// or panicked on a worker goroutine (killing the process) when no key was
+// below +Inf. Rows within the limit — the digits times the largest power
+// of two it allows — give the unscaled digits' lists and exactly scaled,
+// finite distances.
+func TestExactValueLimit(t *testing.T) {
+	x := usps(t, 300)
+	_, d := x.Dims()
+	const k = 10
+	limit := math.Sqrt(math.MaxFloat64 / (4 * float64(d)))
+	_, e := math.Frexp(limit)
+	within := math.Ldexp(1, e-1) // the digits are in [−1, 1]
+	base, err := neighbors.KNN(ctx, x, k, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big mat.Dense
+	big.Scale(within, x)
+	got, err := neighbors.KNN(ctx, &big, k, neighbors.Options{})
+	if err != nil {
+		t.Fatalf("rows within the limit (×2^%d): %v", e-1, err)
+	}
+	if !slices.Equal(got.Ind, base.Ind) {
+		t.Errorf("rows ×2^%d: lists differ from the unscaled rows'", e-1)
+	}
+	for i, v := range got.Dist {
+		if v != base.Dist[i]*within {
+			t.Fatalf("rows ×2^%d: distance %d is %v, want %v", e-1, i, v, base.Dist[i]*within)
+		}
+	}
+	for _, s := range []float64{2 * within * 1.01, 1e200, 1.7e308} {
+		var far mat.Dense
+		far.Scale(s, x)
+		q := far.Slice(0, 5, 0, d)
+		sq := sparse.FromDense(mat.DenseCopyOf(q))
+		index, _, err := neighbors.NewIndex(ctx, x, k, neighbors.ApproxOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		searcher, err := neighbors.NewSearcher(x, neighbors.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := map[string]func() error{
+			"KNN":         func() error { _, err := neighbors.KNN(ctx, &far, k, neighbors.Options{}); return err },
+			"KNNQuery":    func() error { _, err := neighbors.KNNQuery(ctx, x, q, k, neighbors.Options{}); return err },
+			"Radius":      func() error { _, err := neighbors.Radius(ctx, &far, s, neighbors.Options{}); return err },
+			"RadiusQuery": func() error { _, err := neighbors.RadiusQuery(ctx, x, q, 1, neighbors.Options{}); return err },
+			"KNNSparse": func() error {
+				_, err := neighbors.KNNSparse(ctx, sparse.FromDense(&far), k, neighbors.Options{})
+				return err
+			},
+			"KNNQuerySparse": func() error {
+				_, err := neighbors.KNNQuerySparse(ctx, sparse.FromDense(x), sq, k, neighbors.Options{})
+				return err
+			},
+			"Searcher.KNN": func() error { _, err := searcher.KNN(ctx, q, k); return err },
+			"KNNApprox":    func() error { _, _, err := neighbors.KNNApprox(ctx, &far, k, neighbors.ApproxOptions{}); return err },
+			"Index.Query":  func() error { _, err := index.Query(ctx, q, k, 0); return err },
+			"Index.QueryRow": func() error {
+				return index.QueryRow(ctx, far.RawRowView(0), make([]int, k), make([]float64, k), 0)
+			},
+			"Graph": func() error {
+				_, err := neighbors.Graph(ctx, &far, neighbors.GraphOptions{K: k})
+				return err
+			},
+		}
+		for name, call := range calls {
+			if err := call(); !errors.Is(err, neighbors.ErrInput) {
+				t.Errorf("%s of values ×%g: %v, want ErrInput", name, s, err)
+			}
+		}
+	}
+}

@@ -144,9 +144,11 @@ func RadiusSparse(ctx context.Context, x *sparse.CSR, eps float64, opt Options) 
 }
 
 func finiteCSR(what string, a *sparse.CSR) error {
+	_, d := a.Dims()
+	limit := valueLimit(d)
 	for p, v := range a.Values() {
-		if v-v != 0 {
-			return fmt.Errorf("%w: %s: stored value #%d = %v is not finite", ErrInput, what, p, v)
+		if err := checkValue(v, limit, d); err != nil {
+			return fmt.Errorf("%w: %s: stored value #%d = %v %s", ErrInput, what, p, v, err)
 		}
 	}
 	return nil
