@@ -346,16 +346,26 @@ func formsOf(degree int) string {
 	return "squared distances"
 }
 
-// checkTransformRange refuses new points whose values are so large that
-// their squared distances to the n training points of d features overflow
-// (the bound of checkFitData), with an error wrapping ErrNotFinite, as Fit
-// refuses such data.
-func checkTransformRange(method string, g blas64.General, n int) error {
-	d := g.Cols
-	limit := valueLimit(n, d, 2)
-	for i := 0; i < g.Rows; i++ {
-		for j, v := range g.Data[i*g.Stride : i*g.Stride+d] {
+// checkTransformRange refuses new points (dense rows or a *sparse.CSR)
+// whose values are so large that their squared distances to the n
+// training points overflow (the bound of checkFitData), with an error
+// wrapping ErrNotFinite, as Fit refuses such data.
+func checkTransformRange(method string, q samples, n int) error {
+	limit := valueLimit(n, q.cols(), 2)
+	for i := 0; i < q.rows(); i++ {
+		var cols []int
+		var vals []float64
+		if q.csr != nil {
+			cols, vals = q.csr.Row(i)
+		} else {
+			vals = q.dense.Data[i*q.dense.Stride : i*q.dense.Stride+q.dense.Cols]
+		}
+		for p, v := range vals {
 			if math.Abs(v) > limit {
+				j := p
+				if cols != nil {
+					j = cols[p]
+				}
 				return fmt.Errorf("%s transform: %w: row %d, column %d is %.3g: squared distances to the training points overflow past about %.3g; rescale the data",
 					method, ErrNotFinite, i, j, v, limit)
 			}
@@ -378,6 +388,21 @@ func checkTransformOutput(method string, y blas64.General) error {
 		}
 	}
 	return nil
+}
+
+// transformResult is the end of a Transform: y as its result, or
+// checkTransformOutput's error.
+func transformResult(method string, y blas64.General) (*mat.Dense, error) {
+	if err := checkTransformOutput(method, y); err != nil {
+		return nil, err
+	}
+	return toDense(y), nil
+}
+
+// checkRowOutput is checkTransformOutput for the one row y of a
+// transformRow.
+func checkRowOutput(method string, y []float64) error {
+	return checkTransformOutput(method, blas64.General{Rows: 1, Cols: len(y), Stride: len(y), Data: y})
 }
 
 // denseInput returns X as a row-major matrix. A *mat.Dense is used in place

@@ -261,7 +261,7 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 	if k == 0 && eps == 0 {
 		k = 10 // supervised, whole class: new points have no class
 	}
-	q, nb, err := transformNeighbours(ctx, what, x, m.train, m.near, &m.exact, k, eps)
+	q, nb, err := transformNeighbours(ctx, methodLaplacian, x, m.train, m.near, &m.exact, k, eps)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +330,7 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 			return nil, fmt.Errorf("%s: %w: new point %d has no neighbour of positive weight", what, ErrNoTransform, i)
 		}
 	}
-	return toDense(y), nil
+	return transformResult(methodLaplacian, y)
 }
 
 // exactMatch handles a new point at distance 0 from training points (the

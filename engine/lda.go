@@ -690,7 +690,7 @@ func (f *fisher) transform(ctx context.Context, method string, x mat.Matrix) (*m
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return toDense(f.apply(g)), nil
+	return transformResult(method, f.apply(g))
 }
 
 // apply maps the rows of g: g·W − 1·(mᵀW).

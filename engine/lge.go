@@ -579,7 +579,7 @@ func (m *linearModel[P]) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return toDense(m.apply(in)), nil
+	return transformResult(m.method, m.apply(in))
 }
 
 // Save writes the model (see Load for the format).

@@ -419,6 +419,9 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTransformRange(methodLLE, samples{dense: g}, m.train.Rows); err != nil {
+		return nil, err
+	}
 	var nb *neighbors.Result
 	if m.near != nil {
 		nb, err = m.near.query(ctx, m.train, g, m.p.K)
@@ -443,7 +446,7 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 		js, ds := nb.Row(i)
 		exactMatch(y.Data[i*dim:(i+1)*dim], js, ds, m.embedding)
 	}
-	return toDense(y), nil
+	return transformResult(methodLLE, y)
 }
 
 // Save writes the model (see Load for the format).

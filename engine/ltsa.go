@@ -394,7 +394,7 @@ func (m *LTSAModel) Nullity() int { return m.p.Nullity }
 // which the model (and its file) keeps.
 func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	const what = "ltsa transform"
-	q, nb, err := transformNeighbours(ctx, what, x, m.train, m.near, &m.exact, m.p.K, 0)
+	q, nb, err := transformNeighbours(ctx, methodLTSA, x, m.train, m.near, &m.exact, m.p.K, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +462,7 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 	if err := fitErr.get(); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return toDense(y), nil
+	return transformResult(methodLTSA, y)
 }
 
 // Save writes the model (see Load for the format).

@@ -263,7 +263,7 @@ func (m *MDSModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTransformRange(methodMDS, g, m.train.Rows); err != nil {
+	if err := checkTransformRange(methodMDS, samples{dense: g}, m.train.Rows); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -273,11 +273,7 @@ func (m *MDSModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if err := backend.SqDistCtx(ctx, backend.Active(), sq, g, m.train, nil, nil); err != nil {
 		return nil, err
 	}
-	y := m.tri.apply(sq)
-	if err := checkTransformOutput(methodMDS, y); err != nil {
-		return nil, err
-	}
-	return toDense(y), nil
+	return transformResult(methodMDS, m.tri.apply(sq))
 }
 
 // TransformDistances places new points given their m×N Euclidean distances
@@ -299,11 +295,7 @@ func (m *MDSModel) TransformDistances(ctx context.Context, dist mat.Matrix) (*ma
 			sq.Data[i*g.Cols+j] = v * v
 		}
 	}
-	y := m.tri.apply(sq)
-	if err := checkTransformOutput(methodMDS, y); err != nil {
-		return nil, err
-	}
-	return toDense(y), nil
+	return transformResult(methodMDS, m.tri.apply(sq))
 }
 
 // Save writes the model (see Load for the format).

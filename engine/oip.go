@@ -521,7 +521,7 @@ func projectRows(ctx context.Context, method string, x mat.Matrix, proj blas64.G
 	}
 	y := newGeneral(g.Rows, proj.Cols)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, g, proj, 0, y)
-	return toDense(y), nil
+	return transformResult(method, y)
 }
 
 // projectSamples is projectRows for dense rows or a *sparse.CSR, kept
@@ -536,7 +536,7 @@ func projectSamples(ctx context.Context, method string, x mat.Matrix, proj blas6
 	}
 	y := newGeneral(in.rows(), proj.Cols)
 	in.mulBlock(y, proj)
-	return toDense(y), nil
+	return transformResult(method, y)
 }
 
 // Save writes the model (see Load for the format).

@@ -302,7 +302,7 @@ func (m *PCAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	}
 	y := newGeneral(g.Rows, m.Dim())
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, c, m.components, 0, y)
-	return toDense(y), nil
+	return transformResult(methodPCA, y)
 }
 
 // Reconstruct maps embedded points back to the data space: x̃ = U·y + m

@@ -232,3 +232,42 @@ func TestOffsetInvariance(t *testing.T) {
 		}
 	}
 }
+
+// TestTransformFarPoints: new points far from 300 USPS digits (the digits
+// times 1e200, 1e306 and 1.7e308) map to finite coordinates or to an error
+// wrapping ErrNotFinite or ErrNoTransform, through Transform, TransformTo
+// and TransformRow, for every method — never to NaN or Inf with a nil error
+// (before: PCA, LSI and OIP returned ±Inf at 1.7e308, LTSA NaN at 1e306;
+// LLE failed with "the local Gram matrix is not positive definite" and
+// Laplacian eigenmaps with "no neighbour of positive weight" where the
+// squared distances to the training points had overflowed).
+func TestTransformFarPoints(t *testing.T) {
+	ctx := context.Background()
+	x := engine.DigitRows(t, 300)
+	labels := engine.LoadSharedLabels(t, "usps9298")[:300]
+	for _, m := range enginetest.Methods {
+		fitted, err := relFit(ctx, m, x, enginetest.Settings{}, labels)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		for _, s := range []float64{1e200, 1e306, 1.7e308} {
+			var far mat.Dense
+			far.Scale(s, x.Slice(0, 5, 0, x.RawMatrix().Cols))
+			check := func(how string, y mat.Matrix, err error) {
+				t.Helper()
+				switch {
+				case err != nil && !errors.Is(err, engine.ErrNotFinite) && !errors.Is(err, engine.ErrNoTransform):
+					t.Errorf("%s %s of points at %g: %v", m.Name, how, s, err)
+				case err == nil && !allFinite(mat.DenseCopyOf(y)):
+					t.Errorf("%s %s of points at %g: coordinates not finite, no error", m.Name, how, s)
+				}
+			}
+			y, err := fitted.Transform(ctx, &far)
+			check("Transform", y, err)
+			dst := mat.NewDense(5, fitted.Dim(), nil)
+			check("TransformTo", dst, engine.TransformTo(ctx, fitted, dst, &far))
+			row := make([]float64, fitted.Dim())
+			check("TransformRow", mat.NewDense(1, len(row), row), engine.TransformRow(ctx, fitted, row, far.RawRowView(1)))
+		}
+	}
+}

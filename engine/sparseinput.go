@@ -258,15 +258,20 @@ func exactSearcher(ctx context.Context, ex *exactQueries, train blas64.General) 
 	})
 }
 
-// transformNeighbours reads the rows a model maps (transformInput) in the
-// storage of its training rows, and finds the k nearest training rows of
+// transformNeighbours reads the rows a model maps (transformInput; rows
+// past checkTransformRange's bound are refused) in the storage of its
+// training rows, and finds the k nearest training rows of
 // each (those within eps when eps > 0) as the fit found its own: by the
 // best-first search of near when the fit's neighbours were approximate and
 // the rows are dense, else by queryNeighbours.
-func transformNeighbours(ctx context.Context, what string, x mat.Matrix, train samples, near *trainingLists, ex *exactQueries, k int, eps float64) (samples, *neighbors.Result, error) {
+func transformNeighbours(ctx context.Context, method string, x mat.Matrix, train samples, near *trainingLists, ex *exactQueries, k int, eps float64) (samples, *neighbors.Result, error) {
+	what := method + " transform"
 	_, d := train.dims()
 	q, err := transformInput(what, x, d)
 	if err != nil {
+		return q, nil, err
+	}
+	if err := checkTransformRange(method, q, train.rows()); err != nil {
 		return q, nil, err
 	}
 	if q.isSparse() != train.isSparse() {

@@ -570,7 +570,7 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTransformRange(methodTDPM, g, n); err != nil {
+	if err := checkTransformRange(methodTDPM, samples{dense: g}, n); err != nil {
 		return nil, err
 	}
 	out := newGeneral(g.Rows, m.Dim())
@@ -623,10 +623,7 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 			copy(out.Data[(lo+i)*out.Stride:(lo+i)*out.Stride+y.Cols], y.Data[i*y.Stride:i*y.Stride+y.Cols])
 		}
 	}
-	if err := checkTransformOutput(methodTDPM, out); err != nil {
-		return nil, err
-	}
-	return toDense(out), nil
+	return transformResult(methodTDPM, out)
 }
 
 // dropSelf turns k+1 nearest training points per query into k: the first

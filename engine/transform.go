@@ -260,7 +260,7 @@ func (m *PCAModel) transformRow(ctx context.Context, dst, x []float64) error {
 		return fmt.Errorf("pca transform: %w: %d features, the model has %d", ErrShape, len(x), len(m.mean))
 	}
 	affineRow(dst, x, m.mean, m.components)
-	return nil
+	return checkRowOutput(methodPCA, dst)
 }
 
 func (m *linearModel[P]) transformRow(ctx context.Context, dst, x []float64) error {
@@ -268,5 +268,5 @@ func (m *linearModel[P]) transformRow(ctx context.Context, dst, x []float64) err
 		return fmt.Errorf("%s transform: %w: %d features, the model has %d", m.method, ErrShape, len(x), len(m.mean))
 	}
 	affineRow(dst, x, m.mean, m.proj)
-	return nil
+	return checkRowOutput(m.method, dst)
 }

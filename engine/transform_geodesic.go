@@ -237,7 +237,7 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := checkTransformRange(gi.method, blas64.General{Rows: 1, Cols: len(x), Stride: len(x), Data: x}, gi.train.Rows); err != nil {
+	if err := checkTransformRange(gi.method, samples{dense: blas64.General{Rows: 1, Cols: len(x), Stride: len(x), Data: x}}, gi.train.Rows); err != nil {
 		return err
 	}
 	sc, _ := gi.pool.Get().(*geoScratch)
@@ -310,12 +310,11 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 	for j, v := range ref {
 		ref[j] = -0.5 * (v - gi.tri.meanSq[j])
 	}
-	dim := len(dst)
 	r := len(ref)
 	for c := range dst {
 		dst[c] = blas64.Dot(blas64.Vector{N: r, Inc: 1, Data: ref}, blas64.Vector{N: r, Inc: 1, Data: gi.pinvT[c*r : c*r+r]})
 	}
-	return checkTransformOutput(gi.method, blas64.General{Rows: 1, Cols: dim, Stride: dim, Data: dst})
+	return checkRowOutput(gi.method, dst)
 }
 
 // keepLeast keeps in (js, ds) the at most k pairs least by (d, j); k is
