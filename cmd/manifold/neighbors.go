@@ -31,7 +31,7 @@ search of a .npy input reads its rows in float32 and searches them in place
 (half the memory of float64 rows; NN-descent compares float32 distances
 anyway; the distances written are computed from the float32 values):
 -float32=false reads float64 rows, -float32 forces float32 for any search.
-Rows whose squared distances overflow float32 are read in float64 unless
+Rows whose values or squared distances overflow float32 are read in float64 unless
 -float32 was given.
 
 flags:
@@ -98,13 +98,19 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 	if *as32 {
 		var x []float32
 		x, n, d, err = dataio.ReadNPY32File(ctx, *in, readLimits(limit))
-		if err != nil {
+		switch {
+		case err == nil:
+			res, rep, err = graph.Search32(ctx, x, d)
+			// float32 by default only: rows whose squares leave its
+			// range are read again in float64, which the search scales.
+			*as32 = set["float32"] || !errors.Is(err, engine.ErrNotFinite)
+		case set["float32"] || !errors.Is(err, dataio.ErrFormat):
 			return err
+		default:
+			// Values past float32's range (or a malformed file, which
+			// the float64 reader then names) read again in float64.
+			*as32 = false
 		}
-		res, rep, err = graph.Search32(ctx, x, d)
-		// float32 by default only: rows whose squares leave its range
-		// are read again in float64, which the search scales.
-		*as32 = set["float32"] || !errors.Is(err, engine.ErrNotFinite)
 	}
 	if !*as32 {
 		var x mat.Matrix

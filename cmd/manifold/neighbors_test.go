@@ -179,6 +179,27 @@ func TestNeighborsFloat32(t *testing.T) {
 		t.Fatal("rows times 2^70: other neighbours than the rows'")
 	}
 	mustFail(t, dir, []string{"big.npy", "overflow"}, "neighbors", "-k", "6", "-neighbors", "approx", "-float32", "-in", "big.npy", "-out", "g.mtx")
+	// Values past float32's range itself (2^200): read in float64 when
+	// float32 was only the default (before: "is -Inf, not a finite number
+	// (as float32)"); values whose squared distances overflow even float64
+	// (2^600) are refused, naming that.
+	for _, e := range []int{200, 600} {
+		big.Scale(math.Ldexp(1, e), x32)
+		b.Reset()
+		if err := dataio.WriteNPY(&b, &big); err != nil {
+			t.Fatal(err)
+		}
+		putFile(t, filepath.Join(dir, "huge.npy"), b.String())
+		if e == 600 {
+			mustFail(t, dir, []string{"huge.npy", "squared distances overflow"}, "neighbors", "-k", "6", "-neighbors", "approx", "-in", "huge.npy", "-out", "g.mtx")
+			continue
+		}
+		mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "approx", "-in", "huge.npy", "-out", "ghuge.mtx")
+		if lists(t, read("ghuge.mtx")) != lists(t, read("gsmall.mtx")) {
+			t.Fatal("rows times 2^200: other neighbours than the rows'")
+		}
+		mustFail(t, dir, []string{"huge.npy", "as float32"}, "neighbors", "-k", "6", "-neighbors", "approx", "-float32", "-in", "huge.npy", "-out", "g.mtx")
+	}
 	putFile(t, filepath.Join(dir, "bad.npy"), "garbage, not numpy")
 	mustFail(t, dir, []string{"bad.npy", "not a NumPy file"}, "neighbors", "-k", "6", "-in", "bad.npy", "-out", "g.mtx")
 }
