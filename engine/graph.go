@@ -401,7 +401,9 @@ type Neighbors struct {
 	// the n training rows whose stored weights are distances (directed,
 	// as manifold neighbors writes a kNN graph, or symmetric: an ε-graph,
 	// a graph built elsewhere). It is checked (square, n×n, finite
-	// non-negative weights; errors wrap ErrBadSetting), its diagonal
+	// non-negative weights, at most √(MaxFloat64/8)/n and, when positive,
+	// at least 1e-150, so that squared geodesic distances neither overflow
+	// nor underflow; errors wrap ErrBadSetting), its diagonal
 	// dropped, symmetrized by the OR rule and weighted as the method
 	// weighs its own graph; the disconnected policies apply as to a
 	// searched graph. Methods built on each point's k nearest (LLE, LTSA,
@@ -558,6 +560,29 @@ func selfKNN(ctx context.Context, st *stageCtx, in samples, k int) (*neighbors.R
 	return res, noteSearch(ctx, st, in, opt, res)
 }
 
+// checkGraphWeights refuses a given graph of n points whose distances
+// (its weights before the method weighs them) are so large that squared
+// geodesic distances along n edges overflow, or whose smallest positive
+// one squares below minSpread² (the heat kernel's width, the squared
+// distances of τ, underflow): errors wrap ErrBadSetting, as the graph's
+// other checks do.
+func checkGraphWeights(g *sparse.CSR, n int) error {
+	big, small := 0.0, math.Inf(1)
+	for _, w := range g.Values() {
+		big = max(big, w)
+		if w > 0 {
+			small = min(small, w)
+		}
+	}
+	if limit := math.Sqrt(math.MaxFloat64/8) / float64(n); big > limit {
+		return fmt.Errorf("%w: the given graph's weights reach %.3g: past %.3g squared geodesic distances among %d points may overflow; rescale the graph", ErrBadSetting, big, limit, n)
+	}
+	if small < minSpread {
+		return fmt.Errorf("%w: the given graph's smallest positive weight is %.3g: below %.3g its square underflows; rescale the graph", ErrBadSetting, small, minSpread)
+	}
+	return nil
+}
+
 // graphStage is stage "neighbors" of the graph methods: the graph of spec
 // on the rows of x (dense or sparse, Euclidean), its k-nearest lists
 // searched as Options.Neighbors says, the search and its recall noted.
@@ -573,6 +598,9 @@ func graphStage(r *run, x samples, spec graphSpec, predicted float64) (*sparse.C
 			g, err = neighbors.FromGraph(gg, n, neighbors.GraphOptions{Weight: spec.weight, T: spec.t})
 			if err != nil {
 				return fmt.Errorf("%w: %w", ErrBadSetting, err)
+			}
+			if err := checkGraphWeights(gg, n); err != nil {
+				return err
 			}
 			st.search = "given graph"
 			st.detail = fmt.Sprintf("%d edges, given", g.NNZ())

@@ -70,13 +70,40 @@ func TestGivenGraph(t *testing.T) {
 		"not square":   sparse.Zero(600, 601),
 		"negative":     g.Map(func(i, j int, v float64) float64 { return -v }),
 		"not a number": g.Map(func(i, j int, v float64) float64 { return math.NaN() }),
+		// Weights whose squared geodesics overflow, or whose squares
+		// underflow (before: Isomap failed in Lanczos on NaN, Laplacian
+		// eigenmaps said a point had no edge, LPP and Isometric
+		// Projection embedded 1e-300 × the graph otherwise than the graph).
+		"huge weights": g.Map(func(i, j int, v float64) float64 { return v * 1e300 }),
+		"tiny weights": g.Map(func(i, j int, v float64) float64 { return v * 1e-300 }),
 	}
 	for name, b := range bad {
-		_, err := (Isomap{K: 10, Options: Options{Neighbors: Neighbors{Graph: b}}}).Fit(ctx, x)
-		if !errors.Is(err, ErrBadSetting) {
-			t.Errorf("%s: err = %v", name, err)
-		} else if c := strings.Count(err.Error(), ErrBadSetting.Error()); c != 1 {
-			t.Errorf("%s: %q says %q %d times", name, err, ErrBadSetting, c)
+		for _, fit := range []func(Options) error{
+			func(o Options) error { _, err := (Isomap{K: 10, Options: o}).Fit(ctx, x); return err },
+			func(o Options) error { _, err := (LPP{K: 10, Options: o}).Fit(ctx, x); return err },
+		} {
+			err := fit(Options{Neighbors: Neighbors{Graph: b}})
+			if !errors.Is(err, ErrBadSetting) {
+				t.Errorf("%s: err = %v", name, err)
+			} else if c := strings.Count(err.Error(), ErrBadSetting.Error()); c != 1 {
+				t.Errorf("%s: %q says %q %d times", name, err, ErrBadSetting, c)
+			}
+		}
+	}
+	// Within the range (the graph times 2^±400), Isomap's embedding scales
+	// with the graph and Laplacian eigenmaps' (heat kernel of width the
+	// mean squared distance) does not change.
+	for _, e := range []int{400, -400} {
+		s := math.Ldexp(1, e)
+		scaled := Options{Neighbors: Neighbors{Graph: g.Map(func(i, j int, v float64) float64 { return v * s })}}
+		iso := mustFit(t, ctx, Isomap{K: 10, Options: scaled}.Fit, x)
+		var back mat.Dense
+		back.Scale(1/s, iso.Embedding())
+		if d := maxAbsDiff(&back, withGraph.Embedding()); d > 1e-9 {
+			t.Errorf("Isomap of the graph × 2^%d: embedding differs by %g after scaling back", e, d)
+		}
+		if d := procrustes(t, lapG.Embedding(), mustFit(t, ctx, LaplacianEigenmaps{K: 10, Options: scaled}.Fit, x).Embedding()); d > 1e-8 {
+			t.Errorf("Laplacian eigenmaps of the graph × 2^%d: disparity %g", e, d)
 		}
 	}
 	if _, err := (Isomap{Eps: 2, Options: given}).Fit(ctx, x); !errors.Is(err, ErrBadSetting) {
