@@ -71,9 +71,9 @@ func TestGivenGraph(t *testing.T) {
 		"negative":     g.Map(func(i, j int, v float64) float64 { return -v }),
 		"not a number": g.Map(func(i, j int, v float64) float64 { return math.NaN() }),
 		// Weights whose squared geodesics overflow, or whose squares
-		// underflow (before: Isomap failed in Lanczos on NaN, Laplacian
-		// eigenmaps said a point had no edge, LPP and Isometric
-		// Projection embedded 1e-300 × the graph otherwise than the graph).
+		// underflow (before: Isomap failed in Lanczos on NaN or found no
+		// positive eigenvalue; LPP failed on NaN, or embedded 1e-300 × the
+		// graph otherwise than the graph, with no error).
 		"huge weights": g.Map(func(i, j int, v float64) float64 { return v * 1e300 }),
 		"tiny weights": g.Map(func(i, j int, v float64) float64 { return v * 1e-300 }),
 	}
