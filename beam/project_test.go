@@ -4,6 +4,7 @@ package manifoldbeam
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -142,6 +143,63 @@ func TestProjectEveryMethod(t *testing.T) {
 		}
 		if e := got["nan"]; e != "" && !strings.Contains(strings.ToLower(e), "nan") && !strings.Contains(e, "finite") {
 			t.Errorf("%s: NaN row's error %q names neither NaN nor finiteness", c.name, e)
+		}
+	}
+}
+
+// TestProjectFarRows: rows far from the training data (a row of the roll
+// times 1e200, 1e306 and 1.7e308) are mapped to finite coordinates or go
+// to the dead letters with the engine's "out of range" text, for every
+// method — never emitted as Inf or NaN (the engine's TestTransformFarPoints
+// has the 256-feature digits where PCA, LSI and OIP gave ±Inf and LTSA NaN);
+// before, the dead letters of LLE and Laplacian eigenmaps blamed the local
+// Gram matrix or a missing neighbour where the distances had overflowed.
+func TestProjectFarRows(t *testing.T) {
+	ctx := context.Background()
+	const d = 5
+	train, labels := rollData(90, d, 1)
+	good, _, x := testRows(d)
+	var rows []Row
+	for i, s := range []float64{1e200, 1e306, 1.7e308} {
+		far := append([]float64(nil), x.RawRowView(i)...)
+		for j := range far {
+			far[j] *= s
+		}
+		rows = append(rows, Row{ID: fmt.Sprintf("far%d", i), X: far})
+	}
+	rows = append(rows, good[:4]...)
+	dir := t.TempDir()
+	p, s := beam.NewPipelineWithRoot()
+	in := beam.CreateList(s, rows)
+	for _, c := range fitCases {
+		m, err := c.fit(ctx, train, labels)
+		if err != nil {
+			t.Fatalf("%s: fit: %v", c.name, err)
+		}
+		emb, dead := Project(s.Scope(c.name), saveModel(t, m, dir, c.name), in, ProjectOptions{Block: 3})
+		beam.ParDo0(s, &collectEmbFn{Key: t.Name() + c.name}, emb)
+		beam.ParDo0(s, &collectDeadFn{Key: t.Name() + c.name}, dead)
+	}
+	if _, err := ptest.RunWithMetrics(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range fitCases {
+		emb, dead := takeCollected(t.Name() + c.name)
+		if len(emb)+len(dead) != len(rows) {
+			t.Errorf("%s: %d rows out and %d dead letters of %d rows", c.name, len(emb), len(dead), len(rows))
+		}
+		for _, e := range emb {
+			for _, v := range e.Y {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Errorf("%s: row %q emitted as %v", c.name, e.ID, e.Y)
+					break
+				}
+			}
+		}
+		for _, dl := range dead {
+			if !strings.HasPrefix(dl.ID, "far") || !strings.Contains(dl.Error, "out of range") {
+				t.Errorf("%s: dead letter %q: %s", c.name, dl.ID, dl.Error)
+			}
 		}
 	}
 }
