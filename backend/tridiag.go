@@ -105,13 +105,18 @@ func (t *tridiag) gersh(b0, b1 int) (lo, hi float64) {
 	return lo - w, hi + w
 }
 
-// bisect returns eigenvalue j (0-based, ascending) of block [b0, b1). A
-// 1×1 block's eigenvalue is its diagonal entry, exactly.
+// bisect returns eigenvalue j (0-based, ascending) of block [b0, b1), to
+// a few ulps of the block's own norm: a block split off at the rounding
+// level of the whole (the null directions of a rank-1 covariance: entries
+// of 1e-18 in a matrix of norm 0.1) holds eigenvalues that an absolute
+// tolerance of ε·‖T‖ would not resolve, and inverse iteration at such a
+// shift finds no vector (it did not converge in 5 steps). A 1×1 block's
+// eigenvalue is its diagonal entry, exactly.
 func (t *tridiag) bisect(b0, b1, j int, lo, hi float64) float64 {
 	if b1-b0 == 1 {
 		return t.d[b0]
 	}
-	atol := eps * max(t.tnorm, safmin)
+	atol := eps * max(t.blockNorm1(b0, b1), safmin)
 	for {
 		mid := 0.5 * (lo + hi)
 		if hi-lo <= max(atol, 2*eps*max(math.Abs(lo), math.Abs(hi))) || mid == lo || mid == hi {

@@ -80,6 +80,10 @@ func TestPCABadInput(t *testing.T) {
 		{"constant rows", mat.NewDense(4, 2, []float64{1, 1, 1, 1, 1, 1, 1, 1}), engine.PCA{Dim: 1}, engine.ErrDimension},
 		{"rank 1 asked 2", mat.NewDense(4, 2, []float64{1, 2, 2, 4, 3, 6, 4, 8}), engine.PCA{Dim: 2}, engine.ErrDimension},
 		{"bad solver", mat.NewDense(4, 2, []float64{1, 2, 2, 5, 3, 6, 4, 8}), engine.PCA{Dim: 1, Solver: "qr"}, engine.ErrBadSetting},
+		// 99 equal rows and one apart, 10 features: before, the dense
+		// eigensolver failed on the covariance's null directions
+		// ("inverse iteration … did not converge", ErrNumerical).
+		{"duplicates, rank 1", duplicateRows(100, 10), engine.PCA{Dim: 2}, engine.ErrDimension},
 	}
 	for _, c := range cases {
 		_, err := c.s.Fit(ctx, c.x)
@@ -94,4 +98,13 @@ func TestPCABadInput(t *testing.T) {
 	if _, err := m.Transform(ctx, mat.NewDense(1, 3, nil)); !errors.Is(err, engine.ErrShape) {
 		t.Errorf("Transform with 3 features: error %v, want ErrShape", err)
 	}
+}
+
+// duplicateRows is n rows of d zeros but the last, of ones.
+func duplicateRows(n, d int) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for j := 0; j < d; j++ {
+		x.Set(n-1, j, 1)
+	}
+	return x
 }
