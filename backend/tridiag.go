@@ -268,13 +268,15 @@ func (t *tridiag) blockNorm1(b0, b1 int) float64 {
 // invItWork is the workspace of inverse iteration on one block.
 type invItWork struct {
 	u1, u2, u3, l, x []float64
+	sd, se           []float64 // the block, scaled
 	swap             []bool
 }
 
 func newInvItWork(n int) *invItWork {
 	return &invItWork{
 		u1: make([]float64, n), u2: make([]float64, n), u3: make([]float64, n),
-		l: make([]float64, n), x: make([]float64, n), swap: make([]bool, n),
+		l: make([]float64, n), x: make([]float64, n), sd: make([]float64, n), se: make([]float64, n),
+		swap: make([]bool, n),
 	}
 }
 
@@ -288,7 +290,22 @@ func (t *tridiag) clusterVectors(sel []selected, idx []int, zt []float64, ws *in
 		zt[idx[0]*n+b0] = 1
 		return nil
 	}
+	// The block scaled by a power of two to a norm in [1/2, 1) (exact):
+	// inverse iteration's tests, which DSTEIN takes from a matrix scaled
+	// into a safe range, mix absolute quantities (ε, the growth bound
+	// dtpcrt) with the block's norm — at a norm of 2⁻²⁷ a cluster of equal
+	// eigenvalues found no vectors.
 	onenrm := t.blockNorm1(b0, b1)
+	_, ex := math.Frexp(onenrm)
+	sc := math.Ldexp(1, -ex)
+	d, e := ws.sd[:m], ws.se[:m-1]
+	for i := range d {
+		d[i] = t.d[b0+i] * sc
+	}
+	for i := range e {
+		e[i] = t.e[b0+i] * sc
+	}
+	onenrm *= sc
 	pertol := 10 * eps * onenrm
 	dtpcrt := math.Sqrt(0.1 / float64(m))
 	const extra = 2 // iterations after the norm criterion is first met (DSTEIN)
@@ -300,12 +317,12 @@ func (t *tridiag) clusterVectors(sel []selected, idx []int, zt []float64, ws *in
 				return cancelled(err)
 			}
 		}
-		lam := sel[s].val
+		lam := sel[s].val * sc
 		if ci > 0 && lam-prev < pertol {
 			lam = prev + pertol // separate coincident eigenvalues (DSTEIN)
 		}
 		prev = lam
-		ws.factor(t.d[b0:b1], t.e[b0:b1-1], lam, eps*onenrm)
+		ws.factor(d, e, lam, eps*onenrm)
 		x := ws.x[:m]
 		for i := range x {
 			rng = rng*6364136223846793005 + 1442695040888963407
@@ -314,7 +331,7 @@ func (t *tridiag) clusterVectors(sel []selected, idx []int, zt []float64, ws *in
 		for its, nrmchk := 1, 0; ; its++ {
 			if its > maxInvIt {
 				return fmt.Errorf("%w: inverse iteration for eigenvalue %g did not converge in %d steps",
-					ErrNotConverged, lam, maxInvIt)
+					ErrNotConverged, lam/sc, maxInvIt)
 			}
 			// Scale the right-hand side as DSTEIN does, then solve.
 			scl := float64(m) * onenrm * max(eps, math.Abs(ws.u1[m-1])) / maxAbs(x)
@@ -335,7 +352,7 @@ func (t *tridiag) clusterVectors(sel []selected, idx []int, zt []float64, ws *in
 			}
 			nrm := maxAbs(x)
 			if nrm == 0 || math.IsInf(nrm, 0) || math.IsNaN(nrm) {
-				return fmt.Errorf("%w: inverse iteration broke down at eigenvalue %g", ErrNotConverged, lam)
+				return fmt.Errorf("%w: inverse iteration broke down at eigenvalue %g", ErrNotConverged, lam/sc)
 			}
 			if nrm < dtpcrt && !huge {
 				continue
