@@ -239,25 +239,16 @@ func applyReflectorsCtx(ctx context.Context, impl Impl, v []float64, ldv int, ta
 // 0.24 for 100 rows of 10 features, one of them apart from the others).
 func larftForward(mr, jb int, v, tau, t []float64) {
 	clear(t[:jb*jb])
+	bi := blas64.Implementation()
 	for i := 0; i < jb; i++ {
 		if tau[i] == 0 {
 			continue // H_i = I: its column of T is zero
 		}
-		// t(0:i, i) = −τᵢ·V(i:, 0:i)ᵀ·V(i:, i) (V is zero above its unit diagonal).
-		for j := 0; j < i; j++ {
-			s := 0.0
-			for r := i; r < mr; r++ {
-				s += v[r*jb+j] * v[r*jb+i]
-			}
-			t[j*jb+i] = -tau[i] * s
-		}
-		// t(0:i, i) = T(0:i, 0:i)·t(0:i, i), T upper triangular.
-		for j := 0; j < i; j++ {
-			s := 0.0
-			for l := j; l < i; l++ {
-				s += t[j*jb+l] * t[l*jb+i]
-			}
-			t[j*jb+i] = s
+		if i > 0 {
+			// t(0:i, i) = −τᵢ·V(i:, 0:i)ᵀ·V(i:, i) (V is zero above its
+			// unit diagonal), then T(0:i, 0:i)·t(0:i, i).
+			bi.Dgemv(blas.Trans, mr-i, i, -tau[i], v[i*jb:], jb, v[i*jb+i:], jb, 0, t[i:], jb)
+			bi.Dtrmv(blas.Upper, blas.NoTrans, blas.NonUnit, i, t, jb, t[i:], jb)
 		}
 		t[i*jb+i] = tau[i]
 	}
