@@ -95,3 +95,58 @@ func TestMDSBadInput(t *testing.T) {
 		t.Errorf("collinear points, dim 2: %v", err)
 	}
 }
+
+// TestMDSRepeatedEigenvalues: points on a 30×30 square grid and a
+// 10×10×10 cube, whose τ has its top eigenvalue twice and three times (the
+// axes have equal variance). The default eigensolver at these sizes is
+// Lanczos, whose single-vector Krylov space finds one copy of a repeated
+// eigenvalue: before the lanczos package's copies check, both fits failed
+// with "only 1 of the 2 requested dimensions have a positive eigenvalue".
+// The eigenvalues equal the dense solver's, and the embedding's columns
+// are orthogonal.
+func TestMDSRepeatedEigenvalues(t *testing.T) {
+	ctx := context.Background()
+	grid := mat.NewDense(900, 2, nil)
+	for i := 0; i < 900; i++ {
+		grid.Set(i, 0, float64(i/30))
+		grid.Set(i, 1, float64(i%30))
+	}
+	cube := mat.NewDense(1000, 3, nil)
+	for i := 0; i < 1000; i++ {
+		cube.Set(i, 0, float64(i/100))
+		cube.Set(i, 1, float64(i/10%10))
+		cube.Set(i, 2, float64(i%10))
+	}
+	for name, x := range map[string]*mat.Dense{"grid": grid, "cube": cube} {
+		for _, dim := range []int{2, 3} {
+			if dim > x.RawMatrix().Cols {
+				continue
+			}
+			m, err := engine.MDS{Dim: dim}.Fit(ctx, x)
+			if err != nil {
+				t.Fatalf("%s, dim %d: %v", name, dim, err)
+			}
+			ref, err := engine.MDS{Dim: dim, Eigensolver: engine.EigenDense}.Fit(ctx, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := m.Eigenvalues(), ref.Eigenvalues()
+			for j := range want {
+				if math.Abs(got[j]-want[j]) > 1e-9*want[0] {
+					t.Errorf("%s, dim %d: eigenvalues %v, the dense solver's %v", name, dim, got, want)
+					break
+				}
+			}
+			var g mat.Dense
+			y := m.Embedding()
+			g.Mul(y.T(), y)
+			for a := 0; a < dim; a++ {
+				for b := 0; b < a; b++ {
+					if math.Abs(g.At(a, b)) > 1e-9*g.At(0, 0) {
+						t.Errorf("%s, dim %d: columns %d and %d not orthogonal (%g)", name, dim, a, b, g.At(a, b))
+					}
+				}
+			}
+		}
+	}
+}

@@ -422,7 +422,7 @@ func (c *certifier) round(ctx context.Context, want, bs int, seed uint64) (int, 
 			}
 		}
 	}
-	res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Which: lanczos.Largest, Seed: seed + uint64(len(c.vals)), Tol: 1e-10, BlockSize: bs, BasisSize: basis, Start: start.Data, Progress: c.progress, Look: look})
+	res, err := lanczos.Solve(ctx, op, lanczos.Settings{K: kk, Which: lanczos.Largest, Seed: seed + uint64(len(c.vals)), Tol: 1e-10, BlockSize: bs, BasisSize: basis, Start: start.Data, Progress: c.progress, Look: look, NoCopiesCheck: true})
 	if err != nil && !errors.Is(err, lanczos.ErrNotConverged) {
 		return 0, wrapNumerical(err)
 	}

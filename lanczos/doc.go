@@ -38,6 +38,20 @@
 // method needed half the operator applications of b = 4, so it is the
 // default; see Settings.BlockSize.
 //
+// # Repeated eigenvalues
+//
+// A Krylov space grown from b vectors holds at most b directions of an
+// eigenspace, so K pairs that all converge can be one copy of a repeated
+// eigenvalue followed by the next distinct ones (τ of points on a square
+// grid, whose top eigenvalue is double). When K > b, Solve checks after
+// convergence: one Lanczos run for the extreme pair of the operator with
+// the K vectors found deflated, from a fresh random start off them
+// (tolerance and margin 1e-6·‖A‖). A Ritz value beyond the K-th found is
+// a missed copy, and Solve runs again with a block twice as wide, until
+// the check holds (Settings.NoCopiesCheck skips it). The check costs about
+// as many products as a one-pair solve (Isomap of 5000 deformed digits:
+// 19 products before it, 34 with it).
+//
 // # Operators
 //
 // Solve takes any Operator (Dims and MulVecTo); a BlockOperator also has

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -97,6 +98,11 @@ type Settings struct {
 	// factorization at a shift the Ritz values suggest) and stay
 	// deterministic. Not called on the dense path (n ≤ 64).
 	Look func(values, residuals []float64)
+	// NoCopiesCheck skips the check for missed copies of a repeated
+	// eigenvalue that follows convergence (see checkCopies; it costs one
+	// Lanczos run for one pair), for a caller that certifies its pairs
+	// otherwise.
+	NoCopiesCheck bool
 }
 
 // Status says how Solve ended.
@@ -212,7 +218,132 @@ func Solve(ctx context.Context, a Operator, s Settings) (*Result, error) {
 	if p.dense {
 		return solveDense(a, p)
 	}
-	return newSolver(a, p).run(ctx)
+	res, err := newSolver(a, p).run(ctx)
+	if err != nil || s.NoCopiesCheck || p.b >= p.k {
+		return res, err // a block of K vectors or more finds every copy the K pairs need
+	}
+	return checkCopies(ctx, a, s, p, res)
+}
+
+// checkRestarts bounds the restarts of a copies check's Lanczos run, and
+// checkTol is its tolerance and the margin it asks of a missed value
+// beyond the K-th found (relative to ‖A‖): a missed copy within it is a
+// tie to that precision.
+const (
+	checkRestarts = 2
+	checkTol      = 1e-6
+)
+
+// checkCopies looks for copies of a repeated eigenvalue that the Krylov
+// space of res missed: a space grown from b start vectors holds at most b
+// directions of an eigenspace, so the K pairs returned can be one copy of
+// a repeated eigenvalue followed by the next distinct ones — all
+// converged, and not the K wanted (MDS of points on a square grid: the
+// second copy of the top eigenvalue missed, the zero after it returned).
+// One Lanczos run for the extreme pair of P·A·P, P the projector off the
+// K vectors found, from a random start off them, tells: a Ritz value of
+// it beyond the K-th value by more than Tol·‖A‖ is the Rayleigh quotient
+// of a vector orthogonal to those found, so A has K + 1 eigenvalues beyond
+// the K-th found, and one was missed. Then Solve runs again with twice the
+// block size, and checks again; the run's work is in Stats either way. A
+// check that does not converge within checkRestarts restarts decides on
+// its best Ritz value. Settings.NoCopiesCheck skips it.
+func checkCopies(ctx context.Context, a Operator, s Settings, p params, res *Result) (*Result, error) {
+	n, k := p.n, p.k
+	stats := res.Stats
+	for {
+		v := res.Vectors
+		tmp := make([]float64, k)
+		project := func(x []float64) { // x −= V·Vᵀ·x
+			for c := range tmp {
+				t := 0.0
+				for i := 0; i < n; i++ {
+					t += v.Data[i*v.Stride+c] * x[i]
+				}
+				tmp[c] = t
+			}
+			for i := 0; i < n; i++ {
+				row := v.Data[i*v.Stride : i*v.Stride+k]
+				for c, t := range tmp {
+					x[i] -= row[c] * t
+				}
+			}
+		}
+		// P·A·P maps the found vectors to 0, which may lie beyond the rest
+		// of the spectrum (τ(D_G) is indefinite; the smallest eigenvalues
+		// of a definite matrix are above 0): they are moved 2·‖A‖ past
+		// the far end instead, where the check never looks.
+		shift := -2 * res.ANorm
+		if p.which == Smallest {
+			shift = -shift
+		}
+		deflated := Func{N: n, Flam: opFlam(a) + 6*float64(n*k), Mul: func(dst, x []float64) {
+			in := append(make([]float64, 0, n), x...)
+			project(in)
+			c := append([]float64(nil), tmp...) // Vᵀ·x
+			a.MulVecTo(dst, in)
+			project(dst)
+			for i := 0; i < n; i++ {
+				row := v.Data[i*v.Stride : i*v.Stride+k]
+				for j, t := range c {
+					dst[i] += shift * row[j] * t
+				}
+			}
+		}}
+		start := make([]float64, n)
+		rng := rand.New(rand.NewPCG(p.seed, 0x636f70696573)) // "copies"
+		for i := range start {
+			start[i] = rng.NormFloat64()
+		}
+		project(start)
+		cp := params{n: n, k: 1, b: 1, m: min(defaultBasis(1, 1), n-1), which: p.which, tol: max(p.tol, checkTol), maxRestarts: checkRestarts,
+			seed: p.seed ^ 0x636f70696573, start: start, opFlam: deflated.Flam, progress: p.progress}
+		check, err := newSolver(deflated, cp).run(ctx)
+		if check != nil {
+			stats.Iterations += check.Stats.Iterations
+			stats.Restarts += check.Stats.Restarts
+			stats.MatVecs += check.Stats.MatVecs
+			stats.Flam += check.Stats.Flam
+		}
+		if err != nil && !errors.Is(err, ErrNotConverged) {
+			res.Stats = stats
+			return res, err
+		}
+		theta, last := check.Values[0], res.Values[k-1]
+		margin := max(p.tol, checkTol) * max(res.ANorm, math.Abs(theta))
+		missed := theta > last+margin
+		if p.which == Smallest {
+			missed = theta < last-margin
+		}
+		if !missed {
+			res.Stats = stats
+			return res, nil
+		}
+		// A copy was missed: again with a block twice as wide (it finds
+		// eigenvalues of multiplicity up to the block size).
+		s.BlockSize = 2 * p.b
+		if s.BasisSize > 0 {
+			s.BasisSize = max(s.BasisSize, k+s.BlockSize)
+		}
+		q, err := plan(a, n, s)
+		if err != nil || q.dense {
+			res.Stats = stats
+			return res, fmt.Errorf("lanczos: a repeated eigenvalue has more copies than a block of %d vectors finds (%w)", p.b, ErrNotConverged)
+		}
+		p = q
+		res, err = newSolver(a, p).run(ctx)
+		if res != nil {
+			stats.Iterations += res.Stats.Iterations
+			stats.Restarts += res.Stats.Restarts
+			stats.MatVecs += res.Stats.MatVecs
+			stats.Flam += res.Stats.Flam
+			stats.BlockSize = res.Stats.BlockSize
+			res.Stats = stats
+		}
+		if err != nil {
+			return res, err
+		}
+	}
 }
 
 // denseMaxN is the order up to which Solve forms the matrix and solves the
