@@ -225,6 +225,14 @@ func Solve(ctx context.Context, a Operator, s Settings) (*Result, error) {
 	return checkCopies(ctx, a, s, p, res)
 }
 
+// add counts the work of another run in s.
+func (s *Stats) add(o Stats) {
+	s.Iterations += o.Iterations
+	s.Restarts += o.Restarts
+	s.MatVecs += o.MatVecs
+	s.Flam += o.Flam
+}
+
 // checkRestarts bounds the restarts of a copies check's Lanczos run, and
 // checkTol is its tolerance and the margin it asks of a missed value
 // beyond the K-th found (relative to ‖A‖): a missed copy within it is a
@@ -301,10 +309,7 @@ func checkCopies(ctx context.Context, a Operator, s Settings, p params, res *Res
 			seed: p.seed ^ 0x636f70696573, start: start, opFlam: deflated.Flam, progress: p.progress}
 		check, err := newSolver(deflated, cp).run(ctx)
 		if check != nil {
-			stats.Iterations += check.Stats.Iterations
-			stats.Restarts += check.Stats.Restarts
-			stats.MatVecs += check.Stats.MatVecs
-			stats.Flam += check.Stats.Flam
+			stats.add(check.Stats)
 		}
 		if err != nil && !errors.Is(err, ErrNotConverged) {
 			res.Stats = stats
@@ -334,10 +339,7 @@ func checkCopies(ctx context.Context, a Operator, s Settings, p params, res *Res
 		p = q
 		res, err = newSolver(a, p).run(ctx)
 		if res != nil {
-			stats.Iterations += res.Stats.Iterations
-			stats.Restarts += res.Stats.Restarts
-			stats.MatVecs += res.Stats.MatVecs
-			stats.Flam += res.Stats.Flam
+			stats.add(res.Stats)
 			stats.BlockSize = res.Stats.BlockSize
 			res.Stats = stats
 		}
