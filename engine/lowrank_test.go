@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -136,4 +138,14 @@ func TestLowRankIsomapSaveAndErrors(t *testing.T) {
 		{LowRankIsomap{Labels: []int{1}}, ErrLabels},
 		{LowRankIsomap{Landmarks: 6}, ErrDimension}, // λ = 0.02 on data of unit scale: Z_B = 0
 	})
+	// 99 equal rows and one other: 2 distinct points for 6 landmarks
+	// (before: ErrNumerical "cluster 2 is empty", which did not say why).
+	dup := mat.NewDense(100, 6, nil)
+	for j := 0; j < 6; j++ {
+		dup.Set(99, j, 1)
+	}
+	_, err = LowRankIsomap{Landmarks: 6, Seed: 3}.Fit(ctx, dup)
+	if !errors.Is(err, ErrDimension) || !strings.Contains(err.Error(), "2 distinct points") {
+		t.Errorf("6 landmarks on 2 distinct points: %v, want ErrDimension naming the distinct points", err)
+	}
 }
