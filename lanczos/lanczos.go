@@ -305,7 +305,8 @@ func checkCopies(ctx context.Context, a Operator, s Settings, p params, res *Res
 			start[i] = rng.NormFloat64()
 		}
 		project(start)
-		cp := params{n: n, k: 1, b: 1, m: min(defaultBasis(1, 1), n-1), which: p.which, tol: max(p.tol, checkTol), maxRestarts: checkRestarts,
+		// Its basis no larger than the solve's (WorkBytes holds for both).
+		cp := params{n: n, k: 1, b: 1, m: max(2, min(defaultBasis(1, 1), p.m, n-1)), which: p.which, tol: max(p.tol, checkTol), maxRestarts: checkRestarts,
 			seed: p.seed ^ 0x636f70696573, start: start, opFlam: deflated.Flam, progress: p.progress}
 		check, err := newSolver(deflated, cp).run(ctx)
 		if check != nil {
