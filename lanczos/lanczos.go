@@ -263,18 +263,16 @@ func checkCopies(ctx context.Context, a Operator, s Settings, p params, res *Res
 	for {
 		v := res.Vectors
 		tmp := make([]float64, k)
-		project := func(x []float64) { // x −= V·Vᵀ·x
-			for c := range tmp {
-				t := 0.0
-				for i := 0; i < n; i++ {
-					t += v.Data[i*v.Stride+c] * x[i]
+		project := func(x []float64) { // x −= V·Vᵀ·x, tmp = Vᵀ·x (one pass over V each)
+			clear(tmp)
+			for i, xi := range x {
+				for c, e := range v.Data[i*v.Stride : i*v.Stride+k] {
+					tmp[c] += e * xi
 				}
-				tmp[c] = t
 			}
-			for i := 0; i < n; i++ {
-				row := v.Data[i*v.Stride : i*v.Stride+k]
-				for c, t := range tmp {
-					x[i] -= row[c] * t
+			for i := range x {
+				for c, e := range v.Data[i*v.Stride : i*v.Stride+k] {
+					x[i] -= e * tmp[c]
 				}
 			}
 		}
@@ -286,10 +284,11 @@ func checkCopies(ctx context.Context, a Operator, s Settings, p params, res *Res
 		if p.which == Smallest {
 			shift = -shift
 		}
+		in, c := make([]float64, n), make([]float64, k) // the check's solver applies it to one vector at a time
 		deflated := Func{N: n, Flam: opFlam(a) + 6*float64(n*k), Mul: func(dst, x []float64) {
-			in := append(make([]float64, 0, n), x...)
+			copy(in, x)
 			project(in)
-			c := append([]float64(nil), tmp...) // Vᵀ·x
+			copy(c, tmp) // Vᵀ·x
 			a.MulVecTo(dst, in)
 			project(dst)
 			for i := 0; i < n; i++ {
