@@ -301,10 +301,14 @@ func (in samples) dotFrom(i, j, o int) float64 {
 		return in.dot(i, j)
 	}
 	g := in.dense
-	ri, rj := g.Data[i*g.Stride:i*g.Stride+g.Cols], g.Data[j*g.Stride:j*g.Stride+g.Cols]
+	return dotAbout(g.Data[i*g.Stride:i*g.Stride+g.Cols], g.Data[j*g.Stride:], g.Data[o*g.Stride:o*g.Stride+g.Cols])
+}
+
+// dotAbout is (a − o)·(b − o) over len(o) entries.
+func dotAbout(a, b, o []float64) float64 {
 	s := 0.0
-	for c, v := range g.Data[o*g.Stride : o*g.Stride+g.Cols] {
-		s += (ri[c] - v) * (rj[c] - v)
+	for c, v := range o {
+		s += (a[c] - v) * (b[c] - v)
 	}
 	return s
 }
@@ -317,13 +321,7 @@ func crossDotFrom(train, q samples, j, i, o int) float64 {
 		return crossDot(train, q, j, i)
 	}
 	g := train.dense
-	xr, xo := g.Data[j*g.Stride:j*g.Stride+g.Cols], g.Data[o*g.Stride:o*g.Stride+g.Cols]
-	qr := q.dense.Data[i*q.dense.Stride:]
-	s := 0.0
-	for c, v := range xo {
-		s += (xr[c] - v) * (qr[c] - v)
-	}
-	return s
+	return dotAbout(g.Data[j*g.Stride:], q.dense.Data[i*q.dense.Stride:], g.Data[o*g.Stride:o*g.Stride+g.Cols])
 }
 
 // crossDot returns x_j·q_i for a training row j of train and a query row i
