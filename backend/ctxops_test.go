@@ -142,3 +142,86 @@ func TestGemmCtxShapes(t *testing.T) {
 		}
 	}
 }
+
+// countingCtx counts the checks of its Err.
+type countingCtx struct {
+	context.Context
+	checks int
+}
+
+func (c *countingCtx) Err() error {
+	c.checks++
+	return c.Context.Err()
+}
+
+// A product whose inner dimension is long (the covariance of many rows,
+// k = rows) is cut along k as well as along the output rows: its pieces
+// stay near the work bound, where panels of minRows rows over all of k
+// would each be the whole bound many times over (the 256-feature
+// covariance of 10⁶ rows: 0.5 s a panel, measured as 270 ms to return
+// after SIGINT in `manifold embed -method pca`). The result is the one
+// product's to rounding, for every transposition, triangle and beta.
+func TestProductsCtxLongInner(t *testing.T) {
+	const work = 1e5
+	for _, impl := range Impls() {
+		for _, tr := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			src := randGeneral(20000, 64, 11) // k = 20000 rows
+			if tr == blas.NoTrans {
+				src = randGeneral(64, 20000, 12) // k = 20000 columns
+			}
+			flam := 64.0 * 32 * 20000
+			for _, uplo := range []blas.Uplo{blas.Upper, blas.Lower} {
+				ref := randGeneral(64, 64, 13)
+				c := append([]float64(nil), ref.Data...)
+				impl.Syrk(tr, 2, src, 0.5, blas64.Symmetric{N: 64, Stride: 64, Uplo: uplo, Data: ref.Data})
+				ctx := &countingCtx{Context: context.Background()}
+				if err := syrkPieces(ctx, impl, work, tr, 2, src, 0.5, blas64.Symmetric{N: 64, Stride: 64, Uplo: uplo, Data: c}); err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < 64; i++ {
+					for j := 0; j < 64; j++ {
+						inside := (uplo == blas.Upper) == (j >= i) || i == j
+						if d := math.Abs(c[i*64+j] - ref.Data[i*64+j]); inside && d > 1e-9*math.Abs(ref.Data[i*64+i]) {
+							t.Errorf("%s syrkPieces %v %v: (%d, %d) differs by %g", impl.Name(), tr, uplo, i, j, d)
+						} else if !inside && d != 0 {
+							t.Fatalf("%s syrkPieces %v %v: wrote outside its triangle at (%d, %d)", impl.Name(), tr, uplo, i, j)
+						}
+					}
+				}
+				if ctx.checks < int(flam/work/2) {
+					t.Errorf("%s syrkPieces %v %v: %d checks of ctx for %.3g flam in pieces of %g", impl.Name(), tr, uplo, ctx.checks, flam, work)
+				}
+			}
+			tB := flip(tr)
+			want := randGeneral(64, 64, 14)
+			got := blas64.General{Rows: 64, Cols: 64, Stride: 64, Data: append([]float64(nil), want.Data...)}
+			impl.Gemm(tr, tB, 0.5, src, src, -1, want)
+			ctx := &countingCtx{Context: context.Background()}
+			if err := gemmPieces(ctx, impl, work, tr, tB, 0.5, src, src, -1, got); err != nil {
+				t.Fatal(err)
+			}
+			if d := maxDiff(got.Data, want.Data); d > 1e-9*20000 {
+				t.Errorf("%s gemmPieces %v: differs by %g", impl.Name(), tr, d)
+			}
+			if ctx.checks < int(2*flam/work/2) {
+				t.Errorf("%s gemmPieces %v: %d checks of ctx for %.3g flam in pieces of %g", impl.Name(), tr, ctx.checks, 2*flam, work)
+			}
+		}
+		// beta = 0 never reads C: NaN there is overwritten, not kept.
+		a := randGeneral(5000, 8, 15)
+		c := blas64.Symmetric{N: 8, Stride: 8, Uplo: blas.Upper, Data: make([]float64, 64)}
+		for i := range c.Data {
+			c.Data[i] = math.NaN()
+		}
+		if err := syrkPieces(context.Background(), impl, 1e3, blas.Trans, 1, a, 0, c); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 8; i++ {
+			for j := i; j < 8; j++ {
+				if math.IsNaN(c.Data[i*8+j]) {
+					t.Fatalf("%s syrkPieces beta 0: NaN kept at (%d, %d)", impl.Name(), i, j)
+				}
+			}
+		}
+	}
+}
