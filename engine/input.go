@@ -46,13 +46,12 @@ func (in samples) nnz() int {
 	return in.dense.Rows * in.dense.Cols
 }
 
-// mulBlock sets dst = X·b (rows×b.Cols).
-func (in samples) mulBlock(dst, b blas64.General) {
+// mulBlock sets dst = X·b (rows×b.Cols), cancellable.
+func (in samples) mulBlock(ctx context.Context, dst, b blas64.General) error {
 	if in.csr != nil {
-		in.csr.MulBlockTo(dst, b)
-		return
+		return in.csr.MulBlockCtx(ctx, dst, b)
 	}
-	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, in.dense, b, 0, dst)
+	return backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.NoTrans, 1, in.dense, b, 0, dst)
 }
 
 // project runs the stage name that maps the rows of x (dense or sparse) by
@@ -61,8 +60,7 @@ func (r *run) project(name string, predicted float64, x samples, proj blas64.Gen
 	var y blas64.General
 	err := r.stage(name, predicted, func(ctx context.Context, s *stageCtx) error {
 		y = newGeneral(x.rows(), proj.Cols)
-		x.mulBlock(y, proj)
-		return nil
+		return x.mulBlock(ctx, y, proj)
 	})
 	return y, err
 }

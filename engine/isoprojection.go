@@ -339,13 +339,17 @@ func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, 
 func isoProjectionEigen(r *run, x samples, tau tauMatrix, s IsoProjection) (blas64.General, []float64, error) {
 	n := x.rows()
 	res, err := solveLGE(r, lgeProblem{in: x, largest: true, dim: s.Dim, alpha: s.Alpha, seed: s.Seed,
-		reduce: func(u blas64.General) blas64.General {
+		reduce: func(ctx context.Context, u blas64.General) (blas64.General, error) {
 			tu := newGeneral(n, u.Cols)
-			backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tau.s64, u, 0, tu)
+			if err := backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.NoTrans, 1, tau.s64, u, 0, tu); err != nil {
+				return blas64.General{}, err
+			}
 			rr := newGeneral(u.Cols, u.Cols)
-			backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, u, tu, 0, rr)
+			if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, u, tu, 0, rr); err != nil {
+				return blas64.General{}, err
+			}
 			symmetrize(rr)
-			return rr
+			return rr, nil
 		},
 		cost: func(rk int) float64 { return flam.Gemm(n, rk, n) + flam.Gemm(rk, rk, n) },
 	})

@@ -81,8 +81,9 @@ type lgeProblem struct {
 	alpha float64
 	seed  uint64
 	// reduce returns R = Uᵀ·Ã·U (r×r, both triangles) for the N×r U with
-	// orthonormal columns; cost is its predicted flam for r columns.
-	reduce func(u blas64.General) blas64.General
+	// orthonormal columns, its products cancellable (at 10⁶ rows they run
+	// for tens of seconds); cost is its predicted flam for r columns.
+	reduce func(ctx context.Context, u blas64.General) (blas64.General, error)
 	cost   func(r int) float64
 }
 
@@ -107,13 +108,15 @@ type hatOp struct {
 	tmp   blas64.General
 }
 
-// mul sets dst (n×c) = X̂·B (B d×c).
-func (h *hatOp) mul(dst, b blas64.General) {
+// mul sets dst (n×c) = X̂·B (B d×c), cancellable (10⁶ rows by 256×256
+// are tens of seconds of work).
+func (h *hatOp) mul(ctx context.Context, dst, b blas64.General) error {
 	if h.a == nil {
-		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, h.dense, b, 0, dst)
-		return
+		return backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.NoTrans, 1, h.dense, b, 0, dst)
 	}
-	h.a.MulBlockTo(dst, b)
+	if err := h.a.MulBlockCtx(ctx, dst, b); err != nil {
+		return err
+	}
 	c := b.Cols
 	mb := make([]float64, c) // μᵀ·B
 	for j, m := range h.mu {
@@ -135,13 +138,13 @@ func (h *hatOp) mul(dst, b blas64.General) {
 			row[t] = s * (row[t] - mb[t])
 		}
 	}
+	return nil
 }
 
-// mulT sets dst (d×c) = X̂ᵀ·U (U n×c).
-func (h *hatOp) mulT(dst, u blas64.General) {
+// mulT sets dst (d×c) = X̂ᵀ·U (U n×c), the dense product cancellable.
+func (h *hatOp) mulT(ctx context.Context, dst, u blas64.General) error {
 	if h.a == nil {
-		backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, h.dense, u, 0, dst)
-		return
+		return backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, h.dense, u, 0, dst)
 	}
 	c := u.Cols
 	su := u
@@ -170,6 +173,7 @@ func (h *hatOp) mulT(dst, u blas64.General) {
 			row[t] -= m * ones[t]
 		}
 	}
+	return nil
 }
 
 // gramOp is X̂·X̂ᵀ (samples side, n×n) or X̂ᵀ·X̂ (features side, d×d) as a
@@ -186,16 +190,19 @@ func (g gramOp) size() int {
 	return g.h.d
 }
 
+// mulBlock applies the operator to the columns of x (Lanczos checks ctx
+// between its products).
 func (g gramOp) mulBlock(dst, x blas64.General) {
+	ctx := context.Background()
 	if g.samples {
 		t := newGeneral(g.h.d, x.Cols)
-		g.h.mulT(t, x)
-		g.h.mul(dst, t)
+		_ = g.h.mulT(ctx, t, x)
+		_ = g.h.mul(ctx, dst, t)
 		return
 	}
 	t := newGeneral(g.h.n, x.Cols)
-	g.h.mul(t, x)
-	g.h.mulT(dst, t)
+	_ = g.h.mul(ctx, t, x)
+	_ = g.h.mulT(ctx, dst, t)
 }
 
 // solveLGE runs the stages "center", "svd", "reduce", "eigensolve" and
@@ -340,7 +347,9 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 			// U = eigenvectors; P = X̂ᵀ·U·Σ⁻² = X̂ᵀ·(U·Σ⁻¹)·Σ⁻¹.
 			u = copyGeneral(blas64.General{Rows: n, Cols: rk, Stride: vecs.Stride, Data: vecs.Data})
 			pm = newGeneral(d, rk)
-			h.mulT(pm, w)
+			if err := h.mulT(ctx, pm, w); err != nil {
+				return err
+			}
 			for i := 0; i < d; i++ {
 				for j := 0; j < rk; j++ {
 					pm.Data[i*rk+j] /= math.Sqrt(vals[j])
@@ -350,7 +359,9 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 			// P = V·Σ⁻¹; U = X̂·P.
 			pm = w
 			u = newGeneral(n, rk)
-			h.mul(u, pm)
+			if err := h.mul(ctx, u, pm); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -365,7 +376,10 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 	var red blas64.General
 	var w []float64 // the regularization's scaling (alpha > 0)
 	err = r.stage("reduce", p.cost(rk), func(ctx context.Context, st *stageCtx) error {
-		red = p.reduce(u)
+		var err error
+		if red, err = p.reduce(ctx, u); err != nil {
+			return err
+		}
 		st.detail = fmt.Sprintf("%d×%d", rk, rk)
 		if p.alpha > 0 {
 			w = make([]float64, rk)
@@ -520,11 +534,13 @@ func newLGEParams(spec graphSpec, in samples, pcaDim, rank int) lgeParams {
 }
 
 // apply maps rows: (X − 1·meanᵀ)·proj = X·proj − 1·(meanᵀ·proj).
-func (m *linearModel[P]) apply(in samples) blas64.General {
+func (m *linearModel[P]) apply(ctx context.Context, in samples) (blas64.General, error) {
 	n, _ := in.dims()
 	dim := m.proj.Cols
 	y := newGeneral(n, dim)
-	in.mulBlock(y, m.proj)
+	if err := in.mulBlock(ctx, y, m.proj); err != nil {
+		return blas64.General{}, err
+	}
 	off := make([]float64, dim)
 	for j, v := range m.mean {
 		row := m.proj.Data[j*m.proj.Stride : j*m.proj.Stride+dim]
@@ -538,7 +554,7 @@ func (m *linearModel[P]) apply(in samples) blas64.General {
 			row[t] -= off[t]
 		}
 	}
-	return y
+	return y, nil
 }
 
 // embed runs the stage "embed" of a linear graph embedding: the training
@@ -546,8 +562,9 @@ func (m *linearModel[P]) apply(in samples) blas64.General {
 func (m *linearModel[P]) embed(r *run, in samples) error {
 	n, d := in.dims()
 	return r.stage("embed", flam.Gemm(n, m.proj.Cols, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-		m.embedding = m.apply(in)
-		return nil
+		var err error
+		m.embedding, err = m.apply(ctx, in)
+		return err
 	})
 }
 
@@ -579,7 +596,11 @@ func (m *linearModel[P]) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return transformResult(m.method, m.apply(in))
+	y, err := m.apply(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return transformResult(m.method, y)
 }
 
 // Save writes the model (see Load for the format).

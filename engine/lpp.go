@@ -119,13 +119,17 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			}
 			p := lgeProblem{in: in, b: deg, largest: true, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
 				// R = Uᵀ·D^{-1/2}·W·D^{-1/2}·U.
-				reduce: func(u blas64.General) blas64.General {
+				reduce: func(ctx context.Context, u blas64.General) (blas64.General, error) {
 					z := newGeneral(u.Rows, u.Cols)
-					a.MulBlockTo(z, u)
+					if err := a.MulBlockCtx(ctx, z, u); err != nil {
+						return blas64.General{}, err
+					}
 					rr := newGeneral(u.Cols, u.Cols)
-					backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, u, z, 0, rr)
+					if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, u, z, 0, rr); err != nil {
+						return blas64.General{}, err
+					}
 					symmetrize(rr)
-					return rr
+					return rr, nil
 				},
 				cost: func(rk int) float64 { return flam.SpMV(a.NNZ())*float64(rk) + flam.Gemm(rk, rk, n) },
 			}

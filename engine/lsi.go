@@ -136,7 +136,9 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 				if gram.samples {
 					// V = Xᵀ·U·Σ⁻¹.
 					mod.components = newGeneral(d, s.Dim)
-					h.mulT(mod.components, vecs)
+					if err := h.mulT(ctx, mod.components, vecs); err != nil {
+						return err
+					}
 					for i := 0; i < d; i++ {
 						for j := 0; j < s.Dim; j++ {
 							mod.components.Data[i*s.Dim+j] /= mod.sigma[j]
@@ -147,8 +149,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 				}
 				backend.FixSigns(mod.components)
 				mod.embedding = newGeneral(n, s.Dim)
-				in.mulBlock(mod.embedding, mod.components)
-				return nil
+				return in.mulBlock(ctx, mod.embedding, mod.components)
 			})
 			if err != nil {
 				return nil, err

@@ -125,9 +125,11 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 			}
 			p := lgeProblem{in: in, largest: false, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
 				// R = Zᵀ·Z with Z = (I − W)·U.
-				reduce: func(u blas64.General) blas64.General {
+				reduce: func(ctx context.Context, u blas64.General) (blas64.General, error) {
 					z := newGeneral(u.Rows, u.Cols)
-					w.MulBlockTo(z, u)
+					if err := w.MulBlockCtx(ctx, z, u); err != nil {
+						return blas64.General{}, err
+					}
 					for i := 0; i < u.Rows; i++ {
 						zr, ur := z.Data[i*z.Stride:i*z.Stride+u.Cols], u.Data[i*u.Stride:i*u.Stride+u.Cols]
 						for t, v := range ur {
@@ -135,13 +137,15 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 						}
 					}
 					rr := newGeneral(u.Cols, u.Cols)
-					backend.Active().Syrk(blas.Trans, 1, z, 0, blas64.Symmetric{N: u.Cols, Stride: rr.Stride, Uplo: blas.Upper, Data: rr.Data})
+					if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, z, 0, blas64.Symmetric{N: u.Cols, Stride: rr.Stride, Uplo: blas.Upper, Data: rr.Data}); err != nil {
+						return blas64.General{}, err
+					}
 					for i := 0; i < rr.Rows; i++ {
 						for j := 0; j < i; j++ {
 							rr.Data[i*rr.Stride+j] = rr.Data[j*rr.Stride+i]
 						}
 					}
-					return rr
+					return rr, nil
 				},
 				cost: func(rk int) float64 { return flam.SpMV(w.NNZ())*float64(rk) + flam.Syrk(rk, n) },
 			}

@@ -535,7 +535,9 @@ func projectSamples(ctx context.Context, method string, x mat.Matrix, proj blas6
 		return nil, err
 	}
 	y := newGeneral(in.rows(), proj.Cols)
-	in.mulBlock(y, proj)
+	if err := in.mulBlock(ctx, y, proj); err != nil {
+		return nil, err
+	}
 	return transformResult(method, y)
 }
 

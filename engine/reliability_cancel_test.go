@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -253,4 +255,64 @@ func machineBusy() (float64, bool) {
 		return 0, false
 	}
 	return load, load >= float64(runtime.NumCPU())-0.5
+}
+
+// A cancel that arrives inside the long products of a linear graph
+// embedding's "reduce" stage (Uᵀ·L·U of the SVD's directions: a Gemm for
+// LPP, a sparse product and a Syrk for NPE) and "svd" stage is heard
+// within the bound: those products were one BLAS call each, 0.25 s of
+// work at 3000 × 800 and tens of seconds at 10⁶ rows (NPE on 10⁵
+// deformed digits answered SIGINT 2.2 s late). The cancel comes from a
+// timer 20 ms after the stage starts.
+func TestCancelInsideProducts(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("a latency test: not under -race or -short")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := mat.NewDense(3000, 800, nil)
+	for i := 0; i < 3000; i++ {
+		for j := 0; j < 800; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	for _, m := range enginetest.Methods {
+		if m.Name != "lpp" && m.Name != "npe" {
+			continue
+		}
+		for _, stage := range []string{"svd", "reduce"} {
+			var best time.Duration = -1
+			for try := 0; try < 3 && (best < 0 || best > cancelBound); try++ {
+				ctx, cancel := context.WithCancel(context.Background())
+				var at time.Time
+				var once sync.Once
+				_, err := relFit(ctx, m, x, enginetest.Settings{Options: engine.Options{Progress: func(p engine.Progress) {
+					if p.Stage == stage {
+						once.Do(func() {
+							time.AfterFunc(20*time.Millisecond, func() { at = time.Now(); cancel() })
+						})
+					}
+				}}}, nil)
+				lat := time.Since(at)
+				cancel()
+				if at.IsZero() {
+					t.Fatalf("%s: the fit ended before the cancel inside %q (%v)", m.Name, stage, err)
+				}
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("%s: cancelled inside %q: error %v", m.Name, stage, err)
+				}
+				if best < 0 || lat < best {
+					best = lat
+				}
+			}
+			if best > cancelBound {
+				if load, busy := machineBusy(); busy {
+					t.Logf("%s, %s: returned %v after the cancel, bound %v — not asserted, load average %.1f", m.Name, stage, best, cancelBound, load)
+				} else {
+					t.Errorf("%s, %s: returned %v after the cancel, bound %v", m.Name, stage, best, cancelBound)
+				}
+			} else if testing.Verbose() {
+				t.Logf("%s, %s: %v", m.Name, stage, best)
+			}
+		}
+	}
 }

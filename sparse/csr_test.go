@@ -1,6 +1,7 @@
 package sparse_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -123,6 +124,34 @@ func TestMulBlockStride(t *testing.T) {
 			if math.Abs(dst.Data[i*3+k]-want.At(i, k)) > 1e-12 {
 				t.Fatalf("(%d, %d): %v vs %v", i, k, dst.Data[i*3+k], want.At(i, k))
 			}
+		}
+	}
+}
+
+// MulBlockCtx gives MulBlockTo's product (serial and parallel sizes) and
+// stops with context.Canceled when its context is done.
+func TestMulBlockCtx(t *testing.T) {
+	for _, n := range []int{50, 3000} {
+		a := randomCSR(n, n, 0.01, 6)
+		x := blas64.General{Rows: n, Cols: 8, Stride: 8, Data: make([]float64, n*8)}
+		for i := range x.Data {
+			x.Data[i] = float64(i%11) - 5
+		}
+		want := blas64.General{Rows: n, Cols: 8, Stride: 8, Data: make([]float64, n*8)}
+		got := blas64.General{Rows: n, Cols: 8, Stride: 8, Data: make([]float64, n*8)}
+		a.MulBlockTo(want, x)
+		if err := a.MulBlockCtx(context.Background(), got, x); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want.Data {
+			if got.Data[i] != want.Data[i] {
+				t.Fatalf("n = %d: entry %d is %v, MulBlockTo gives %v", n, i, got.Data[i], want.Data[i])
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := a.MulBlockCtx(ctx, got, x); !errors.Is(err, context.Canceled) {
+			t.Errorf("n = %d, cancelled: %v", n, err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -78,6 +79,20 @@ func (a *CSR) MulTransVecTo(dst, x []float64) {
 // MulBlockTo sets dst = A·X with X c×b and dst r×b (nnz·b flam). It panics
 // on a shape mismatch.
 func (a *CSR) MulBlockTo(dst, x blas64.General) {
+	a.mulBlock(context.Background(), dst, x)
+}
+
+// MulBlockCtx is MulBlockTo that checks ctx between blocks of rows (a few
+// milliseconds of work each); cancelled, it returns an error wrapping
+// ctx.Err() and dst holds a partial product.
+func (a *CSR) MulBlockCtx(ctx context.Context, dst, x blas64.General) error {
+	if err := a.mulBlock(ctx, dst, x); err != nil {
+		return fmt.Errorf("sparse: product cancelled: %w", err)
+	}
+	return nil
+}
+
+func (a *CSR) mulBlock(ctx context.Context, dst, x blas64.General) error {
 	if dst.Rows != a.r || x.Rows != a.c || dst.Cols != x.Cols {
 		panic(fmt.Sprintf("sparse: MulBlockTo: A is %d×%d, dst %d×%d, X %d×%d", a.r, a.c, dst.Rows, dst.Cols, x.Rows, x.Cols))
 	}
@@ -98,9 +113,9 @@ func (a *CSR) MulBlockTo(dst, x blas64.General) {
 	}
 	if a.NNZ()*max(1, b) < serialNNZ {
 		body(0, a.r)
-		return
+		return ctx.Err()
 	}
-	backend.ParallelFor(a.r, max(1, a.rowGrain()/max(1, b)), body)
+	return backend.ParallelForCtx(ctx, a.r, max(1, a.rowGrain()/max(1, b)), body)
 }
 
 // MulTransBlockTo sets dst = Aᵀ·X with X r×b and dst c×b (nnz·b flam). It
