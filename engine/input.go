@@ -482,6 +482,29 @@ func newGeneral(r, c int) blas64.General {
 	return blas64.General{Rows: r, Cols: c, Stride: max(1, c), Data: make([]float64, r*c)}
 }
 
+// upperTile is the side of the tiles of upperTiles: two tiles of float64
+// fit in a core's L2 cache.
+const upperTile = 64
+
+// upperTiles runs fn on the tiles (rows i0:i1, columns j0:j1) of an n×n
+// matrix's upper triangle, diagonal tiles included (j0 = i0), in
+// parallel by tile rows (row = i0/upperTile), ctx checked between them.
+// A loop that reads a[i, j] and writes a[j, i] (mirroring a triangle)
+// tile by tile reads and writes within two tiles, where a loop over
+// whole rows writes a column: at 20,000 points TDPM's two mirrors took
+// 0.5 and 2 s, on one core each, not cancellable.
+func upperTiles(ctx context.Context, n int, fn func(row, i0, i1, j0, j1 int)) error {
+	rows := (n + upperTile - 1) / upperTile
+	return backend.ParallelForCtx(ctx, rows, 1, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			i0, i1 := r*upperTile, min(n, (r+1)*upperTile)
+			for j0 := i0; j0 < n; j0 += upperTile {
+				fn(r, i0, i1, j0, min(n, j0+upperTile))
+			}
+		}
+	})
+}
+
 // copyRowsTo copies the r×c src into the r×c dst: in pieces of copyPiece
 // values when both hold their rows contiguously (a copy call a row of a
 // column or two costs more than the data it moves), row by row otherwise.

@@ -433,14 +433,13 @@ func gramUpper(ctx context.Context, x, g blas64.General) error {
 		gb := blas64.General{Rows: e - s, Cols: n - s, Stride: g.Stride, Data: g.Data[s*g.Stride+s:]}
 		impl.Gemm(blas.NoTrans, blas.Trans, 1, xb, rest, 0, gb)
 	}
-	backend.ParallelFor(n, 64, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			for j := 0; j < i; j++ {
-				g.Data[i*g.Stride+j] = g.Data[j*g.Stride+i]
+	return upperTiles(ctx, n, func(_, i0, i1, j0, j1 int) {
+		for i := i0; i < i1; i++ {
+			for j := max(j0, i+1); j < j1; j++ {
+				g.Data[j*g.Stride+i] = g.Data[i*g.Stride+j]
 			}
 		}
 	})
-	return nil
 }
 
 // tangentAnchors returns the n×t matrix of P_iᵀx_i.
@@ -512,30 +511,27 @@ func tangentDistances(ctx context.Context, st *stageCtx, dst, x, y, p, anchor bl
 // its largest entry.
 func symmetrizeSquare(ctx context.Context, td blas64.General) (float64, error) {
 	n := td.Rows
-	const parts = 16
-	top := make([]float64, parts)
-	backend.ParallelFor(parts, 1, func(plo, phi int) {
-		for p := plo; p < phi; p++ {
-			// Rows p, p+parts, …: equal shares of the triangle.
-			for i := p; i < n; i += parts {
-				if ctx.Err() != nil {
-					return
-				}
+	top := make([]float64, (n+upperTile-1)/upperTile) // by tile row
+	err := upperTiles(ctx, n, func(row, i0, i1, j0, j1 int) {
+		big := top[row]
+		for i := i0; i < i1; i++ {
+			if j0 == i0 {
 				td.Data[i*td.Stride+i] = 0
-				for j := i + 1; j < n; j++ {
-					v := 0.5 * (td.Data[i*td.Stride+j] + td.Data[j*td.Stride+i])
-					v *= v
-					td.Data[i*td.Stride+j], td.Data[j*td.Stride+i] = v, v
-					top[p] = max(top[p], v)
-				}
+			}
+			for j := max(j0, i+1); j < j1; j++ {
+				v := 0.5 * (td.Data[i*td.Stride+j] + td.Data[j*td.Stride+i])
+				v *= v
+				td.Data[i*td.Stride+j], td.Data[j*td.Stride+i] = v, v
+				big = max(big, v)
 			}
 		}
+		top[row] = big
 	})
 	m := 0.0
 	for _, v := range top {
 		m = max(m, v)
 	}
-	return m, ctx.Err()
+	return m, err
 }
 
 // maxRowNorm is the largest Euclidean norm of a row of x.
