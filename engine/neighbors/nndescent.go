@@ -875,16 +875,18 @@ func join(ctx context.Context, v vectors, h *heaps, units, block, grain int, lis
 		// reads them after the error).
 		err = backend.ParallelForCtx(ctx, joinStripes, 1, func(lo, hi int) {
 			for s := lo; s < hi; s++ {
+				pushed := 0 // counted here: got[s] shares a cache line with other stripes
 				for ch := 0; ch < used; ch++ {
 					if ch%16 == 0 && ctx.Err() != nil {
 						return
 					}
 					for _, up := range bufs[ch][s] {
 						if h.push(int(up.target), up.other, up.key, true) {
-							got[s]++
+							pushed++
 						}
 					}
 				}
+				got[s] = pushed
 			}
 		})
 		if err != nil {
