@@ -82,17 +82,23 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 	return fitter[*MDSModel]{method: methodMDS, opts: s.Options, input: distanceMatrix,
 		plan: func(in samples) (fitPlan, error) {
 			n := in.dense.Rows
-			return fitPlan{dim: s.dim(), bytes: 8 * int64(n) * int64(n), what: "classical MDS (one N×N matrix)", cheaper: "landmark-isomap"}, s.checkDistances(in.dense)
+			return fitPlan{dim: s.dim(), bytes: 8 * int64(n) * int64(n), what: "classical MDS (one N×N matrix)", cheaper: "landmark-isomap"}, s.checkDistances(ctx, in.dense)
 		},
 		stages: func(r *run, in samples) (*MDSModel, error) {
 			g := in.dense
 			n := g.Rows
 			sq := newGeneral(n, n)
-			for i := 0; i < n; i++ {
-				for j := 0; j < n; j++ {
-					v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
-					sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
+			err := upperTiles(r.ctx, n, func(_, i0, i1, j0, j1 int) {
+				for i := i0; i < i1; i++ {
+					for j := max(j0, i); j < j1; j++ {
+						v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
+						sq.Data[i*n+j] = 0.25 * (v + w) * (v + w)
+						sq.Data[j*n+i] = sq.Data[i*n+j]
+					}
 				}
+			})
+			if err != nil {
+				return nil, err
 			}
 			return s.embed(r, sq, "distances")
 		},
@@ -101,8 +107,11 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 
 // checkDistances checks an N×N matrix of distances: square, symmetric,
 // non-negative with a zero diagonal, not all 0, and small enough that
-// squared distances and their row sums stay finite.
-func (s MDS) checkDistances(g blas64.General) error {
+// squared distances and their row sums stay finite. The pairs i ≤ j are
+// checked tile by tile in parallel, ctx between tile rows (a 20,000-point
+// matrix is 4·10⁸ entries); the pair named is the first in row order
+// that fails, whatever the workers.
+func (s MDS) checkDistances(ctx context.Context, g blas64.General) error {
 	n := g.Rows
 	if g.Cols != n {
 		return fmt.Errorf("mds: %w: distance matrix is %d×%d, not square", ErrShape, n, g.Cols)
@@ -111,23 +120,44 @@ func (s MDS) checkDistances(g blas64.General) error {
 		return err
 	}
 	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n)))
-	largest := 0.0
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := g.Data[i*g.Stride+j]
-			w := g.Data[j*g.Stride+i]
-			if v < 0 || (i == j && v != 0) || math.Abs(v-w) > 1e-9*max(math.Abs(v), 1) {
-				return fmt.Errorf("mds: %w: distances must be symmetric, non-negative with a zero diagonal: d[%d,%d] = %v, d[%d,%d] = %v",
-					ErrBadSetting, i, j, v, j, i, w)
+	tiles := (n + upperTile - 1) / upperTile
+	largest := make([]float64, tiles)
+	type bad struct{ i, j int } // the first failing pair of a tile row
+	first := make([]bad, tiles)
+	err := upperTiles(ctx, n, func(row, i0, i1, j0, j1 int) {
+		big := largest[row]
+		for i := i0; i < i1; i++ {
+			for j := max(j0, i); j < j1; j++ {
+				v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
+				if !(v >= 0 && w >= 0 && v <= limit && w <= limit) || (i == j && v != 0) || math.Abs(v-w) > 1e-9*max(math.Abs(v), 1) {
+					if f := first[row]; f == (bad{}) || i < f.i || i == f.i && j < f.j {
+						first[row] = bad{i + 1, j + 1}
+					}
+				}
+				big = max(big, v)
 			}
-			if v > limit {
-				return fmt.Errorf("mds: %w: distance d[%d,%d] = %.3g makes squared distances overflow (limit about %.3g for %d points); rescale",
-					ErrNotFinite, i, j, v, limit, n)
-			}
-			largest = max(largest, v)
 		}
+		largest[row] = big
+	})
+	if err != nil {
+		return fmt.Errorf("mds: checking the distances: %w", err)
 	}
-	if largest == 0 {
+	for row, f := range first {
+		if f == (bad{}) {
+			largest[0] = max(largest[0], largest[row])
+			continue
+		}
+		i, j := f.i-1, f.j-1
+		v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
+		if (v >= 0 && w >= 0) && (i != j || v == 0) && math.Abs(v-w) <= 1e-9*max(math.Abs(v), 1) {
+			big := max(v, w)
+			return fmt.Errorf("mds: %w: distance d[%d,%d] = %.3g makes squared distances overflow (limit about %.3g for %d points); rescale",
+				ErrNotFinite, i, j, big, limit, n)
+		}
+		return fmt.Errorf("mds: %w: distances must be symmetric, non-negative with a zero diagonal: d[%d,%d] = %v, d[%d,%d] = %v",
+			ErrBadSetting, i, j, v, j, i, w)
+	}
+	if largest[0] == 0 {
 		return fmt.Errorf("mds: %w: every distance is 0: all %d points are the same", ErrDimension, n)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/manifoldlab/manifold/engine"
@@ -148,5 +149,48 @@ func TestMDSRepeatedEigenvalues(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// FitDistances checks the distances tile by tile in parallel and still
+// names the first failing pair in row order (i ≤ j), whatever the workers:
+// asymmetric, negative, a non-zero diagonal, or large enough that squared
+// distances overflow (ErrNotFinite). A cancelled context stops the check.
+func TestMDSDistancesChecks(t *testing.T) {
+	ctx := context.Background()
+	const n = 300 // several tiles a side
+	base := func() *mat.Dense {
+		d := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				d.Set(i, j, math.Abs(float64(i-j)))
+			}
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name string
+		set  [][3]float64 // i, j, value
+		want error
+		pair string
+	}{
+		{"asymmetric and negative", [][3]float64{{250, 70, 3}, {200, 290, -1}, {290, 200, -1}, {130, 90, 41}}, engine.ErrBadSetting, "d[70,250]"},
+		{"negative below the diagonal", [][3]float64{{299, 5, -2}, {280, 281, -3}, {281, 280, -3}}, engine.ErrBadSetting, "d[5,299]"},
+		{"diagonal", [][3]float64{{150, 150, 1}, {200, 299, 3}}, engine.ErrBadSetting, "d[150,150]"},
+		{"overflow", [][3]float64{{100, 200, 1e300}, {200, 100, 1e300}, {270, 280, 1e300}, {280, 270, 1e300}}, engine.ErrNotFinite, "d[100,200]"},
+	} {
+		d := base()
+		for _, s := range c.set {
+			d.Set(int(s[0]), int(s[1]), s[2])
+		}
+		_, err := engine.MDS{Dim: 2}.FitDistances(ctx, d)
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.pair) {
+			t.Errorf("%s: error %v, want %v naming %s", c.name, err, c.want, c.pair)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := (engine.MDS{Dim: 2}).FitDistances(cancelled, base()); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }
