@@ -474,7 +474,11 @@ func symQuadForm(ctx context.Context, alpha float64, tau, a, dst blas64.General)
 		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, db, ab, 0, wb)
 		if s > 0 {
 			left := blas64.General{Rows: b, Cols: s, Stride: tau.Stride, Data: tau.Data[s*tau.Stride:]}
-			impl.Gemm(blas.NoTrans, blas.NoTrans, 1, left, blas64.General{Rows: s, Cols: d, Stride: a.Stride, Data: a.Data}, 1, wb)
+			// The rows above, s of them (n at the last block: 256·n·d
+			// flam), in passes that look at ctx.
+			if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, left, blas64.General{Rows: s, Cols: d, Stride: a.Stride, Data: a.Data}, 1, wb); err != nil {
+				return err
+			}
 		}
 		impl.Gemm(blas.Trans, blas.NoTrans, 1, ab, wb, 1, p)
 	}
