@@ -147,9 +147,10 @@ func KNNApprox(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Re
 // (an error or a cancellation included), so x must not be read or written
 // meanwhile. Putting them back is memory bound: a cancel is answered about
 // 0.15–0.2 s a GB of rows after it on the 2-core reference machine (10⁶
-// rows of 256), more than the 100 ms of the other searches. The reported distances are computed in float64 from the
-// float32 values. The memory is ApproxBytes less the rows' copy. Errors
-// as KNNApprox (ErrInput for a metric other than Euclidean).
+// rows of 256), more than the 100 ms of the other searches. The reported
+// distances are computed in float64 from the float32 values. The memory
+// is ApproxBytes less the rows' copy. Errors as KNNApprox (ErrInput for a
+// metric other than Euclidean).
 func KNNApprox32(ctx context.Context, x []float32, cols, k int, opt ApproxOptions) (*Result, ApproxInfo, error) {
 	if cols < 1 || len(x)%cols != 0 {
 		return nil, ApproxInfo{}, fmt.Errorf("%w: %d values in rows of %d", ErrInput, len(x), cols)
