@@ -154,7 +154,7 @@
 // search is approximate, NN-descent's float32 copy of the rows, forest,
 // heaps and candidate lists (neighbors.ApproxBytes, within 0.7–1.3 of the
 // heap it adds: TestApproxBytes). Measured with
-// GOGC = 10, the peak heap a fit adds lies within [estimate/3,
+// GOGC = 1, the peak heap a fit adds lies within [estimate/3,
 // 2.5·estimate] ± 4 MiB (TestMemoryBudget, at 1100×10 and 400×150: ratios
 // 0.45–1.4 for the methods whose estimate exceeds 4 MiB). With the default
 // GOGC the process's heap can hold up to twice the live peak before a

@@ -17,9 +17,13 @@ import (
 
 // Memory estimates are honest within these factors (doc.go, "Memory
 // budgets"): the peak heap a fit adds, measured with the garbage
-// collector at GOGC = 10, lies between estimate/budgetLow and
+// collector at GOGC = 1, lies between estimate/budgetLow and
 // estimate·budgetHigh, give or take budgetSlack for the runtime's own
-// small allocations.
+// small allocations. The peak counts garbage not yet collected: at
+// GOGC = 10 a fit that allocates much more than it keeps (Low-Rank
+// Isomap's LRR: 18 MB allocated, 0.17 MiB estimated, at 1100×10) could
+// show up to a tenth of the test binary's heap in garbage, and under CI's
+// load once measured 4.46 MiB, past the slack; at GOGC = 1, 1.0–1.2 MiB.
 const (
 	budgetHigh  = 2.5
 	budgetLow   = 3.0
@@ -35,7 +39,7 @@ func TestMemoryBudget(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sequential arithmetic of estimates: nothing for the race detector, 10× slower under it")
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	defer debug.SetGCPercent(debug.SetGCPercent(1))
 	ctx := context.Background()
 	sizes := [][2]int{{1100, 10}, {400, 150}}
 	if testing.Short() {
