@@ -122,40 +122,44 @@ func (s MDS) checkDistances(ctx context.Context, g blas64.General) error {
 	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n)))
 	tiles := (n + upperTile - 1) / upperTile
 	largest := make([]float64, tiles)
-	type bad struct{ i, j int } // the first failing pair of a tile row
+	// The first failing pair of each tile row (found: false for none),
+	// and whether it fails only by its size.
+	type bad struct {
+		i, j       int
+		found, big bool
+	}
 	first := make([]bad, tiles)
 	err := upperTiles(ctx, n, func(row, i0, i1, j0, j1 int) {
-		big := largest[row]
+		top := largest[row]
 		for i := i0; i < i1; i++ {
 			for j := max(j0, i); j < j1; j++ {
 				v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
-				if !(v >= 0 && w >= 0 && v <= limit && w <= limit) || (i == j && v != 0) || math.Abs(v-w) > 1e-9*max(math.Abs(v), 1) {
-					if f := first[row]; f == (bad{}) || i < f.i || i == f.i && j < f.j {
-						first[row] = bad{i + 1, j + 1}
+				shape := !(v >= 0 && w >= 0) || (i == j && v != 0) || math.Abs(v-w) > 1e-9*max(math.Abs(v), 1)
+				if big := max(v, w) > limit; shape || big {
+					if f := first[row]; !f.found || i < f.i || i == f.i && j < f.j {
+						first[row] = bad{i, j, true, !shape}
 					}
 				}
-				big = max(big, v)
+				top = max(top, v)
 			}
 		}
-		largest[row] = big
+		largest[row] = top
 	})
 	if err != nil {
 		return fmt.Errorf("mds: checking the distances: %w", err)
 	}
 	for row, f := range first {
-		if f == (bad{}) {
+		if !f.found {
 			largest[0] = max(largest[0], largest[row])
 			continue
 		}
-		i, j := f.i-1, f.j-1
-		v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
-		if (v >= 0 && w >= 0) && (i != j || v == 0) && math.Abs(v-w) <= 1e-9*max(math.Abs(v), 1) {
-			big := max(v, w)
+		v, w := g.Data[f.i*g.Stride+f.j], g.Data[f.j*g.Stride+f.i]
+		if f.big {
 			return fmt.Errorf("mds: %w: distance d[%d,%d] = %.3g makes squared distances overflow (limit about %.3g for %d points); rescale",
-				ErrNotFinite, i, j, big, limit, n)
+				ErrNotFinite, f.i, f.j, max(v, w), limit, n)
 		}
 		return fmt.Errorf("mds: %w: distances must be symmetric, non-negative with a zero diagonal: d[%d,%d] = %v, d[%d,%d] = %v",
-			ErrBadSetting, i, j, v, j, i, w)
+			ErrBadSetting, f.i, f.j, v, f.j, f.i, w)
 	}
 	if largest[0] == 0 {
 		return fmt.Errorf("mds: %w: every distance is 0: all %d points are the same", ErrDimension, n)
