@@ -209,19 +209,8 @@ func TestCancelEveryStage(t *testing.T) {
 						break
 					}
 				}
-				if !raceEnabled && best > cancelBound {
-					// The bound is a wall-clock time: it is asserted on a
-					// machine with a core to spare, and logged on one
-					// busier than its cores (go test ./... runs packages
-					// side by side, each starting children and threads).
-					if load, busy := machineBusy(); busy {
-						t.Logf("%s: returned %v after the cancel, bound %v — not asserted, load average %.1f on %d CPUs", what, best, cancelBound, load, runtime.NumCPU())
-					} else {
-						t.Errorf("%s: returned %v after the cancel, bound %v (load average %.1f)", what, best, cancelBound, load)
-					}
-				}
-				if testing.Verbose() {
-					t.Logf("%-32s %6.1f ms", what, best.Seconds()*1000)
+				if !raceEnabled {
+					judgeLatency(t, what, best)
 				}
 			}
 			for _, stage := range stages {
@@ -238,6 +227,26 @@ func TestCancelEveryStage(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// judgeLatency fails the test when best, the shortest of a cancel's
+// latencies, passes cancelBound. The bound is a wall-clock time: it is
+// asserted on a machine with a core to spare, and logged on one busier
+// than its cores (go test ./... runs packages side by side, each starting
+// children and threads). Verbose, it logs every latency.
+func judgeLatency(t *testing.T, what string, best time.Duration) {
+	t.Helper()
+	if best > cancelBound {
+		if load, busy := machineBusy(); busy {
+			t.Logf("%s: returned %v after the cancel, bound %v — not asserted, load average %.1f on %d CPUs", what, best, cancelBound, load, runtime.NumCPU())
+		} else {
+			t.Errorf("%s: returned %v after the cancel, bound %v (load average %.1f)", what, best, cancelBound, load)
+		}
+		return
+	}
+	if testing.Verbose() {
+		t.Logf("%-32s %6.1f ms", what, best.Seconds()*1000)
 	}
 }
 
@@ -304,15 +313,7 @@ func TestCancelInsideProducts(t *testing.T) {
 					best = lat
 				}
 			}
-			if best > cancelBound {
-				if load, busy := machineBusy(); busy {
-					t.Logf("%s, %s: returned %v after the cancel, bound %v — not asserted, load average %.1f", m.Name, stage, best, cancelBound, load)
-				} else {
-					t.Errorf("%s, %s: returned %v after the cancel, bound %v", m.Name, stage, best, cancelBound)
-				}
-			} else if testing.Verbose() {
-				t.Logf("%s, %s: %v", m.Name, stage, best)
-			}
+			judgeLatency(t, m.Name+", inside "+stage, best)
 		}
 	}
 }
