@@ -35,7 +35,7 @@
 // # Neighbour search
 //
 // Every graph method (Isomap, Landmark Isomap, Isometric Projection, OIP,
-// SOIP, LPP, NPE, LLE, LTSA, TDPM, Laplacian eigenmaps) finds its
+// SOIP, LPP, NPE, LLE, landmark LLE, LTSA, TDPM, Laplacian eigenmaps) finds its
 // neighbours in one place (graph.go) as Options.Neighbors says: exact
 // (engine/neighbors' k-d tree or blocked brute force), approximate
 // (NN-descent from a random-projection forest, neighbors.KNNApprox), or
@@ -120,8 +120,9 @@
 //   - disconnected neighbour graphs: Isomap, Landmark Isomap, Isometric
 //     Projection, OIP, SOIP and Laplacian eigenmaps follow their
 //     Disconnected policy; LLE and LTSA refuse (ErrDisconnected: their
-//     bottom eigenvectors would only separate the components); LPP, NPE
-//     and TDPM embed (their problems stay well posed); an ε-graph point
+//     bottom eigenvectors would only separate the components); LPP, NPE,
+//     TDPM and landmark LLE embed (their problems stay well posed;
+//     landmark LLE reports its reduced problem's nullity); an ε-graph point
 //     without neighbours is a component of its own, and NPE, which cannot
 //     reconstruct it, names it (ErrBadSetting).
 //

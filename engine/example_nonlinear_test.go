@@ -93,6 +93,22 @@ func ExampleLLE() {
 	// Output: lle 5 2
 }
 
+// Landmark LLE solves LLE's problem on the embeddings the landmarks'
+// coordinates reconstruct: an L×L eigenproblem instead of M's N×N one, so
+// it scales to millions of points; it still unrolls the roll, and the
+// model keeps the landmarks only.
+func ExampleLandmarkLLE() {
+	x, t := datasets.SwissRoll(3000, 0, 4)
+	m, err := engine.LandmarkLLE{Dim: 2, K: 12, Landmarks: 300, Seed: 1}.Fit(context.Background(), x)
+	if err != nil {
+		panic(err)
+	}
+	y := m.Embedding()
+	best := max(math.Abs(corr(mat.Col(nil, 0, y), t)), math.Abs(corr(mat.Col(nil, 1, y), t)))
+	fmt.Printf("landmarks %d, some |corr(y, t)| > 0.9: %v\n", len(m.Landmarks()), best > 0.9)
+	// Output: landmarks 300, some |corr(y, t)| > 0.9: true
+}
+
 // LTSA unrolls a swiss roll: its first coordinate follows the roll
 // parameter t.
 func ExampleLTSA() {

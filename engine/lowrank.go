@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -197,7 +196,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 				}
 				for k, nk := range size {
 					if nk == 0 {
-						if distinct := distinctRows(g, nc); distinct < nc {
+						if distinct := len(distinctRows(g, nil, nc)); distinct < nc {
 							return fmt.Errorf("%w: the data have %d distinct points, fewer than the %d landmarks (clusters): use at most %d", ErrDimension, distinct, nc, distinct)
 						}
 						return fmt.Errorf("%w: cluster %d is empty", ErrNumerical, k)
@@ -332,20 +331,4 @@ func (m *LowRankIsomapModel) fields(c *codec) {
 	c.matrix("embedding", &m.embedding, -1, dim)
 	c.matrix("landmarks", &m.landmarks, -1, len(m.mean))
 	c.matrix("z", &m.z, m.landmarks.Rows, m.landmarks.Rows)
-}
-
-// distinctRows counts the distinct rows of g, stopping at limit.
-func distinctRows(g blas64.General, limit int) int {
-	seen := make(map[string]struct{})
-	buf := make([]byte, 8*g.Cols)
-	for i := 0; i < g.Rows && len(seen) < limit; i++ {
-		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
-			if v == 0 {
-				v = 0 // −0 and 0 are the same point
-			}
-			binary.LittleEndian.PutUint64(buf[8*j:], math.Float64bits(v))
-		}
-		seen[string(buf)] = struct{}{}
-	}
-	return len(seen)
 }

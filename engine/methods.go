@@ -55,6 +55,7 @@ var methods = []Method{
 	method(Isomap.Fit, Method{Name: methodIsomap, About: "Isomap: geodesic distances on a neighbour graph, then MDS (-float32: geodesics in float32)", Sparse: true}),
 	method(LandmarkIsomap.Fit, Method{Name: methodLandmarkIsomap, About: "Isomap with geodesics from landmarks only", Sparse: true}),
 	method(LLE.Fit, Method{Name: methodLLE, About: "locally linear embedding (-alpha: the regularization of the weights)"}),
+	method(LandmarkLLE.Fit, Method{Name: methodLandmarkLLE, About: "LLE by locally linear landmarks: the embedding is the landmarks' coordinates reconstructed (-landmarks: L, default 1000; -alpha as lle)"}),
 	method(IsoProjection.Fit, Method{Name: methodIsoProjection, About: "Isometric Projection (linear Isomap by spectral regression; -alpha: the ridge α, default 0.01; -max-iter: LSQR iterations per regression)", Linear: true, Sparse: true}),
 	method(OIP.Fit, Method{Name: methodOIP, About: "orthogonal isometric projection (Euclidean edge lengths)", Linear: true}),
 	method(SOIP.Fit, Method{Name: methodSOIP, About: "sparse orthogonal isometric projection (LARS; -alpha: the L1 weight α, the path also stops at ⌈features/4⌉ non-zeros)", Linear: true}),

@@ -267,9 +267,15 @@ func scaleColumns(q blas64.General, s []float64) {
 // n×p): values ascending, vectors n×p, and the residual norms
 // ‖B·c − θ·c‖.
 func rayleighRitz(b *sparse.CSR, q blas64.General) ([]float64, blas64.General, []float64, error) {
+	return rayleighRitzOf(b.MulBlockTo, q)
+}
+
+// rayleighRitzOf is rayleighRitz of the symmetric operator whose product
+// mul writes (dst = B·src).
+func rayleighRitzOf(mul func(dst, src blas64.General), q blas64.General) ([]float64, blas64.General, []float64, error) {
 	n, p := q.Rows, q.Cols
 	bq := newGeneral(n, p)
-	b.MulBlockTo(bq, q)
+	mul(bq, q)
 	h := newGeneral(p, p)
 	tallTN(q, bq, h)
 	symmetrize(h)
@@ -991,9 +997,13 @@ func (c *certifier) countBelow(f *sparse.LDL, sigma float64) (neg, found int, ok
 // space counted, u projected out and the Dim smallest pairs on its
 // complement by a Rayleigh–Ritz step.
 func denseBottom(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*bottomResult, error) {
-	n, _ := b.Dims()
-	sym := denseSymmetric(b)
-	norm := gershgorin(b)
+	return denseBottomOf(ctx, denseSymmetric(b), gershgorin(b), b.MulBlockTo, u, dim)
+}
+
+// denseBottomOf is denseBottom of the dense symmetric sym (its full square
+// read), whose norm is at most norm and whose product mul writes.
+func denseBottomOf(ctx context.Context, sym blas64.Symmetric, norm float64, mul func(dst, src blas64.General), u []float64, dim int) (*bottomResult, error) {
+	n := sym.N
 	thr := nullRel * norm
 	kk := min(n, dim+1+certExtra)
 	var vals []float64
@@ -1028,7 +1038,7 @@ func denseBottom(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*bot
 	if q.Cols < dim {
 		return nil, fmt.Errorf("%w: the bottom eigenvectors span only %d directions off the null vector (want %d)", ErrNumerical, q.Cols, dim)
 	}
-	w, v, _, err := rayleighRitz(b, q)
+	w, v, _, err := rayleighRitzOf(mul, q)
 	if err != nil {
 		return nil, wrapNumerical(err)
 	}

@@ -43,9 +43,9 @@
 // roll (scikit-learn's make_swiss_roll formula, noise 0, the same points on
 // every run).
 //
-// Methods (NAME): pca, mds, isomap, landmark-isomap, lle, isoprojection,
-// oip, soip, tdpm, lowrank-isomap, lpp, npe, lda, ltsa, laplacian (and lsi,
-// for sparse text corpora); manifold info lists them.
+// Methods (NAME): pca, mds, isomap, landmark-isomap, lle, landmark-lle,
+// isoprojection, oip, soip, tdpm, lowrank-isomap, lpp, npe, lda, ltsa,
+// laplacian (and lsi, for sparse text corpora); manifold info lists them.
 //
 // Flags:
 //
@@ -64,7 +64,8 @@
 //	-k K               neighbours per point of the graph methods
 //	-eps E             neighbourhood radius instead of -k (not both)
 //	-alpha A           the method's regularization (ridge, lasso, low-rank)
-//	-landmarks L       landmarks of landmark-isomap and lowrank-isomap
+//	-landmarks L       landmarks of landmark-isomap, landmark-lle and
+//	                   lowrank-isomap
 //	-max-iter N        bound on each LSQR regression of isoprojection
 //	-tangent-dim T     tdpm's tangent-space dimension (default -dim)
 //	-disconnected P    when the neighbour graph falls apart: error (default;

@@ -25,6 +25,7 @@ func TestMethodTable(t *testing.T) {
 		"isomap -k -eps -disconnected -supervised -supervised-geodesic -float32 -eigensolver",
 		"landmark-isomap -k -eps -disconnected -supervised -landmarks",
 		"lle -k -alpha -eigensolver",
+		"landmark-lle -k -landmarks -alpha",
 		"isoprojection -k -eps -disconnected -supervised -supervised-geodesic -alpha -max-iter -eigensolver",
 		"oip -k -eps -disconnected -supervised -supervised-geodesic",
 		"soip -k -eps -disconnected -supervised -supervised-geodesic -alpha",

@@ -36,6 +36,7 @@ func Example() {
 	// isomap           2-D, linear false
 	// landmark-isomap  2-D, linear false
 	// lle              2-D, linear false
+	// landmark-lle     2-D, linear false
 	// isoprojection    2-D, linear true
 	// oip              2-D, linear true
 	// soip             2-D, linear true

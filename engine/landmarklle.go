@@ -1,0 +1,533 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/sparse"
+)
+
+// LandmarkLLE is LLE by locally linear landmarks (Vladymyrov &
+// Carreira-Perpiñán, "Locally Linear Landmarks for Large-Scale Manifold
+// Learning", ECML PKDD 2013): LLE's objective tr(Yᵀ·M·Y), M = (I − W)ᵀ(I − W)
+// as in LLE, minimised over the embeddings Y = Z·Ỹ that reconstruct every
+// point's coordinates from those of its LandmarkK nearest landmarks by
+// LLE's weights Z (N×L, rows summing to one; a point that is a landmark
+// has its own coordinates). Ỹ solves the L×L generalized eigenproblem
+// (Zᵀ·M·Z)·ỹ = λ·(Zᵀ·Z)·ỹ, found densely (by Zᵀ·Z's eigenvectors); the constant vector (λ = 0) is
+// dropped. The sparse eigenproblem of M, whose bottom eigenvalues on
+// high-dimensional data lie too close for an iterative solver at 10⁶
+// points, is never solved: time O(N·K·(D + K²) + N·L·D + N·K²·LandmarkK²
+// + L³), memory O(N·K·LandmarkK + L²) besides the rows.
+//
+// The neighbour graph need not be connected (LLE refuses a disconnected
+// one, whose components M cannot place against each other): points of a
+// small component are reconstructed from landmarks of the others, so its
+// null vectors are not in the range of Z; the reduced problem's null space
+// is counted and reported as LLE's is (Nullity).
+//
+// It is an approximation of LLE, not LLE: the embedding is LLE's only
+// when every point is a landmark (L = N gives LLE's eigenvectors). The
+// landmarks are a seeded uniform sample of the rows (as the authors
+// choose them), duplicates dropped. Coordinates are scaled as LLE's
+// (eq. 70 of Gering 2002), and Transform maps a new point by the same
+// formula as the training points: its weights from its LandmarkK nearest
+// landmarks times Ỹ, so the model keeps the landmarks only.
+type LandmarkLLE struct {
+	Dim       int     // default 2
+	K         int     `setting:"k"`         // neighbours of M's weights; default 10
+	Reg       float64 `setting:"alpha"`     // regularisation of both weights; default 1e-3
+	Landmarks int     `setting:"landmarks"` // L; default min(N, 1000)
+	// LandmarkK is the number of landmarks each point is reconstructed
+	// from; default Dim + 1 (a simplex of the embedding's dimension), at
+	// most L. More make the embeddings Z·Ỹ kinked where LLE's M, which
+	// penalises departures from local linearity, charges most: on a
+	// 3000-point swiss roll (K = 12, 300 landmarks) Dim + 1 unrolls it,
+	// 10 does not.
+	LandmarkK int
+	Seed      uint64
+	Options
+}
+
+// LandmarkLLEModel is a fitted LandmarkLLE.
+type LandmarkLLEModel struct {
+	base[landmarkLLEParams]
+	landmarks []int          // rows of the training data
+	rows      blas64.General // the landmarks' rows (L×D)
+	coords    blas64.General // Ỹ: the landmarks' coordinates (L×Dim)
+	eig       []float64      // the Dim generalized eigenvalues used, ascending
+	exact     exactQueries   // the landmarks' searcher
+}
+
+// landmarkLLEParams are LandmarkLLE's parameters.
+type landmarkLLEParams struct {
+	K         int     `param:"k,min=1,report"`
+	LandmarkK int     `param:"landmark_k,min=1"`
+	Reg       float64 `param:"reg"`
+	nullSpace         // of the reduced problem
+}
+
+const methodLandmarkLLE = "landmark-lle"
+
+func (s LandmarkLLE) resolved(n int) LandmarkLLE {
+	s.Dim, s.K, s.Reg = cmp.Or(s.Dim, 2), cmp.Or(s.K, 10), cmp.Or(s.Reg, 1e-3)
+	s.Landmarks = cmp.Or(s.Landmarks, min(n, 1000))
+	s.LandmarkK = cmp.Or(s.LandmarkK, min(s.Dim+1, s.Landmarks))
+	return s
+}
+
+// Fit embeds the rows of x.
+func (s LandmarkLLE) Fit(ctx context.Context, x mat.Matrix) (*LandmarkLLEModel, error) {
+	const method = methodLandmarkLLE
+	return fitter[*LandmarkLLEModel]{method: method, opts: s.Options, input: denseRows,
+		plan: func(in samples) (fitPlan, error) {
+			n, d := in.dims()
+			s = s.resolved(n)
+			if s.K < 1 || s.LandmarkK < 1 || s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) {
+				return fitPlan{}, fmt.Errorf("%s: %w: k = %d, landmark k = %d, reg = %v", method, ErrBadSetting, s.K, s.LandmarkK, s.Reg)
+			}
+			if s.K >= n {
+				return fitPlan{}, fmt.Errorf("%s: %w: k = %d neighbours need more than %d samples", method, ErrTooFewSamples, s.K, n)
+			}
+			if s.Landmarks < 2 || s.Landmarks > n || s.LandmarkK > s.Landmarks {
+				return fitPlan{}, fmt.Errorf("%s: %w: %d landmarks, each point from %d of them, for %d samples (need 2 ≤ L ≤ N and landmark k ≤ L)",
+					method, ErrBadSetting, s.Landmarks, s.LandmarkK, n)
+			}
+			if err := checkDim(method, s.Dim, s.Landmarks-1, "landmarks−1"); err != nil {
+				return fitPlan{}, err
+			}
+			// The rows; W and the lists it came from; the landmarks'
+			// lists, Z as a CSR and as a rowSet; (I − W)·Z; the
+			// embedding; the landmarks' rows and four L×L matrices.
+			l, kz, c := int64(s.Landmarks), int64(s.LandmarkK), int64((s.K+1)*s.LandmarkK)
+			bytes := 8*int64(n)*int64(d) + 32*int64(n)*int64(s.K) + int64(n)*(44*kz+12*c+24+8*int64(s.Dim)) +
+				8*l*int64(d) + 4*8*l*l + graphBytes(s.Neighbors, in, s.K)
+			return fitPlan{dim: s.Dim, bytes: bytes,
+				what: fmt.Sprintf("landmark LLE with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
+		},
+		stages: func(r *run, in samples) (*LandmarkLLEModel, error) { return s.stages(r, in) }, // s as plan resolved it
+	}.fit(ctx, x)
+}
+
+// stages fits the resolved s to the rows of in.
+func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
+	const method = methodLandmarkLLE
+	g := in.dense
+	n, d := g.Rows, g.Cols
+	var nb *neighbors.Result
+	err := r.stage("neighbors", neighbors.Options{}.Flam(n, n, d, s.K), func(ctx context.Context, st *stageCtx) error {
+		var err error
+		nb, err = selfKNN(ctx, st, samples{dense: g}, s.K)
+		return err
+	})
+	if err != nil {
+		return nil, mapGraphErr(err)
+	}
+	var w *sparse.CSR
+	err = r.stage("weights", float64(n)*(float64(s.K*s.K*d)+flam.Potrf(s.K)), func(ctx context.Context, _ *stageCtx) error {
+		var err error
+		w, err = reconstructionWeights(ctx, g, g, nb, s.Reg, n)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	nb = nil
+	m := &LandmarkLLEModel{base: newBase(method, landmarkLLEParams{K: s.K, LandmarkK: s.LandmarkK, Reg: s.Reg})}
+	var zc *sparse.CSR
+	var z rowSet
+	kz := s.LandmarkK
+	err = r.stage("landmarks", flam.KNNBrute(n, s.Landmarks, d)+float64(n)*float64(kz*kz*d), func(ctx context.Context, st *stageCtx) error {
+		idx, err := chooseLandmarks(ctx, samples{dense: g}, s.Landmarks, LandmarksRandom, s.Seed)
+		if err != nil {
+			return err
+		}
+		m.landmarks = distinctRows(g, idx, len(idx))
+		if len(m.landmarks) <= s.Dim || len(m.landmarks) < kz {
+			return fmt.Errorf("%w: %d distinct landmarks among %d asked for (points coincide): too few for dim %d and landmark k %d",
+				ErrTooFewSamples, len(m.landmarks), s.Landmarks, s.Dim, kz)
+		}
+		m.rows = newGeneral(len(m.landmarks), d)
+		for a, i := range m.landmarks {
+			copy(m.rows.Data[a*d:(a+1)*d], g.Data[i*g.Stride:i*g.Stride+d])
+		}
+		if zc, err = m.weights(ctx, g); err != nil {
+			return err
+		}
+		z = rowSetOf(zc)
+		st.detail = fmt.Sprintf("%d landmarks (uniform sample), each point from its %d nearest", len(m.landmarks), kz)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	l := len(m.landmarks)
+	c := int64((s.K + 1) * kz)
+	var am, bm blas64.General
+	err = r.stage("reduce", float64(n)*float64(c*c+int64(kz*kz))/2, func(ctx context.Context, _ *stageCtx) error {
+		cz, err := reduceWeights(ctx, w, z, l)
+		if err != nil {
+			return err
+		}
+		if am, err = upperGram(ctx, cz, l); err != nil {
+			return err
+		}
+		bm, err = upperGram(ctx, z, l)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	w = nil
+	err = r.stage("eigensolve", flam.Syevr(l, l)+2*flam.Gemm(l, l, l)+flam.Syevr(l, s.Dim+1), func(ctx context.Context, st *stageCtx) error {
+		res, err := generalizedBottom(ctx, am, bm, s.Dim)
+		if err != nil {
+			return err
+		}
+		m.coords, m.eig = res.vecs, res.vals
+		m.p.nullSpace = res.nullSpace(s.Dim)
+		st.detail = fmt.Sprintf("dense syevr on the %d×%d reduced problem (Zᵀ·M·Z, Zᵀ·Z)", l, l) + res.note(s.Dim)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Scale to eq. 70 of Gering 2002, as LLE: (1/(N−1))·YᵀY = I.
+	scale := math.Sqrt(float64(n - 1))
+	for i := range m.coords.Data {
+		m.coords.Data[i] *= scale
+	}
+	err = r.stage("embed", 2*float64(n)*float64(kz*s.Dim), func(ctx context.Context, _ *stageCtx) error {
+		m.embedding = newGeneral(n, s.Dim)
+		return zc.MulBlockCtx(ctx, m.embedding, m.coords) // as Transform does
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// distinctRows returns those of the rows idx of g (nil: every row) that
+// equal no earlier one (as values: −0 = 0), in idx's order, stopping at
+// limit of them.
+func distinctRows(g blas64.General, idx []int, limit int) []int {
+	seen := make(map[string]bool)
+	key := make([]byte, 8*g.Cols)
+	var out []int
+	for a := 0; len(out) < limit && (a < len(idx) || idx == nil && a < g.Rows); a++ {
+		i := a
+		if idx != nil {
+			i = idx[a]
+		}
+		for t, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
+			if v == 0 {
+				v = 0 // −0 and 0 are the same point
+			}
+			binary.LittleEndian.PutUint64(key[8*t:], math.Float64bits(v))
+		}
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// weights returns Z for the rows of q: LLE's reconstruction weights from
+// each row's LandmarkK nearest landmarks (exact search), and weight 1 on
+// the landmark a row equals (the nearest, at distance 0).
+func (m *LandmarkLLEModel) weights(ctx context.Context, q blas64.General) (*sparse.CSR, error) {
+	s, err := exactSearcher(ctx, &m.exact, m.rows)
+	if err != nil {
+		return nil, err
+	}
+	nb, err := s.KNN(ctx, toDense(q), m.p.LandmarkK)
+	if err != nil {
+		return nil, err
+	}
+	z, err := reconstructionWeights(ctx, m.rows, q, nb, m.p.Reg, m.rows.Rows)
+	if err != nil {
+		return nil, err
+	}
+	ptr, ind, val := z.RowPtr(), z.ColIdx(), z.Values()
+	for i := 0; i < q.Rows; i++ {
+		js, ds := nb.Row(i)
+		if len(ds) == 0 || ds[0] != 0 {
+			continue
+		}
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			val[p] = 0
+			if ind[p] == js[0] {
+				val[p] = 1
+			}
+		}
+	}
+	return z, nil
+}
+
+// rowSet is a sparse matrix by rows of at most stride entries each, with
+// 32-bit column indices sorted within each row: Z and (I − W)·Z.
+type rowSet struct {
+	stride int
+	count  []int32
+	ind    []int32
+	val    []float64
+}
+
+// rowSetOf copies a CSR into a rowSet.
+func rowSetOf(a *sparse.CSR) rowSet {
+	n, _ := a.Dims()
+	ptr := a.RowPtr()
+	stride := 0
+	for i := 0; i < n; i++ {
+		stride = max(stride, ptr[i+1]-ptr[i])
+	}
+	rs := rowSet{stride: stride, count: make([]int32, n), ind: make([]int32, n*stride), val: make([]float64, n*stride)}
+	for i := 0; i < n; i++ {
+		cols, vals := a.Row(i)
+		rs.count[i] = int32(len(cols))
+		for p, j := range cols {
+			rs.ind[i*stride+p] = int32(j)
+		}
+		copy(rs.val[i*stride:], vals)
+	}
+	return rs
+}
+
+// row returns row i's columns and values.
+func (rs rowSet) row(i int) ([]int32, []float64) {
+	lo := i * rs.stride
+	hi := lo + int(rs.count[i])
+	return rs.ind[lo:hi], rs.val[lo:hi]
+}
+
+// rowGrain is how many rows a parallel chunk of a rowSet pass takes.
+const rowGrain = 4096
+
+// reduceWeights returns (I − W)·Z (N×L): row i is Z's row i less the
+// weighted rows of i's neighbours, merged in a dense accumulator.
+func reduceWeights(ctx context.Context, w *sparse.CSR, z rowSet, l int) (rowSet, error) {
+	n := len(z.count)
+	wptr := w.RowPtr()
+	stride := 0
+	for i := 0; i < n; i++ {
+		stride = max(stride, (wptr[i+1]-wptr[i]+1)*z.stride)
+	}
+	stride = min(stride, l)
+	out := rowSet{stride: stride, count: make([]int32, n), ind: make([]int32, n*stride), val: make([]float64, n*stride)}
+	err := backend.ParallelForCtx(ctx, n, rowGrain, func(lo, hi int) {
+		acc := make([]float64, l)
+		mark := make([]int32, l)
+		for j := range mark {
+			mark[j] = -1
+		}
+		var cols []int32
+		for i := lo; i < hi; i++ {
+			cols = cols[:0]
+			add := func(zr int, f float64) {
+				zc, zv := z.row(zr)
+				for p, j := range zc {
+					if mark[j] != int32(i) {
+						mark[j], acc[j] = int32(i), 0
+						cols = append(cols, j)
+					}
+					acc[j] += f * zv[p]
+				}
+			}
+			add(i, 1)
+			wc, wv := w.Row(i)
+			for p, j := range wc {
+				add(j, -wv[p])
+			}
+			slices.Sort(cols)
+			base := i * stride
+			out.count[i] = int32(len(cols))
+			for p, j := range cols {
+				out.ind[base+p], out.val[base+p] = j, acc[j]
+			}
+		}
+	})
+	return out, err
+}
+
+// upperGram returns the upper triangle of rsᵀ·rs (L×L, dense, row-major):
+// blocks of its rows in parallel, each scanning every row of rs and
+// adding the products of the entries in its columns, rows in ascending
+// order (so the sums do not depend on the number of workers). The blocks
+// are cut so that each holds about the same share of the products (an
+// entry at relative column x has about 1 − x of its row after it).
+func upperGram(ctx context.Context, rs rowSet, l int) (blas64.General, error) {
+	out := newGeneral(l, l)
+	nb := min(l, 4*backend.Workers())
+	cut := make([]int, nb+1)
+	for b := range cut {
+		cut[b] = min(l, int(math.Ceil(float64(l)*(1-math.Sqrt(1-float64(b)/float64(nb))))))
+	}
+	n := len(rs.count)
+	err := backend.ParallelForCtx(ctx, nb, 1, func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			lo, hi := int32(cut[b]), int32(cut[b+1])
+			for i := 0; i < n; i++ {
+				if i%rowGrain == 0 && ctx.Err() != nil {
+					return
+				}
+				cols, vals := rs.row(i)
+				p := 0
+				for p < len(cols) && cols[p] < lo {
+					p++
+				}
+				for ; p < len(cols) && cols[p] < hi; p++ {
+					vp := vals[p]
+					row := out.Data[int(cols[p])*l : int(cols[p]+1)*l]
+					for q := p; q < len(cols); q++ {
+						row[cols[q]] += vp * vals[q]
+					}
+				}
+			}
+		}
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	return out, err
+}
+
+// generalizedBottom returns the dim smallest eigenpairs of a·y = λ·b·y
+// (both L×L, upper triangles read; b positive definite) above the pair of
+// the constant vector, whose eigenvalue is 0 when a's rows and columns sum
+// to zero: by b = Q·Λ·Qᵀ and P = Q·Λ^{-1/2} (PᵀbP = I), the standard
+// problem of S = Pᵀ·a·P on the complement of P⁻¹·1 = Λ^{1/2}·Qᵀ·1
+// (denseBottomOf, which counts the null space), then y = P·v, so that
+// yᵀ·b·y = I. Every step is a cancellable library call (the eigensolver,
+// GemmCtx). The vectors come signed by backend.FixSigns.
+func generalizedBottom(ctx context.Context, a, b blas64.General, dim int) (*bottomResult, error) {
+	l := a.Rows
+	impl := backend.Active()
+	lam, q, err := backend.EigBottomCtx(ctx, impl, blas64.Symmetric{N: l, Stride: l, Uplo: blas.Upper, Data: b.Data}, l)
+	if err != nil {
+		return nil, wrapNumerical(err)
+	}
+	if lam[0] <= 0 {
+		return nil, fmt.Errorf("%w: Zᵀ·Z is not positive definite (smallest eigenvalue %.3g)", ErrNumerical, lam[0])
+	}
+	u := make([]float64, l) // Λ^{1/2}·Qᵀ·1, normalized
+	for i := 0; i < l; i++ {
+		for j, v := range q.Data[i*q.Stride : i*q.Stride+l] {
+			u[j] += v
+		}
+	}
+	un := 0.0
+	for j := range u {
+		u[j] *= math.Sqrt(lam[j])
+		un += u[j] * u[j]
+	}
+	for j := range u {
+		u[j] /= math.Sqrt(un)
+	}
+	p := q // P = Q·Λ^{-1/2}, in place
+	for i := 0; i < l; i++ {
+		row := p.Data[i*p.Stride : i*p.Stride+l]
+		for j := range row {
+			row[j] /= math.Sqrt(lam[j])
+		}
+	}
+	for i := 0; i < l; i++ { // a's full square
+		for j := 0; j < i; j++ {
+			a.Data[i*l+j] = a.Data[j*l+i]
+		}
+	}
+	ap := newGeneral(l, l)
+	if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, a, p, 0, ap); err != nil {
+		return nil, err
+	}
+	sm := a // S = Pᵀ·(a·P), over a
+	if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, p, ap, 0, sm); err != nil {
+		return nil, err
+	}
+	symmetrize(sm)
+	norm := 0.0
+	for i := 0; i < l; i++ {
+		s := 0.0
+		for _, v := range sm.Data[i*l : (i+1)*l] {
+			s += math.Abs(v)
+		}
+		norm = max(norm, s)
+	}
+	sym := blas64.Symmetric{N: l, Stride: l, Uplo: blas.Upper, Data: sm.Data}
+	mul := func(dst, src blas64.General) { backend.Local().Symm(blas.Left, 1, sym, src, 0, dst) }
+	res, err := denseBottomOf(ctx, sym, norm, mul, u, dim)
+	if err != nil {
+		return nil, err
+	}
+	y := newGeneral(l, dim)
+	if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, p, res.vecs, 0, y); err != nil {
+		return nil, err
+	}
+	res.vecs = y
+	backend.FixSigns(res.vecs)
+	return res, nil
+}
+
+// Eigenvalues returns the Dim generalized eigenvalues of the reduced
+// problem belonging to the embedding (the constant's 0 dropped),
+// ascending: yᵀ·M·y / yᵀ·y of the embedding's columns.
+func (m *LandmarkLLEModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Landmarks returns the landmarks' rows of the training data, ascending.
+func (m *LandmarkLLEModel) Landmarks() []int { return append([]int(nil), m.landmarks...) }
+
+// Nullity returns the dimension of the reduced problem's null space at the
+// fit, the constant vector included (see LLE.Nullity).
+func (m *LandmarkLLEModel) Nullity() int { return m.p.Nullity }
+
+// Transform maps new points as the fit mapped the training points: their
+// reconstruction weights from their LandmarkK nearest landmarks times the
+// landmarks' coordinates; a new point equal to a landmark gets its
+// coordinates. Transforming the training data reproduces the embedding.
+func (m *LandmarkLLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	const what = methodLandmarkLLE + " transform"
+	g, err := denseTransformInput(what, x, m.rows.Cols)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTransformRange(methodLandmarkLLE, samples{dense: g}, m.rows.Rows); err != nil {
+		return nil, err
+	}
+	z, err := m.weights(ctx, g)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	y := newGeneral(g.Rows, m.Dim())
+	if err := z.MulBlockCtx(ctx, y, m.coords); err != nil {
+		return nil, err
+	}
+	return transformResult(methodLandmarkLLE, y)
+}
+
+// Save writes the model (see Load for the format).
+func (m *LandmarkLLEModel) Save(w io.Writer) error { return saveModel(w, m) }
+
+func (m *LandmarkLLEModel) fields(c *codec) {
+	dim := c.dim(m.Dim())
+	c.matrix("embedding", &m.embedding, -1, dim)
+	n := m.embedding.Rows
+	c.ints("landmarks", &m.landmarks, -1)
+	l := len(m.landmarks)
+	c.increasing("landmarks", m.landmarks, n)
+	c.check(l > dim && m.p.LandmarkK <= l, "%d landmarks for dim %d and landmark k %d", l, dim, m.p.LandmarkK)
+	c.matrix("landmark_rows", &m.rows, l, -1)
+	c.matrix("landmark_coords", &m.coords, l, dim)
+	c.vector("eigenvalues", &m.eig, dim)
+}

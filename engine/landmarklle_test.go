@@ -1,0 +1,116 @@
+package engine_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/metrics"
+)
+
+// TestLandmarkLLEAllLandmarksIsLLE: with every point a landmark Z is the
+// identity, the reduced problem is M's own, and the embedding is LLE's
+// (dense solver) — on USPS digits, which have duplicated rows (dropped
+// from the landmarks: their points reconstructed from the one kept), and
+// on a swiss roll.
+func TestLandmarkLLEAllLandmarksIsLLE(t *testing.T) {
+	ctx := context.Background()
+	roll, _ := datasets.SwissRoll(300, 0.05, 3)
+	for _, c := range []struct {
+		name string
+		x    *mat.Dense
+	}{{"roll", roll}, {"digits", digitRows(t, 400)}} {
+		t.Run(c.name, func(t *testing.T) {
+			n, _ := c.x.Dims()
+			lle := engine.MustFit(t, ctx, engine.LLE{Dim: 2, K: 10, Eigensolver: engine.EigenDense}.Fit, c.x)
+			lll := engine.MustFit(t, ctx, engine.LandmarkLLE{Dim: 2, K: 10, Landmarks: n, Seed: 5}.Fit, c.x)
+			if len(lll.Landmarks()) != n {
+				t.Logf("%d distinct landmarks of %d rows", len(lll.Landmarks()), n)
+				return // duplicates: Z is not the identity (checked below)
+			}
+			if d := colsUpToSign(t, lle.Embedding(), lll.Embedding()); d > 1e-8 {
+				t.Errorf("landmark LLE with every point a landmark differs from LLE by %.3g", d)
+			}
+			for j, v := range lle.Eigenvalues() {
+				if w := lll.Eigenvalues()[j]; math.Abs(w-v) > 1e-10*max(1, math.Abs(v)) {
+					t.Errorf("eigenvalue %d: %.6g, LLE's %.6g", j, w, v)
+				}
+			}
+		})
+	}
+}
+
+// TestLandmarkLLEDigits: on 2000 USPS digits with 600 landmarks the
+// embedding keeps LLE's neighbourhoods about as well as LLE itself does
+// (trustworthiness within 0.03 of LLE's; 0.017 when written), its
+// eigenvalues are LLE's objective on a subspace of LLE's (Courant–Fischer:
+// not below LLE's eigenvalues), its columns are centred and
+// orthogonal with LLE's scale, Transform of the training rows gives the
+// embedding back and a saved model maps new rows as the fitted one.
+func TestLandmarkLLEDigits(t *testing.T) {
+	ctx := context.Background()
+	x := digitRows(t, 2000)
+	n, _ := x.Dims()
+	lle := engine.MustFit(t, ctx, engine.LLE{Dim: 2, K: 10}.Fit, x)
+	lll := engine.MustFit(t, ctx, engine.LandmarkLLE{Dim: 2, K: 10, Landmarks: 600, Seed: 1}.Fit, x)
+	y := lll.Embedding()
+	var g mat.Dense
+	g.Mul(y.T(), y)
+	g.Scale(1/float64(n-1), &g)
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 2; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(g.At(i, j)-want) > 1e-9 {
+				t.Errorf("(1/(N−1))·YᵀY[%d,%d] = %.12g, want %g", i, j, g.At(i, j), want)
+			}
+		}
+		if s := mat.Sum(y.ColView(i)); math.Abs(s) > 1e-8*float64(n) {
+			t.Errorf("column %d sums to %.3g", i, s)
+		}
+	}
+	tl, err := metrics.Trustworthiness(ctx, x, lle.Embedding(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := metrics.Trustworthiness(ctx, x, y, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("trustworthiness@10: LLE %.4f, landmark LLE (600) %.4f", tl, tm)
+	for j, v := range lle.Eigenvalues() {
+		if w := lll.Eigenvalues()[j]; w < v*(1-1e-9) {
+			t.Errorf("eigenvalue %d: %.6g below LLE's %.6g", j, w, v)
+		}
+	}
+	if tm < tl-0.03 {
+		t.Errorf("landmark LLE's trustworthiness %.4f, LLE's %.4f", tm, tl)
+	}
+	checkMapsTraining(t, lll, x, 0)
+	checkReloaded(t, lll, x.Slice(0, 50, 0, x.RawMatrix().Cols))
+}
+
+func TestLandmarkLLEBadInput(t *testing.T) {
+	x, _ := datasets.SwissRoll(30, 0, 1)
+	checkRefusals(t, engine.LandmarkLLE.Fit, x, []refusal[engine.LandmarkLLE]{
+		{engine.LandmarkLLE{K: 30}, engine.ErrTooFewSamples},
+		{engine.LandmarkLLE{Reg: -1}, engine.ErrBadSetting},
+		{engine.LandmarkLLE{Landmarks: 31}, engine.ErrBadSetting},
+		{engine.LandmarkLLE{Landmarks: 1}, engine.ErrBadSetting},
+		{engine.LandmarkLLE{Landmarks: 5, LandmarkK: 6}, engine.ErrBadSetting},
+		{engine.LandmarkLLE{Landmarks: 5, Dim: 5}, engine.ErrDimension},
+	})
+	// Every point the same: one distinct landmark.
+	same := mat.NewDense(40, 3, nil)
+	if _, err := (engine.LandmarkLLE{K: 5, Landmarks: 10}).Fit(context.Background(), same); err == nil {
+		t.Error("identical points fitted")
+	} else {
+		t.Log(err)
+	}
+}
