@@ -96,6 +96,30 @@ func TestLandmarkLLEDigits(t *testing.T) {
 	checkReloaded(t, lll, x.Slice(0, 50, 0, x.RawMatrix().Cols))
 }
 
+// TestLandmarkLLEDeterministic: with fewer landmarks than points (the
+// reliability suite's sizes make every point a landmark) the same seed
+// gives the same embedding and mapping, bit for bit, under GOMAXPROCS 1,
+// 2 and 8 — the Gram matrices' sums run in row order whatever the blocks.
+func TestLandmarkLLEDeterministic(t *testing.T) {
+	ctx := context.Background()
+	x := digitRows(t, 1500)
+	q := x.Slice(0, 20, 0, x.RawMatrix().Cols)
+	fit := func() (*mat.Dense, *mat.Dense) {
+		m := engine.MustFit(t, ctx, engine.LandmarkLLE{Landmarks: 300, Seed: 9}.Fit, x)
+		return m.Embedding(), transformed(t, m, q)
+	}
+	var y1, z1 *mat.Dense
+	withProcs(1, 1, func() { y1, z1 = fit() })
+	for _, p := range []int{2, 8} {
+		withProcs(p, 1, func() {
+			y, z := fit()
+			if !mat.Equal(y, y1) || !mat.Equal(z, z1) {
+				t.Errorf("GOMAXPROCS %d: embedding %.3g, mapping %.3g from GOMAXPROCS 1", p, maxAbsDiff(y, y1), maxAbsDiff(z, z1))
+			}
+		})
+	}
+}
+
 func TestLandmarkLLEBadInput(t *testing.T) {
 	x, _ := datasets.SwissRoll(30, 0, 1)
 	checkRefusals(t, engine.LandmarkLLE.Fit, x, []refusal[engine.LandmarkLLE]{
