@@ -10,8 +10,8 @@ import (
 
 // gonumDispatch is the BLAS registered with gonum (blas64.Use) in the
 // openblas build: gonum's Go BLAS for level 1 and for small level-2/3 calls,
-// the C library for large ones — the same thresholds as the OpenBLAS
-// backend's own dispatch. Without it gonum's LAPACK (used by the pure-Go
+// the C library for large ones (level 2 at the OpenBLAS backend's own
+// threshold; level 3 from dispatch3Threshold). Without it gonum's LAPACK (used by the pure-Go
 // paths and by gonum/mat) would send every tiny call of a 10×10
 // factorisation through cgo, where the call overhead dominates (measured:
 // 60 % of an LTSA fit). Large C calls hold a slot of the thread-budget
@@ -23,7 +23,18 @@ type gonumDispatch struct {
 
 var _ blas.Float64 = gonumDispatch{}
 
-func big3(m, n, k int) bool { return float64(m)*float64(n)*float64(k) >= level3Threshold }
+// dispatch3Threshold is the flam (m·n·k) from which gonumDispatch sends a
+// level-3 call to the C library. At the backend's own level3Threshold
+// (4·4·4) the two triangular solves of a 10×10 Cholesky solve went to C:
+// two cgo calls for each point of LLE's, NPE's and landmark LLE's weights,
+// whose OpenBLAS worker then spun on the core the fit's other goroutine
+// needed — the weights stage of landmark LLE on 10⁵ digits took
+// 0.78–0.86 s in the openblas build against 0.41 s in pure Go; with this
+// threshold 0.42–0.44 s (alternated twice). LAPACK's blocked updates, the
+// calls worth sending, lie far above it.
+const dispatch3Threshold = 32 * 32 * 32
+
+func big3(m, n, k int) bool { return float64(m)*float64(n)*float64(k) >= dispatch3Threshold }
 func big2(m, n int) bool    { return float64(m)*float64(n) >= level2Threshold }
 
 func (d gonumDispatch) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestGonumDispatch(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []int{3, 10, 90} { // 10³ and 90² cross the thresholds
+	for _, n := range []int{3, 10, 90} { // 3 and 10 below the thresholds, 90 above
 		a, b := vec(n*n), vec(n*n)
 		// A well-conditioned lower triangle for the solves.
 		tri := append([]float64(nil), a...)
@@ -107,5 +108,40 @@ func TestIdleSpin(t *testing.T) {
 	}
 	if c[0] != want {
 		t.Errorf("C[0,0] = %v, want %v", c[0], want)
+	}
+}
+
+// The pure-Go backend's factorizations of small systems — LLE's, NPE's and
+// landmark LLE's k×k reconstruction weights, one per point — make no cgo
+// call in the openblas build: gonum's LAPACK reaches the C library only
+// through gonumDispatch, whose level-3 threshold once sent a 10×10
+// Cholesky solve (100 flam) there, two C calls a point, and the OpenBLAS
+// worker it woke took the second core from the fit's goroutines (LLE's
+// weights stage of 10⁵ digits 0.42 s → 0.80 s in the openblas build).
+func TestSmallSolvesStayInGo(t *testing.T) {
+	for _, k := range []int{5, 10, 25} {
+		g := make([]float64, k*k)
+		for i := 0; i < k; i++ {
+			for j := 0; j <= i; j++ {
+				v := 1 / float64(1+i+j)
+				if i == j {
+					v += float64(k)
+				}
+				g[i*k+j], g[j*k+i] = v, v
+			}
+		}
+		a := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: g}
+		b := blas64.General{Rows: k, Cols: 1, Stride: 1, Data: make([]float64, k)}
+		for i := range b.Data {
+			b.Data[i] = 1
+		}
+		before := runtime.NumCgoCall()
+		if err := PureGo.Potrf(a); err != nil {
+			t.Fatal(err)
+		}
+		PureGo.Potrs(a, b)
+		if calls := runtime.NumCgoCall() - before; calls != 0 {
+			t.Errorf("k = %d: %d cgo calls in a pure-Go Cholesky solve", k, calls)
+		}
 	}
 }
