@@ -102,8 +102,11 @@ func Active() Impl { return active }
 // every build. There a C call would hold a slot of the thread-budget
 // semaphore that the loop's other goroutines wait on and cost more to set
 // up than its arithmetic (BenchmarkDispatch), and its results could depend
-// on the C library's threads; the Go kernels give the same bits in every
-// build and at any GOMAXPROCS, which the engine's determinism rests on.
+// on the C library's threads; the Go kernels give the same bits at any
+// GOMAXPROCS, which the engine's determinism rests on, and in every build
+// up to the size where gonum's LAPACK inside them hands a level-3 step to
+// the C library in the openblas build (32³ flam, gonumDispatch: a projected
+// eigenproblem of some hundreds of columns, not a point's k×k system).
 func Local() Impl { return PureGo }
 
 // Native reports whether impl runs its products in a native library with
