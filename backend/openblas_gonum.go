@@ -11,11 +11,11 @@ import (
 // gonumDispatch is the BLAS registered with gonum (blas64.Use) in the
 // openblas build: gonum's Go BLAS for level 1 and for small level-2/3 calls,
 // the C library for large ones (level 2 at the OpenBLAS backend's own
-// threshold; level 3 from dispatch3Threshold). Without it gonum's LAPACK (used by the pure-Go
-// paths and by gonum/mat) would send every tiny call of a 10×10
-// factorisation through cgo, where the call overhead dominates (measured:
-// 60 % of an LTSA fit). Large C calls hold a slot of the thread-budget
-// semaphore like every other C call.
+// threshold; level 3 from dispatch3Threshold). Without it gonum's LAPACK
+// (used by the pure-Go paths and by gonum/mat) would send every tiny call
+// of a 10×10 factorisation through cgo, where the call overhead dominates
+// (measured: 60 % of an LTSA fit). Large C calls hold a slot of the
+// thread-budget semaphore like every other C call.
 type gonumDispatch struct {
 	gonumblas.Implementation
 	c netlib.Implementation

@@ -35,8 +35,8 @@
 // # Neighbour search
 //
 // Every graph method (Isomap, Landmark Isomap, Isometric Projection, OIP,
-// SOIP, LPP, NPE, LLE, landmark LLE, LTSA, TDPM, Laplacian eigenmaps) finds its
-// neighbours in one place (graph.go) as Options.Neighbors says: exact
+// SOIP, LPP, NPE, LLE, landmark LLE, LTSA, TDPM, Laplacian eigenmaps)
+// finds its neighbours in one place (graph.go) as Options.Neighbors says: exact
 // (engine/neighbors' k-d tree or blocked brute force), approximate
 // (NN-descent from a random-projection forest, neighbors.KNNApprox), or
 // by default automatic: exact while the exact search's predicted flam is

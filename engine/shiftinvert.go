@@ -1000,8 +1000,9 @@ func denseBottom(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*bot
 	return denseBottomOf(ctx, denseSymmetric(b), gershgorin(b), b.MulBlockTo, u, dim)
 }
 
-// denseBottomOf is denseBottom of the dense symmetric sym (its full square
-// read), whose norm is at most norm and whose product mul writes.
+// denseBottomOf is denseBottom of the dense symmetric sym (the triangle its
+// Uplo names is read), whose norm is at most norm and whose product mul
+// writes (dst = sym·src).
 func denseBottomOf(ctx context.Context, sym blas64.Symmetric, norm float64, mul func(dst, src blas64.General), u []float64, dim int) (*bottomResult, error) {
 	n := sym.N
 	thr := nullRel * norm
