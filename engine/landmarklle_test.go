@@ -128,6 +128,23 @@ func TestLandmarkLLEBadInput(t *testing.T) {
 		{engine.LandmarkLLE{Landmarks: 5, LandmarkK: 6}, engine.ErrBadSetting},
 		{engine.LandmarkLLE{Landmarks: 5, Dim: 5}, engine.ErrDimension},
 	})
+	// Duplicated rows: one landmark for each distinct row, and a duplicate
+	// embedded where its twin is.
+	d := digitRows(t, 200)
+	dup := mat.NewDense(250, d.RawMatrix().Cols, nil)
+	dup.Slice(0, 200, 0, dup.RawMatrix().Cols).(*mat.Dense).Copy(d)
+	dup.Slice(200, 250, 0, dup.RawMatrix().Cols).(*mat.Dense).Copy(d.Slice(0, 50, 0, d.RawMatrix().Cols))
+	m := engine.MustFit(t, context.Background(), engine.LandmarkLLE{K: 10, Landmarks: 250, Seed: 2}.Fit, dup)
+	if got := len(m.Landmarks()); got != 200 {
+		t.Errorf("%d landmarks among 200 distinct rows", got)
+	}
+	y := m.Embedding()
+	for i := 200; i < 250; i++ {
+		if y.At(i, 0) != y.At(i-200, 0) || y.At(i, 1) != y.At(i-200, 1) {
+			t.Errorf("row %d embedded at %v, its twin %d at %v", i, y.RawRowView(i), i-200, y.RawRowView(i-200))
+			break
+		}
+	}
 	// Every point the same: one distinct landmark.
 	same := mat.NewDense(40, 3, nil)
 	if _, err := (engine.LandmarkLLE{K: 5, Landmarks: 10}).Fit(context.Background(), same); err == nil {
