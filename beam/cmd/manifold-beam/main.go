@@ -19,8 +19,9 @@
 // randomized range finder of Halko, Martinsson & Tropp (SIAM Review 2011),
 // -power + 2 passes over the rows with a basis of -dim + -oversample
 // columns; lda: the class is the column -label); any other
-// method (isomap, landmark-isomap, lle, ltsa, laplacian, mds, tdpm, lpp,
-// npe, isoprojection, oip; pca too with -sample) is fitted by one worker
+// method (isomap, landmark-isomap, lle, landmark-lle, ltsa, laplacian,
+// mds, tdpm, lpp, npe, isoprojection, oip, …: the -method flag's help lists
+// them; pca too with -sample) is fitted by one worker
 // on a uniform sample of -sample rows (default 5000), and project then
 // maps every row with the model. With -stratify NAME the sample is
 // stratified by the CSV header's column NAME (any text; not a feature):
