@@ -446,12 +446,8 @@ func generalizedBottom(ctx context.Context, a, b blas64.General, dim int) (*bott
 		return nil, err
 	}
 	r := blas64.Triangular{N: l, Stride: l, Uplo: blas.Upper, Diag: blas.NonUnit, Data: b.Data}
-	for i := 0; i < l; i++ { // a's full square
-		for j := 0; j < i; j++ {
-			a.Data[i*l+j] = a.Data[j*l+i]
-		}
-	}
-	if err := rightSolve(ctx, a, r); err != nil { // a·R⁻¹
+	mirrorUpper(a) // a's full square, then a·R⁻¹
+	if err := rightSolve(ctx, a, r); err != nil {
 		return nil, err
 	}
 	sm := newGeneral(l, l) // S = (a·R⁻¹)ᵀ·R⁻¹ = R⁻ᵀ·a·R⁻¹

@@ -140,11 +140,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 					if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, z, 0, blas64.Symmetric{N: u.Cols, Stride: rr.Stride, Uplo: blas.Upper, Data: rr.Data}); err != nil {
 						return blas64.General{}, err
 					}
-					for i := 0; i < rr.Rows; i++ {
-						for j := 0; j < i; j++ {
-							rr.Data[i*rr.Stride+j] = rr.Data[j*rr.Stride+i]
-						}
-					}
+					mirrorUpper(rr)
 					return rr, nil
 				},
 				cost: func(rk int) float64 { return flam.SpMV(w.NNZ())*float64(rk) + flam.Syrk(rk, n) },
