@@ -347,15 +347,48 @@ func SqDist(ai []int, av []float64, bi []int, bv []float64) float64 {
 // in data order and 64 ms in this one; the order cost 2.1 s. It returns
 // ctx's error if ctx is done first.
 func LocalOrder(ctx context.Context, a *CSR) (*CSR, []int, error) {
+	perm, err := LocalOrderOf(ctx, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := a.Permuted(ctx, perm)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, perm, nil
+}
+
+// LocalOrderOf returns LocalOrder's permutation (new → old) alone: the
+// reverse Cuthill–McKee order of the graph of a square a whose pattern is
+// symmetric (repeated entries in a row are allowed; values are not read).
+func LocalOrderOf(ctx context.Context, a *CSR) ([]int, error) {
 	if a.r != a.c {
-		return nil, nil, fmt.Errorf("%w: LocalOrder of a %d×%d matrix", ErrInvalid, a.r, a.c)
+		return nil, fmt.Errorf("%w: LocalOrder of a %d×%d matrix", ErrInvalid, a.r, a.c)
 	}
 	stop := &stopper{ctx: ctx}
-	perm, inv := rcm(stop, a)
+	perm, _ := rcm(stop, a)
 	if stop.err != nil {
-		return nil, nil, stop.err
+		return nil, stop.err
 	}
+	out := make([]int, len(perm))
+	for k, v := range perm {
+		out[k] = int(v)
+	}
+	return out, nil
+}
+
+// Permuted returns P·A·Pᵀ for a square a of any pattern and a permutation
+// perm (new → old: row k of the result is row perm[k] of a), each row's
+// columns sorted. It returns ctx's error if ctx is done first.
+func (a *CSR) Permuted(ctx context.Context, perm []int) (*CSR, error) {
 	n := a.r
+	if a.c != n || len(perm) != n {
+		return nil, fmt.Errorf("%w: Permuted of a %d×%d matrix by %d indices", ErrInvalid, a.r, a.c, len(perm))
+	}
+	inv := make([]int, n)
+	for k, v := range perm {
+		inv[v] = k
+	}
 	b := &CSR{r: n, c: n, indptr: make([]int, n+1), ind: make([]int, len(a.ind)), data: make([]float64, len(a.data))}
 	for k, v := range perm {
 		b.indptr[k+1] = b.indptr[k] + a.indptr[v+1] - a.indptr[v]
@@ -366,7 +399,7 @@ func LocalOrder(ctx context.Context, a *CSR) (*CSR, []int, error) {
 			ind, data := b.ind[b.indptr[k]:b.indptr[k+1]], b.data[b.indptr[k]:b.indptr[k+1]]
 			for q, p := 0, a.indptr[v]; p < a.indptr[v+1]; q, p = q+1, p+1 {
 				// Insertion into the sorted prefix (rows are short).
-				j, x := int(inv[a.ind[p]]), a.data[p]
+				j, x := inv[a.ind[p]], a.data[p]
 				i := q
 				for i > 0 && ind[i-1] > j {
 					ind[i], data[i] = ind[i-1], data[i-1]
@@ -377,11 +410,21 @@ func LocalOrder(ctx context.Context, a *CSR) (*CSR, []int, error) {
 		}
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	out := make([]int, n)
+	return b, nil
+}
+
+// RowsPermuted returns P·A: row k of the result is row perm[k] of a.
+func (a *CSR) RowsPermuted(perm []int) (*CSR, error) {
+	if len(perm) != a.r {
+		return nil, fmt.Errorf("%w: RowsPermuted of %d rows by %d indices", ErrInvalid, a.r, len(perm))
+	}
+	b := &CSR{r: a.r, c: a.c, indptr: make([]int, a.r+1), ind: make([]int, 0, len(a.ind)), data: make([]float64, 0, len(a.data))}
 	for k, v := range perm {
-		out[k] = int(v)
+		b.ind = append(b.ind, a.ind[a.indptr[v]:a.indptr[v+1]]...)
+		b.data = append(b.data, a.data[a.indptr[v]:a.indptr[v+1]]...)
+		b.indptr[k+1] = len(b.ind)
 	}
-	return b, out, nil
+	return b, nil
 }

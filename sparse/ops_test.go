@@ -41,6 +41,43 @@ func TestLocalOrder(t *testing.T) {
 	}
 }
 
+// Permuted is P·A·Pᵀ and RowsPermuted P·A for any pattern (here a
+// matrix that is not symmetric), each a valid CSR.
+func TestPermuted(t *testing.T) {
+	c := sparse.NewCOO(5, 5, 0)
+	for _, e := range [][3]float64{{0, 3, 1}, {1, 0, 2}, {1, 4, 3}, {2, 2, 4}, {3, 1, 5}, {4, 0, 6}, {4, 3, 7}} {
+		c.Add(int(e[0]), int(e[1]), e[2])
+	}
+	a := c.ToCSR()
+	perm := []int{3, 0, 4, 2, 1}
+	b, err := a.Permuted(context.Background(), perm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.RowsPermuted(perm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 5; k++ {
+		for l := 0; l < 5; l++ {
+			if b.At(k, l) != a.At(perm[k], perm[l]) {
+				t.Errorf("Permuted (%d, %d): %v, want A(%d, %d) = %v", k, l, b.At(k, l), perm[k], perm[l], a.At(perm[k], perm[l]))
+			}
+			if r.At(k, l) != a.At(perm[k], l) {
+				t.Errorf("RowsPermuted (%d, %d): %v, want A(%d, %d) = %v", k, l, r.At(k, l), perm[k], l, a.At(perm[k], l))
+			}
+		}
+	}
+	for _, m := range []*sparse.CSR{b, r} {
+		if _, err := sparse.NewCSR(5, 5, m.RowPtr(), m.ColIdx(), m.Values()); err != nil {
+			t.Errorf("not a valid CSR: %v", err)
+		}
+	}
+	if _, err := a.Permuted(context.Background(), perm[:4]); !errors.Is(err, sparse.ErrInvalid) {
+		t.Errorf("4 indices for 5 rows: %v", err)
+	}
+}
+
 // Symmetrized is Union (or Intersection) with the transpose, the same
 // matrix entry for entry; a done context stops it with its error, also in
 // the transpose of a matrix of 10⁶ entries; a rectangle is refused.
