@@ -109,7 +109,7 @@ func (s LandmarkLLE) Fit(ctx context.Context, x mat.Matrix) (*LandmarkLLEModel, 
 	const method = methodLandmarkLLE
 	return fitter[*LandmarkLLEModel]{method: method, opts: s.Options, input: denseRows,
 		plan: func(in samples) (fitPlan, error) {
-			n, d := in.dims()
+			n, _ := in.dims()
 			s = s.resolved(n)
 			if s.K < 1 || s.LandmarkK < 1 || s.Reg < 0 || math.IsNaN(s.Reg) || math.IsInf(s.Reg, 0) {
 				return fitPlan{}, fmt.Errorf("%s: %w: k = %d, landmark k = %d, reg = %v", method, ErrBadSetting, s.K, s.LandmarkK, s.Reg)
@@ -129,20 +129,26 @@ func (s LandmarkLLE) Fit(ctx context.Context, x mat.Matrix) (*LandmarkLLEModel, 
 			default:
 				return fitPlan{}, fmt.Errorf("%s: %w: landmark choice %q (want random, kmeans++, kmeans or maxmin)", method, ErrBadSetting, s.Choice)
 			}
-			// The rows; W and the lists it came from; the landmarks'
-			// lists, Z as a CSR and as a rowSet; (I − W)·Z; the
-			// embedding; the landmarks' rows and four L×L matrices.
-			l, kz, c := int64(s.Landmarks), int64(s.LandmarkK), int64((s.K+1)*s.LandmarkK)
-			bytes := 8*int64(n)*int64(d) + 32*int64(n)*int64(s.K) + int64(n)*(44*kz+12*c+24+8*int64(s.Dim)) +
-				8*l*int64(d) + 4*8*l*l + graphBytes(s.Neighbors, in, s.K)
-			if s.Choice == "maxmin" {
-				bytes += projBoundBytes(n, d, s.Landmarks)
-			}
-			return fitPlan{dim: s.Dim, bytes: bytes,
+			return fitPlan{dim: s.Dim, bytes: s.bytes(in),
 				what: fmt.Sprintf("landmark LLE with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
 		},
 		stages: func(r *run, in samples) (*LandmarkLLEModel, error) { return s.stages(r, in) }, // s as plan resolved it
 	}.fit(ctx, x)
+}
+
+// bytes is the memory a fit of the resolved s to in holds at its peak:
+// the rows; W and the lists it came from; the landmarks' lists, Z as a
+// CSR and as a rowSet; (I − W)·Z; the embedding; the landmarks' rows and
+// four L×L matrices.
+func (s LandmarkLLE) bytes(in samples) int64 {
+	n, d := in.dims()
+	l, kz, c := int64(s.Landmarks), int64(s.LandmarkK), int64((s.K+1)*s.LandmarkK)
+	bytes := 8*int64(n)*int64(d) + 32*int64(n)*int64(s.K) + int64(n)*(44*kz+12*c+24+8*int64(s.Dim)) +
+		8*l*int64(d) + 4*8*l*l + graphBytes(s.Neighbors, in, s.K)
+	if s.Choice == "maxmin" {
+		bytes += projBoundBytes(n, d, s.Landmarks)
+	}
+	return bytes
 }
 
 // stages fits the resolved s to the rows of in.
@@ -170,8 +176,51 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 	}
 	nb = nil
 	m := &LandmarkLLEModel{base: newBase(method, landmarkLLEParams{K: s.K, LandmarkK: s.LandmarkK, Reg: s.Reg, Choice: s.Choice})}
+	zc, am, bm, err := s.reduced(r, g, w, m)
+	if err != nil {
+		return nil, err
+	}
+	w = nil
+	l := len(m.landmarks)
+	err = r.stage("eigensolve", flam.Potrf(l)+flam.Gemm(l, l, l)+flam.Syevr(l, s.Dim+1), func(ctx context.Context, st *stageCtx) error {
+		res, err := generalizedBottom(ctx, am, bm, s.Dim)
+		if err != nil {
+			return err
+		}
+		m.coords, m.eig = res.vecs, res.vals
+		m.p.nullSpace = res.nullSpace(s.Dim)
+		st.detail = fmt.Sprintf("dense syevr on the %d×%d reduced problem (Zᵀ·M·Z, Zᵀ·Z)", l, l) + res.note(s.Dim)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Scale to eq. 70 of Gering 2002, as LLE: (1/(N−1))·YᵀY = I.
+	scale := math.Sqrt(float64(n - 1))
+	for i := range m.coords.Data {
+		m.coords.Data[i] *= scale
+	}
+	err = r.stage("embed", 2*float64(n)*float64(s.LandmarkK*s.Dim), func(ctx context.Context, _ *stageCtx) error {
+		m.embedding = newGeneral(n, s.Dim)
+		return zc.MulBlockCtx(ctx, m.embedding, m.coords) // as Transform does
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// reduced runs the stages "landmarks" and "reduce" of locally linear
+// landmarks on the rows g and LLE's weights w: it sets m's landmarks and
+// their rows, and returns Z (N×L, each row the weights that rebuild the
+// point from its LandmarkK nearest landmarks) and the upper triangles of
+// Zᵀ·M·Z and Zᵀ·Z (L×L). LLE's LOBPCG eigensolver (EigenLOBPCG) uses the
+// same reduced problem as its start and its coarse space.
+func (s LandmarkLLE) reduced(r *run, g blas64.General, w *sparse.CSR, m *LandmarkLLEModel) (*sparse.CSR, blas64.General, blas64.General, error) {
+	n, d := g.Rows, g.Cols
 	var zc *sparse.CSR
 	var z rowSet
+	var err error
 	kz := s.LandmarkK
 	choice := s.Choice
 	if choice == "maxmin" {
@@ -200,7 +249,7 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, blas64.General{}, blas64.General{}, err
 	}
 	l := len(m.landmarks)
 	c := int64((s.K + 1) * kz)
@@ -217,35 +266,9 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, blas64.General{}, blas64.General{}, err
 	}
-	w = nil
-	err = r.stage("eigensolve", flam.Potrf(l)+flam.Gemm(l, l, l)+flam.Syevr(l, s.Dim+1), func(ctx context.Context, st *stageCtx) error {
-		res, err := generalizedBottom(ctx, am, bm, s.Dim)
-		if err != nil {
-			return err
-		}
-		m.coords, m.eig = res.vecs, res.vals
-		m.p.nullSpace = res.nullSpace(s.Dim)
-		st.detail = fmt.Sprintf("dense syevr on the %d×%d reduced problem (Zᵀ·M·Z, Zᵀ·Z)", l, l) + res.note(s.Dim)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Scale to eq. 70 of Gering 2002, as LLE: (1/(N−1))·YᵀY = I.
-	scale := math.Sqrt(float64(n - 1))
-	for i := range m.coords.Data {
-		m.coords.Data[i] *= scale
-	}
-	err = r.stage("embed", 2*float64(n)*float64(kz*s.Dim), func(ctx context.Context, _ *stageCtx) error {
-		m.embedding = newGeneral(n, s.Dim)
-		return zc.MulBlockCtx(ctx, m.embedding, m.coords) // as Transform does
-	})
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
+	return zc, am, bm, nil
 }
 
 // distinctRows returns those of the rows idx of g (nil: every row) that
