@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -95,6 +96,16 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 				est += 8 * int64(n) * int64(n)
 			}
 			est += graphBytes(s.Neighbors, in, s.K)
+			if solver == EigenLOBPCG {
+				// Locally linear landmarks' fit; the training rows; W in
+				// the local order, its transpose and the pattern of W + Wᵀ;
+				// Z in that order and Zᵀ; LOBPCG's 10 blocks of dim + 4
+				// columns; two more L×L.
+				ls := s.landmarks(n)
+				b, l := int64(s.Dim+lobpcgExtra), int64(ls.Landmarks)
+				est = ls.bytes(in) + 8*int64(n)*int64(d) + 64*int64(n)*int64(s.K) + 32*int64(n)*int64(ls.LandmarkK) +
+					8*int64(n)*10*b + 16*l*l
+			}
 			return fitPlan{dim: s.Dim, bytes: est, what: "LLE", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
 		},
 		stages: func(r *run, in samples) (*LLEModel, error) {
@@ -114,10 +125,10 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 				return nil, mapGraphErr(err)
 			}
 			// The weights, then M from them: (K+1)² products a row.
-			var mm *sparse.CSR
+			var w, mm *sparse.CSR
 			err = r.stage("weights", float64(n)*(float64(s.K*s.K*d)+flam.Potrf(s.K)+float64((s.K+1)*(s.K+1))), func(ctx context.Context, st *stageCtx) error {
-				w, err := reconstructionWeights(ctx, g, g, nb, s.Reg, n)
-				if err != nil {
+				var err error
+				if w, err = reconstructionWeights(ctx, g, g, nb, s.Reg, n); err != nil || solver == EigenLOBPCG {
 					return err
 				}
 				mm, err = lleM(ctx, w, n)
@@ -131,7 +142,16 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 				return nil, err
 			}
 			m.near = keepLists(r, samples{dense: g}, nb)
-			eig, err := bottomSparse(r, mm, unitConstant(n), s.Dim, solver, s.Seed, nil, "matrix M = (I−W)ᵀ(I−W)")
+			var eig *bottomResult
+			if solver == EigenLOBPCG {
+				eig, err = lleLOBPCG(r, g, w, s)
+			} else {
+				w = nil
+				eig, err = bottomSparse(r, mm, unitConstant(n), s.Dim, solver, s.Seed, nil, "matrix M = (I−W)ᵀ(I−W)")
+				if errors.Is(err, ErrNumerical) && r.ctx.Err() == nil {
+					err = fmt.Errorf("%w; for LLE, Eigensolver %q (-eigensolver %s) needs no factor either and converges where Lanczos on M alone does not", err, EigenLOBPCG, EigenLOBPCG)
+				}
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -7,7 +7,7 @@
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
 //	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
 //	                 [-supervised-geodesic constant|join] [-weight heat|binary] [-float32] [-max-iter N]
-//	                 [-eigensolver auto|dense|lanczos|uncertified]
+//	                 [-eigensolver auto|dense|lanczos|uncertified|lobpcg]
 //	                 [-neighbors auto|exact|approx [-search-width W] [-refine W] [-index-k K] | -graph FILE.mtx]
 //	                 [-seed S] [-out FILE|-|/dev/null] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
@@ -84,7 +84,11 @@
 //	                   certified"). A fit whose factor the certified path
 //	                   cannot afford (neighbour graphs of high-dimensional
 //	                   data fill it in) stops with an error that names
-//	                   uncertified. isomap and isoprojection read it for
+//	                   uncertified. lobpcg, for lle only: LOBPCG on M
+//	                   started from and preconditioned by 1000 locally
+//	                   linear landmarks (no factor, no certificate,
+//	                   residuals checked); it converges on such data where
+//	                   uncertified does not. isomap and isoprojection read it for
 //	                   the top eigenpairs of τ(D_G): auto (dense up to 500
 //	                   points or when dim > N/10, else Lanczos), dense or
 //	                   lanczos

@@ -71,7 +71,7 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.IntVar(&f.maxIter, "max-iter", 0, "bound `N` on the iterations of each regression of isoprojection (LSQR; default: the engine's, 2·features)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
 	fs.StringVar(&f.weight, "weight", "heat", "edge weights of laplacian and lpp: heat (the heat kernel, the default) or binary (1 on every edge, scikit-learn's SpectralEmbedding)")
-	fs.StringVar(&f.eigensolver, "eigensolver", "auto", "the bottom eigensolver of lle, ltsa and laplacian: auto (dense up to 500 points, else shift-invert Lanczos with an inertia certificate), dense, lanczos, or uncertified (Lanczos on the matrix alone, no factor, no certificate: for the neighbour graphs of high-dimensional data, whose factor the certified path cannot afford); for isomap and isoprojection the top eigenpairs of τ(D_G): auto, dense or lanczos")
+	fs.StringVar(&f.eigensolver, "eigensolver", "auto", "the bottom eigensolver of lle, ltsa and laplacian: auto (dense up to 500 points, else shift-invert Lanczos with an inertia certificate), dense, lanczos, or uncertified (Lanczos on the matrix alone, no factor, no certificate: for the neighbour graphs of high-dimensional data, whose factor the certified path cannot afford), or, for lle only, lobpcg (LOBPCG on M started from and preconditioned by 1000 locally linear landmarks: no factor, no certificate; converges where uncertified does not); for isomap and isoprojection the top eigenpairs of τ(D_G): auto, dense or lanczos")
 	fs.BoolVar(&f.float32, "float32", false, "isomap: geodesics in float32 (half the N×N matrix; the report says so). Without it, a fit that -max-memory refuses is retried in float32 (not with -eigensolver dense)")
 	fs.StringVar(&f.neighbors, "neighbors", "auto", "neighbour search of the graph methods: auto (exact while affordable), exact or approx (NN-descent; the report gives its sampled recall)")
 	fs.IntVar(&f.searchWidth, "search-width", 0, "with approximate neighbours: the search width `W` of the model's Transform queries (candidates kept; 0: max(2k, 30); larger: slower, closer to exact)")
@@ -195,8 +195,8 @@ func (f *embedFlags) check() error {
 		return fmt.Errorf("-disconnected %q: want error, connect or largest", f.disconnected)
 	case f.weight != "heat" && f.weight != "binary":
 		return fmt.Errorf("-weight %q: want heat or binary", f.weight)
-	case !slices.Contains([]string{"auto", "dense", "lanczos", "uncertified"}, f.eigensolver):
-		return fmt.Errorf("-eigensolver %q: want auto, dense, lanczos or uncertified", f.eigensolver)
+	case !slices.Contains([]string{"auto", "dense", "lanczos", "uncertified", "lobpcg"}, f.eigensolver):
+		return fmt.Errorf("-eigensolver %q: want auto, dense, lanczos, uncertified or lobpcg", f.eigensolver)
 	case f.supervised && f.labels == "":
 		return errors.New("-supervised needs -labels")
 	case f.supervisedGeodesic != "constant" && f.supervisedGeodesic != "join":

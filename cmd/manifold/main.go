@@ -192,7 +192,7 @@ usage:
   manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
                    [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
                    [-supervised-geodesic constant|join] [-weight heat|binary] [-float32] [-max-iter N]
-                   [-eigensolver auto|dense|lanczos|uncertified]
+                   [-eigensolver auto|dense|lanczos|uncertified|lobpcg]
                    [-neighbors auto|exact|approx [-search-width W] [-refine W] [-index-k K] | -graph FILE.mtx]
                    [-seed S] [-out FILE|-|/dev/null] [-model FILE] [-plot FILE.png] [-report FILE.json]
                    [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]

@@ -84,6 +84,7 @@ func TestEigensolverFlag(t *testing.T) {
 		{"laplacian", "lanczos", "inertia certificate"},
 		{"ltsa", "dense", "dense syevr"},
 		{"lle", "auto", "dense syevr"}, // 120 points: dense
+		{"lle", "lobpcg", "locally linear landmarks"},
 	} {
 		mustSucceed(t, dir, "embed", "-method", tc.method, "-in", "roll.csv", "-eigensolver", tc.solver, "-out", "y.csv", "-report", "r.json", "-quiet")
 		want := tc.solver
@@ -109,6 +110,7 @@ func TestEigensolverFlag(t *testing.T) {
 		}
 	}
 	mustFail(t, dir, []string{"uncertified", "LLE, LTSA and Laplacian eigenmaps"}, "embed", "-method", "isomap", "-in", "roll.csv", "-eigensolver", "uncertified")
+	mustFail(t, dir, []string{"lobpcg", "LLE only"}, "embed", "-method", "ltsa", "-in", "roll.csv", "-eigensolver", "lobpcg")
 	mustFail(t, dir, []string{"-eigensolver", "mds"}, "embed", "-method", "mds", "-in", "roll.csv", "-eigensolver", "dense")
 	mustFail(t, dir, []string{"-eigensolver", "arpack"}, "embed", "-method", "lle", "-in", "roll.csv", "-eigensolver", "arpack")
 }
