@@ -12,10 +12,16 @@ then reports
             preconditioner: a smoothed-aggregation multigrid V-cycle built here (aggregates of the symmetrized
             kNN graph on the first level, of the strength graph of M below; damped Jacobi scaled by
             rho(D^-1 A); a pseudo-inverse on the coarsest level). pyamg is not packaged in Debian 12.
+  landmarks: the engine's EigenLOBPCG in scipy: LOBPCG for a block of --block pairs started from locally linear
+            landmarks' solution (--landmarks L random rows, each point from its 3 nearest, LLE weights) and
+            preconditioned by T = Z (Z^T M Z)^+ Z^T + diag(M)^-1 (--prec twolevel) or not at all (--prec none);
+            prints the iteration at which the first two residuals fall below each threshold (absolute: scipy's
+            residual of a unit vector; the engine's 1e-9 * ||M|| is about 7e-9 on the digits).
 
 Usage (Debian's /usr/bin/python3 with python3-sklearn):
   /usr/bin/python3 bench/scale/llespectrum/llespectrum.py spectrum --in /tmp/d20k.npy --n 5000 --k 10,20,40
   /usr/bin/python3 bench/scale/llespectrum/llespectrum.py lobpcg --in /tmp/d100k.npy --n 100000
+  /usr/bin/python3 bench/scale/llespectrum/llespectrum.py landmarks --in /tmp/d100k.npy --n 100000 [--prec none]
 where the input is gendata's deformed digits (`go run ./bench/scale/gendata -kind digits -n 100000 -dim 256`).
 """
 import argparse
@@ -130,9 +136,41 @@ def run_lobpcg(x, k, reg, tol, maxiter, plain):
               f"last residuals {np.array2string(hist[-1], precision=2)} ({time.time() - t:.1f} s)", flush=True)
 
 
+def run_landmarks(x, k, reg, landmarks, block, prec, maxiter):
+    from sklearn.neighbors import NearestNeighbors
+    from sklearn.manifold._locally_linear import barycenter_weights
+    import scipy.linalg as sl
+    t = time.time()
+    m, _ = lle_matrix(x, k, reg)
+    n = m.shape[0]
+    lm = np.sort(np.random.default_rng(0).choice(n, landmarks, replace=False))
+    ind = NearestNeighbors(n_neighbors=3).fit(x[lm]).kneighbors(x, return_distance=False)
+    z = sp.csr_matrix((barycenter_weights(x, x[lm], ind, reg=reg).ravel(), ind.ravel(), np.arange(0, 3 * n + 1, 3)),
+                      shape=(n, landmarks))
+    ac, bc = (z.T @ (m @ z)).toarray(), (z.T @ z).toarray()
+    y0 = z @ sl.eigh(ac, bc)[1][:, 1:block + 1]
+    acp, dinv = np.linalg.pinv(ac, hermitian=True), 1 / m.diagonal()
+
+    def apply(r):
+        r2 = r if r.ndim == 2 else r[:, None]
+        out = z @ (acp @ (z.T @ r2)) + dinv[:, None] * r2
+        return out if r.ndim == 2 else out[:, 0]
+    t_prec = LinearOperator(m.shape, matvec=apply, matmat=apply) if prec == "twolevel" else None
+    print(f"M and the landmarks: {time.time() - t:.1f} s", flush=True)
+    t = time.time()
+    vals, _, hist = lobpcg(m, y0, M=t_prec, Y=np.ones((n, 1)) / np.sqrt(n), largest=False, tol=1e-14,
+                           maxiter=maxiter, retResidualNormsHistory=True)
+    res = np.array([np.asarray(r)[:2] for r in hist]).max(1)
+    print(f"LOBPCG, block {block}, preconditioner {prec}: {len(hist)} iterations ({time.time() - t:.1f} s), "
+          f"eigenvalues {np.array2string(np.sort(vals)[:2], precision=6)}", flush=True)
+    for thr in [1e-4, 1e-6, 1e-8, 7e-9, 1e-9]:
+        below = np.where(res < thr)[0]
+        print(f"  first two residuals < {thr:g}: iteration {below[0] if len(below) else None}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["spectrum", "lobpcg"])
+    ap.add_argument("what", choices=["spectrum", "lobpcg", "landmarks"])
     ap.add_argument("--in", dest="path", required=True)
     ap.add_argument("--n", type=int, default=5000)
     ap.add_argument("--k", default="10")
@@ -140,14 +178,19 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-7)
     ap.add_argument("--maxiter", type=int, default=500)
     ap.add_argument("--plain", action="store_true", help="also run LOBPCG without a preconditioner")
+    ap.add_argument("--landmarks", type=int, default=1000)
+    ap.add_argument("--block", type=int, default=6)
+    ap.add_argument("--prec", choices=["twolevel", "none"], default="twolevel")
     args = ap.parse_args()
     x = np.ascontiguousarray(np.load(args.path, mmap_mode="r")[:args.n])
     ks = [int(v) for v in args.k.split(",")]
     regs = [float(v) for v in args.reg.split(",")]
     if args.what == "spectrum":
         spectrum(x, ks, regs)
-    else:
+    elif args.what == "lobpcg":
         run_lobpcg(x, ks[0], regs[0], args.tol, args.maxiter, args.plain)
+    else:
+        run_landmarks(x, ks[0], regs[0], args.landmarks, args.block, args.prec, args.maxiter)
 
 
 if __name__ == "__main__":
