@@ -452,39 +452,17 @@ func rayleighRitzSVQB(g, hb blas64.General, m, b int) ([]float64, []float64, int
 		}
 	}
 	h := make([]float64, r*r) // Qᵀ·(Sᵀ·B·S)·Q
-	t := make([]float64, m*r)
-	for i := 0; i < m; i++ {
-		for k := 0; k < r; k++ {
-			sum := 0.0
-			for j := 0; j < m; j++ {
-				sum += hb.Data[i*hb.Stride+j] * q[j*r+k]
-			}
-			t[i*r+k] = sum
-		}
-	}
-	for a := 0; a < r; a++ {
-		for k := 0; k < r; k++ {
-			sum := 0.0
-			for i := 0; i < m; i++ {
-				sum += q[i*r+a] * t[i*r+k]
-			}
-			h[a*r+k] = sum
-		}
-	}
+	qm := blas64.General{Rows: m, Cols: r, Stride: r, Data: q}
+	t := newGeneral(m, r)
+	backend.Local().Gemm(blas.NoTrans, blas.NoTrans, 1, hb, qm, 0, t)
+	backend.Local().Gemm(blas.Trans, blas.NoTrans, 1, qm, t, 0, blas64.General{Rows: r, Cols: r, Stride: r, Data: h})
 	vals := make([]float64, r)
 	if err := backend.Local().Syevd(blas64.Symmetric{N: r, Stride: r, Uplo: blas.Upper, Data: h}, vals, true); err != nil {
 		return nil, nil, 0, fmt.Errorf("%w: LOBPCG's Rayleigh–Ritz step: %w", ErrNumerical, err)
 	}
 	coef := make([]float64, m*b) // Q·H's first b eigenvectors
-	for i := 0; i < m; i++ {
-		for k := 0; k < b; k++ {
-			sum := 0.0
-			for a := 0; a < r; a++ {
-				sum += q[i*r+a] * h[a*r+k]
-			}
-			coef[i*b+k] = sum
-		}
-	}
+	backend.Local().Gemm(blas.NoTrans, blas.NoTrans, 1, qm, blas64.General{Rows: r, Cols: b, Stride: r, Data: h},
+		0, blas64.General{Rows: m, Cols: b, Stride: b, Data: coef})
 	return coef, vals[:b], m - r, nil
 }
 
