@@ -62,14 +62,15 @@ import (
 // Every call into C holds a slot of the thread-budget semaphore. Calls below
 // the dispatch thresholds run the pure-Go code instead (see dispatch).
 type openBLAS struct {
-	direct bool // no size dispatch: every call goes to C
+	direct bool // no size rules: every call goes to C, threaded
 }
 
 var active Impl = openBLAS{}
 
-// OpenBLASDirect is the OpenBLAS backend without size dispatch: every call
-// goes to C, however small. It exists (under -tags openblas only) for the
-// benchmark that measures the dispatch thresholds.
+// OpenBLASDirect is the OpenBLAS backend without size rules: every call
+// goes to C, however small, and runs threaded (Threads()). It exists
+// (under -tags openblas only) for the benchmarks that measure those rules
+// (BenchmarkDispatch, bench/tables/blasload).
 var OpenBLASDirect Impl = openBLAS{direct: true}
 
 // small reports whether a call of the given work stays in Go.
@@ -99,12 +100,13 @@ func init() {
 	blas64.Use(gonumDispatch{})
 	idleSpin = int(C.manifold_short_spin(C.int(idleSpinExp)))
 	setBLASThreads = func(n int) { C.openblas_set_num_threads(C.int(n)) }
+	blasThreadsNow = func() int { return int(C.openblas_get_num_threads()) }
 	blasConfig = func() string {
 		spin := ""
 		if idleSpin > 0 {
 			spin = fmt.Sprintf("; idle threads spin 2^%d cycles", idleSpin)
 		}
-		return fmt.Sprintf("%s; %d threads%s", C.GoString(C.openblas_get_config()), int(C.openblas_get_num_threads()), spin)
+		return fmt.Sprintf("%s; %d threads for large calls, 1 for the others%s", C.GoString(C.openblas_get_config()), Threads(), spin)
 	}
 	setThreads(Threads())
 }
@@ -141,6 +143,38 @@ const (
 	lapackThreshold = 48        // LAPACK routines, order n
 	thinGemvMax     = 64        // Gemv with min(m, n) at most this: Go
 )
+
+// Threaded calls. OpenBLAS hands each threaded call to its worker threads
+// and spins (sched_yield) until they finish; when every core is busy —
+// the Go goroutines of the same process, other processes — a worker waits
+// for a core at every hand-over, and a LAPACK routine hands over at each
+// of its inner level-2 calls. Measured on the 2-core reference machine
+// (OpenBLAS 0.3.21; go run -tags openblas ./bench/tables/blasload, one
+// thread against always threaded, medians, idle and beside three busy
+// processes; bench/RESULTS.md): the top 2 eigenpairs of a 300×300 matrix
+// 1.8 against 2.1 ms idle, busy 2.7 ms both but 90th percentile 6.6
+// against 83 ms and worst 22 against 999 ms; 1000×1000 57 against 42 ms
+// idle, 116 ms against 6.9 s busy. Gemm 300³ 0.89 against 0.51 ms idle,
+// 0.89 against 6.2 ms busy; 1000³ 33 against 18 ms idle, 67 against 53 ms
+// busy (one hand-over, large against it). A CI run's openblas engine
+// tests once sat three minutes in one 300×300 eigensolve while other
+// packages' tests ran. So a call runs threaded only where a hand-over is
+// small against the call: level-3 calls from threadedLevel3Flam (m·n·k;
+// about 10 ms on one core), level-2 from threadedLevel2Size (m·n, a 32 MB
+// matrix), LAPACK routines from order threadedLAPACKOrder (idle on 2 cores
+// threads save up to 1.65× below it, at 2000); all others run on one
+// thread (acquire sets it).
+const (
+	threadedLevel3Flam  = 2.5e8
+	threadedLevel2Size  = 1 << 22
+	threadedLAPACKOrder = 2048
+)
+
+func threaded3(m, n, k int) bool {
+	return float64(m)*float64(n)*float64(k) >= threadedLevel3Flam
+}
+func threaded2(m, n int) bool   { return float64(m)*float64(n) >= threadedLevel2Size }
+func threadedLAPACK(n int) bool { return n >= threadedLAPACKOrder }
 
 func (openBLAS) Name() string { return "openblas" }
 
@@ -213,7 +247,7 @@ func (o openBLAS) Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General
 	checkGeneral("Gemm: A", a, ar, ac)
 	checkGeneral("Gemm: B", b, br, bc)
 	checkGeneral("Gemm: C", c, m, n)
-	s := acquire()
+	s := acquire(o.direct || threaded3(m, n, k))
 	C.cblas_dgemm(C.CblasRowMajor, cTrans(tA), cTrans(tB), cint(m), cint(n), cint(k), C.double(alpha),
 		ptr(a.Data), cint(a.Stride), ptr(b.Data), cint(b.Stride), C.double(beta), ptr(c.Data), cint(c.Stride))
 	release(s)
@@ -235,7 +269,7 @@ func (o openBLAS) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta f
 	}
 	checkGeneral("Syrk: A", a, ar, ac)
 	checkSym("Syrk: C", c)
-	s := acquire()
+	s := acquire(o.direct || threaded3(n, n, k))
 	C.cblas_dsyrk(C.CblasRowMajor, cUplo(c.Uplo), cTrans(t), cint(n), cint(k), C.double(alpha),
 		ptr(a.Data), cint(a.Stride), C.double(beta), ptr(c.Data), cint(c.Stride))
 	release(s)
@@ -257,7 +291,7 @@ func (o openBLAS) Symm(side blas.Side, alpha float64, a blas64.Symmetric, b blas
 	checkSym("Symm: A", a)
 	checkGeneral("Symm: B", b, m, n)
 	checkGeneral("Symm: C", c, m, n)
-	s := acquire()
+	s := acquire(o.direct || threaded3(m, n, na))
 	C.cblas_dsymm(C.CblasRowMajor, cSide(side), cUplo(a.Uplo), cint(m), cint(n), C.double(alpha),
 		ptr(a.Data), cint(a.Stride), ptr(b.Data), cint(b.Stride), C.double(beta), ptr(c.Data), cint(c.Stride))
 	release(s)
@@ -276,7 +310,7 @@ func (o openBLAS) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas
 	checkGeneral("Gemv: A", a, m, n)
 	checkVec("Gemv: x", x, lx)
 	checkVec("Gemv: y", y, ly)
-	s := acquire()
+	s := acquire(o.direct || threaded2(m, n))
 	C.cblas_dgemv(C.CblasRowMajor, cTrans(t), cint(m), cint(n), C.double(alpha), ptr(a.Data), cint(a.Stride),
 		ptr(x.Data), cint(x.Inc), C.double(beta), ptr(y.Data), cint(y.Inc))
 	release(s)
@@ -291,7 +325,7 @@ func (o openBLAS) Symv(alpha float64, a blas64.Symmetric, x blas64.Vector, beta 
 	checkSym("Symv: A", a)
 	checkVec("Symv: x", x, n)
 	checkVec("Symv: y", y, n)
-	s := acquire()
+	s := acquire(o.direct || threaded2(n, n))
 	C.cblas_dsymv(C.CblasRowMajor, cUplo(a.Uplo), cint(n), C.double(alpha), ptr(a.Data), cint(a.Stride),
 		ptr(x.Data), cint(x.Inc), C.double(beta), ptr(y.Data), cint(y.Inc))
 	release(s)
@@ -336,7 +370,7 @@ func (o openBLAS) Syevd(a blas64.Symmetric, w []float64, vectors bool) error {
 	uplo := lapackUplo(a.Uplo)
 	var wq C.double
 	var iwq C.lapack_int
-	s := acquire()
+	s := acquire(o.direct || threadedLAPACK(n))
 	defer release(s)
 	info := C.LAPACKE_dsyevd_work(C.LAPACK_COL_MAJOR, jobz, uplo, cint(n), ptr(a.Data), cint(a.Stride), ptr(w),
 		&wq, -1, &iwq, -1)
@@ -381,7 +415,7 @@ func (o openBLAS) Syevr(a blas64.Symmetric, lo, hi int, w []float64, z blas64.Ge
 	e := make([]float64, n-1)
 	tau := make([]float64, n-1)
 	var wq C.double
-	s := acquire()
+	s := acquire(o.direct || threadedLAPACK(n))
 	info := C.LAPACKE_dsytrd_work(C.LAPACK_COL_MAJOR, uplo, cint(n), ptr(a.Data), cint(a.Stride), ptr(d), ptr(e), ptr(tau), &wq, -1)
 	if info == 0 {
 		work := make([]float64, max(1, int(wq)))
@@ -397,7 +431,7 @@ func (o openBLAS) Syevr(a blas64.Symmetric, lo, hi int, w []float64, z blas64.Ge
 	if err := tridiagRangeCtx(context.Background(), d, e, lo, hi, scale, w, zc); err != nil {
 		return err
 	}
-	s = acquire()
+	s = acquire(o.direct || threadedLAPACK(n))
 	info = C.LAPACKE_dormtr_work(C.LAPACK_COL_MAJOR, 'L', uplo, 'N', cint(n), cint(k), ptr(a.Data), cint(a.Stride), ptr(tau), ptr(zc), cint(n), &wq, -1)
 	if info == 0 {
 		work := make([]float64, max(1, int(wq)))
@@ -450,7 +484,7 @@ func (o openBLAS) Sygvd(a, b blas64.Symmetric, w []float64) error {
 	uplo := lapackUplo(a.Uplo)
 	var wq C.double
 	var iwq C.lapack_int
-	s := acquire()
+	s := acquire(o.direct || threadedLAPACK(n))
 	defer release(s)
 	call := func(work *C.double, lwork C.int, iwork *C.lapack_int, liwork C.int) C.int {
 		return C.LAPACKE_dsygvd_work(C.LAPACK_COL_MAJOR, 1, 'V', uplo, cint(n), ptr(a.Data), cint(a.Stride),
@@ -498,7 +532,7 @@ func (o openBLAS) Gesdd(a blas64.General, s []float64, u, vt blas64.General) err
 	}
 	iwork := make([]int32, 8*k)
 	var wq C.double
-	sem := acquire()
+	sem := acquire(o.direct || threadedLAPACK(k))
 	defer release(sem)
 	call := func(work *C.double, lwork C.int) C.int {
 		return C.LAPACKE_dgesdd_work(C.LAPACK_COL_MAJOR, jobz, cint(n), cint(m), ptr(a.Data), cint(a.Stride), ptr(s),
@@ -520,7 +554,7 @@ func (o openBLAS) Potrf(a blas64.Symmetric) error {
 	if err := checkFiniteSym("Potrf: A", a); err != nil {
 		return err
 	}
-	s := acquire()
+	s := acquire(o.direct || threadedLAPACK(n))
 	info := C.LAPACKE_dpotrf_work(C.LAPACK_COL_MAJOR, lapackUplo(a.Uplo), cint(n), ptr(a.Data), cint(a.Stride))
 	release(s)
 	if info > 0 {
@@ -546,7 +580,7 @@ func (o openBLAS) Potrs(f blas64.Symmetric, b blas64.General) {
 	if f.Uplo == blas.Upper {
 		first, second = C.CblasTrans, C.CblasNoTrans // Uᵀ·U
 	}
-	s := acquire()
+	s := acquire(o.direct || threaded3(n, n, nrhs))
 	for _, tr := range []C.enum_CBLAS_TRANSPOSE{first, second} {
 		C.cblas_dtrsm(C.CblasRowMajor, C.CblasLeft, cUplo(f.Uplo), tr, C.CblasNonUnit, cint(n), cint(nrhs), 1,
 			ptr(f.Data), cint(f.Stride), ptr(b.Data), cint(b.Stride))
@@ -564,7 +598,7 @@ func (o openBLAS) Geqrf(a blas64.General, tau []float64) {
 	}
 	checkGeneral("Geqrf: A", a, m, n)
 	var wq C.double
-	s := acquire()
+	s := acquire(o.direct || threadedLAPACK(k))
 	defer release(s)
 	// LQ of the column-major n×m view Aᵀ.
 	if info := C.LAPACKE_dgelqf_work(C.LAPACK_COL_MAJOR, cint(n), cint(m), ptr(a.Data), cint(a.Stride), ptr(tau), &wq, -1); info != 0 {
@@ -591,7 +625,7 @@ func (o openBLAS) Orgqr(a blas64.General, tau []float64) {
 	}
 	checkGeneral("Orgqr: A", a, m, n)
 	var wq C.double
-	s := acquire()
+	s := acquire(o.direct || threadedLAPACK(n))
 	defer release(s)
 	if info := C.LAPACKE_dorglq_work(C.LAPACK_COL_MAJOR, cint(n), cint(m), cint(k), ptr(a.Data), cint(a.Stride), ptr(tau), &wq, -1); info != 0 {
 		panic(lapackErr("dorglq", info, n))

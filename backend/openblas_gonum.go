@@ -15,7 +15,8 @@ import (
 // (used by the pure-Go paths and by gonum/mat) would send every tiny call
 // of a 10×10 factorisation through cgo, where the call overhead dominates
 // (measured: 60 % of an LTSA fit). Large C calls hold a slot of the
-// thread-budget semaphore like every other C call.
+// thread-budget semaphore like every other C call, and run threaded only
+// from the sizes the backend's own calls do (threaded3, threaded2).
 type gonumDispatch struct {
 	gonumblas.Implementation
 	c netlib.Implementation
@@ -42,7 +43,7 @@ func (d gonumDispatch) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, 
 		d.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded3(m, n, k))
 	d.c.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	release(s)
 }
@@ -56,7 +57,7 @@ func (d gonumDispatch) Dsymm(side blas.Side, ul blas.Uplo, m, n int, alpha float
 		d.Implementation.Dsymm(side, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded3(m, n, na))
 	d.c.Dsymm(side, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
 	release(s)
 }
@@ -66,7 +67,7 @@ func (d gonumDispatch) Dsyrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha flo
 		d.Implementation.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded3(n, n, k))
 	d.c.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
 	release(s)
 }
@@ -76,7 +77,7 @@ func (d gonumDispatch) Dsyr2k(ul blas.Uplo, t blas.Transpose, n, k int, alpha fl
 		d.Implementation.Dsyr2k(ul, t, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded3(n, n, k))
 	d.c.Dsyr2k(ul, t, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	release(s)
 }
@@ -90,7 +91,7 @@ func (d gonumDispatch) Dtrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, dg bl
 		d.Implementation.Dtrmm(s, ul, tA, dg, m, n, alpha, a, lda, b, ldb)
 		return
 	}
-	sem := acquire()
+	sem := acquire(threaded3(m, n, na))
 	d.c.Dtrmm(s, ul, tA, dg, m, n, alpha, a, lda, b, ldb)
 	release(sem)
 }
@@ -104,7 +105,7 @@ func (d gonumDispatch) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, dg bl
 		d.Implementation.Dtrsm(s, ul, tA, dg, m, n, alpha, a, lda, b, ldb)
 		return
 	}
-	sem := acquire()
+	sem := acquire(threaded3(m, n, na))
 	d.c.Dtrsm(s, ul, tA, dg, m, n, alpha, a, lda, b, ldb)
 	release(sem)
 }
@@ -114,7 +115,7 @@ func (d gonumDispatch) Dgemv(t blas.Transpose, m, n int, alpha float64, a []floa
 		d.Implementation.Dgemv(t, m, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded2(m, n))
 	d.c.Dgemv(t, m, n, alpha, a, lda, x, incX, beta, y, incY)
 	release(s)
 }
@@ -124,7 +125,7 @@ func (d gonumDispatch) Dsymv(ul blas.Uplo, n int, alpha float64, a []float64, ld
 		d.Implementation.Dsymv(ul, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded2(n, n))
 	d.c.Dsymv(ul, n, alpha, a, lda, x, incX, beta, y, incY)
 	release(s)
 }
@@ -134,7 +135,7 @@ func (d gonumDispatch) Dtrmv(ul blas.Uplo, tA blas.Transpose, dg blas.Diag, n in
 		d.Implementation.Dtrmv(ul, tA, dg, n, a, lda, x, incX)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded2(n, n))
 	d.c.Dtrmv(ul, tA, dg, n, a, lda, x, incX)
 	release(s)
 }
@@ -144,7 +145,7 @@ func (d gonumDispatch) Dtrsv(ul blas.Uplo, tA blas.Transpose, dg blas.Diag, n in
 		d.Implementation.Dtrsv(ul, tA, dg, n, a, lda, x, incX)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded2(n, n))
 	d.c.Dtrsv(ul, tA, dg, n, a, lda, x, incX)
 	release(s)
 }
@@ -154,7 +155,7 @@ func (d gonumDispatch) Dger(m, n int, alpha float64, x []float64, incX int, y []
 		d.Implementation.Dger(m, n, alpha, x, incX, y, incY, a, lda)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded2(m, n))
 	d.c.Dger(m, n, alpha, x, incX, y, incY, a, lda)
 	release(s)
 }
@@ -164,7 +165,7 @@ func (d gonumDispatch) Dsyr(ul blas.Uplo, n int, alpha float64, x []float64, inc
 		d.Implementation.Dsyr(ul, n, alpha, x, incX, a, lda)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded2(n, n))
 	d.c.Dsyr(ul, n, alpha, x, incX, a, lda)
 	release(s)
 }
@@ -174,7 +175,7 @@ func (d gonumDispatch) Dsyr2(ul blas.Uplo, n int, alpha float64, x []float64, in
 		d.Implementation.Dsyr2(ul, n, alpha, x, incX, y, incY, a, lda)
 		return
 	}
-	s := acquire()
+	s := acquire(threaded2(n, n))
 	d.c.Dsyr2(ul, n, alpha, x, incX, y, incY, a, lda)
 	release(s)
 }

@@ -96,7 +96,7 @@ func TestIdleSpin(t *testing.T) {
 	if c := Info().Config; !strings.Contains(c, fmt.Sprintf("idle threads spin 2^%d cycles", idleSpinExp)) {
 		t.Errorf("config %q does not say the spin", c)
 	}
-	n := 400 // large enough for OpenBLAS to thread it
+	n := 700 // large enough to run threaded (threaded3)
 	a, b, c := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
 	for i := range a {
 		a[i], b[i] = float64(i%7), float64(i%5)
@@ -143,5 +143,60 @@ func TestSmallSolvesStayInGo(t *testing.T) {
 		if calls := runtime.NumCgoCall() - before; calls != 0 {
 			t.Errorf("k = %d: %d cgo calls in a pure-Go Cholesky solve", k, calls)
 		}
+	}
+}
+
+// Calls run threaded only from the sizes of threaded3, threaded2 and
+// threadedLAPACK; the C library's setting follows each call, and
+// OpenBLASDirect threads every call.
+func TestThreadsBySize(t *testing.T) {
+	defer SetThreads(0)
+	SetThreads(0)
+	many := Threads()
+	gen := func(r, c int) blas64.General {
+		return blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
+	}
+	sym := func(n int) blas64.Symmetric {
+		a := make([]float64, n*n)
+		for i := range n {
+			a[i*n+i] = float64(i + 1)
+		}
+		return blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: a}
+	}
+	cases := []struct {
+		name string
+		call func()
+		want int
+	}{
+		{"Gemm 100³", func() { Active().Gemm(blas.NoTrans, blas.NoTrans, 1, gen(100, 100), gen(100, 100), 0, gen(100, 100)) }, 1},
+		{"Gemm 700³", func() { Active().Gemm(blas.NoTrans, blas.NoTrans, 1, gen(700, 700), gen(700, 700), 0, gen(700, 700)) }, many},
+		{"Gemv 300×300", func() {
+			Active().Gemv(blas.NoTrans, 1, gen(300, 300), blas64.Vector{N: 300, Inc: 1, Data: make([]float64, 300)}, 0, blas64.Vector{N: 300, Inc: 1, Data: make([]float64, 300)})
+		}, 1},
+		{"Gemv 2048×2048", func() {
+			Active().Gemv(blas.NoTrans, 1, gen(2048, 2048), blas64.Vector{N: 2048, Inc: 1, Data: make([]float64, 2048)}, 0, blas64.Vector{N: 2048, Inc: 1, Data: make([]float64, 2048)})
+		}, many},
+		{"Syevr 300", func() {
+			if err := Active().Syevr(sym(300), 298, 300, make([]float64, 2), gen(300, 2)); err != nil {
+				t.Fatal(err)
+			}
+		}, 1},
+		{"gonum's Dgemm 700³", func() {
+			blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, 700, 700, 700, 1, make([]float64, 700*700), 700, make([]float64, 700*700), 700, 0, make([]float64, 700*700), 700)
+		}, many},
+		{"direct Syevr 300", func() {
+			if err := OpenBLASDirect.Syevr(sym(300), 298, 300, make([]float64, 2), gen(300, 2)); err != nil {
+				t.Fatal(err)
+			}
+		}, many},
+	}
+	for _, c := range cases {
+		c.call()
+		if got := blasThreadsNow(); got != c.want {
+			t.Errorf("%s: the C library ran with %d threads, want %d", c.name, got, c.want)
+		}
+	}
+	if c := Info().Config; !strings.Contains(c, fmt.Sprintf("%d threads for large calls, 1 for the others", many)) {
+		t.Errorf("config %q does not state the rule", c)
 	}
 }

@@ -16,8 +16,9 @@ import (
 // never oversubscribe the cores. Pure-Go kernels use Workers() goroutines.
 var threads struct {
 	sync.Mutex
-	blas int           // BLAS threads per call
+	blas int           // BLAS threads per call, at most
 	sem  chan struct{} // capacity = concurrent cgo calls allowed
+	inC  int           // the threads the C library is set to now (1 or blas)
 }
 
 func init() {
@@ -46,6 +47,7 @@ func setThreads(n int) {
 	if setBLASThreads != nil {
 		setBLASThreads(n)
 	}
+	threads.inC = n
 }
 
 // Threads returns the BLAS threads per call set by SetThreads.
@@ -55,20 +57,35 @@ func Threads() int {
 	return threads.blas
 }
 
-// acquire takes a slot of the cgo-call semaphore; pass the result to release.
-func acquire() chan struct{} {
+// acquire takes a slot of the cgo-call semaphore for one call into the C
+// library and sets the threads that call may use: Threads() when threaded,
+// one otherwise (the C backend decides by the call's size: openblas.go's
+// threaded3, threaded2, threadedLAPACK). Pass the result to release.
+func acquire(threaded bool) chan struct{} {
 	threads.Lock()
 	s := threads.sem
 	threads.Unlock()
 	s <- struct{}{}
+	want := 1
+	threads.Lock()
+	if threaded {
+		want = threads.blas
+	}
+	if threads.inC != want && setBLASThreads != nil {
+		setBLASThreads(want)
+		threads.inC = want
+	}
+	threads.Unlock()
 	return s
 }
 
 func release(s chan struct{}) { <-s }
 
-// setBLASThreads and blasConfig are set by the C backend's init.
+// setBLASThreads, blasThreadsNow (the C library's setting now) and
+// blasConfig are set by the C backend's init.
 var (
 	setBLASThreads func(int)
+	blasThreadsNow func() int
 	blasConfig     func() string
 )
 
@@ -77,7 +94,7 @@ var (
 type Description struct {
 	Backend            string `json:"backend"`              // "purego" or "openblas"
 	Config             string `json:"config"`               // the C library's configuration string; "gonum v0.17 (pure Go)" otherwise
-	BLASThreads        int    `json:"blas_threads"`         // threads per C call
+	BLASThreads        int    `json:"blas_threads"`         // threads of a large C call (smaller ones use one: openblas.go)
 	MaxConcurrentCalls int    `json:"max_concurrent_calls"` // cgo semaphore capacity
 	GOMAXPROCS         int    `json:"gomaxprocs"`
 	NumCPU             int    `json:"num_cpu"`
