@@ -115,13 +115,18 @@ func BenchmarkMulVec(b *testing.B) {
 			g.MulTransVecTo(y, x)
 		}
 	})
-	xb := blas64.General{Rows: n, Cols: 8, Stride: 8, Data: make([]float64, 8*n)}
-	yb := blas64.General{Rows: n, Cols: 8, Stride: 8, Data: make([]float64, 8*n)}
-	b.Run("MulBlockTo8", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			g.MulBlockTo(yb, xb)
+	for _, w := range []int{6, 8} { // 6: LLE's LOBPCG block
+		xb := blas64.General{Rows: n, Cols: w, Stride: w, Data: make([]float64, w*n)}
+		yb := blas64.General{Rows: n, Cols: w, Stride: w, Data: make([]float64, w*n)}
+		for i := range xb.Data {
+			xb.Data[i] = float64(i % 13)
 		}
-	})
+		b.Run(fmt.Sprintf("MulBlockTo%d", w), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				g.MulBlockTo(yb, xb)
+			}
+		})
+	}
 }
 
 // Floyd–Warshall, the oracle, n = 1000.

@@ -99,16 +99,8 @@ func (a *CSR) mulBlock(ctx context.Context, dst, x blas64.General) error {
 	b := x.Cols
 	body := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			d := dst.Data[i*dst.Stride : i*dst.Stride+b]
-			clear(d)
-			for p := a.indptr[i]; p < a.indptr[i+1]; p++ {
-				v := a.data[p]
-				xr := x.Data[a.ind[p]*x.Stride:]
-				xr = xr[:len(d)]
-				for k, xv := range xr {
-					d[k] += v * xv
-				}
-			}
+			p0, p1 := a.indptr[i], a.indptr[i+1]
+			mulBlockRow(dst.Data[i*dst.Stride:i*dst.Stride+b], a.ind[p0:p1], a.data[p0:p1], x)
 		}
 	}
 	if a.NNZ()*max(1, b) < serialNNZ {
@@ -116,6 +108,42 @@ func (a *CSR) mulBlock(ctx context.Context, dst, x blas64.General) error {
 		return ctx.Err()
 	}
 	return backend.ParallelForCtx(ctx, a.r, max(1, a.rowGrain()/max(1, b)), body)
+}
+
+// mulBlockRow sets d = Σ_p vals[p]·X[cols[p], :], four columns (then two,
+// then one) at a time in registers; each entry sums over p in order from
+// zero, as a plain loop would.
+func mulBlockRow(d []float64, cols []int, vals []float64, x blas64.General) {
+	vals = vals[:len(cols)]
+	b, k := len(d), 0
+	for ; k+4 <= b; k += 4 {
+		var s0, s1, s2, s3 float64
+		for p, j := range cols {
+			v, xr := vals[p], x.Data[j*x.Stride+k:j*x.Stride+k+4]
+			s0 += v * xr[0]
+			s1 += v * xr[1]
+			s2 += v * xr[2]
+			s3 += v * xr[3]
+		}
+		d[k], d[k+1], d[k+2], d[k+3] = s0, s1, s2, s3
+	}
+	if k+2 <= b {
+		var s0, s1 float64
+		for p, j := range cols {
+			v, xr := vals[p], x.Data[j*x.Stride+k:j*x.Stride+k+2]
+			s0 += v * xr[0]
+			s1 += v * xr[1]
+		}
+		d[k], d[k+1] = s0, s1
+		k += 2
+	}
+	if k < b {
+		var s0 float64
+		for p, j := range cols {
+			s0 += vals[p] * x.Data[j*x.Stride+k]
+		}
+		d[k] = s0
+	}
 }
 
 // MulTransBlockTo sets dst = Aᵀ·X with X r×b and dst c×b (nnz·b flam). It
