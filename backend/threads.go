@@ -27,7 +27,8 @@ func init() {
 
 // SetThreads sets the number of threads one BLAS/LAPACK call of the C backend
 // may use (n ≤ 0 means GOMAXPROCS) and resizes the semaphore that caps
-// concurrent C calls to max(1, GOMAXPROCS/n). Use SetThreads(1) when a
+// concurrent C calls to max(1, GOMAXPROCS/n). Only large calls use them;
+// the others run on one thread (openblas.go, "Threaded calls"). Use SetThreads(1) when a
 // service runs many small fits concurrently and parallelism comes from its own
 // goroutines; keep the default when one large fit runs at a time. It has no
 // effect on the pure-Go backend's arithmetic, only on the semaphore.
