@@ -223,7 +223,10 @@ func lobpcgBottom(ctx context.Context, p lobpcgProblem, x0 blas64.General) (*lob
 	for it := 0; ; it++ {
 		if it > 0 {
 			// Residuals R = BX − X·Θ, in scratch, and their norms.
-			rn, xn := residuals(x, bx, theta, scratch) // squared
+			rn, xn, err := residuals(ctx, x, bx, theta, scratch) // squared
+			if err != nil {
+				return nil, err
+			}
 			res.worst = 0
 			for j := 0; j < p.want; j++ {
 				res.worst = max(res.worst, math.Sqrt(rn[j]/xn[j])/p.norm)
@@ -256,7 +259,10 @@ func lobpcgBottom(ctx context.Context, p lobpcgProblem, x0 blas64.General) (*lob
 		}
 		// Gram matrices Sᵀ·S and Sᵀ·B·S of the basis S = buf's first m columns.
 		s, bs := cols(buf, 0, m), cols(buf, 3*b, 3*b+m)
-		gs, hs := gramPair(s, bs)
+		gs, hs, err := gramPair(ctx, s, bs)
+		if err != nil {
+			return nil, err
+		}
 		coef, vals, dropped, err := rayleighRitzSVQB(gs, hs, m, b)
 		if err != nil {
 			return nil, err
@@ -265,7 +271,9 @@ func lobpcgBottom(ctx context.Context, p lobpcgProblem, x0 blas64.General) (*lob
 		copy(theta, vals)
 		// New X = S·C, BX = BS·C; P = S_{W,P}·C_{W,P}, BP likewise.
 		hasP = m > b
-		updateBasis(buf, coef, m, b)
+		if err := updateBasis(ctx, buf, coef, m, b); err != nil {
+			return nil, err
+		}
 		res.iterations = it
 	}
 	// The first want columns, orthogonal to u exactly, unit.
@@ -293,13 +301,13 @@ func scaleColumnsToUnit(a blas64.General) {
 // gramPair returns the m×m Sᵀ·S and Sᵀ·T (symmetrized: (Sᵀ·T + Tᵀ·S)/2
 // where T = B·S, the two being equal in exact arithmetic) for s and t
 // n×m, their upper triangles summed over fixed chunks of rows in chunk
-// order (the same result at any GOMAXPROCS).
-func gramPair(s, t blas64.General) (blas64.General, blas64.General) {
+// order (the same result at any GOMAXPROCS). It checks ctx between chunks.
+func gramPair(ctx context.Context, s, t blas64.General) (blas64.General, blas64.General, error) {
 	n, m := s.Rows, s.Cols
 	chunks := (n + tallChunk - 1) / tallChunk
 	size := 2 * m * m
 	part := make([]float64, max(1, chunks)*size)
-	backend.ParallelFor(chunks, 1, func(lo, hi int) {
+	err := backend.ParallelForCtx(ctx, chunks, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			acc := part[ch*size : (ch+1)*size]
 			g, h := acc[:m*m], acc[m*m:]
@@ -318,6 +326,9 @@ func gramPair(s, t blas64.General) (blas64.General, blas64.General) {
 			}
 		}
 	})
+	if err != nil {
+		return blas64.General{}, blas64.General{}, err
+	}
 	gs, hs := newGeneral(m, m), newGeneral(m, m)
 	for ch := 0; ch < chunks; ch++ {
 		acc := part[ch*size : (ch+1)*size]
@@ -335,17 +346,17 @@ func gramPair(s, t blas64.General) (blas64.General, blas64.General) {
 			hs.Data[a*m+c], hs.Data[c*m+a] = v, v
 		}
 	}
-	return gs, hs
+	return gs, hs, nil
 }
 
 // residuals sets r = bx − x·diag(theta) (n×b) and returns the squared
 // column norms of r and of x, summed over fixed chunks of rows in chunk
-// order.
-func residuals(x, bx blas64.General, theta []float64, r blas64.General) ([]float64, []float64) {
+// order. It checks ctx between chunks.
+func residuals(ctx context.Context, x, bx blas64.General, theta []float64, r blas64.General) ([]float64, []float64, error) {
 	n, b := x.Rows, x.Cols
 	chunks := (n + tallChunk - 1) / tallChunk
 	part := make([]float64, max(1, chunks)*2*b)
-	backend.ParallelFor(chunks, 1, func(lo, hi int) {
+	err := backend.ParallelForCtx(ctx, chunks, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			acc := part[ch*2*b : (ch+1)*2*b]
 			for i := ch * tallChunk; i < min(n, (ch+1)*tallChunk); i++ {
@@ -361,6 +372,9 @@ func residuals(x, bx blas64.General, theta []float64, r blas64.General) ([]float
 			}
 		}
 	})
+	if err != nil {
+		return nil, nil, err
+	}
 	rn, xn := make([]float64, b), make([]float64, b)
 	for ch := 0; ch < chunks; ch++ {
 		for j := 0; j < b; j++ {
@@ -368,16 +382,17 @@ func residuals(x, bx blas64.General, theta []float64, r blas64.General) ([]float
 			xn[j] += part[ch*2*b+b+j]
 		}
 	}
-	return rn, xn
+	return rn, xn, nil
 }
 
 // updateBasis replaces, row by row in place, X and P of buf = [X W P |
 // BX BW BP] (n×6b, the basis S its first m columns) by X = S·C and
 // P = S_{W,P}·C_{W,P}, and BX, BP likewise, for the m×b coefficients
 // coef (row-major): P's sum is X's over the rows of C past b, so each is
-// computed once.
-func updateBasis(buf blas64.General, coef []float64, m, b int) {
-	backend.ParallelFor(buf.Rows, 2048, func(lo, hi int) {
+// computed once. It checks ctx between blocks of rows (cancelled, buf
+// holds a partial update).
+func updateBasis(ctx context.Context, buf blas64.General, coef []float64, m, b int) error {
+	return backend.ParallelForCtx(ctx, buf.Rows, 2048, func(lo, hi int) {
 		var nx, np [2][]float64
 		for h := range 2 {
 			nx[h], np[h] = make([]float64, b), make([]float64, b)
