@@ -45,11 +45,11 @@ const (
 // y = −½·L#·(δ − δ̄). Time O(L·(N + E)·log N + L³), memory O(L·N).
 type LandmarkIsomap struct {
 	Dim       int            // default 2
-	K         int            `setting:"k"`         // neighbours; default 10
-	Eps       float64        `setting:"eps"`       // > 0: ε-graph
-	Landmarks int            `setting:"landmarks"` // number of landmarks L; default min(N, 300)
-	Choice    LandmarkChoice // default LandmarksMaxMin
-	Labels    []int          `setting:"labels"` // supervised graph
+	K         int            `setting:"k"`               // neighbours; default 10
+	Eps       float64        `setting:"eps"`             // > 0: ε-graph
+	Landmarks int            `setting:"landmarks"`       // number of landmarks L; default min(N, 300)
+	Choice    LandmarkChoice `setting:"landmark-choice"` // default LandmarksMaxMin ("" or "maxmin")
+	Labels    []int          `setting:"labels"`          // supervised graph
 	// Disconnected: the policy for a disconnected graph.
 	Disconnected Disconnected `setting:"disconnected"`
 	Seed         uint64
@@ -107,7 +107,7 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 				return fitPlan{}, err
 			}
 			switch s.Choice {
-			case LandmarksMaxMin, LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans:
+			case LandmarksMaxMin, "maxmin", LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans:
 			default:
 				return fitPlan{}, fmt.Errorf("%s: %w: landmark choice %q (want maxmin, random, kmeans++ or kmeans)", method, ErrBadSetting, s.Choice)
 			}

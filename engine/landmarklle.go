@@ -60,7 +60,7 @@ type LandmarkLLE struct {
 	// penalises departures from local linearity, charges most: on a
 	// 3000-point swiss roll (K = 12, 300 landmarks) Dim + 1 unrolls it,
 	// 10 does not.
-	LandmarkK int
+	LandmarkK int `setting:"landmark-k"`
 	// Choice is how the landmarks are chosen: the zero value means
 	// LandmarksRandom here (not MaxMin as for Landmark Isomap: the
 	// reconstructions want landmarks where the points are, and MaxMin's
@@ -69,7 +69,7 @@ type LandmarkLLE struct {
 	// deformed digits with 1000 landmarks: trustworthiness@10 0.809
 	// (random), 0.816 (k-means++), 0.825 (k-means), 0.785 (MaxMin) against
 	// LLE's 0.830; fits of 1.8, 12.6, 34.8 and 2.4 s.
-	Choice LandmarkChoice
+	Choice LandmarkChoice `setting:"landmark-choice"`
 	Seed   uint64
 	Options
 }

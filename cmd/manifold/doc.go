@@ -5,7 +5,8 @@
 // Usage:
 //
 //	manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
-//	                 [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
+//	                 [-alpha A] [-landmarks L [-landmark-k K] [-landmark-choice C]] [-tangent-dim T]
+//	                 [-disconnected error|connect|largest]
 //	                 [-supervised-geodesic constant|join] [-weight heat|binary] [-float32] [-max-iter N]
 //	                 [-eigensolver auto|dense|lanczos|uncertified|lobpcg]
 //	                 [-neighbors auto|exact|approx [-search-width W] [-refine W] [-index-k K] | -graph FILE.mtx]
@@ -66,6 +67,12 @@
 //	-alpha A           the method's regularization (ridge, lasso, low-rank)
 //	-landmarks L       landmarks of landmark-isomap, landmark-lle and
 //	                   lowrank-isomap
+//	-landmark-k K      landmark-lle: landmarks each point is reconstructed
+//	                   from (default dim + 1, at most L)
+//	-landmark-choice C how landmark-isomap and landmark-lle choose their
+//	                   landmarks: random, kmeans++, kmeans or maxmin
+//	                   (default: maxmin for landmark-isomap, random for
+//	                   landmark-lle)
 //	-max-iter N        bound on each LSQR regression of isoprojection
 //	-tangent-dim T     tdpm's tangent-space dimension (default -dim)
 //	-disconnected P    when the neighbour graph falls apart: error (default;

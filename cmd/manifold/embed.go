@@ -36,6 +36,8 @@ type embedFlags struct {
 	method, in, labels                 string
 	supervised, quiet                  bool
 	dim, k, landmarks, tangentDim      int
+	landmarkK                          int
+	landmarkChoice                     string
 	maxIter, searchWidth, refine       int
 	indexK                             int
 	eps, alpha                         float64
@@ -67,6 +69,8 @@ func cmdEmbed(ctx context.Context, args []string, e env) error {
 	fs.Float64Var(&f.eps, "eps", 0, "neighbourhood radius `E`, instead of -k")
 	fs.Float64Var(&f.alpha, "alpha", 0, "regularization `A` of the method (default: the method's)")
 	fs.IntVar(&f.landmarks, "landmarks", 0, "number of landmarks `L` (default: the method's)")
+	fs.IntVar(&f.landmarkK, "landmark-k", 0, "landmark-lle: landmarks `K` each point is reconstructed from (default dim + 1, at most -landmarks)")
+	fs.StringVar(&f.landmarkChoice, "landmark-choice", "", "how landmark-isomap and landmark-lle choose their landmarks: random, kmeans++, kmeans or maxmin (default: landmark-isomap maxmin, landmark-lle random)")
 	fs.IntVar(&f.tangentDim, "tangent-dim", 0, "tangent-space dimension `T` of tdpm (default -dim)")
 	fs.IntVar(&f.maxIter, "max-iter", 0, "bound `N` on the iterations of each regression of isoprojection (LSQR; default: the engine's, 2·features)")
 	fs.StringVar(&f.disconnected, "disconnected", "error", "when the neighbour graph falls apart: error, connect or largest")
@@ -189,6 +193,10 @@ func (f *embedFlags) check() error {
 		return fmt.Errorf("-alpha must be finite and non-negative, got %v", f.alpha)
 	case f.set["landmarks"] && f.landmarks < 1:
 		return fmt.Errorf("-landmarks must be at least 1, got %d", f.landmarks)
+	case f.set["landmark-k"] && f.landmarkK < 1:
+		return fmt.Errorf("-landmark-k must be at least 1, got %d", f.landmarkK)
+	case f.set["landmark-choice"] && !slices.Contains([]string{"random", "kmeans++", "kmeans", "maxmin"}, f.landmarkChoice):
+		return fmt.Errorf("-landmark-choice %q: want random, kmeans++, kmeans or maxmin", f.landmarkChoice)
 	case f.set["tangent-dim"] && f.tangentDim < 1:
 		return fmt.Errorf("-tangent-dim must be at least 1, got %d", f.tangentDim)
 	case f.disconnected != "error" && f.disconnected != "connect" && f.disconnected != "largest":
@@ -279,7 +287,8 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 	}
 	n, d := x.Dims()
 	p := params{
-		Dim: f.dim, K: f.k, Eps: f.eps, Alpha: f.alpha, Landmarks: f.landmarks, TangentDim: f.tangentDim, MaxIter: f.maxIter,
+		Dim: f.dim, K: f.k, Eps: f.eps, Alpha: f.alpha, Landmarks: f.landmarks, LandmarkK: f.landmarkK, LandmarkChoice: f.landmarkChoice,
+		TangentDim: f.tangentDim, MaxIter: f.maxIter,
 		Supervised: f.supervised, Seed: f.seed, Float32: f.float32,
 	}
 	if f.weight == "binary" {

@@ -190,7 +190,8 @@ const usage = `manifold: manifold learning and dimensionality reduction.
 
 usage:
   manifold embed   -method NAME [-in FILE] [-labels FILE] [-supervised] [-dim D] [-k K | -eps E]
-                   [-alpha A] [-landmarks L] [-tangent-dim T] [-disconnected error|connect|largest]
+                   [-alpha A] [-landmarks L [-landmark-k K] [-landmark-choice C]] [-tangent-dim T]
+                   [-disconnected error|connect|largest]
                    [-supervised-geodesic constant|join] [-weight heat|binary] [-float32] [-max-iter N]
                    [-eigensolver auto|dense|lanczos|uncertified|lobpcg]
                    [-neighbors auto|exact|approx [-search-width W] [-refine W] [-index-k K] | -graph FILE.mtx]

@@ -15,20 +15,24 @@ import (
 // params are the settings the embed flags give, before a method picks the
 // ones it reads. Zero values mean the engine's defaults.
 type params struct {
-	Dim          int                // -dim
-	K            int                // -k
-	Eps          float64            // -eps
-	Alpha        float64            // -alpha
-	Landmarks    int                // -landmarks
-	TangentDim   int                // -tangent-dim
-	Disconnected string             // -disconnected: "error", "connect" or "largest"; "" is the default (error)
-	Labels       []int              // -labels: the class index of every sample; nil without labels
-	Supervised   bool               // -supervised
-	Seed         uint64             // -seed
-	MaxIter      int                // -max-iter: the bound on iterative regressions (isoprojection's LSQR)
-	Weight       engine.GraphWeight // -weight: WeightHeat (the default) or WeightBinary
-	Float32      bool               // -float32: isomap's geodesics in float32
-	Eigensolver  engine.Eigensolver // -eigensolver: "" (auto), dense, lanczos or uncertified
+	Dim       int     // -dim
+	K         int     // -k
+	Eps       float64 // -eps
+	Alpha     float64 // -alpha
+	Landmarks int     // -landmarks
+	LandmarkK int     // -landmark-k: landmark-lle's landmarks per point
+	// LandmarkChoice is -landmark-choice: "" (the method's default),
+	// random, kmeans++, kmeans or maxmin.
+	LandmarkChoice string
+	TangentDim     int                // -tangent-dim
+	Disconnected   string             // -disconnected: "error", "connect" or "largest"; "" is the default (error)
+	Labels         []int              // -labels: the class index of every sample; nil without labels
+	Supervised     bool               // -supervised
+	Seed           uint64             // -seed
+	MaxIter        int                // -max-iter: the bound on iterative regressions (isoprojection's LSQR)
+	Weight         engine.GraphWeight // -weight: WeightHeat (the default) or WeightBinary
+	Float32        bool               // -float32: isomap's geodesics in float32
+	Eigensolver    engine.Eigensolver // -eigensolver: "" (auto), dense, lanczos or uncertified
 	// SupervisedGeodesic is -supervised-geodesic: "constant" or "join"; ""
 	// is the default (constant).
 	SupervisedGeodesic string
@@ -40,7 +44,7 @@ type params struct {
 // except -supervised, which sets "labels" for the methods whose labels
 // are optional.
 var methodFlags = []string{"k", "eps", "disconnected", "supervised", "supervised-geodesic", "float32",
-	"landmarks", "alpha", "max-iter", "tangent-dim", "weight", "eigensolver"}
+	"landmarks", "landmark-k", "landmark-choice", "alpha", "max-iter", "tangent-dim", "weight", "eigensolver"}
 
 // method is an engine method as the command sees it: the engine's
 // description and the method-specific flags it reads.
@@ -114,6 +118,10 @@ func (p params) setting(name string, needsLabels bool) (any, error) {
 		return p.Float32, nil
 	case "landmarks":
 		return p.Landmarks, nil
+	case "landmark-k":
+		return p.LandmarkK, nil
+	case "landmark-choice":
+		return engine.LandmarkChoice(p.LandmarkChoice), nil
 	case "alpha":
 		return p.Alpha, nil
 	case "max-iter":

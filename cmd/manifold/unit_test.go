@@ -23,9 +23,9 @@ func TestMethodTable(t *testing.T) {
 	contract := []string{
 		"pca", "mds",
 		"isomap -k -eps -disconnected -supervised -supervised-geodesic -float32 -eigensolver",
-		"landmark-isomap -k -eps -disconnected -supervised -landmarks",
+		"landmark-isomap -k -eps -disconnected -supervised -landmarks -landmark-choice",
 		"lle -k -alpha -eigensolver",
-		"landmark-lle -k -landmarks -alpha",
+		"landmark-lle -k -landmarks -landmark-k -landmark-choice -alpha",
 		"isoprojection -k -eps -disconnected -supervised -supervised-geodesic -alpha -max-iter -eigensolver",
 		"oip -k -eps -disconnected -supervised -supervised-geodesic",
 		"soip -k -eps -disconnected -supervised -supervised-geodesic -alpha",
