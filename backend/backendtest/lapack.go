@@ -295,89 +295,112 @@ func TestGesdd(t *testing.T, impl backend.Impl) {
 					}
 				}
 			}
-			orig := cloneGeneral(a)
-			name := fmt.Sprintf("Gesdd %d×%d rankdef=%v", m, n, rankDef)
-			s := make([]float64, k)
-			u := general(rnd, m, k, k+2)
-			vt := general(rnd, k, n, n+1)
-			if err := impl.Gesdd(a, s, u, vt); err != nil {
-				t.Errorf("%s: %v", name, err)
-				continue
+			checkGesdd(t, impl, fmt.Sprintf("Gesdd %d×%d rankdef=%v", m, n, rankDef), a)
+		}
+	}
+	// Sparse, structured columns (bandedColumns), tall and wide.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 30 {
+		m, n := 400, 200
+		if trial%2 == 1 {
+			m = 250
+		}
+		a := bandedColumns(rng, m, n, trial)
+		checkGesdd(t, impl, fmt.Sprintf("Gesdd %d×%d banded columns %d", m, n, trial), a)
+		if trial%5 == 0 {
+			checkGesdd(t, impl, fmt.Sprintf("Gesdd %d×%d banded rows %d", n, m, trial), transposed(a))
+		}
+	}
+}
+
+// checkGesdd checks the thin SVD of a (overwritten): reconstruction,
+// orthonormal factors, descending values, the values-only call, and the
+// values against the Gram matrix's eigenvalues.
+func checkGesdd(t *testing.T, impl backend.Impl, name string, a blas64.General) {
+	t.Helper()
+	m, n := a.Rows, a.Cols
+	k := min(m, n)
+	rnd := rand.New(rand.NewPCG(uint64(m), uint64(n)))
+	orig := cloneGeneral(a)
+	s := make([]float64, k)
+	u := general(rnd, m, k, k+2)
+	vt := general(rnd, k, n, n+1)
+	if err := impl.Gesdd(a, s, u, vt); err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	anorm := 0.0
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			anorm += at(orig, i, j) * at(orig, i, j)
+		}
+	}
+	anorm = math.Sqrt(anorm)
+	res := 0.0
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			v := at(orig, i, j)
+			for l := 0; l < k; l++ {
+				v -= at(u, i, l) * s[l] * at(vt, l, j)
 			}
-			anorm := 0.0
-			for i := 0; i < m; i++ {
-				for j := 0; j < n; j++ {
-					anorm += at(orig, i, j) * at(orig, i, j)
+			res += v * v
+		}
+	}
+	tol := 50 * float64(max(m, n, 1)) * eps
+	if math.Sqrt(res) > tol*anorm {
+		t.Errorf("%s: ‖A − USVᵀ‖ = %g > %g", name, math.Sqrt(res), tol*anorm)
+	}
+	if o := orthoError(u); o > tol {
+		t.Errorf("%s: ‖UᵀU − I‖ = %g", name, o)
+	}
+	v := blas64.General{Rows: n, Cols: k, Stride: k, Data: make([]float64, n*k)}
+	for i := 0; i < k; i++ {
+		for j := 0; j < n; j++ {
+			v.Data[j*k+i] = at(vt, i, j)
+		}
+	}
+	if o := orthoError(v); o > tol {
+		t.Errorf("%s: ‖VᵀV − I‖ = %g", name, o)
+	}
+	if !paddingIntact(u) || !paddingIntact(vt) {
+		t.Errorf("%s: padding of U or Vᵀ was written", name)
+	}
+	for j := 1; j < k; j++ {
+		if s[j] > s[j-1] || s[j] < 0 {
+			t.Errorf("%s: singular values not descending and ≥ 0: %v", name, s)
+			break
+		}
+	}
+	// Values only.
+	s2 := make([]float64, k)
+	if err := impl.Gesdd(cloneGeneral(orig), s2, blas64.General{}, blas64.General{}); err != nil {
+		t.Errorf("%s values only: %v", name, err)
+	}
+	// Reference: eigenvalues of the Gram matrix of the short side.
+	g := make([]float64, k*k)
+	for i := 0; i < k; i++ {
+		for j := 0; j < k; j++ {
+			sum := 0.0
+			if m >= n {
+				for l := 0; l < m; l++ {
+					sum += at(orig, l, i) * at(orig, l, j)
+				}
+			} else {
+				for l := 0; l < n; l++ {
+					sum += at(orig, i, l) * at(orig, j, l)
 				}
 			}
-			anorm = math.Sqrt(anorm)
-			res := 0.0
-			for i := 0; i < m; i++ {
-				for j := 0; j < n; j++ {
-					v := at(orig, i, j)
-					for l := 0; l < k; l++ {
-						v -= at(u, i, l) * s[l] * at(vt, l, j)
-					}
-					res += v * v
-				}
-			}
-			tol := 50 * float64(max(m, n, 1)) * eps
-			if math.Sqrt(res) > tol*anorm {
-				t.Errorf("%s: ‖A − USVᵀ‖ = %g > %g", name, math.Sqrt(res), tol*anorm)
-			}
-			if o := orthoError(u); o > tol {
-				t.Errorf("%s: ‖UᵀU − I‖ = %g", name, o)
-			}
-			v := blas64.General{Rows: n, Cols: k, Stride: k, Data: make([]float64, n*k)}
-			for i := 0; i < k; i++ {
-				for j := 0; j < n; j++ {
-					v.Data[j*k+i] = at(vt, i, j)
-				}
-			}
-			if o := orthoError(v); o > tol {
-				t.Errorf("%s: ‖VᵀV − I‖ = %g", name, o)
-			}
-			if !paddingIntact(u) || !paddingIntact(vt) {
-				t.Errorf("%s: padding of U or Vᵀ was written", name)
-			}
-			for j := 1; j < k; j++ {
-				if s[j] > s[j-1] || s[j] < 0 {
-					t.Errorf("%s: singular values not descending and ≥ 0: %v", name, s)
-					break
-				}
-			}
-			// Values only.
-			s2 := make([]float64, k)
-			if err := impl.Gesdd(cloneGeneral(orig), s2, blas64.General{}, blas64.General{}); err != nil {
-				t.Errorf("%s values only: %v", name, err)
-			}
-			// Reference: eigenvalues of the Gram matrix of the short side.
-			g := make([]float64, k*k)
-			for i := 0; i < k; i++ {
-				for j := 0; j < k; j++ {
-					sum := 0.0
-					if m >= n {
-						for l := 0; l < m; l++ {
-							sum += at(orig, l, i) * at(orig, l, j)
-						}
-					} else {
-						for l := 0; l < n; l++ {
-							sum += at(orig, i, l) * at(orig, j, l)
-						}
-					}
-					g[i*k+j] = sum
-				}
-			}
-			ref := referenceEigenvalues(g, k)
-			for j := 0; j < k; j++ {
-				want := math.Sqrt(max(0, ref[k-1-j]))
-				if math.Abs(s[j]-s2[j]) > tol*anorm {
-					t.Errorf("%s: values-only σ%d = %v, with vectors %v", name, j, s2[j], s[j])
-				}
-				if want > 1e-6*s[0] && math.Abs(s[j]-want) > 1e-8*s[0] {
-					t.Errorf("%s: σ%d = %v, reference %v", name, j, s[j], want)
-				}
-			}
+			g[i*k+j] = sum
+		}
+	}
+	ref := referenceEigenvalues(g, k)
+	for j := 0; j < k; j++ {
+		want := math.Sqrt(max(0, ref[k-1-j]))
+		if math.Abs(s[j]-s2[j]) > tol*anorm {
+			t.Errorf("%s: values-only σ%d = %v, with vectors %v", name, j, s2[j], s[j])
+		}
+		if want > 1e-6*s[0] && math.Abs(s[j]-want) > 1e-8*s[0] {
+			t.Errorf("%s: σ%d = %v, reference %v", name, j, s[j], want)
 		}
 	}
 }
@@ -434,43 +457,52 @@ func TestCholesky(t *testing.T, impl backend.Impl) {
 func TestQR(t *testing.T, impl backend.Impl) {
 	rnd := rand.New(rand.NewPCG(15, 1))
 	for _, sh := range [][2]int{{0, 0}, {1, 1}, {5, 5}, {9, 4}, {4, 9}, {120, 30}, {200, 130}} {
-		m, n := sh[0], sh[1]
-		k := min(m, n)
-		a := general(rnd, m, n, n+1)
-		orig := cloneGeneral(a)
-		tau := make([]float64, k)
-		impl.Geqrf(a, tau)
-		// Q: the first k columns, from the reflectors.
-		q := blas64.General{Rows: m, Cols: k, Stride: k + 1, Data: make([]float64, m*(k+1))}
-		for i := 0; i < m; i++ {
-			for j := 0; j < k; j++ {
-				q.Data[i*q.Stride+j] = at(a, i, j)
+		checkQR(t, impl, fmt.Sprintf("QR %d×%d", sh[0], sh[1]), general(rnd, sh[0], sh[1], sh[1]+1))
+	}
+	// Sparse, structured columns (bandedColumns).
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 30 {
+		checkQR(t, impl, fmt.Sprintf("QR 400×200 banded columns %d", trial), bandedColumns(rng, 400, 200, trial))
+	}
+}
+
+// checkQR checks Geqrf and Orgqr on a (overwritten): A = QR, QᵀQ = I.
+func checkQR(t *testing.T, impl backend.Impl, name string, a blas64.General) {
+	t.Helper()
+	m, n := a.Rows, a.Cols
+	k := min(m, n)
+	orig := cloneGeneral(a)
+	tau := make([]float64, k)
+	impl.Geqrf(a, tau)
+	// Q: the first k columns, from the reflectors.
+	q := blas64.General{Rows: m, Cols: k, Stride: k + 1, Data: make([]float64, m*(k+1))}
+	for i := 0; i < m; i++ {
+		for j := 0; j < k; j++ {
+			q.Data[i*q.Stride+j] = at(a, i, j)
+		}
+		q.Data[i*q.Stride+k] = sentinel
+	}
+	impl.Orgqr(q, tau)
+	tol := 50 * float64(max(m, n, 1)) * eps
+	if o := orthoError(q); o > tol {
+		t.Errorf("%s: ‖QᵀQ − I‖ = %g", name, o)
+	}
+	res, an := 0.0, 0.0
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			s := at(orig, i, j)
+			an += s * s
+			for l := 0; l <= min(j, k-1); l++ {
+				s -= at(q, i, l) * at(a, l, j)
 			}
-			q.Data[i*q.Stride+k] = sentinel
+			res += s * s
 		}
-		impl.Orgqr(q, tau)
-		name := fmt.Sprintf("QR %d×%d", m, n)
-		tol := 50 * float64(max(m, n, 1)) * eps
-		if o := orthoError(q); o > tol {
-			t.Errorf("%s: ‖QᵀQ − I‖ = %g", name, o)
-		}
-		res, an := 0.0, 0.0
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				s := at(orig, i, j)
-				an += s * s
-				for l := 0; l <= min(j, k-1); l++ {
-					s -= at(q, i, l) * at(a, l, j)
-				}
-				res += s * s
-			}
-		}
-		if math.Sqrt(res) > tol*math.Sqrt(an) {
-			t.Errorf("%s: ‖A − QR‖ = %g", name, math.Sqrt(res))
-		}
-		if !paddingIntact(q) || !paddingIntact(a) {
-			t.Errorf("%s: padding written", name)
-		}
+	}
+	if math.Sqrt(res) > tol*math.Sqrt(an) {
+		t.Errorf("%s: ‖A − QR‖ = %g", name, math.Sqrt(res))
+	}
+	if !paddingIntact(q) || !paddingIntact(a) {
+		t.Errorf("%s: padding written", name)
 	}
 }
 
