@@ -23,9 +23,9 @@ import (
 	"github.com/xitongsys/parquet-go/reader"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine"
 )
 
@@ -404,7 +404,7 @@ func (orthonormalizeFn) ProcessElement(ctx context.Context, y LSIRange, emit fun
 }
 
 // Basis returns the orthonormal basis of the range of Y = Sum + Comp:
-// the thin factor Q of its Householder QR (LAPACK's dgeqrf and dorgqr),
+// the thin factor Q of its Householder QR (backend.PureGo's Geqrf, Orgqr),
 // orthonormal even when Y is rank deficient.
 func (y LSIRange) Basis() (LSIBasis, error) {
 	if y.Err != "" {
@@ -418,15 +418,11 @@ func (y LSIRange) Basis() (LSIBasis, error) {
 	for i := range a.Data {
 		a.Data[i] = y.Sum[i] + y.Comp[i]
 	}
-	tau := make([]float64, l)
-	work := []float64{0}
-	lapack64.Geqrf(a, tau, work, -1)
-	lw := int(work[0])
-	lapack64.Orgqr(a, tau, work, -1)
-	lw = max(lw, int(work[0]), 1)
-	work = make([]float64, lw)
-	lapack64.Geqrf(a, tau, work, lw)
-	lapack64.Orgqr(a, tau, work, lw)
+	// The pure-Go backend's QR: gonum's blocked Dgeqrf/Dorgqr form wrong
+	// block reflectors for some sparse patterns (backend.PureGo's Gesdd).
+	tau := make([]float64, min(d, l))
+	backend.PureGo.Geqrf(a, tau)
+	backend.PureGo.Orgqr(a, tau)
 	return LSIBasis{N: y.N, D: d, L: l, Q: a.Data}, nil
 }
 
