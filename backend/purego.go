@@ -98,6 +98,18 @@ func (pureGo) Syevd(a blas64.Symmetric, w []float64, vectors bool) error {
 	if err := checkFiniteSym("Syevd: A", a); err != nil {
 		return err
 	}
+	// The upper triangle always: gonum's Dsyev forms Q by Dorgql from an
+	// upper reduction and by Dorgqr from a lower one, whose blocked code
+	// (from 128 columns) uses gonum v0.17's defective forward Dlarft (see
+	// Gesdd); Dorgql's backward Dlarft is correct.
+	if a.Uplo == blas.Lower {
+		for i := 0; i < n; i++ {
+			for j := 0; j < i; j++ {
+				a.Data[j*a.Stride+i] = a.Data[i*a.Stride+j]
+			}
+		}
+		a.Uplo = blas.Upper
+	}
 	// Scale by a power of two (exact) into a moderate range: gonum's Dsterf
 	// mis-strides its own rescaling of tiny or huge tridiagonals.
 	scale := pow2Scale(a)
