@@ -427,20 +427,7 @@ func orgqr(m, n, k int, a []float64, lda int, tau []float64) {
 		if i+ib < n {
 			// H = I − V·T·Vᵀ of this block, applied from the left to
 			// A(i:m, i+ib:n): C −= V·(T·(Vᵀ·C)).
-			for r := 0; r < mr; r++ {
-				row := v[r*ib : (r+1)*ib]
-				src := a[(i+r)*lda+i:]
-				for j := range row {
-					switch {
-					case j < r:
-						row[j] = src[j]
-					case j == r:
-						row[j] = 1
-					default:
-						row[j] = 0
-					}
-				}
-			}
+			unitLowerBlock(v, a[i*lda+i:], lda, mr, ib)
 			larftForward(mr, ib, v[:mr*ib], tau[i:i+ib], t)
 			nc := n - i - ib
 			vg := blas64.General{Rows: mr, Cols: ib, Stride: ib, Data: v[:mr*ib]}

@@ -191,21 +191,7 @@ func applyReflectorsCtx(ctx context.Context, impl Impl, v []float64, ldv int, ta
 	for j0 := last; j0 >= 0; j0 -= nb {
 		jb := min(nb, m-j0)
 		mr := m - j0
-		// V of the block, explicit: unit diagonal, zeros above it.
-		for i := 0; i < mr; i++ {
-			row := vb[i*jb : (i+1)*jb]
-			src := v[(j0+i)*ldv+j0:]
-			for j := range row {
-				switch {
-				case j < i:
-					row[j] = src[j]
-				case j == i:
-					row[j] = 1
-				default:
-					row[j] = 0
-				}
-			}
-		}
+		unitLowerBlock(vb, v[j0*ldv+j0:], ldv, mr, jb)
 		larftForward(mr, jb, vb, tau[j0:], t)
 		vg := blas64.General{Rows: mr, Cols: jb, Stride: jb, Data: vb}
 		tg := blas64.General{Rows: jb, Cols: jb, Stride: jb, Data: t}
@@ -224,6 +210,27 @@ func applyReflectorsCtx(ctx context.Context, impl Impl, v []float64, ldv int, ta
 		}
 	}
 	return nil
+}
+
+// unitLowerBlock sets dst (mr×jb, stride jb) to the explicit unit lower
+// trapezoidal V of a block of reflectors stored below the diagonal of v
+// (row stride ldv, the block's first element at v[0]): V's entries below
+// the diagonal, ones on it, zeros above.
+func unitLowerBlock(dst, v []float64, ldv, mr, jb int) {
+	for i := 0; i < mr; i++ {
+		row := dst[i*jb : (i+1)*jb]
+		src := v[i*ldv:]
+		for j := range row {
+			switch {
+			case j < i:
+				row[j] = src[j]
+			case j == i:
+				row[j] = 1
+			default:
+				row[j] = 0
+			}
+		}
+	}
 }
 
 // larftForward forms the jb×jb upper triangular T of the block reflector
