@@ -298,9 +298,10 @@ func TestGesdd(t *testing.T, impl backend.Impl) {
 			checkGesdd(t, impl, fmt.Sprintf("Gesdd %d×%d rankdef=%v", m, n, rankDef), a)
 		}
 	}
-	// Sparse, structured columns (bandedColumns), tall and wide.
+	// Sparse, structured columns (bandedColumns), tall and wide; not under
+	// -short (the race run), whose subject is concurrency.
 	rng := rand.New(rand.NewPCG(3, 4))
-	for trial := range 30 {
+	for trial := range bandedTrials() {
 		m, n := 400, 200
 		if trial%2 == 1 {
 			m = 250
@@ -459,11 +460,20 @@ func TestQR(t *testing.T, impl backend.Impl) {
 	for _, sh := range [][2]int{{0, 0}, {1, 1}, {5, 5}, {9, 4}, {4, 9}, {120, 30}, {200, 130}} {
 		checkQR(t, impl, fmt.Sprintf("QR %d×%d", sh[0], sh[1]), general(rnd, sh[0], sh[1], sh[1]+1))
 	}
-	// Sparse, structured columns (bandedColumns).
+	// Sparse, structured columns (bandedColumns); not under -short.
 	rng := rand.New(rand.NewPCG(3, 4))
-	for trial := range 30 {
+	for trial := range bandedTrials() {
 		checkQR(t, impl, fmt.Sprintf("QR 400×200 banded columns %d", trial), bandedColumns(rng, 400, 200, trial))
 	}
+}
+
+// bandedTrials is the number of bandedColumns matrices a test runs: 30,
+// none under -short.
+func bandedTrials() int {
+	if testing.Short() {
+		return 0
+	}
+	return 30
 }
 
 // checkQR checks Geqrf and Orgqr on a (overwritten): A = QR, QᵀQ = I.
