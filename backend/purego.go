@@ -366,12 +366,11 @@ func (pureGo) Potrs(f blas64.Symmetric, b blas64.General) {
 	goLAPACK.Dpotrs(f.Uplo, f.N, b.Cols, f.Data, f.Stride, b.Data, b.Stride)
 }
 
-// Geqrf and Orgqr give gonum's Dgeqrf and Dorgqr the least workspace (n),
-// which makes them take their unblocked code: blocked, they form block
-// reflectors by gonum v0.17's Dlarft, wrong for reflectors whose ends step
-// up and down (see Gesdd; backendtest's TestQR). Orgqr runs blocked by
-// orgqr, with correct block reflectors; Geqrf stays unblocked (the same
-// flam, level-2 updates).
+// Geqrf gives gonum's Dgeqrf the least workspace (n), which makes it take
+// its unblocked code (the same flam, level-2 updates): blocked, it forms
+// block reflectors by gonum v0.17's Dlarft, wrong for reflectors whose
+// ends step up and down (see Gesdd; backendtest's TestQR). Orgqr runs
+// orgqr, blocked with correct block reflectors.
 func (pureGo) Geqrf(a blas64.General, tau []float64) {
 	m, n := a.Rows, a.Cols
 	checkLen("Geqrf: tau", tau, min(m, n))
