@@ -103,11 +103,7 @@ func (pureGo) Syevd(a blas64.Symmetric, w []float64, vectors bool) error {
 	// (from 128 columns) uses gonum v0.17's defective forward Dlarft (see
 	// Gesdd); Dorgql's backward Dlarft is correct.
 	if a.Uplo == blas.Lower {
-		for i := 0; i < n; i++ {
-			for j := 0; j < i; j++ {
-				a.Data[j*a.Stride+i] = a.Data[i*a.Stride+j]
-			}
-		}
+		mirrorLower(a.Data, n, a.Stride)
 		a.Uplo = blas.Upper
 	}
 	// Scale by a power of two (exact) into a moderate range: gonum's Dsterf
@@ -247,11 +243,7 @@ func (pureGo) Gesdd(a blas64.General, s []float64, u, vt blas64.General) error {
 	}
 	// A wide A: Aᵀ = U′·Σ·V′ᵀ gives U = V′ and Vᵀ = U′ᵀ.
 	at := blas64.General{Rows: n, Cols: m, Stride: m, Data: make([]float64, n*m)}
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			at.Data[j*m+i] = a.Data[i*a.Stride+j]
-		}
-	}
+	transposeTo(at, a)
 	var ut, vtt blas64.General
 	if vectors {
 		ut = blas64.General{Rows: n, Cols: m, Stride: m, Data: make([]float64, n*m)}
@@ -261,18 +253,19 @@ func (pureGo) Gesdd(a blas64.General, s []float64, u, vt blas64.General) error {
 		return err
 	}
 	if vectors {
-		for i := 0; i < m; i++ {
-			for j := 0; j < m; j++ {
-				u.Data[i*u.Stride+j] = vtt.Data[j*m+i]
-			}
-		}
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				vt.Data[i*vt.Stride+j] = ut.Data[j*m+i]
-			}
-		}
+		transposeTo(u, vtt)
+		transposeTo(vt, ut)
 	}
 	return nil
+}
+
+// transposeTo sets dst (c×r) to srcᵀ (src r×c).
+func transposeTo(dst, src blas64.General) {
+	for i := 0; i < src.Rows; i++ {
+		for j, v := range src.Data[i*src.Stride : i*src.Stride+src.Cols] {
+			dst.Data[j*dst.Stride+i] = v
+		}
+	}
 }
 
 // gesvdTall is Gesdd for m ≥ n: a is overwritten; u is m×n, vt n×n.
@@ -320,6 +313,16 @@ func gesvdTall(a blas64.General, s []float64, u, vt blas64.General, vectors bool
 	return nil
 }
 
+// pow2Factor is the power of two that brings a largest |entry| anrm into
+// [2⁻¹, 1), or 1 when anrm is zero or already within [2⁻¹⁰⁰, 2¹⁰⁰].
+func pow2Factor(anrm float64) float64 {
+	if anrm == 0 || (anrm >= 0x1p-100 && anrm <= 0x1p+100) {
+		return 1
+	}
+	_, e := math.Frexp(anrm)
+	return math.Ldexp(1, -e)
+}
+
 // pow2ScaleGeneral scales a by a power of two (exact) when its largest
 // |entry| lies outside [2⁻¹⁰⁰, 2¹⁰⁰], and returns the factor.
 func pow2ScaleGeneral(a blas64.General) float64 {
@@ -329,11 +332,10 @@ func pow2ScaleGeneral(a blas64.General) float64 {
 			anrm = max(anrm, math.Abs(v))
 		}
 	}
-	if anrm == 0 || (anrm >= 0x1p-100 && anrm <= 0x1p+100) {
+	scale := pow2Factor(anrm)
+	if scale == 1 {
 		return 1
 	}
-	_, e := math.Frexp(anrm)
-	scale := math.Ldexp(1, -e)
 	for i := 0; i < a.Rows; i++ {
 		row := a.Data[i*a.Stride : i*a.Stride+a.Cols]
 		for j := range row {
@@ -557,11 +559,10 @@ func symToLower(a blas64.Symmetric, scale float64) []float64 {
 func pow2Scale(a blas64.Symmetric) float64 {
 	anrm := 0.0
 	forTriangle(a, func(v float64) { anrm = max(anrm, math.Abs(v)) })
-	if anrm == 0 || (anrm >= 0x1p-100 && anrm <= 0x1p+100) {
+	scale := pow2Factor(anrm)
+	if scale == 1 {
 		return 1
 	}
-	_, e := math.Frexp(anrm)
-	scale := math.Ldexp(1, -e)
 	for i := 0; i < a.N; i++ {
 		lo, hi := 0, i+1
 		if a.Uplo == blas.Upper {
