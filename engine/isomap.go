@@ -44,11 +44,12 @@ const (
 	// of a low-dimensional manifold, whose bottom eigenvalues lie about
 	// 1e-13·‖B‖ apart (the fit then returns Lanczos's error).
 	EigenUncertified Eigensolver = "uncertified"
-	// EigenLOBPCG is, for LLE only, LOBPCG on M started from and
-	// preconditioned by locally linear landmarks (lobpcg.go): no factor,
-	// no certificate, residuals ≤ 1e-9·‖M‖. It converges where
-	// EigenUncertified does not — M of 10⁵ deformed digits, whose bottom
-	// eigenvalues lie 2.5e-7·‖M‖ apart — in some hundreds of iterations.
+	// EigenLOBPCG is, for LLE and LTSA on dense rows only, LOBPCG on M
+	// (LTSA: B) started from and preconditioned by locally linear
+	// landmarks (lobpcg.go): no factor, no certificate, residuals
+	// ≤ 1e-9·‖M‖. It converges where EigenUncertified does not — M of 10⁵
+	// deformed digits, whose bottom eigenvalues lie 2.5e-7·‖M‖ apart — in
+	// some hundreds of iterations.
 	EigenLOBPCG Eigensolver = "lobpcg"
 )
 
@@ -268,8 +269,8 @@ func chooseEigensolver(method string, e Eigensolver, p eigenproblem) (Eigensolve
 		}
 		return e, nil
 	case EigenLOBPCG:
-		if method != methodLLE {
-			return e, fmt.Errorf("%s: %w: eigensolver %q is for LLE only", method, ErrBadSetting, e)
+		if method != methodLLE && method != methodLTSA {
+			return e, fmt.Errorf("%s: %w: eigensolver %q is for LLE and LTSA only", method, ErrBadSetting, e)
 		}
 		return e, nil
 	case EigenUncertified:
@@ -286,7 +287,7 @@ func chooseEigensolver(method string, e Eigensolver, p eigenproblem) (Eigensolve
 	want := "dense or lanczos"
 	if p.sparse {
 		want = "dense, lanczos or uncertified"
-		if method == methodLLE {
+		if method == methodLLE || method == methodLTSA {
 			want = "dense, lanczos, uncertified or lobpcg"
 		}
 	}

@@ -176,7 +176,7 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 	}
 	nb = nil
 	m := &LandmarkLLEModel{base: newBase(method, landmarkLLEParams{K: s.K, LandmarkK: s.LandmarkK, Reg: s.Reg, Choice: s.Choice})}
-	zc, am, bm, err := s.reduced(r, g, w, m)
+	zc, am, bm, err := s.reduced(r, g, lleCoarse(w, s.K, s.LandmarkK), m)
 	if err != nil {
 		return nil, err
 	}
@@ -210,13 +210,66 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 	return m, nil
 }
 
+// coarseSpace forms the reduced matrix Zᵀ·M·Z of locally linear
+// landmarks for an N×N matrix M that is not formed (LLE's, lleCoarse) or
+// is (explicitCoarse).
+type coarseSpace struct {
+	// upper returns the upper triangle of Zᵀ·M·Z (L×L, dense) from Z as a
+	// CSR and as a rowSet.
+	upper func(ctx context.Context, zc *sparse.CSR, z rowSet, l int) (blas64.General, error)
+	flam  float64 // upper's cost
+}
+
+// lleCoarse is Zᵀ·M·Z for LLE's M = (I − W)ᵀ(I − W): the Gram matrix of
+// (I − W)·Z, whose rows have at most (k + 1)·kz entries.
+func lleCoarse(w *sparse.CSR, k, kz int) coarseSpace {
+	n, _ := w.Dims()
+	c := float64((k + 1) * kz)
+	return coarseSpace{flam: float64(n) * c * c / 2, upper: func(ctx context.Context, _ *sparse.CSR, z rowSet, l int) (blas64.General, error) {
+		cz, err := reduceWeights(ctx, w, z, l)
+		if err != nil {
+			return blas64.General{}, err
+		}
+		return upperGram(ctx, cz, l)
+	}}
+}
+
+// explicitCoarse is Zᵀ·B·Z for a formed symmetric B (LTSA's alignment
+// matrix): row a is Σ_r Z_ra·(B_r·Z) over the points r that landmark a
+// rebuilds, in ascending order, rows in parallel (the sums do not depend
+// on the number of workers).
+func explicitCoarse(b *sparse.CSR, kz int) coarseSpace {
+	return coarseSpace{flam: float64(b.NNZ()) * float64(kz*kz), upper: func(ctx context.Context, zc *sparse.CSR, z rowSet, l int) (blas64.General, error) {
+		zt := zc.Transpose()
+		out := newGeneral(l, l)
+		err := backend.ParallelForCtx(ctx, l, 1, func(lo, hi int) {
+			for a := lo; a < hi; a++ {
+				row := out.Data[a*l : (a+1)*l]
+				rs, za := zt.Row(a)
+				for p, i := range rs {
+					bc, bv := b.Row(i)
+					for q, j := range bc {
+						f := za[p] * bv[q]
+						zcol, zv := z.row(j)
+						for t, c := range zcol {
+							row[c] += f * zv[t]
+						}
+					}
+				}
+			}
+		})
+		return out, err
+	}}
+}
+
 // reduced runs the stages "landmarks" and "reduce" of locally linear
-// landmarks on the rows g and LLE's weights w: it sets m's landmarks and
-// their rows, and returns Z (N×L, each row the weights that rebuild the
-// point from its LandmarkK nearest landmarks) and the upper triangles of
-// Zᵀ·M·Z and Zᵀ·Z (L×L). LLE's LOBPCG eigensolver (EigenLOBPCG) uses the
-// same reduced problem as its start and its coarse space.
-func (s LandmarkLLE) reduced(r *run, g blas64.General, w *sparse.CSR, m *LandmarkLLEModel) (*sparse.CSR, blas64.General, blas64.General, error) {
+// landmarks on the rows g: it sets m's landmarks and their rows, and
+// returns Z (N×L, each row the weights that rebuild the point from its
+// LandmarkK nearest landmarks) and the upper triangles of Zᵀ·M·Z (by
+// coarse) and Zᵀ·Z (L×L). The LOBPCG eigensolver (EigenLOBPCG) of LLE
+// and LTSA uses the same reduced problem as its start and its coarse
+// space.
+func (s LandmarkLLE) reduced(r *run, g blas64.General, coarse coarseSpace, m *LandmarkLLEModel) (*sparse.CSR, blas64.General, blas64.General, error) {
 	n, d := g.Rows, g.Cols
 	var zc *sparse.CSR
 	var z rowSet
@@ -252,14 +305,10 @@ func (s LandmarkLLE) reduced(r *run, g blas64.General, w *sparse.CSR, m *Landmar
 		return nil, blas64.General{}, blas64.General{}, err
 	}
 	l := len(m.landmarks)
-	c := int64((s.K + 1) * kz)
 	var am, bm blas64.General
-	err = r.stage("reduce", float64(n)*float64(c*c+int64(kz*kz))/2, func(ctx context.Context, _ *stageCtx) error {
-		cz, err := reduceWeights(ctx, w, z, l)
-		if err != nil {
-			return err
-		}
-		if am, err = upperGram(ctx, cz, l); err != nil {
+	err = r.stage("reduce", coarse.flam+float64(n)*float64(kz*kz)/2, func(ctx context.Context, _ *stageCtx) error {
+		var err error
+		if am, err = coarse.upper(ctx, zc, z, l); err != nil {
 			return err
 		}
 		bm, err = upperGram(ctx, z, l)

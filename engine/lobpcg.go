@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -13,15 +14,15 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-// LLE's bottom eigenvectors without a factor (EigenLOBPCG): LOBPCG
-// (Knyazev, "Toward the optimal preconditioned eigensolver: locally
+// LLE's and LTSA's bottom eigenvectors without a factor (EigenLOBPCG):
+// LOBPCG (Knyazev, "Toward the optimal preconditioned eigensolver: locally
 // optimal block preconditioned conjugate gradient method", SIAM J. Sci.
-// Comput. 23(2), 2001) on M = (I − W)ᵀ(I − W), applied as products with
-// W and Wᵀ in reverse Cuthill–McKee order (sparse.LocalOrderOf), never
-// formed, started from the locally linear landmarks'
-// solution and preconditioned by their coarse space (Vladymyrov &
-// Carreira-Perpiñán, ECML PKDD 2013): with Z the N×L landmark weights
-// and D = diag(M),
+// Comput. 23(2), 2001) on LLE's M = (I − W)ᵀ(I − W), applied as products
+// with W and Wᵀ, never formed, or on LTSA's formed alignment matrix B, in
+// reverse Cuthill–McKee order (sparse.LocalOrderOf), started from the
+// locally linear landmarks' solution and preconditioned by their coarse
+// space (Vladymyrov & Carreira-Perpiñán, ECML PKDD 2013): with Z the N×L
+// landmark weights and D = diag(M),
 //
 //	T = Z·(Zᵀ·M·Z)⁺·Zᵀ + D⁻¹,
 //
@@ -113,15 +114,80 @@ type twoLevel struct {
 	c1, c2 blas64.General // L×b scratch
 }
 
-// newTwoLevel makes the preconditioner from Z, the upper triangle of
-// Zᵀ·M·Z (destroyed) and diag(M). The pseudo-inverse drops eigenvalues at
-// most 1e-12 of the largest: the constant's (Z·1 = 1, M·1 = 0).
-func newTwoLevel(z *sparse.CSR, am blas64.General, d []float64, b int) (*twoLevel, error) {
+// newTwoLevel makes the preconditioner from Z, Zᵀ·M·Z (both triangles;
+// destroyed) and diag(M).
+func newTwoLevel(ctx context.Context, z *sparse.CSR, am blas64.General, d []float64, b int) (*twoLevel, error) {
 	l := am.Rows
+	coarse, err := coarseInverse(ctx, am)
+	if err != nil {
+		return nil, err
+	}
+	t := &twoLevel{z: z, zt: z.Transpose(), coarse: coarse, dinv: make([]float64, len(d)), c1: newGeneral(l, b), c2: newGeneral(l, b)}
+	for i, x := range d {
+		if x > 0 { // M_ii = 0: row i of the positive semidefinite M is zero
+			t.dinv[i] = 1 / x
+		}
+	}
+	return t, nil
+}
+
+// coarseCond bounds the 1-norm condition number of Zᵀ·M·Z + s·e·eᵀ up to
+// which coarseInverse takes its inverse from the Cholesky factor: its
+// eigenvalues are then at least 1e-9 of its largest (κ₂ ≤ κ₁ for a
+// symmetric matrix), none that the pseudo-inverse would drop.
+const coarseCond = 1e9
+
+// coarseInverse returns the pseudo-inverse of the L×L positive
+// semidefinite A = Zᵀ·M·Z (both triangles; destroyed), whose null space
+// holds e = 1/√L (Z·1 = 1, M·1 = 0). First by Cholesky: with s = tr(A)/L,
+// (A + s·e·eᵀ)⁻¹ = A⁺ + e·eᵀ/s where A·e = 0 and its other eigenvalues are
+// not null (the 1-norm condition number at most coarseCond), L³ flam;
+// otherwise (more null vectors: LTSA's B on data in clusters) from the
+// eigendecomposition, dropping eigenvalues at most 1e-12 of the largest,
+// about 9·L³.
+func coarseInverse(ctx context.Context, am blas64.General) (blas64.General, error) {
+	l := am.Rows
+	tr := 0.0
+	for i := 0; i < l; i++ {
+		tr += am.Data[i*am.Stride+i]
+	}
+	if s := tr / float64(l); s > 0 {
+		a := newGeneral(l, l)
+		for i := 0; i < l; i++ {
+			for j, v := range am.Data[i*am.Stride : i*am.Stride+l] {
+				a.Data[i*l+j] = v + s/float64(l)
+			}
+		}
+		norm := norm1(a)
+		err := cholUpper(ctx, a)
+		if ctx.Err() != nil {
+			return blas64.General{}, ctx.Err()
+		}
+		if err == nil {
+			c := newGeneral(l, l) // R⁻¹, then R⁻¹·R⁻ᵀ
+			for i := 0; i < l; i++ {
+				c.Data[i*l+i] = 1
+			}
+			r := blas64.Triangular{N: l, Stride: l, Uplo: blas.Upper, Diag: blas.NonUnit, Data: a.Data}
+			if err := rightSolve(ctx, c, r); err != nil {
+				return blas64.General{}, err
+			}
+			inv := newGeneral(l, l)
+			if err := backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.Trans, 1, c, c, 0, inv); err != nil {
+				return blas64.General{}, err
+			}
+			if norm*norm1(inv) <= coarseCond {
+				for i := range inv.Data {
+					inv.Data[i] -= 1 / (s * float64(l))
+				}
+				return inv, nil
+			}
+		}
+	}
 	w := make([]float64, l)
 	sym := blas64.Symmetric{N: l, Stride: am.Stride, Uplo: blas.Upper, Data: am.Data}
 	if err := backend.Active().Syevd(sym, w, true); err != nil {
-		return nil, fmt.Errorf("%w: the coarse matrix Zᵀ·M·Z: %w", ErrNumerical, err)
+		return blas64.General{}, fmt.Errorf("%w: the coarse matrix Zᵀ·M·Z: %w", ErrNumerical, err)
 	}
 	top := max(math.Abs(w[0]), math.Abs(w[l-1]))
 	v := newGeneral(l, l) // V·Λ^{-1/2} over the kept eigenvalues
@@ -134,13 +200,20 @@ func newTwoLevel(z *sparse.CSR, am blas64.General, d []float64, b int) (*twoLeve
 			v.Data[i*l+j] = am.Data[i*am.Stride+j] * s
 		}
 	}
-	coarse := newGeneral(l, l)
-	backend.Active().Gemm(blas.NoTrans, blas.Trans, 1, v, v, 0, coarse)
-	t := &twoLevel{z: z, zt: z.Transpose(), coarse: coarse, dinv: make([]float64, len(d)), c1: newGeneral(l, b), c2: newGeneral(l, b)}
-	for i, x := range d {
-		t.dinv[i] = 1 / x
+	inv := newGeneral(l, l)
+	backend.Active().Gemm(blas.NoTrans, blas.Trans, 1, v, v, 0, inv)
+	return inv, nil
+}
+
+// norm1 returns the largest column sum of |a|.
+func norm1(a blas64.General) float64 {
+	sums := make([]float64, a.Cols)
+	for i := 0; i < a.Rows; i++ {
+		for j, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
+			sums[j] += math.Abs(v)
+		}
 	}
-	return t, nil
+	return slices.Max(sums)
 }
 
 // apply sets dst = T·src.
@@ -481,30 +554,68 @@ func rayleighRitzSVQB(g, hb blas64.General, m, b int) ([]float64, []float64, int
 	return coef, vals[:b], m - r, nil
 }
 
-// lleLOBPCG runs the stages "landmarks", "reduce" (those of LandmarkLLE)
-// and "eigensolve" of LLE's EigenLOBPCG on the rows g and the
-// reconstruction weights w: the Dim bottom eigenpairs of M on the
-// complement of the constant.
-func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottomResult, error) {
+// lobpcgOperator is the matrix LOBPCG works on, in the local order.
+type lobpcgOperator interface {
+	// mul sets dst = B·src (n×b blocks).
+	mul(ctx context.Context, dst, src blas64.General) error
+	// diagonal returns diag(B).
+	diagonal(n int) []float64
+}
+
+// csrOperator is a formed sparse symmetric matrix (LTSA's alignment
+// matrix).
+type csrOperator struct{ b *sparse.CSR }
+
+func (op csrOperator) mul(ctx context.Context, dst, src blas64.General) error {
+	return op.b.MulBlockCtx(ctx, dst, src)
+}
+
+func (op csrOperator) diagonal(n int) []float64 {
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = op.b.At(i, i)
+	}
+	return d
+}
+
+// lobpcgSetup is what landmarkLOBPCG needs of a method's matrix B, whose
+// null space holds the constant vector.
+type lobpcgSetup struct {
+	what   string // "the matrix M = (I−W)ᵀ(I−W)", for the stage detail
+	name   string // the matrix's letter in it ("M")
+	coarse coarseSpace
+	// pattern returns a symmetric matrix with B's pattern, for the local
+	// order (sparse.LocalOrderOf).
+	pattern func(ctx context.Context) (*sparse.CSR, error)
+	// operator returns B in the order perm (its row k is B's row perm[k])
+	// with scratch for blocks of b columns.
+	operator func(ctx context.Context, perm []int, b int) (lobpcgOperator, error)
+	// mulPerRow is the flam of a product with B, a row and a column.
+	mulPerRow int
+}
+
+// landmarkLOBPCG runs the stages "landmarks", "reduce" (those of
+// LandmarkLLE, with ls's settings) and "eigensolve" of EigenLOBPCG on the
+// rows g: the dim bottom eigenpairs of p's matrix on the complement of
+// the constant.
+func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgSetup) (*bottomResult, error) {
 	n := g.Rows
-	ls := s.landmarks(n)
 	lm := &LandmarkLLEModel{base: newBase(methodLandmarkLLE, landmarkLLEParams{K: ls.K, LandmarkK: ls.LandmarkK, Reg: ls.Reg, Choice: ls.Choice})}
-	z, am, bm, err := ls.reduced(r, g, w, lm)
+	z, am, bm, err := ls.reduced(r, g, p.coarse, lm)
 	if err != nil {
 		return nil, err
 	}
 	l := len(lm.landmarks)
-	b := min(s.Dim+lobpcgExtra, l-1, n-1)
+	b := min(dim+lobpcgExtra, l-1, n-1)
 	var out *bottomResult
-	// An iteration: two products with W and two with Wᵀ, the
-	// preconditioner, the Gram matrices of [X W P] with [X W P BX BW BP]
-	// (18·b² a row) and the updates (12·b²); predicted for 500 iterations,
-	// then for those run.
-	perIter := float64(n) * float64(4*w.NNZ()/n+2*ls.LandmarkK+30*b+2) * float64(b)
+	// An iteration: a product with B, the preconditioner, the Gram
+	// matrices of [X W P] with [X W P BX BW BP] (18·b² a row) and the
+	// updates (12·b²); predicted for 500 iterations, then for those run.
+	perIter := float64(n) * float64(p.mulPerRow+2*ls.LandmarkK+30*b+2) * float64(b)
 	err = r.stage("eigensolve", flam.Syevd(l, true)+500*perIter, func(ctx context.Context, st *stageCtx) error {
-		// Work in a local order (sparse.LocalOrderOf of W + Wᵀ): in the
-		// data's order every entry of a product with W misses the cache.
-		pattern, err := sparse.Symmetrized(ctx, w, true, func(x, _ float64) float64 { return x })
+		// Work in a local order: in the data's order every entry of a
+		// product misses the cache.
+		pattern, err := p.pattern(ctx)
 		if err != nil {
 			return err
 		}
@@ -513,7 +624,7 @@ func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottomResult, e
 			return err
 		}
 		pattern = nil
-		wp, err := w.Permuted(ctx, perm)
+		op, err := p.operator(ctx, perm, b)
 		if err != nil {
 			return err
 		}
@@ -521,8 +632,7 @@ func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottomResult, e
 		if err != nil {
 			return err
 		}
-		op := &lleOperator{w: wp, wt: wp.Transpose(), tmp: newGeneral(n, b)}
-		norm, err := op.norm(ctx, n)
+		norm, err := operatorNorm(ctx, op, n)
 		if err != nil {
 			return err
 		}
@@ -539,33 +649,33 @@ func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottomResult, e
 			return err
 		}
 		mirrorUpper(am)
-		pre, err := newTwoLevel(zp, am, op.diagonal(n), b)
+		pre, err := newTwoLevel(ctx, zp, am, op.diagonal(n), b)
 		if err != nil {
 			return err
 		}
-		res, err := lobpcgBottom(ctx, lobpcgProblem{mul: op.mul, prec: pre.apply, u: unitConstant(n), norm: norm, want: s.Dim,
+		res, err := lobpcgBottom(ctx, lobpcgProblem{mul: op.mul, prec: pre.apply, u: unitConstant(n), norm: norm, want: dim,
 			progress: func(it int) { st.progress(int64(it), 0) }}, x0)
 		if err != nil {
 			return err
 		}
-		out = &bottomResult{vals: res.vals, vecs: newGeneral(n, s.Dim), nullity: 1}
+		out = &bottomResult{vals: res.vals, vecs: newGeneral(n, dim), nullity: 1}
 		for k, v := range perm { // back to the rows' order
-			copy(out.vecs.Data[v*s.Dim:(v+1)*s.Dim], res.vecs.Data[k*s.Dim:(k+1)*s.Dim])
+			copy(out.vecs.Data[v*dim:(v+1)*dim], res.vecs.Data[k*dim:(k+1)*dim])
 		}
 		for _, v := range res.vals {
 			if v <= nullRel*norm {
 				out.nullity++
 			}
 		}
-		out.nullAtLeast = out.nullity == s.Dim+1
+		out.nullAtLeast = out.nullity == dim+1
 		st.iterations = res.iterations
 		st.predicted = flam.Syevd(l, true) + float64(res.iterations+1)*perIter
-		st.detail = fmt.Sprintf("lobpcg on the matrix M = (I−W)ᵀ(I−W) (eigensolver %s), not certified: block %d, %d iterations, "+
-			"started from and preconditioned by %d locally linear landmarks, residuals ≤ %.1e·‖M‖", EigenLOBPCG, b, res.iterations, l, res.worst)
+		st.detail = fmt.Sprintf("lobpcg on %s (eigensolver %s), not certified: block %d, %d iterations, "+
+			"started from and preconditioned by %d locally linear landmarks, residuals ≤ %.1e·‖%s‖", p.what, EigenLOBPCG, b, res.iterations, l, res.worst, p.name)
 		if res.dropped > 0 {
 			st.detail += fmt.Sprintf(", %d dependent directions dropped", res.dropped)
 		}
-		st.detail += out.note(s.Dim)
+		st.detail += out.note(dim)
 		return nil
 	})
 	if err != nil {
@@ -575,6 +685,29 @@ func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottomResult, e
 	return out, nil
 }
 
+// lleLOBPCG is LLE's EigenLOBPCG on the rows g and the reconstruction
+// weights w: M applied as products with W and Wᵀ (never formed).
+func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottomResult, error) {
+	n := g.Rows
+	ls := s.landmarks(n)
+	return landmarkLOBPCG(r, g, ls, s.Dim, lobpcgSetup{
+		what:      "the matrix M = (I−W)ᵀ(I−W)",
+		name:      "M",
+		coarse:    lleCoarse(w, ls.K, ls.LandmarkK),
+		mulPerRow: 4 * w.NNZ() / n,
+		pattern: func(ctx context.Context) (*sparse.CSR, error) {
+			return sparse.Symmetrized(ctx, w, true, func(x, _ float64) float64 { return x })
+		},
+		operator: func(ctx context.Context, perm []int, b int) (lobpcgOperator, error) {
+			wp, err := w.Permuted(ctx, perm)
+			if err != nil {
+				return nil, err
+			}
+			return &lleOperator{w: wp, wt: wp.Transpose(), tmp: newGeneral(n, b)}, nil
+		},
+	})
+}
+
 // landmarks is the locally linear landmarks' fit whose reduced problem
 // starts and preconditions LLE's LOBPCG.
 func (s LLE) landmarks(n int) LandmarkLLE {
@@ -582,19 +715,19 @@ func (s LLE) landmarks(n int) LandmarkLLE {
 		Options: Options{Neighbors: s.Neighbors}}.resolved(n)
 }
 
-// norm estimates ‖M‖ by 30 steps of the power method from a fixed
-// vector (a lower bound, so a tolerance relative to it is not looser than
-// one relative to ‖M‖).
-func (op *lleOperator) norm(ctx context.Context, n int) (float64, error) {
+// operatorNorm estimates ‖B‖ by 30 steps of the power method from a
+// fixed vector (a lower bound, so a tolerance relative to it is not looser
+// than one relative to ‖B‖).
+func operatorNorm(ctx context.Context, op lobpcgOperator, n int) (float64, error) {
 	v, mv := newGeneral(n, 1), newGeneral(n, 1)
 	for i := range v.Data {
-		v.Data[i] = math.Sin(float64(i) + 1) // not constant: M·1 = 0
+		v.Data[i] = math.Sin(float64(i) + 1) // not constant: B·1 = 0
 	}
 	lam := 0.0
 	for range 30 {
 		nn := math.Sqrt(columnNorms(v)[0])
 		if nn == 0 {
-			return 0, fmt.Errorf("%w: the matrix M is zero", ErrNumerical)
+			return 0, fmt.Errorf("%w: the matrix is zero", ErrNumerical)
 		}
 		scaleColumns(v, []float64{1 / nn})
 		if err := op.mul(ctx, mv, v); err != nil {
@@ -607,7 +740,7 @@ func (op *lleOperator) norm(ctx context.Context, n int) (float64, error) {
 		v, mv = mv, v
 	}
 	if !(lam > 0) {
-		return 0, fmt.Errorf("%w: the matrix M is zero", ErrNumerical)
+		return 0, fmt.Errorf("%w: the matrix is zero", ErrNumerical)
 	}
 	return lam, nil
 }

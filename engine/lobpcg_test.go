@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/sparse"
 )
 
 // TestLLELOBPCGDigits: LLE's LOBPCG eigensolver against its certified
@@ -74,15 +75,81 @@ func TestLLELOBPCGDeterministic(t *testing.T) {
 	}
 }
 
-// TestLLELOBPCGOnlyLLE: the other bottom eigenproblems refuse the setting.
-func TestLLELOBPCGOnlyLLE(t *testing.T) {
+// TestLTSALOBPCGDigits: LTSA's LOBPCG eigensolver against its certified
+// shift-invert Lanczos on 2000 USPS digits (1000 landmarks). With k = 40
+// the alignment matrix's null space is the constant's alone: the same
+// eigenvalues and embedding. With k = 10 it is larger (the certified path
+// counts 21 null eigenvalues): both return null vectors, and LOBPCG's
+// report says that the null space has at least dim + 1 dimensions. The
+// same bits at GOMAXPROCS 1, 2 and 8.
+func TestLTSALOBPCGDigits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-data comparison (five fits, one by the certified solver); the full runs of both backends have it")
+	}
+	ctx := context.Background()
+	x := digitRows(t, 2000)
+	exact := engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsExact}}
+	ref := engine.MustFit(t, ctx, engine.LTSA{Dim: 2, K: 40, Options: exact}.Fit, x)
+	lob := engine.MustFit(t, ctx, engine.LTSA{Dim: 2, K: 40, Eigensolver: engine.EigenLOBPCG, Options: exact}.Fit, x)
+	for j, v := range ref.Eigenvalues() {
+		if w := lob.Eigenvalues()[j]; math.Abs(w-v) > 1e-9 {
+			t.Errorf("k = 40, eigenvalue %d: %.10g, certified %.10g", j, w, v)
+		}
+	}
+	if dd := colsUpToSign(t, ref.Embedding(), lob.Embedding()); dd > 1e-6 {
+		t.Errorf("k = 40: embedding differs from the certified one by %.3g", dd)
+	}
+	if got := lob.Report().Params["nullity"]; got != 1 {
+		t.Errorf("k = 40: nullity %v, want 1", got)
+	}
+	for _, p := range []int{1, 8} { // the same bits at any GOMAXPROCS
+		withProcs(p, 1, func() {
+			y := engine.MustFit(t, ctx, engine.LTSA{Dim: 2, K: 40, Eigensolver: engine.EigenLOBPCG, Options: exact}.Fit, x).Embedding()
+			if !mat.Equal(y, lob.Embedding()) {
+				t.Errorf("k = 40, GOMAXPROCS %d: embedding %.3g from the first fit's", p, maxAbsDiff(y, lob.Embedding()))
+			}
+		})
+	}
+	detail := func(m *engine.LTSAModel) string {
+		for _, s := range m.Report().Stages {
+			if s.Name == "eigensolve" {
+				return s.Detail
+			}
+		}
+		return ""
+	}
+	for _, want := range []string{"lobpcg on the alignment matrix B", "not certified", "locally linear landmarks"} {
+		if d := detail(lob); !strings.Contains(d, want) {
+			t.Errorf("eigensolve detail %q lacks %q", d, want)
+		}
+	}
+
+	ref = engine.MustFit(t, ctx, engine.LTSA{Dim: 2, K: 10, Options: exact}.Fit, x)
+	lob = engine.MustFit(t, ctx, engine.LTSA{Dim: 2, K: 10, Eigensolver: engine.EigenLOBPCG, Options: exact}.Fit, x)
+	if got := ref.Report().Params["nullity"]; got != 21 {
+		t.Errorf("k = 10: certified nullity %v, want 21", got)
+	}
+	for j, v := range lob.Eigenvalues() {
+		if math.Abs(v) > 1e-12 {
+			t.Errorf("k = 10: LOBPCG eigenvalue %d is %.3g, want a null one", j, v)
+		}
+	}
+	if got, d := lob.Report().Params["nullity"], detail(lob); got != 3 || !strings.Contains(d, "null space of dimension at least 3") {
+		t.Errorf("k = 10: nullity %v, detail %q: want at least 3", got, d)
+	}
+}
+
+// TestLOBPCGOnlyLLEAndLTSA: the other bottom eigenproblems refuse the
+// setting, and LTSA refuses it on sparse rows.
+func TestLOBPCGOnlyLLEAndLTSA(t *testing.T) {
 	ctx := context.Background()
 	x := digitRows(t, 300)
-	if _, err := (engine.LTSA{Eigensolver: engine.EigenLOBPCG}).Fit(ctx, x); !errors.Is(err, engine.ErrBadSetting) {
-		t.Errorf("LTSA with lobpcg: %v, want ErrBadSetting", err)
-	}
 	if _, err := (engine.LaplacianEigenmaps{Eigensolver: engine.EigenLOBPCG}).Fit(ctx, x); !errors.Is(err, engine.ErrBadSetting) {
 		t.Errorf("Laplacian eigenmaps with lobpcg: %v, want ErrBadSetting", err)
+	}
+	_, err := (engine.LTSA{Eigensolver: engine.EigenLOBPCG}).Fit(ctx, sparse.FromDense(x))
+	if !errors.Is(err, engine.ErrBadSetting) || !strings.Contains(err.Error(), "dense rows") {
+		t.Errorf("LTSA with lobpcg on sparse rows: %v, want ErrBadSetting naming dense rows", err)
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -60,7 +61,7 @@ import (
 type LTSA struct {
 	Dim         int         // output (and tangent-space) dimension; default 2
 	K           int         `setting:"k"`           // neighbours; default 10, must exceed Dim
-	Eigensolver Eigensolver `setting:"eigensolver"` // default: dense for N ≤ 500, the certified Lanczos above
+	Eigensolver Eigensolver `setting:"eigensolver"` // default: dense for N ≤ 500, the certified Lanczos above; EigenLOBPCG on dense rows without a factor
 	Seed        uint64      // Lanczos start vector
 	Options
 }
@@ -90,6 +91,31 @@ const methodLTSA = "ltsa"
 func (s LTSA) resolved() LTSA {
 	s.Dim, s.K = cmp.Or(s.Dim, 2), cmp.Or(s.K, 10)
 	return s
+}
+
+// landmarks is the locally linear landmarks' fit whose reduced problem
+// starts and preconditions LTSA's LOBPCG (its default weights' Reg).
+func (s LTSA) landmarks(n int) LandmarkLLE {
+	return LandmarkLLE{Dim: s.Dim, K: s.K, Landmarks: min(n, lobpcgLandmarks), Seed: s.Seed,
+		Options: Options{Neighbors: s.Neighbors}}.resolved(n)
+}
+
+// ltsaLOBPCG is LTSA's EigenLOBPCG on the rows g and the alignment
+// matrix b (formed).
+func ltsaLOBPCG(r *run, g blas64.General, b *sparse.CSR, s LTSA) (*bottomResult, error) {
+	n := g.Rows
+	ls := s.landmarks(n)
+	return landmarkLOBPCG(r, g, ls, s.Dim, lobpcgSetup{
+		what:      "the alignment matrix B",
+		name:      "B",
+		coarse:    explicitCoarse(b, ls.LandmarkK),
+		mulPerRow: 2 * b.NNZ() / n,
+		pattern:   func(context.Context) (*sparse.CSR, error) { return b, nil },
+		operator: func(ctx context.Context, perm []int, _ int) (lobpcgOperator, error) {
+			bp, err := b.Permuted(ctx, perm)
+			return csrOperator{b: bp}, err
+		},
+	})
 }
 
 // Fit embeds the rows of x (dense, or a *sparse.CSR).
@@ -125,6 +151,17 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			est := int64(8)*int64(in.nnz()+3*n*s.K*s.K) + graphBytes(s.Neighbors, in, s.K)
 			if solver == EigenDense {
 				est += 8 * int64(n) * int64(n)
+			}
+			if solver == EigenLOBPCG {
+				if in.isSparse() {
+					return fitPlan{}, fmt.Errorf("%s: %w: eigensolver %q needs dense rows (its landmarks rebuild each point from dense rows)", method, ErrBadSetting, solver)
+				}
+				// Locally linear landmarks' fit; B in the local order (at
+				// most k² entries a row, 12 bytes each); LOBPCG's 10 blocks
+				// of dim + 4 columns; two more L×L.
+				ls := s.landmarks(n)
+				b, l := int64(s.Dim+lobpcgExtra), int64(ls.Landmarks)
+				est += ls.bytes(in) + 12*int64(n)*int64(s.K*s.K) + 8*int64(n)*10*b + 16*l*l
 			}
 			return fitPlan{dim: s.Dim, bytes: est, what: "LTSA", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
 		},
@@ -203,7 +240,15 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			eig, err := bottomSparse(r, b, unitConstant(n), s.Dim, solver, s.Seed, nil, "alignment matrix B")
+			var eig *bottomResult
+			if solver == EigenLOBPCG {
+				eig, err = ltsaLOBPCG(r, in.dense, b, s)
+			} else {
+				eig, err = bottomSparse(r, b, unitConstant(n), s.Dim, solver, s.Seed, nil, "alignment matrix B")
+				if errors.Is(err, ErrNumerical) && r.ctx.Err() == nil && !in.isSparse() {
+					err = fmt.Errorf("%w; for LTSA on dense rows, Eigensolver %q (-eigensolver %s) needs no factor either", err, EigenLOBPCG, EigenLOBPCG)
+				}
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -91,11 +91,12 @@
 //	                   certified"). A fit whose factor the certified path
 //	                   cannot afford (neighbour graphs of high-dimensional
 //	                   data fill it in) stops with an error that names
-//	                   uncertified. lobpcg, for lle only: LOBPCG on M
-//	                   started from and preconditioned by 1000 locally
-//	                   linear landmarks (no factor, no certificate,
-//	                   residuals checked); it converges on such data where
-//	                   uncertified does not. isomap and isoprojection read it for
+//	                   uncertified. lobpcg, for lle and ltsa on dense rows:
+//	                   LOBPCG on M (ltsa: B) started from and
+//	                   preconditioned by 1000 locally linear landmarks (no
+//	                   factor, no certificate, residuals checked); on lle's
+//	                   M of such data it converges where uncertified does
+//	                   not. isomap and isoprojection read it for
 //	                   the top eigenpairs of τ(D_G): auto (dense up to 500
 //	                   points or when dim > N/10, else Lanczos), dense or
 //	                   lanczos

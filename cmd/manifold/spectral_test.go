@@ -85,6 +85,7 @@ func TestEigensolverFlag(t *testing.T) {
 		{"ltsa", "dense", "dense syevr"},
 		{"lle", "auto", "dense syevr"}, // 120 points: dense
 		{"lle", "lobpcg", "locally linear landmarks"},
+		{"ltsa", "lobpcg", "lobpcg on the alignment matrix B"},
 	} {
 		mustSucceed(t, dir, "embed", "-method", tc.method, "-in", "roll.csv", "-eigensolver", tc.solver, "-out", "y.csv", "-report", "r.json", "-quiet")
 		want := tc.solver
@@ -110,7 +111,7 @@ func TestEigensolverFlag(t *testing.T) {
 		}
 	}
 	mustFail(t, dir, []string{"uncertified", "LLE, LTSA and Laplacian eigenmaps"}, "embed", "-method", "isomap", "-in", "roll.csv", "-eigensolver", "uncertified")
-	mustFail(t, dir, []string{"lobpcg", "LLE only"}, "embed", "-method", "ltsa", "-in", "roll.csv", "-eigensolver", "lobpcg")
+	mustFail(t, dir, []string{"lobpcg", "LLE and LTSA only"}, "embed", "-method", "laplacian", "-in", "roll.csv", "-eigensolver", "lobpcg")
 	mustFail(t, dir, []string{"-eigensolver", "mds"}, "embed", "-method", "mds", "-in", "roll.csv", "-eigensolver", "dense")
 	mustFail(t, dir, []string{"-eigensolver", "arpack"}, "embed", "-method", "lle", "-in", "roll.csv", "-eigensolver", "arpack")
 }
