@@ -605,6 +605,7 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 	if err != nil {
 		return nil, err
 	}
+	p.coarse = coarseSpace{} // what it holds (LTSA: B) is the operator's to free
 	l := len(lm.landmarks)
 	b := min(dim+lobpcgExtra, l-1, n-1)
 	var out *bottomResult

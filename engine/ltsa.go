@@ -101,7 +101,7 @@ func (s LTSA) landmarks(n int) LandmarkLLE {
 }
 
 // ltsaLOBPCG is LTSA's EigenLOBPCG on the rows g and the alignment
-// matrix b (formed).
+// matrix b (formed; not held once it is copied into the local order).
 func ltsaLOBPCG(r *run, g blas64.General, b *sparse.CSR, s LTSA) (*bottomResult, error) {
 	n := g.Rows
 	ls := s.landmarks(n)
@@ -113,6 +113,7 @@ func ltsaLOBPCG(r *run, g blas64.General, b *sparse.CSR, s LTSA) (*bottomResult,
 		pattern:   func(context.Context) (*sparse.CSR, error) { return b, nil },
 		operator: func(ctx context.Context, perm []int, _ int) (lobpcgOperator, error) {
 			bp, err := b.Permuted(ctx, perm)
+			b = nil
 			return csrOperator{b: bp}, err
 		},
 	})
