@@ -77,7 +77,7 @@ type Fixed struct {
 func FixDisconnected(ctx context.Context, x mat.Matrix, g *sparse.CSR, policy Disconnected, opt Options) (*Fixed, error) {
 	var pts points
 	if x != nil && policy == DisconnectedConnect {
-		d, err := rowMajor("x", x)
+		d, err := rowMajor(ctx, "x", x)
 		if err != nil {
 			return nil, err
 		}

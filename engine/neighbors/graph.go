@@ -78,7 +78,7 @@ func Graph(ctx context.Context, x mat.Matrix, opt GraphOptions) (*sparse.CSR, er
 // that their recall can be measured when opt.Search.Algorithm is
 // NNDescent.
 func GraphAndLists(ctx context.Context, x mat.Matrix, opt GraphOptions) (*sparse.CSR, *Result, error) {
-	g, err := rowMajor("x", x)
+	g, err := rowMajor(ctx, "x", x)
 	if err != nil {
 		return nil, nil, err
 	}

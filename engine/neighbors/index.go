@@ -43,7 +43,7 @@ type Index struct {
 // walked on p ≤ D/2 principal coordinates) and the graph (about 8·n·k
 // bytes). Errors as KNNApprox.
 func NewIndex(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Index, *Result, error) {
-	g, err := rowMajor("x", x)
+	g, err := rowMajor(ctx, "x", x)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,7 +75,7 @@ func IndexFromLists(ctx context.Context, x mat.Matrix, lists *Result, opt Approx
 // tree, is an error wrapping ErrInput. A nil tree grows one as
 // IndexFromLists does.
 func IndexWithTree(ctx context.Context, x mat.Matrix, lists *Result, tree *Tree, opt ApproxOptions) (*Index, error) {
-	g, err := rowMajor("x", x)
+	g, err := rowMajor(ctx, "x", x)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (ix *Index) Len() int { return ix.v.n() }
 // search keeps (larger: slower and closer to exact; 0: max(2k, 30)).
 // Errors wrap ErrInput (k not in [1, Len()], q's width, NaN or Inf).
 func (ix *Index) Query(ctx context.Context, q mat.Matrix, k, width int) (*Result, error) {
-	g, err := rowMajor("queries", q)
+	g, err := rowMajor(ctx, "queries", q)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ type ApproxInfo struct {
 // Errors wrap ErrInput (k not in [1, n−1], NaN or Inf, bad options) or
 // are ctx.Err().
 func KNNApprox(ctx context.Context, x mat.Matrix, k int, opt ApproxOptions) (*Result, ApproxInfo, error) {
-	g, err := rowMajor("x", x)
+	g, err := rowMajor(ctx, "x", x)
 	if err != nil {
 		return nil, ApproxInfo{}, err
 	}

@@ -78,7 +78,7 @@ type RecallEstimate struct {
 // (KNNQuery with opt, cost sample·n·D) and compared as in Recall. With
 // sample ≥ n every point is measured.
 func SampledRecall(ctx context.Context, x mat.Matrix, approx *Result, sample int, seed uint64, opt Options) (RecallEstimate, error) {
-	g, err := rowMajor("x", x)
+	g, err := rowMajor(ctx, "x", x)
 	if err != nil {
 		return RecallEstimate{}, err
 	}

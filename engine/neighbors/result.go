@@ -1,6 +1,7 @@
 package neighbors
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -172,9 +173,13 @@ func (o Options) Flam(m, n, dim, k int) float64 {
 	return flam.KNNBrute(m, n, dim)
 }
 
+// rowMajorCheck is how many rows rowMajor checks between looks at ctx.
+const rowMajorCheck = 1024
+
 // rowMajor returns the rows of m as a blas64.General: the raw storage of a
-// *mat.Dense, a copy otherwise. It checks that every element is finite.
-func rowMajor(what string, m mat.Matrix) (blas64.General, error) {
+// *mat.Dense, a copy otherwise. It checks that every element is finite,
+// and ctx between blocks of rows.
+func rowMajor(ctx context.Context, what string, m mat.Matrix) (blas64.General, error) {
 	r, c := m.Dims()
 	var g blas64.General
 	if d, ok := m.(*mat.Dense); ok {
@@ -192,6 +197,9 @@ func rowMajor(what string, m mat.Matrix) (blas64.General, error) {
 	}
 	limit := valueLimit(c)
 	for i := 0; i < r; i++ {
+		if i%rowMajorCheck == 0 && ctx.Err() != nil { // 10⁵ × 256 values take 0.1 s
+			return g, ctx.Err()
+		}
 		for j, v := range g.Data[i*g.Stride : i*g.Stride+c] {
 			if err := checkValue(v, limit, c); err != nil {
 				return g, fmt.Errorf("%w: %s[%d, %d] = %v %s", ErrInput, what, i, j, v, err)

@@ -20,7 +20,7 @@ import (
 // ErrInput if k is not in [0, n−1] or x holds NaN or Inf, and ctx.Err()
 // if cancelled.
 func KNN(ctx context.Context, x mat.Matrix, k int, opt Options) (*Result, error) {
-	g, err := rowMajor("x", x)
+	g, err := rowMajor(ctx, "x", x)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func KNNQuery(ctx context.Context, data, queries mat.Matrix, k int, opt Options)
 // Radius returns, for every row of x, the other rows within distance eps
 // (inclusive), sorted by distance then index.
 func Radius(ctx context.Context, x mat.Matrix, eps float64, opt Options) (*Result, error) {
-	g, err := rowMajor("x", x)
+	g, err := rowMajor(ctx, "x", x)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +66,8 @@ func RadiusQuery(ctx context.Context, data, queries mat.Matrix, eps float64, opt
 }
 
 // queriesOf returns the rows of queries, checked finite and of x's width.
-func queriesOf(x blas64.General, queries mat.Matrix) (blas64.General, error) {
-	q, err := rowMajor("queries", queries)
+func queriesOf(ctx context.Context, x blas64.General, queries mat.Matrix) (blas64.General, error) {
+	q, err := rowMajor(ctx, "queries", queries)
 	if err != nil {
 		return q, err
 	}

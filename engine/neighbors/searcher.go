@@ -27,7 +27,7 @@ type Searcher struct {
 // copied) with opt. It returns an error wrapping ErrInput when data holds
 // NaN or Inf.
 func NewSearcher(data mat.Matrix, opt Options) (*Searcher, error) {
-	x, err := rowMajor("data", data)
+	x, err := rowMajor(context.Background(), "data", data) // no context to honour here
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (s *Searcher) kdTree() *kdTree {
 
 // KNN is KNNQuery of the Searcher's rows.
 func (s *Searcher) KNN(ctx context.Context, queries mat.Matrix, k int) (*Result, error) {
-	q, err := queriesOf(s.x, queries)
+	q, err := queriesOf(ctx, s.x, queries)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (s *Searcher) KNN(ctx context.Context, queries mat.Matrix, k int) (*Result,
 
 // Radius is RadiusQuery of the Searcher's rows.
 func (s *Searcher) Radius(ctx context.Context, queries mat.Matrix, eps float64) (*Result, error) {
-	q, err := queriesOf(s.x, queries)
+	q, err := queriesOf(ctx, s.x, queries)
 	if err != nil {
 		return nil, err
 	}
