@@ -84,7 +84,7 @@ func TestLLELOBPCGDeterministic(t *testing.T) {
 // same bits at GOMAXPROCS 1, 2 and 8.
 func TestLTSALOBPCGDigits(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a real-data comparison (five fits, one by the certified solver); the full runs of both backends have it")
+		t.Skip("a real-data comparison (six fits, two by the certified solver); the full runs of both backends have it")
 	}
 	ctx := context.Background()
 	x := digitRows(t, 2000)
