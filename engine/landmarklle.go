@@ -137,14 +137,21 @@ func (s LandmarkLLE) Fit(ctx context.Context, x mat.Matrix) (*LandmarkLLEModel, 
 }
 
 // bytes is the memory a fit of the resolved s to in holds at its peak:
-// the rows; W and the lists it came from; the landmarks' lists, Z as a
-// CSR and as a rowSet; (I − W)·Z; the embedding; the landmarks' rows and
-// four L×L matrices.
+// the rows; W and the lists it came from; (I − W)·Z; the neighbour
+// graph; and what landmarkBytes counts.
 func (s LandmarkLLE) bytes(in samples) int64 {
 	n, d := in.dims()
-	l, kz, c := int64(s.Landmarks), int64(s.LandmarkK), int64((s.K+1)*s.LandmarkK)
-	bytes := 8*int64(n)*int64(d) + 32*int64(n)*int64(s.K) + int64(n)*(44*kz+12*c+24+8*int64(s.Dim)) +
-		8*l*int64(d) + 4*8*l*l + graphBytes(s.Neighbors, in, s.K)
+	c := int64((s.K + 1) * s.LandmarkK)
+	return 8*int64(n)*int64(d) + 32*int64(n)*int64(s.K) + 12*int64(n)*c + s.landmarkBytes(n, d) + graphBytes(s.Neighbors, in, s.K)
+}
+
+// landmarkBytes is what the landmarks of a fit to n rows of d features
+// hold, whatever the matrix they reduce (LLE's M, LTSA's B): the
+// landmarks' lists, Z as a CSR and as a rowSet, the embedding, the
+// landmarks' rows, four L×L matrices, and the max-min choice's bound.
+func (s LandmarkLLE) landmarkBytes(n, d int) int64 {
+	l, kz := int64(s.Landmarks), int64(s.LandmarkK)
+	bytes := int64(n)*(44*kz+24+8*int64(s.Dim)) + 8*l*int64(d) + 4*8*l*l
 	if s.Choice == "maxmin" {
 		bytes += projBoundBytes(n, d, s.Landmarks)
 	}

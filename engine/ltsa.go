@@ -157,12 +157,13 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 				if in.isSparse() {
 					return fitPlan{}, fmt.Errorf("%s: %w: eigensolver %q needs dense rows (its landmarks rebuild each point from dense rows)", method, ErrBadSetting, solver)
 				}
-				// Locally linear landmarks' fit; B in the local order (at
-				// most k² entries a row, 12 bytes each); LOBPCG's 10 blocks
-				// of dim + 4 columns; two more L×L.
+				// The landmarks (not LLE's weights: B is reduced as it
+				// is); B in the local order (at most k² entries a row, 12
+				// bytes each); LOBPCG's 10 blocks of dim + 4 columns; two
+				// more L×L.
 				ls := s.landmarks(n)
 				b, l := int64(s.Dim+lobpcgExtra), int64(ls.Landmarks)
-				est += ls.bytes(in) + 12*int64(n)*int64(s.K*s.K) + 8*int64(n)*10*b + 16*l*l
+				est += ls.landmarkBytes(n, d) + 12*int64(n)*int64(s.K*s.K) + 8*int64(n)*10*b + 16*l*l
 			}
 			return fitPlan{dim: s.Dim, bytes: est, what: "LTSA", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
 		},
