@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CI tag matrix: vet both builds, run the README's test command for the pure-Go build with
-# CGO_ENABLED=0 (and engine's assembly-free form, -tags noasm) and again with -tags openblas,
-# then -race on the packages that start goroutines.
+# CGO_ENABLED=0 (and engine's assembly-free form, -tags noasm), again with -tags openblas
+# (-short beyond backend/), then -race -short on the packages that start goroutines.
 # Usage: bash build/ci-matrix.sh   (the OpenBLAS packages must be installed: build/install-openblas.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,8 +31,14 @@ step "the assembly kernels' Go forms (-tags noasm): vet, and the tests that run 
 timed go vet -tags noasm ./engine/ ./engine/neighbors/
 timed env CGO_ENABLED=0 go test -tags noasm -run 'SqDist8|MinPlus2|ExactSearch|GeodesicTable|Dots4|Index' ./engine/ ./engine/neighbors/
 
-step "tests, OpenBLAS backend (-tags openblas)"
-timed go test -tags openblas ./...
+step "tests, OpenBLAS backend (-tags openblas): backend/ in full, the rest -short"
+# The two backends differ in the dense kernels alone: backend/ (its conformance suite) runs in
+# full; every other package runs -short, which skips or shrinks the tests that check results on
+# large inputs (real-data protocols, reliability sweeps over every method) and says so in each
+# skip message. The pure-Go step above runs them all; run them on this backend with
+# `go test -tags openblas ./...` (about 5 minutes on 2 cores with ../shared/data).
+timed go test -tags openblas ./backend/...
+timed go test -short -tags openblas ./...
 
 step "race detector on the packages that start goroutines"
 # Packages whose non-test code starts goroutines or runs parallel loops (beam/ is its own module:
@@ -40,7 +46,7 @@ step "race detector on the packages that start goroutines"
 race_pkgs=$(grep -rl --include='*.go' -E 'go func|ParallelFor|sync\.WaitGroup' --exclude='*_test.go' --exclude-dir=beam . \
   | xargs -n1 dirname | sort -u | sed 's|^\.|github.com/manifoldlab/manifold|')
 # -short: tests that check results on large inputs (not concurrency) skip or shrink under it, each
-# saying so; the full runs of both backends above have them.
+# saying so; the pure-Go step above runs them in full.
 timed go test -race -short $race_pkgs
 echo
 echo "ci-matrix: all steps passed"

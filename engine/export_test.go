@@ -10,6 +10,14 @@ import (
 // Hooks for the tests of package engine_test, which see only the exported
 // API.
 
+// SetLOBPCGLandmarks sets the size of LLE's and LTSA's LOBPCG coarse
+// space and returns a function that restores it.
+func SetLOBPCGLandmarks(n int) (restore func()) {
+	old := lobpcgLandmarks
+	lobpcgLandmarks = n
+	return func() { lobpcgLandmarks = old }
+}
+
 // FmtBytes is the byte count as the engine's errors print it.
 var FmtBytes = fmtBytes
 

@@ -154,7 +154,7 @@ func TestMaxMinPruned(t *testing.T) {
 	check(t, "duplicates", dup, 20)
 	t.Run("usps", func(t *testing.T) {
 		if testing.Short() {
-			t.Skip("400 landmarks of 4000 digits, every distance: the full runs (both backends) have it; -short (the race run) skips it")
+			t.Skip("400 landmarks of 4000 digits, every distance: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 		}
 		check(t, "usps", mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, 4000, 0, 256)), 400)
 	})

@@ -50,6 +50,9 @@ func TestLandmarkLLEAllLandmarksIsLLE(t *testing.T) {
 // orthogonal with LLE's scale, Transform of the training rows gives the
 // embedding back and a saved model maps new rows as the fitted one.
 func TestLandmarkLLEDigits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("LLE and Landmark LLE on 2000 digits (numerics; TestLandmarkLLEDeterministic runs its parallel parts): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	ctx := context.Background()
 	x := digitRows(t, 2000)
 	n, _ := x.Dims()
@@ -100,6 +103,9 @@ func TestLandmarkLLEDigits(t *testing.T) {
 // objective (the first eigenvalue) lower than a uniform sample does
 // (0.0088 against 0.0152 when written: not a theorem, a margin).
 func TestLandmarkLLEChoices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four landmark choices on 1500 digits (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	ctx := context.Background()
 	x := digitRows(t, 1500)
 	eig := map[engine.LandmarkChoice]float64{}

@@ -87,7 +87,7 @@ func TestLazy(t *testing.T) {
 // show cancellation in more than one phase: now 0.5–0.8 s.
 func TestTrainingIndexCancel(t *testing.T) {
 	if testing.Short() {
-		t.Skip("an index of 100,000 × 256 rows: the full runs have it; -short (the race run) skips it")
+		t.Skip("an index of 100,000 × 256 rows: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	const n, d, r = 100000, 256, 20
 	rng := rand.New(rand.NewPCG(4, 4))

@@ -50,12 +50,14 @@ const (
 	// iteration dearer (Rayleigh–Ritz on 3·block columns) and the
 	// iterations fewer (dim + 4: 694 at 100,000 digits; dim + 2: 1166).
 	lobpcgExtra = 4
-	// lobpcgLandmarks is the coarse space's size.
-	lobpcgLandmarks = 1000
 	// lobpcgDrop: a direction of [X, W, P] whose scaled Gram eigenvalue
 	// is below lobpcgDrop times the largest is dropped.
 	lobpcgDrop = 1e-11
 )
+
+// lobpcgLandmarks is the coarse space's size (a variable only so that the
+// race run's tests can shrink it: SetLOBPCGLandmarks).
+var lobpcgLandmarks = 1000
 
 // lleOperator is M = AᵀA, A = I − W, as products with W and Wᵀ.
 type lleOperator struct {

@@ -20,6 +20,9 @@ import (
 // landmarks than rows (2000 digits, 1000 landmarks): the same
 // eigenvalues, the same embedding, and a report that says what ran.
 func TestLLELOBPCGDigits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-data comparison (four fits of 2000 digits, two by the certified solver); the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	ctx := context.Background()
 	plain := digitRows(t, 2000)
 	dup := mat.DenseCopyOf(plain)
@@ -60,7 +63,12 @@ func TestLLELOBPCGDigits(t *testing.T) {
 // TestLLELOBPCGDeterministic: the same bits at GOMAXPROCS 1, 2 and 8.
 func TestLLELOBPCGDeterministic(t *testing.T) {
 	ctx := context.Background()
-	x := digitRows(t, 1500)
+	n := 1500
+	if testing.Short() { // -race: 200 landmarks of 600 points, the same parallel paths
+		n = 600
+		defer engine.SetLOBPCGLandmarks(200)()
+	}
+	x := digitRows(t, n)
 	fit := func() *mat.Dense {
 		return engine.MustFit(t, ctx, engine.LLE{Eigensolver: engine.EigenLOBPCG, Seed: 3}.Fit, x).Embedding()
 	}
@@ -84,7 +92,7 @@ func TestLLELOBPCGDeterministic(t *testing.T) {
 // same bits at GOMAXPROCS 1, 2 and 8.
 func TestLTSALOBPCGDigits(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a real-data comparison (six fits, two by the certified solver); the full runs of both backends have it")
+		t.Skip("a real-data comparison (six fits, two by the certified solver); the full pure-Go run has it")
 	}
 	ctx := context.Background()
 	x := digitRows(t, 2000)

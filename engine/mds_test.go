@@ -106,6 +106,9 @@ func TestMDSBadInput(t *testing.T) {
 // The eigenvalues equal the dense solver's, and the embedding's columns
 // are orthogonal.
 func TestMDSRepeatedEigenvalues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("repeated eigenvalues at 900 and 1000 points (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	ctx := context.Background()
 	grid := mat.NewDense(900, 2, nil)
 	for i := 0; i < 900; i++ {

@@ -172,7 +172,7 @@ func TestApproxNeighborsOtherMethods(t *testing.T) {
 // Load): on new points of the same roll it maps as the exact model does.
 func TestIsomapApproxTransform(t *testing.T) {
 	if testing.Short() {
-		t.Skip("exact and approximate Isomap fits of 2000 points (TestApproxListsTransform runs the approximate Transform under -race): the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("exact and approximate Isomap fits of 2000 points (TestApproxListsTransform runs the approximate Transform under -race): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	ctx := context.Background()
 	roll, _ := datasets.SwissRoll(2300, 0.05, 21)
@@ -352,7 +352,7 @@ func TestSearchWidthKept(t *testing.T) {
 // IndexK ≥ rows are refused.
 func TestIndexKWidened(t *testing.T) {
 	if testing.Short() {
-		t.Skip("approximate fits of 3000 USPS digits: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("approximate fits of 3000 USPS digits: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	ctx := context.Background()
 	train, test := uspsTrain(t)

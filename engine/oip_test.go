@@ -335,7 +335,7 @@ func TestOIPDenseFallback(t *testing.T) {
 // and its reported Davis–Kahan bound holds.
 func TestOIPFacesPrecision(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a dense reference on 400 face images: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("a dense reference on 400 face images: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	x := loadShared(t, "orl32")
 	n, _ := x.Dims()

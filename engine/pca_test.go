@@ -12,7 +12,7 @@ import (
 
 func TestPCAAgainstSklearn(t *testing.T) {
 	if testing.Short() {
-		t.Skip("three solvers against scikit-learn's fixtures (Yale faces): the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("three solvers against scikit-learn's fixtures (Yale faces): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	eachFixture(t, loadFixture, []string{"swiss_pca", "yale_pca"}, func(t *testing.T, f fixture, x *mat.Dense) {
 		want := rowsToDense(f.Embedding)

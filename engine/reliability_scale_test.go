@@ -29,6 +29,9 @@ import (
 // embeddings depend on its scale by design: they are held to finite output
 // or those errors.
 func TestScaleEquivariance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every method at seven scales (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	ctx := context.Background()
 	x := engine.DigitRows(t, 300)
 	labels := engine.LoadSharedLabels(t, "usps9298")[:300]
@@ -120,6 +123,9 @@ func maxNormalizedBy(y, ref mat.Matrix) *mat.Dense {
 // so such rows are made dense. The neighbour graph of manifold neighbors
 // too. Rows with a small offset (1e3) stay sparse.
 func TestSparseOffset(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every sparse method dense and sparse at two offsets (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	ctx := context.Background()
 	digits := engine.DigitRows(t, 300)
 	n, d := digits.Dims()
@@ -190,6 +196,9 @@ func TestSparseOffset(t *testing.T) {
 // IsoProjection (no centring beyond τ, as their papers write them) and
 // LSI (no centring at all) depend on the offset by design.
 func TestOffsetInvariance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every method with and without an offset (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	ctx := context.Background()
 	digits := engine.DigitRows(t, 300)
 	labels := engine.LoadSharedLabels(t, "usps9298")[:300]
@@ -242,6 +251,9 @@ func TestOffsetInvariance(t *testing.T) {
 // Laplacian eigenmaps with "no neighbour of positive weight" where the
 // squared distances to the training points had overflowed).
 func TestTransformFarPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every method's Transform of far points (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	ctx := context.Background()
 	x := engine.DigitRows(t, 300)
 	labels := engine.LoadSharedLabels(t, "usps9298")[:300]

@@ -153,7 +153,7 @@ func checkAgainstDense(t *testing.T, name string, c captured) int {
 // four null vectors and a Ritz value of 3.5e-3).
 func TestCertifiedBottomDigits(t *testing.T) {
 	if testing.Short() {
-		t.Skip("dense references on up to 2000 digits (TestCertifiedBottomSwissRoll runs the certified path under -race): the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("dense references on up to 2000 digits (TestCertifiedBottomSwissRoll runs the certified path under -race): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -596,7 +596,7 @@ func TestEarlyAnalysisStoppedOnError(t *testing.T) {
 // k = 8 and dim = 2 has a null space of dimension 23.
 func TestNullSpaceNotSearchedThrough(t *testing.T) {
 	if testing.Short() {
-		t.Skip("1000 digits through the certified path: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("1000 digits through the certified path: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	m, err := LTSA{Dim: 2, K: 8, Eigensolver: EigenLanczos}.Fit(context.Background(), digitRows(t, 1000))
 	if err != nil {

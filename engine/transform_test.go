@@ -394,7 +394,7 @@ func TestExactSearchMatchesBruteForce(t *testing.T) {
 // the training rows' own neighbour graph as the Isomap model seeds it.
 func TestExactSearchUSPS(t *testing.T) {
 	if testing.Short() {
-		t.Skip("brute force on 7291 digits (TestExactSearchMatchesBruteForce runs the search under -race): the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("brute force on 7291 digits (TestExactSearchMatchesBruteForce runs the search under -race): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	train, test := uspsTrain(t)
 	ctx := context.Background()
@@ -600,7 +600,7 @@ func TestApproxTransformRow(t *testing.T) {
 // neighbours it builds the neighbour index its first Transform would.
 func TestPrepareCtx(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a Landmark Isomap fit of 20,000 points: the full runs have it; -short (the race run) skips it")
+		t.Skip("a Landmark Isomap fit of 20,000 points: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	ctx := context.Background()
 	x := swissRows(20000, 31)

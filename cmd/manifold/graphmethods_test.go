@@ -15,7 +15,7 @@ import (
 // embedding (project), and the method-specific flags reach the engine.
 func TestGraphMethodsEmbedAndProject(t *testing.T) {
 	if testing.Short() {
-		t.Skip("every graph method's embed and project: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("every graph method's embed and project: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	x := testData(t, dir)

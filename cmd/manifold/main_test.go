@@ -385,7 +385,7 @@ func TestPlot(t *testing.T) {
 
 func TestDemo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the demo's fits and plot: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("the demo's fits and plot: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	r := mustSucceed(t, dir, "demo", "-plot", "demo.png", "-plot-size", "1000x450")

@@ -24,7 +24,7 @@ var barWithETA = regexp.MustCompile(`(\w+)\s+\[[=> ]{30}\]\s+(\d+)% \S+ ETA \d`)
 // geodesics and eigensolve.
 func TestProgressInTerminal(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a fit of several seconds in a terminal: the full runs have it")
+		t.Skip("a fit of several seconds in a terminal: the full pure-Go run has it")
 	}
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {

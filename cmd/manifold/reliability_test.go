@@ -32,7 +32,7 @@ func methodArgs(name string) []string {
 // standard error that names the input and the problem, never a panic.
 func TestBadInputEveryMethod(t *testing.T) {
 	if testing.Short() {
-		t.Skip("every method on every bad input: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("every method on every bad input: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	x := testData(t, dir)
@@ -139,7 +139,7 @@ func TestBadInputEveryMethod(t *testing.T) {
 // method.
 func TestBadModelFilesEveryMethod(t *testing.T) {
 	if testing.Short() {
-		t.Skip("every method's damaged model files: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("every method's damaged model files: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	testData(t, dir)
@@ -176,7 +176,7 @@ func TestBadModelFilesEveryMethod(t *testing.T) {
 // "connect" and in part by "largest"; ε with an isolated point likewise.
 func TestDisconnectedEveryMethod(t *testing.T) {
 	if testing.Short() {
-		t.Skip("every method on disconnected graphs: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("every method on disconnected graphs: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	var b strings.Builder

@@ -102,7 +102,7 @@ func gzipOf(t *testing.T, unit string, n int) []byte {
 // shared).
 func TestMemoryLimits(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a matrix of child processes: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("a matrix of child processes: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	small := []string{"GOMEMLIMIT=64MiB"}
@@ -285,7 +285,7 @@ func TestRepeatedFlag(t *testing.T) {
 // exit 1 and one line: never NaN with exit 0.
 func TestProjectFarAway(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a matrix of child processes: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("a matrix of child processes: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	testData(t, dir)

@@ -30,7 +30,7 @@ func readParams(t *testing.T, path string) map[string]any {
 // refuses is retried in float32.
 func TestWeightAndFloat32Flags(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the spectral flags' fits: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("the spectral flags' fits: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	testData(t, dir)
@@ -75,7 +75,7 @@ func TestWeightAndFloat32Flags(t *testing.T) {
 // other methods and for values a method has no use for.
 func TestEigensolverFlag(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the eigensolver flag's fits: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("the eigensolver flag's fits: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	testData(t, dir)

@@ -55,7 +55,7 @@ func readMatrix(t *testing.T, path string) mat.Matrix {
 // maps new rows as the engine's model does.
 func TestSupervisedMethodsRoundTrips(t *testing.T) {
 	if testing.Short() {
-		t.Skip("every supervised method's round trip: the full runs (both backends) have it; -short (the race run) skips it")
+		t.Skip("every supervised method's round trip: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
 	dir := t.TempDir()
 	x, labels := curved10(t, dir)
