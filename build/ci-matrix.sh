@@ -37,7 +37,7 @@ step "tests, OpenBLAS backend (-tags openblas): backend/ in full, the rest -shor
 # large inputs (real-data protocols, reliability sweeps over every method) and says so in each
 # skip message. The pure-Go step above runs them all; run them on this backend with
 # `go test -tags openblas ./...` (about 5 minutes on 2 cores with ../shared/data).
-timed go test -tags openblas ./backend/...
+timed go test -tags openblas -skip 'TestConformance/purego' ./backend/...   # the pure-Go step ran that one
 timed go test -short -tags openblas ./...
 
 step "race detector on the packages that start goroutines"

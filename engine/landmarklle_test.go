@@ -17,6 +17,9 @@ import (
 // (dense solver) — on the first 400 USPS digits (no two equal, so every
 // row is a landmark) and on a swiss roll.
 func TestLandmarkLLEAllLandmarksIsLLE(t *testing.T) {
+	if testing.Short() {
+		t.Skip("LLE against Landmark LLE with every point a landmark (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	ctx := context.Background()
 	roll, _ := datasets.SwissRoll(300, 0.05, 3)
 	for _, c := range []struct {

@@ -39,7 +39,7 @@ type Options struct {
 type Progress struct {
 	Method string // e.g. "isomap"
 	Stage  string // e.g. "geodesics"
-	Done   int64  // units of work done in this stage
+	Done   int64  // units of work done in this stage (an iterative eigensolve: its iterations)
 	Total  int64  // total units, 0 when the stage cannot know
 }
 

@@ -736,16 +736,21 @@ func first[A, B any](a A, _ B) A { return a }
 // and row by row, positive definite and indefinite.
 func TestSolvePlannedMatchesSerial(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []struct {
+	type matrix struct {
 		name  string
 		a     *sparse.CSR
 		sigma float64
 		rows  bool
-	}{
+	}
+	cases := []matrix{
 		{"lattice cliques 110×110, fronts", latticeCliques(110, 110), -0.5, false},
 		{"lattice cliques 110×110, indefinite", latticeCliques(110, 110), 9.6, false},
 		{"grid 300×300, row by row", first(gridUnweighted(300, 300)), -1e-3, true},
-	} {
+	}
+	if testing.Short() { // -race: one factor on fronts, a smaller one row by row, still planned in subtrees (checked below)
+		cases = []matrix{cases[1], {"grid 200×200, row by row", first(gridUnweighted(200, 200)), -1e-3, true}}
+	}
+	for _, c := range cases {
 		an, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD)
 		if err != nil {
 			t.Fatal(err)
@@ -889,16 +894,22 @@ func TestAnalysisPostorder(t *testing.T) {
 func TestLDLRowsParallelMatchSerial(t *testing.T) {
 	ctx := context.Background()
 	defer sparse.SetUpLookingOnly(sparse.SetUpLookingOnly(true))
-	grid := first(gridUnweighted(200, 200))
-	for _, c := range []struct {
+	type matrix struct {
 		name  string
 		a     *sparse.CSR
 		sigma float64
-	}{
+	}
+	grid := first(gridUnweighted(200, 200))
+	cases := []matrix{
 		{"grid 200×200", grid, -1e-3},
 		{"grid 200×200, indefinite", grid, 2.5},
 		{"clique union 1500, k = 8", cliqueUnion(1500, 8, 4), -0.5},
-	} {
+	}
+	if testing.Short() { // -race: smaller matrices, still cut into subtrees (checked below)
+		cases = []matrix{{"grid 100×100, indefinite", first(gridUnweighted(100, 100)), 2.5},
+			{"clique union 600, k = 8", cliqueUnion(600, 8, 4), -0.5}}
+	}
+	for _, c := range cases {
 		an, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD)
 		if err != nil {
 			t.Fatal(err)

@@ -375,6 +375,9 @@ func TestKNNApproxCosine(t *testing.T) {
 // The sampled recall agrees with the full recall within its sampling
 // error, on a graph whose recall is well below 1 (a single iteration).
 func TestSampledRecall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten sampled recalls against the full one (statistics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	x := points(4000, 30, false, 41)
 	const k = 10
 	res, _, err := neighbors.KNNApprox(ctx, x, k, neighbors.ApproxOptions{Seed: 2, Trees: 1, MaxIter: 1})

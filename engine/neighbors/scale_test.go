@@ -22,6 +22,9 @@ import (
 // Rows searched in place in float32 are not scaled: past the keys' range
 // they are refused.
 func TestApproxScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("dense, sparse and indexed searches at four scales (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	x := usps(t, 600)
 	const k = 10
 	opt := neighbors.ApproxOptions{Seed: 3}
