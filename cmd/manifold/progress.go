@@ -106,7 +106,10 @@ func (p *progress) finish() {
 // renderProgress renders one state of the bar.
 func renderProgress(pr engine.Progress, elapsed time.Duration) string {
 	head := fmt.Sprintf("%s %-12s", pr.Method, pr.Stage)
-	if pr.Total <= 0 {
+	if pr.Total <= 0 { // a stage that cannot know its end: the count so far (LOBPCG's iterations), if any
+		if pr.Done > 0 {
+			return fmt.Sprintf("%s %d so far %s", head, pr.Done, fmtDuration(elapsed))
+		}
 		return fmt.Sprintf("%s %s", head, fmtDuration(elapsed))
 	}
 	frac := min(1, max(0, float64(pr.Done)/float64(pr.Total)))

@@ -151,6 +151,10 @@ func TestRenderProgress(t *testing.T) {
 	if !strings.Contains(s, "eigensolve") || !strings.Contains(s, "1.5s") || strings.Contains(s, "ETA") {
 		t.Errorf("stage without a total: %q", s)
 	}
+	s = renderProgress(engine.Progress{Method: "ltsa", Stage: "eigensolve", Done: 312}, 80*time.Second)
+	if !strings.Contains(s, "312 so far") || !strings.Contains(s, "1m20s") || strings.Contains(s, "ETA") {
+		t.Errorf("stage without a total, with a count: %q", s)
+	}
 	s = renderProgress(engine.Progress{Method: "pca", Stage: "x", Done: 0, Total: 10}, time.Second)
 	if !strings.Contains(s, "ETA --") {
 		t.Errorf("nothing done yet: %q", s)
