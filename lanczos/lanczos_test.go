@@ -222,6 +222,9 @@ func TestTolerance(t *testing.T) {
 // eigenvalues 2 − 2·cos(jπ/(n+1)) and the eigenvectors sin(ijπ/(n+1)): a
 // closed form, through a user function.
 func TestLaplacianClosedForm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a closed form at n = 500 (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	const n = 500
 	lap := lanczos.Func{N: n, Mul: func(dst, x []float64) {
 		for i := range dst {

@@ -349,6 +349,9 @@ func decodePNG(t *testing.T, path string, w, h int) image.Image {
 }
 
 func TestPlot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("PNG pictures (drawing, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	dir := t.TempDir()
 	testData(t, dir)
 	mustSucceed(t, dir, "embed", "-method", "pca", "-in", "roll.csv", "-labels", "roll.labels",

@@ -98,6 +98,9 @@ func TestNeighborsCommand(t *testing.T) {
 // float64 rows give; -float32 forces it for an exact search and is refused
 // for other formats.
 func TestNeighborsFloat32(t *testing.T) {
+	if testing.Short() {
+		t.Skip("float32 against float64 graphs (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	dir := t.TempDir()
 	x := testData(t, dir)
 	r, c := x.Dims()

@@ -100,6 +100,9 @@ func TestDescribeRounds(t *testing.T) {
 // picture, and every class's colour reaches the plot; a continuous label
 // file is drawn with a colour bar, not 300 legend entries.
 func TestPlotManyClasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("PNG pictures (drawing, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
+	}
 	dir := t.TempDir()
 	n := 400
 	y := mat.NewDense(n, 2, nil)
