@@ -47,7 +47,7 @@ func TestEigRangeCtx(t *testing.T) {
 				continue // the C backend's panels cost ~1 s at this size
 			}
 			if testing.Short() && c.hi-c.lo > 10 {
-				continue // the race step: the full pure-Go run keeps the 70 pairs
+				continue // the race step: the full runs of both backends keep the 70 pairs
 			}
 			k := c.hi - c.lo
 			w0, z0 := refEig(t, impl, a, n, c.lo, c.hi)
@@ -165,7 +165,7 @@ func BenchmarkEigTopCtx(bm *testing.B) {
 // orthonormal basis is right, so they are not compared with Syevr's).
 func TestEigRangeCtxDegenerate(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short (the race step): the full pure-Go run keeps this test (28 s under -race)")
+		t.Skip("-short (the race step): the full runs of both backends keep this test (28 s under -race)")
 	}
 	for _, impl := range Impls() {
 		// Many panels of the reduction; for a C backend, past directEig (its
