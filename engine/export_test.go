@@ -47,6 +47,7 @@ var (
 	RefFisher         = refFisher
 	ClassBlobs        = classBlobs
 	CentredCols       = centredCols
+	KNNCSR            = knnCSR
 )
 
 // Refusal is settings that Fit must refuse, with the error to wrap.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -28,19 +29,36 @@ func sharedDataDir() string {
 	return filepath.Join("..", "..", "shared", "data")
 }
 
+// sharedRead holds each data set loadShared has read once (USPS takes
+// 0.6 s to parse and some 30 tests read it); each caller gets its own copy.
+var sharedRead struct {
+	sync.Mutex
+	x map[string]*mat.Dense
+}
+
 // loadShared reads <tag>_X.csv.gz from the shared data folder, skipping the
-// test with a clear message when the folder is absent.
+// test with a clear message when the folder is absent. The matrix is the
+// caller's to change.
 func loadShared(t testing.TB, tag string) *mat.Dense {
 	t.Helper()
 	path := filepath.Join(sharedDataDir(), tag, tag+"_X.csv.gz")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("real data %s not available (%v): set MANIFOLD_DATA or place ../shared/data beside the repository", tag, err)
 	}
+	sharedRead.Lock()
+	defer sharedRead.Unlock()
+	if x, ok := sharedRead.x[path]; ok {
+		return mat.DenseCopyOf(x)
+	}
 	x, err := dataio.ReadMatrixFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return x.(*mat.Dense)
+	if sharedRead.x == nil {
+		sharedRead.x = map[string]*mat.Dense{}
+	}
+	sharedRead.x[path] = x.(*mat.Dense)
+	return mat.DenseCopyOf(x)
 }
 
 // loadSharedLabels reads the integer labels <tag>_y.txt from the shared

@@ -88,6 +88,7 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 // bytes less, and the embedding is the other fit's to float32 precision.
 // One byte less is refused.
 func TestFloat32RingInOutput(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("six Isomap and IsoProjection fits of 5000 points (memory budgets, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

@@ -109,6 +109,7 @@ func TestKNNGraphSearch32(t *testing.T) {
 // search, the report names the width, the flam prediction grows by its
 // term; a width below k + 1 and sparse rows are refused as bad settings.
 func TestNeighborsRefine(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("recall with and without the refining search on 5000 points (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

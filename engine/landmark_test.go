@@ -123,6 +123,7 @@ func maxMinEvery(x *mat.Dense, l, first int) []int {
 // distances in 256 dimensions), on a swiss roll, and on data with
 // duplicated rows and fewer distinct points than landmarks asked.
 func TestMaxMinPruned(t *testing.T) {
+	t.Parallel()
 	roll, _ := datasets.SwissRoll(3000, 0.05, 4)
 	dup := mat.NewDense(40, 3, nil)
 	for i := 0; i < 40; i++ {

@@ -17,6 +17,7 @@ import (
 // (dense solver) — on the first 400 USPS digits (no two equal, so every
 // row is a landmark) and on a swiss roll.
 func TestLandmarkLLEAllLandmarksIsLLE(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("LLE against Landmark LLE with every point a landmark (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -53,6 +54,7 @@ func TestLandmarkLLEAllLandmarksIsLLE(t *testing.T) {
 // orthogonal with LLE's scale, Transform of the training rows gives the
 // embedding back and a saved model maps new rows as the fitted one.
 func TestLandmarkLLEDigits(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("LLE and Landmark LLE on 2000 digits (numerics; TestLandmarkLLEDeterministic runs its parallel parts): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -106,6 +108,7 @@ func TestLandmarkLLEDigits(t *testing.T) {
 // objective (the first eigenvalue) lower than a uniform sample does
 // (0.0088 against 0.0152 when written: not a theorem, a margin).
 func TestLandmarkLLEChoices(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("four landmark choices on 1500 digits (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

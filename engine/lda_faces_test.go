@@ -20,6 +20,7 @@ import (
 // single cell of 3 splits, 45 test images at Yale G8, is too noisy to rank
 // the two).
 func TestLDATable2Faces(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real-data protocol")
 	}

@@ -125,6 +125,7 @@ func TestLPPTransformSparseAndSave(t *testing.T) {
 // eigenvalues are ascending in [0, 2], NPE's embedding is orthonormal
 // (aᵀ·X·Xᵀ·a = 1 after centring).
 func TestLPPNPEReuters(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("Reuters-21578 fit: skipped in -short")
 	}

@@ -18,6 +18,7 @@ import (
 // most pairs at half the distance (a bound that never prunes would pass the
 // first check too).
 func TestProjBoundSound(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the bound against exact distances on 3000 digits (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -103,6 +104,7 @@ func TestBoundPays(t *testing.T) {
 // in use (4000 USPS digits, 300 landmarks, from two starts; under -short,
 // the race run, 2100 digits and 32 landmarks from one start).
 func TestMaxMinBoundSameChoices(t *testing.T) {
+	t.Parallel()
 	n, landmarks, starts := 4000, 300, []int{0, 1999}
 	if testing.Short() { // -race: enough rows and landmarks for the bound to be used
 		n, landmarks, starts = boundMinRows+52, 2*boundMinLandmarks, []int{7}

@@ -106,6 +106,7 @@ func TestMDSBadInput(t *testing.T) {
 // The eigenvalues equal the dense solver's, and the embedding's columns
 // are orthogonal.
 func TestMDSRepeatedEigenvalues(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("repeated eigenvalues at 900 and 1000 points (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

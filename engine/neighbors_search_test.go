@@ -351,6 +351,7 @@ func TestSearchWidthKept(t *testing.T) {
 // fitted one); an exact fit runs no stage "index"; negative IndexK and
 // IndexK ≥ rows are refused.
 func TestIndexKWidened(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("approximate fits of 3000 USPS digits: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

@@ -256,6 +256,7 @@ func TestSymQuadForm(t *testing.T) {
 // the Euclidean edge lengths, not by heat-kernel weights: on one random
 // 20 % training split (paper: 95.10 ± 0.20 %), 40 projections, k = 10.
 func TestOIPUSPSWeights(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fits OIP twice on 1859 USPS digits")
 	}
@@ -334,6 +335,7 @@ func TestOIPDenseFallback(t *testing.T) {
 // operator) stays within 1e-3° of a dense eigendecomposition of eq. 6's M,
 // and its reported Davis–Kahan bound holds.
 func TestOIPFacesPrecision(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a dense reference on 400 face images: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

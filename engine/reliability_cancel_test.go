@@ -272,7 +272,8 @@ func machineBusy() (float64, bool) {
 // within the bound: those products were one BLAS call each, 0.25 s of
 // work at 3000 × 800 and tens of seconds at 10⁶ rows (NPE on 10⁵
 // deformed digits answered SIGINT 2.2 s late). The cancel comes from a
-// timer 20 ms after the stage starts.
+// timer 20 ms after the stage starts. The kNN graph is given (searched
+// once): every try would search it again before the stage.
 func TestCancelInsideProducts(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("a latency test: not under -race or -short")
@@ -284,6 +285,7 @@ func TestCancelInsideProducts(t *testing.T) {
 			x.Set(i, j, rng.NormFloat64())
 		}
 	}
+	graph := engine.Neighbors{Graph: engine.KNNCSR(t, x, 10)}
 	for _, m := range enginetest.Methods {
 		if m.Name != "lpp" && m.Name != "npe" {
 			continue
@@ -294,7 +296,7 @@ func TestCancelInsideProducts(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				var at time.Time
 				var once sync.Once
-				_, err := relFit(ctx, m, x, enginetest.Settings{Options: engine.Options{Progress: func(p engine.Progress) {
+				_, err := relFit(ctx, m, x, enginetest.Settings{Options: engine.Options{Neighbors: graph, Progress: func(p engine.Progress) {
 					if p.Stage == stage {
 						once.Do(func() {
 							time.AfterFunc(20*time.Millisecond, func() { at = time.Now(); cancel() })

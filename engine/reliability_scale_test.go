@@ -29,6 +29,7 @@ import (
 // embeddings depend on its scale by design: they are held to finite output
 // or those errors.
 func TestScaleEquivariance(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("every method at seven scales (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -123,6 +124,7 @@ func maxNormalizedBy(y, ref mat.Matrix) *mat.Dense {
 // so such rows are made dense. The neighbour graph of manifold neighbors
 // too. Rows with a small offset (1e3) stay sparse.
 func TestSparseOffset(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("every sparse method dense and sparse at two offsets (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -196,6 +198,7 @@ func TestSparseOffset(t *testing.T) {
 // IsoProjection (no centring beyond τ, as their papers write them) and
 // LSI (no centring at all) depend on the offset by design.
 func TestOffsetInvariance(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("every method with and without an offset (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -251,6 +254,7 @@ func TestOffsetInvariance(t *testing.T) {
 // Laplacian eigenmaps with "no neighbour of positive weight" where the
 // squared distances to the training points had overflowed).
 func TestTransformFarPoints(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("every method's Transform of far points (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

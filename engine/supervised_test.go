@@ -105,6 +105,7 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 // points above the classes-joined construction, which sat near PCA
 // (bench/RESULTS.md, faces-table2 and faces-table2-solvers).
 func TestSupervisedTable2(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real-data protocol")
 	}

@@ -305,6 +305,7 @@ func TestGeodesicTablePaths(t *testing.T) {
 // without graph seeds (a true neighbour graph, and one of arbitrary edges:
 // seeds may only speed the search up).
 func TestExactSearchMatchesBruteForce(t *testing.T) {
+	t.Parallel()
 	type scaled struct {
 		d     int
 		scale float64
@@ -393,6 +394,7 @@ func TestExactSearchMatchesBruteForce(t *testing.T) {
 // border pixels, near-duplicate images) against brute force, seeded with
 // the training rows' own neighbour graph as the Isomap model seeds it.
 func TestExactSearchUSPS(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("brute force on 7291 digits (TestExactSearchMatchesBruteForce runs the search under -race): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
