@@ -138,10 +138,14 @@ func TestLandmarkLLEChoices(t *testing.T) {
 // 2 and 8 — the Gram matrices' sums run in row order whatever the blocks.
 func TestLandmarkLLEDeterministic(t *testing.T) {
 	ctx := context.Background()
-	x := digitRows(t, 1500)
+	n, landmarks := 1500, 300
+	if testing.Short() { // -race: 11 s at 1500 points; the same parallel paths
+		n, landmarks = 600, 150
+	}
+	x := digitRows(t, n)
 	q := x.Slice(0, 20, 0, x.RawMatrix().Cols)
 	fit := func() (*mat.Dense, *mat.Dense) {
-		m := engine.MustFit(t, ctx, engine.LandmarkLLE{Landmarks: 300, Seed: 9}.Fit, x)
+		m := engine.MustFit(t, ctx, engine.LandmarkLLE{Landmarks: landmarks, Seed: 9}.Fit, x)
 		return m.Embedding(), transformed(t, m, q)
 	}
 	var y1, z1 *mat.Dense
