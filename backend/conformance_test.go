@@ -8,6 +8,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	for _, impl := range backend.Impls() {
 		t.Run(impl.Name(), func(t *testing.T) { backendtest.Run(t, impl) })
 	}

@@ -32,6 +32,7 @@ func maxDiff(a, b []float64) float64 {
 // rounding), for every transposition and triangle; cancelled, they stop
 // with context.Canceled.
 func TestProductsCtx(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, impl := range Impls() {
 		// Wide enough that the panels are a few rows: 300×4000 data.
@@ -122,6 +123,7 @@ func TestSqDistManyFeatures(t *testing.T) {
 // transpositions of A; C is wide enough for panels of 150 (pure Go) or
 // 450 rows (C backend), so later panels start beyond A's 50 rows.
 func TestGemmCtxShapes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, impl := range Impls() {
 		for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
@@ -162,6 +164,7 @@ func (c *countingCtx) Err() error {
 // after SIGINT in `manifold embed -method pca`). The result is the one
 // product's to rounding, for every transposition, triangle and beta.
 func TestProductsCtxLongInner(t *testing.T) {
+	t.Parallel()
 	const work = 1e5
 	for _, impl := range Impls() {
 		for _, tr := range []blas.Transpose{blas.NoTrans, blas.Trans} {

@@ -32,6 +32,7 @@ func randSym(n int, seed uint64) []float64 {
 // orthogonality at working accuracy and the same signs, for both triangles
 // and ranges at either end or inside the spectrum.
 func TestEigRangeCtx(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, impl := range Impls() {
 		n := 537
@@ -164,6 +165,7 @@ func BenchmarkEigTopCtx(bm *testing.B) {
 // orthogonality at working accuracy (in a repeated eigenvalue's space any
 // orthonormal basis is right, so they are not compared with Syevr's).
 func TestEigRangeCtxDegenerate(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short (the race step): the full runs of both backends keep this test (28 s under -race)")
 	}
@@ -335,6 +337,7 @@ func refEig(t *testing.T, impl Impl, a []float64, n, lo, hi int) ([]float64, bla
 // Each pair is checked against an independent solver (refEig), by its
 // residual and by orthogonality.
 func TestEigTopDuplicateRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, impl := range Impls() {
 		for _, n := range []int{50, 100, 200, 1000} {
@@ -468,6 +471,7 @@ func structuredSym(rng *rand.Rand, kind, n int) []float64 {
 // met 126 errors ("inverse iteration … did not converge": kinds 0 and 3)
 // and 54 pairs wrong with no error (kinds 0, 3 and 4) on the two backends.
 func TestEigRangeStructured(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("3000 eigenproblems on every backend (about 10 s): not under -short (the race run)")
 	}

@@ -15,6 +15,7 @@ import (
 
 // K close to n: the basis fills the whole space.
 func TestLargeK(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(23, 24))
 	for _, c := range []struct{ n, k, b int }{{80, 70, 1}, {80, 79, 1}, {90, 45, 4}, {70, 64, 3}} {
 		lam := make([]float64, c.n)
@@ -36,6 +37,7 @@ func TestLargeK(t *testing.T) {
 // Random orders, K, block and basis sizes, spectra and ends against the
 // dense solver.
 func TestRandomShapes(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(31, 32))
 	trials := 40 // 300 passed when this test was written
 	maxN := 215

@@ -149,6 +149,7 @@ func checkAgainstDense(t *testing.T, name string, a blas64.General, w []float64,
 // clustered, repeated), every operator kind, both ends, single vector and
 // block: all must agree with the dense eigendecomposition.
 func TestAgainstDense(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(1, 2))
 	n := 240
 	if raceEnabled {
@@ -187,6 +188,7 @@ func TestAgainstDense(t *testing.T) {
 
 // A looser tolerance must be met, and cost fewer products than the default.
 func TestTolerance(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(5, 6))
 	const n = 300
 	a := withSpectrum(rnd, spectra(rnd, n)["indefinite"])
@@ -222,6 +224,7 @@ func TestTolerance(t *testing.T) {
 // eigenvalues 2 − 2·cos(jπ/(n+1)) and the eigenvectors sin(ijπ/(n+1)): a
 // closed form, through a user function.
 func TestLaplacianClosedForm(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a closed form at n = 500 (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -325,6 +328,7 @@ func TestShifted(t *testing.T) {
 // Equal seeds give bit-identical results; another seed or a Start vector
 // gives the same eigenpairs within the tolerance.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(13, 14))
 	n := 3000 // several column chunks in the parallel kernels
 	if raceEnabled {
@@ -558,6 +562,7 @@ func TestLook(t *testing.T) {
 // the next distinct eigenvalues, all "converged" (MDS of a square grid:
 // the second copy of the top eigenvalue missed). Stats count the check.
 func TestRepeatedEigenvalues(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(21, 22))
 	const n = 150
 	for _, mult := range []int{2, 3, 6} {

@@ -145,6 +145,7 @@ func (h *vheap) Pop() any {
 // embedding) and its bottom ones must match the dense solver, with
 // residuals ≤ Tol·‖A‖, through the dense symmetric operators.
 func TestTauUSPS(t *testing.T) {
+	t.Parallel()
 	n, knn := 800, 10
 	if raceEnabled {
 		n = 250

@@ -52,6 +52,7 @@ func pathCases(t testing.TB) []pathCase {
 // graphs that suit it and on graphs where it gives up, and whichever it
 // does, the public routines return the heap's distances.
 func TestBucketsMatchHeap(t *testing.T) {
+	t.Parallel()
 	for _, c := range pathCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			n, _ := c.g.Dims()
@@ -207,6 +208,7 @@ func TestShortestPathsCancelLatency(t *testing.T) {
 // A search under a cancelled context stops after about 10⁵ steps, by
 // buckets and by the heap, and the graph's preparation refuses to start.
 func TestSearchStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
 	r, most := 1000, 0.05 // 10⁶ vertices, about 5 steps each
 	if testing.Short() {
 		r, most = 600, 0.15 // -race

@@ -49,6 +49,7 @@ func gridLaplacianLong(r, c int, seed uint64, long bool) *sparse.CSR {
 
 // The factor solves (A + shift·I)x = b to the accuracy of a dense solve.
 func TestCholeskySolve(t *testing.T) {
+	t.Parallel()
 	for _, sz := range [][2]int{{1, 1}, {1, 7}, {6, 5}, {30, 40}} {
 		a := gridLaplacian(sz[0], sz[1], uint64(sz[0]))
 		n, _ := a.Dims()

@@ -98,6 +98,7 @@ func TestConversions(t *testing.T) {
 // The operator conformance suite, on shapes that take the serial and the
 // parallel paths, with empty rows, and on an empty matrix.
 func TestOperatorConformance(t *testing.T) {
+	t.Parallel()
 	for _, sz := range []struct{ r, c int }{{1, 1}, {7, 3}, {3, 7}, {400, 300}, {2000, 1500}} {
 		a := randomCSR(sz.r, sz.c, 0.05, uint64(sz.r))
 		sparsetest.CheckOperator(t, a, a.ToDense())

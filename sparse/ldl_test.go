@@ -61,6 +61,7 @@ var orderings = []sparse.Ordering{sparse.OrderAuto, sparse.OrderRCM, sparse.Orde
 // positive definite and indefinite shifts, under every ordering, and its
 // inertia is the count of the dense eigenvalues below σ.
 func TestLDLSolveAndInertia(t *testing.T) {
+	t.Parallel()
 	for _, sz := range [][2]int{{1, 1}, {1, 7}, {6, 5}, {30, 40}} {
 		if testing.Short() && sz[0]*sz[1] > 100 {
 			continue // -race
@@ -435,6 +436,7 @@ func cliqueUnion(n, k int, seed uint64) *sparse.CSR {
 // cliques, and random clique unions, where it fills less than RCM and
 // nested dissection.
 func TestLDLAMD(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	star := func(n int) *sparse.CSR {
 		coo := sparse.NewCOO(n, n, 4*n)
@@ -846,6 +848,7 @@ func TestSolvePlannedMatchesSerial(t *testing.T) {
 // every subtree is the run of columns just before its root, whatever the
 // ordering, and the fill is the one of the ordering (TestLDLAMD… count it).
 func TestAnalysisPostorder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, ord := range []sparse.Ordering{sparse.OrderAMD, sparse.OrderRCM, sparse.OrderND, sparse.OrderNatural} {
 		for _, a := range []*sparse.CSR{latticeCliques(20, 25), cliqueUnion(400, 6, 3), first(gridUnweighted(20, 25))} {
@@ -1099,10 +1102,11 @@ func TestLDLOtherPatternRefused(t *testing.T) {
 		if an.Multifrontal() != c.fronts {
 			t.Fatalf("%s: multifrontal %v", c.name, an.Multifrontal())
 		}
+		others := []*sparse.CSR{joined(c.a, 50), joined(c.a, 1)} // the same matrices for every GOMAXPROCS
 		for _, procs := range []int{1, 2, 4} {
 			func() {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-				for _, other := range []*sparse.CSR{joined(c.a, 50), joined(c.a, 1)} {
+				for _, other := range others {
 					an2, err := sparse.AnalyzeLDL(ctx, c.a, sparse.OrderAMD) // a fresh analysis: the fronts' pattern is built by the first Factor
 					if err != nil {
 						t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // with the same settings, the saved model maps the training rows onto the
 // embedding (project), and the method-specific flags reach the engine.
 func TestGraphMethodsEmbedAndProject(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("every graph method's embed and project: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

@@ -349,6 +349,7 @@ func decodePNG(t *testing.T, path string, w, h int) image.Image {
 }
 
 func TestPlot(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("PNG pictures (drawing, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -387,6 +388,7 @@ func TestPlot(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the demo's fits and plot: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -457,6 +459,7 @@ func gzipBytes(t *testing.T, b []byte) []byte {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testData(t, dir)
 	putFile(t, filepath.Join(dir, "ragged.csv"), "1,2,3\n4,5,6\n7,8\n")

@@ -21,6 +21,7 @@ import (
 // row, self excluded, value = distance), equal to the exact search's; the
 // approximate search reports its sampled recall; bad flags fail on one line.
 func TestNeighborsCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	x := testData(t, dir)
 	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "exact", "-in", "roll.csv", "-out", "g.mtx", "-report", "r.json")
@@ -98,6 +99,7 @@ func TestNeighborsCommand(t *testing.T) {
 // float64 rows give; -float32 forces it for an exact search and is refused
 // for other formats.
 func TestNeighborsFloat32(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("float32 against float64 graphs (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

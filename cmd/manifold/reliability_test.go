@@ -31,6 +31,7 @@ func methodArgs(name string) []string {
 // table: each bad file or setting ends with status 1 and one line on
 // standard error that names the input and the problem, never a panic.
 func TestBadInputEveryMethod(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("every method on every bad input: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -138,6 +139,7 @@ func TestBadInputEveryMethod(t *testing.T) {
 // at all is refused by project with one line naming the file, for every
 // method.
 func TestBadModelFilesEveryMethod(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("every method's damaged model files: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -175,6 +177,7 @@ func TestBadModelFilesEveryMethod(t *testing.T) {
 // are refused by "error" (naming the components), embedded whole by
 // "connect" and in part by "largest"; ε with an isolated point likewise.
 func TestDisconnectedEveryMethod(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("every method on disconnected graphs: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

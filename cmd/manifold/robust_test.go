@@ -284,6 +284,7 @@ func TestRepeatedFlag(t *testing.T) {
 // (up to 1e300) project to finite coordinates with exit 0, or fail with
 // exit 1 and one line: never NaN with exit 0.
 func TestProjectFarAway(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a matrix of child processes: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

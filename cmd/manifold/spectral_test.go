@@ -29,6 +29,7 @@ func readParams(t *testing.T, path string) map[string]any {
 // Isomap and the report says so; without it, a fit that -max-memory
 // refuses is retried in float32.
 func TestWeightAndFloat32Flags(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the spectral flags' fits: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -74,6 +75,7 @@ func TestWeightAndFloat32Flags(t *testing.T) {
 // eigenpairs of Isomap and Isometric Projection, and is refused by the
 // other methods and for values a method has no use for.
 func TestEigensolverFlag(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the eigensolver flag's fits: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

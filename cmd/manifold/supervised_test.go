@@ -54,6 +54,7 @@ func readMatrix(t *testing.T, path string) mat.Matrix {
 // engine's embedding, the saved model maps the training rows onto it and
 // maps new rows as the engine's model does.
 func TestSupervisedMethodsRoundTrips(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("every supervised method's round trip: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

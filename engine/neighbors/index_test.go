@@ -123,6 +123,7 @@ func TestIndexErrorsAndComponents(t *testing.T) {
 
 // Queries of USPS digits (rows 6000–6999) against an index of rows 0–5999.
 func TestIndexUSPS(t *testing.T) {
+	t.Parallel()
 	if raceOn {
 		t.Skip("large case: skipped under the race detector")
 	}

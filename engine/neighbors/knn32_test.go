@@ -18,6 +18,7 @@ import (
 // leaves the caller's rows as they were, also when it is cancelled; bad
 // input is refused.
 func TestKNNApprox32(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 6))
 	n, d, k := 6000, 12, 10 // above the 4096 rows from which the rows are reordered
@@ -88,6 +89,7 @@ func TestKNNApprox32(t *testing.T) {
 // float32 measure gives SampledRecall's estimate, and its exact lists
 // equal a float64 brute-force search's, ties by index across the blocks.
 func TestSampledRecall32(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("float32 sampled recall against float64 brute force over three blocks (numerics; engine's TestKNNGraphSearch32 runs the float32 search under -race): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

@@ -91,6 +91,7 @@ func roll(n, dim int, seed uint64) *mat.Dense {
 // with exact duplicates), integer grids (many ties and repeated points),
 // and the USPS digits.
 func TestKNNApproxRecall(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		x    *mat.Dense
@@ -136,6 +137,7 @@ func TestKNNApproxRecall(t *testing.T) {
 // others), the hard case of NN-descent: its recall there is lower, and
 // more candidates (ρ) raise it.
 func TestKNNApproxHighIntrinsicDimension(t *testing.T) {
+	t.Parallel()
 	if raceOn {
 		t.Skip("skipped under the race detector (no goroutine the other tests do not start)")
 	}
@@ -333,6 +335,7 @@ func TestKNNApproxBadInput(t *testing.T) {
 // Cosine distances on dense rows and on sparse rows (with zero rows)
 // against the exact cosine search.
 func TestKNNApproxCosine(t *testing.T) {
+	t.Parallel()
 	x := points(2000, 40, false, 31)
 	for i := 0; i < 2000; i++ {
 		for j := 0; j < 40; j++ {
@@ -375,6 +378,7 @@ func TestKNNApproxCosine(t *testing.T) {
 // The sampled recall agrees with the full recall within its sampling
 // error, on a graph whose recall is well below 1 (a single iteration).
 func TestSampledRecall(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("ten sampled recalls against the full one (statistics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}

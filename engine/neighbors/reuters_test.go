@@ -15,6 +15,7 @@ const reuters = "../../../shared/data/reuters21578/reuters21578_X.mtx.gz"
 // weighted, and the cosine neighbours of a sample of documents checked
 // against the naive search over all documents.
 func TestReutersCosine(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(reuters); err != nil {
 		t.Skipf("Reuters data not found at %s (shared/data is absent): %v", reuters, err)
 	}

@@ -22,6 +22,7 @@ import (
 // Rows searched in place in float32 are not scaled: past the keys' range
 // they are refused.
 func TestApproxScale(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("dense, sparse and indexed searches at four scales (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
 	}
@@ -100,6 +101,7 @@ func TestApproxScale(t *testing.T) {
 // of two it allows — give the unscaled digits' lists and exactly scaled,
 // finite distances.
 func TestExactValueLimit(t *testing.T) {
+	t.Parallel()
 	x := usps(t, 300)
 	_, d := x.Dims()
 	const k = 10

@@ -137,6 +137,7 @@ var algorithms = []neighbors.Algorithm{neighbors.Auto, neighbors.KDTree, neighbo
 // kNN and radius search equal the naive search, with ties and duplicates,
 // for every method; query sets too.
 func TestKNNMatchesBruteForce(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		n, dim int
 		grid   bool
@@ -207,6 +208,7 @@ func TestAllDuplicates(t *testing.T) {
 }
 
 func TestCosine(t *testing.T) {
+	t.Parallel()
 	x := points(120, 6, false, 5)
 	x.SetRow(10, make([]float64, 6)) // a zero row: distance 1 to all
 	want := reference(x, x, true, cosineDist)
@@ -313,6 +315,7 @@ func TestOptionsFlam(t *testing.T) {
 // against a direct reference, for the self search (both the blocked and
 // the symmetric tiling) and for queries.
 func TestKNNDuplicateTies(t *testing.T) {
+	t.Parallel()
 	for _, distinct := range []int{300, 400} { // 900 rows: blocked tiles; 1200: symmetric tiles
 		base := gaussian(distinct, 40, 5)
 		n := 3 * distinct

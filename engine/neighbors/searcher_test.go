@@ -16,6 +16,7 @@ import (
 // force), one query and many, duplicates, the cosine metric, concurrent
 // callers.
 func TestSearcherMatchesQueries(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(4, 5))
 	random := func(r, c int) *mat.Dense {

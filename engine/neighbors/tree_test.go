@@ -16,6 +16,7 @@ import (
 // from (not one grown again from another seed), on rows with duplicates (whose splits are degenerate); a tree that
 // does not fit the rows is refused.
 func TestIndexTreeRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	n, d := 3000, 16
