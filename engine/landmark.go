@@ -25,8 +25,9 @@ type LandmarkChoice string
 const (
 	// LandmarksMaxMin picks landmarks one at a time, each the point farthest
 	// (Euclidean) from those chosen so far, from a random first one: the
-	// MaxMin rule de Silva & Tenenbaum (2003) recommend. The default.
-	LandmarksMaxMin LandmarkChoice = ""
+	// MaxMin rule de Silva & Tenenbaum (2003) recommend. Landmark Isomap's
+	// default (its zero Choice); Landmark LLE's is LandmarksRandom.
+	LandmarksMaxMin LandmarkChoice = "maxmin"
 	// LandmarksRandom picks them uniformly without replacement.
 	LandmarksRandom LandmarkChoice = "random"
 	// LandmarksKMeansPP picks them by greedy k-means++ seeding.
@@ -48,7 +49,7 @@ type LandmarkIsomap struct {
 	K         int            `setting:"k"`               // neighbours; default 10
 	Eps       float64        `setting:"eps"`             // > 0: ε-graph
 	Landmarks int            `setting:"landmarks"`       // number of landmarks L; default min(N, 300)
-	Choice    LandmarkChoice `setting:"landmark-choice"` // default LandmarksMaxMin ("" or "maxmin")
+	Choice    LandmarkChoice `setting:"landmark-choice"` // default (zero) LandmarksMaxMin
 	Labels    []int          `setting:"labels"`          // supervised graph
 	// Disconnected: the policy for a disconnected graph.
 	Disconnected Disconnected `setting:"disconnected"`
@@ -75,13 +76,14 @@ type LandmarkIsomapModel struct {
 type landmarkParams struct {
 	graphParams
 	Landmarks int            `param:"landmarks,report"` // asked for (fewer when points coincide)
-	Choice    LandmarkChoice `param:"choice,report"`    // "maxmin" for LandmarksMaxMin
+	Choice    LandmarkChoice `param:"choice,report"`
 }
 
 const methodLandmarkIsomap = "landmark-isomap"
 
 func (s LandmarkIsomap) resolved(n int) LandmarkIsomap {
 	s.Dim, s.K, s.Landmarks = cmp.Or(s.Dim, 2), defaultK(s.K, s.Eps, s.Labels), cmp.Or(s.Landmarks, min(n, 300))
+	s.Choice = cmp.Or(s.Choice, LandmarksMaxMin)
 	return s
 }
 
@@ -107,16 +109,13 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 				return fitPlan{}, err
 			}
 			switch s.Choice {
-			case LandmarksMaxMin, "maxmin", LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans:
+			case LandmarksMaxMin, LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans:
 			default:
 				return fitPlan{}, fmt.Errorf("%s: %w: landmark choice %q (want maxmin, random, kmeans++ or kmeans)", method, ErrBadSetting, s.Choice)
 			}
 			choice = s.Choice
-			if choice == LandmarksMaxMin {
-				choice = "maxmin"
-			}
 			bytes := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K)
-			if choice == "maxmin" && !in.isSparse() { // sparse rows: no bound (maxMin)
+			if choice == LandmarksMaxMin && !in.isSparse() { // sparse rows: no bound (maxMin)
 				bytes += projBoundBytes(n, d, s.Landmarks)
 			}
 			return fitPlan{dim: s.Dim, bytes: bytes,
@@ -151,7 +150,7 @@ func (s LandmarkIsomap) stages(r *run, in samples, choice LandmarkChoice) (*Land
 	// a row's entries read instead of its D values); the others read the
 	// dense training rows.
 	rows := samples{dense: m.train}
-	if in.isSparse() && choice == "maxmin" {
+	if in.isSparse() && choice == LandmarksMaxMin {
 		rows.csr = in.subset(keptRows(fixed)).csr
 	}
 	err = r.stage("landmarks", landmarkFlam(choice, rows, nl), func(ctx context.Context, st *stageCtx) error {

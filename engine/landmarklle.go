@@ -65,7 +65,7 @@ type LandmarkLLE struct {
 	// LandmarksRandom here (not MaxMin as for Landmark Isomap: the
 	// reconstructions want landmarks where the points are, and MaxMin's
 	// outliers put them elsewhere), or LandmarksKMeansPP, LandmarksKMeans
-	// (closer to LLE at the cost of k-means), or "maxmin". On 20,000
+	// (closer to LLE at the cost of k-means), or LandmarksMaxMin. On 20,000
 	// deformed digits with 1000 landmarks: trustworthiness@10 0.809
 	// (random), 0.816 (k-means++), 0.825 (k-means), 0.785 (MaxMin) against
 	// LLE's 0.830; fits of 1.8, 12.6, 34.8 and 2.4 s.
@@ -125,7 +125,7 @@ func (s LandmarkLLE) Fit(ctx context.Context, x mat.Matrix) (*LandmarkLLEModel, 
 				return fitPlan{}, err
 			}
 			switch s.Choice {
-			case LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans, "maxmin":
+			case LandmarksRandom, LandmarksKMeansPP, LandmarksKMeans, LandmarksMaxMin:
 			default:
 				return fitPlan{}, fmt.Errorf("%s: %w: landmark choice %q (want random, kmeans++, kmeans or maxmin)", method, ErrBadSetting, s.Choice)
 			}
@@ -152,7 +152,7 @@ func (s LandmarkLLE) bytes(in samples) int64 {
 func (s LandmarkLLE) landmarkBytes(n, d int) int64 {
 	l, kz := int64(s.Landmarks), int64(s.LandmarkK)
 	bytes := int64(n)*(44*kz+24+8*int64(s.Dim)) + 8*l*int64(d) + 4*8*l*l
-	if s.Choice == "maxmin" {
+	if s.Choice == LandmarksMaxMin {
 		bytes += projBoundBytes(n, d, s.Landmarks)
 	}
 	return bytes
@@ -283,9 +283,6 @@ func (s LandmarkLLE) reduced(r *run, g blas64.General, coarse coarseSpace, m *La
 	var err error
 	kz := s.LandmarkK
 	choice := s.Choice
-	if choice == "maxmin" {
-		choice = LandmarksMaxMin // chooseLandmarks' name for it
-	}
 	err = r.stage("landmarks", landmarkFlam(choice, samples{dense: g}, s.Landmarks)+flam.KNNBrute(n, s.Landmarks, d)+float64(n)*float64(kz*kz*d), func(ctx context.Context, st *stageCtx) error {
 		idx, err := chooseLandmarks(ctx, samples{dense: g}, s.Landmarks, choice, s.Seed)
 		if err != nil {

@@ -115,7 +115,7 @@ func TestLandmarkLLEChoices(t *testing.T) {
 	ctx := context.Background()
 	x := digitRows(t, 1500)
 	eig := map[engine.LandmarkChoice]float64{}
-	for _, c := range []engine.LandmarkChoice{"", engine.LandmarksKMeansPP, engine.LandmarksKMeans, "maxmin"} {
+	for _, c := range []engine.LandmarkChoice{"", engine.LandmarksKMeansPP, engine.LandmarksKMeans, engine.LandmarksMaxMin} {
 		m := engine.MustFit(t, ctx, engine.LandmarkLLE{Landmarks: 150, Seed: 4, Choice: c}.Fit, x)
 		want := c
 		if c == "" {
@@ -129,6 +129,29 @@ func TestLandmarkLLEChoices(t *testing.T) {
 	}
 	if eig[engine.LandmarksKMeans] > eig[engine.LandmarksRandom] {
 		t.Errorf("k-means landmarks: first eigenvalue %.4g above the uniform sample's %.4g", eig[engine.LandmarksKMeans], eig[engine.LandmarksRandom])
+	}
+}
+
+// LandmarksMaxMin means max-min in both landmark methods (it was the zero
+// value, which Landmark LLE reads as LandmarksRandom); each method's zero
+// Choice is its own default.
+func TestLandmarksMaxMinEverywhere(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(300, 0.05, 2)
+	choice := func(m engine.Model) any { return m.Report().Params["choice"] }
+	for _, c := range []struct {
+		name string
+		m    engine.Model
+		want string
+	}{
+		{"landmark-lle, max-min", engine.MustFit(t, ctx, engine.LandmarkLLE{Landmarks: 30, Choice: engine.LandmarksMaxMin}.Fit, x), "maxmin"},
+		{"landmark-lle, zero", engine.MustFit(t, ctx, engine.LandmarkLLE{Landmarks: 30}.Fit, x), "random"},
+		{"landmark-isomap, max-min", engine.MustFit(t, ctx, engine.LandmarkIsomap{Landmarks: 30, Choice: engine.LandmarksMaxMin}.Fit, x), "maxmin"},
+		{"landmark-isomap, zero", engine.MustFit(t, ctx, engine.LandmarkIsomap{Landmarks: 30}.Fit, x), "maxmin"},
+	} {
+		if got := choice(c.m); got != c.want {
+			t.Errorf("%s: the report's choice is %v, want %s", c.name, got, c.want)
+		}
 	}
 }
 
