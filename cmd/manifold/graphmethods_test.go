@@ -77,6 +77,7 @@ func TestGraphMethodsEmbedAndProject(t *testing.T) {
 // Sparse MatrixMarket input stays sparse through lsi, lpp and npe, and a
 // model fitted on it maps dense CSV rows too.
 func TestGraphMethodsSparseInput(t *testing.T) {
+	skipUnderRace(t, "sparse input to every graph method")
 	dir := t.TempDir()
 	x := testData(t, dir)
 	a := sparse.FromDense(x)

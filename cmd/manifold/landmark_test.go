@@ -10,6 +10,7 @@ import (
 // (the report's parameters say what ran) and are refused where they mean
 // nothing or are out of range.
 func TestLandmarkFlags(t *testing.T) {
+	skipUnderRace(t, "the landmark flags")
 	dir := t.TempDir()
 	testData(t, dir)
 	for _, tc := range []struct{ method, choice, k, wantChoice, wantK string }{

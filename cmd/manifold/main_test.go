@@ -414,6 +414,7 @@ func TestDemo(t *testing.T) {
 }
 
 func TestInputFormats(t *testing.T) {
+	skipUnderRace(t, "the input formats")
 	dir := t.TempDir()
 	x := testData(t, dir)
 	want, err := engine.PCA{}.Fit(context.Background(), x)
@@ -606,6 +607,7 @@ func TestInterrupt(t *testing.T) {
 // the -disconnected choices; "largest" embeds one part and the report lists
 // the rows left out. Runs once a graph method is in the engine.
 func TestDisconnected(t *testing.T) {
+	skipUnderRace(t, "the -disconnected policies")
 	name := ""
 	for _, m := range methods {
 		if m.reads("disconnected") && m.reads("k") {
@@ -644,5 +646,14 @@ func TestDisconnected(t *testing.T) {
 	r = mustSucceed(t, dir, "embed", "-method", name, "-k", "4", "-in", "two.csv", "-disconnected", "connect")
 	if got := parseCSV(t, r.stdout); got.RawMatrix().Rows != 60 {
 		t.Errorf("connect: %d rows, want 60", got.RawMatrix().Rows)
+	}
+}
+
+// skipUnderRace skips a test of what (flags, formats, settings) under the
+// race detector.
+func skipUnderRace(t *testing.T, what string) {
+	t.Helper()
+	if raceEnabled {
+		t.Skipf("%s: flags and files, no goroutine of the command's own (the engine's race tests run its fits); the other runs have it", what)
 	}
 }

@@ -21,6 +21,7 @@ import (
 // row, self excluded, value = distance), equal to the exact search's; the
 // approximate search reports its sampled recall; bad flags fail on one line.
 func TestNeighborsCommand(t *testing.T) {
+	skipUnderRace(t, "the neighbors command's flags and file")
 	t.Parallel()
 	dir := t.TempDir()
 	x := testData(t, dir)
@@ -227,6 +228,7 @@ func lists(t *testing.T, mtx string) string {
 // for methods that keep no training rows, below 0, with -neighbors exact,
 // and at or above the number of rows (the engine's ErrBadSetting).
 func TestEmbedIndexK(t *testing.T) {
+	skipUnderRace(t, "the -index-k flag")
 	dir := t.TempDir()
 	testData(t, dir)
 	mustSucceed(t, dir, "embed", "-method", "lle", "-k", "8", "-neighbors", "approx", "-index-k", "12", "-in", "roll.csv", "-out", "/dev/null", "-model", "m.bin", "-report", "r.json")

@@ -61,6 +61,7 @@ func TestOutDashAndDevNull(t *testing.T) {
 // TestMaxIterBoundsIsoProjection: -max-iter reaches LSQR (the report's
 // regression iterations stay within it) and is refused for other methods.
 func TestMaxIterBoundsIsoProjection(t *testing.T) {
+	skipUnderRace(t, "the -max-iter bounds")
 	rep := t.TempDir() + "/r.json"
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"embed", "-method", "isoprojection", "-max-iter", "2", "-out", os.DevNull, "-report", rep, "-quiet"}, env{stdout: &out, stderr: &errb}); code != 0 {

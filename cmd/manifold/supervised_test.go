@@ -120,6 +120,7 @@ func TestSupervisedMethodsRoundTrips(t *testing.T) {
 // command line, as cmd/manifold/doc.go shows it: TDPM to h = 6 dimensions,
 // then Isomap of those coordinates to 2.
 func TestTDPMPipeline(t *testing.T) {
+	skipUnderRace(t, "the TDPM pipeline's flags")
 	dir := t.TempDir()
 	x, _ := curved10(t, dir)
 	mustSucceed(t, dir, "embed", "-method", "tdpm", "-in", "curved.npy", "-dim", "6", "-tangent-dim", "2", "-k", "12", "-out", "h.npy")

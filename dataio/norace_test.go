@@ -1,0 +1,5 @@
+//go:build !race
+
+package dataio
+
+const raceEnabled = false
