@@ -74,15 +74,7 @@ func TestLLELOBPCGDeterministic(t *testing.T) {
 	fit := func() *mat.Dense {
 		return engine.MustFit(t, ctx, engine.LLE{Eigensolver: engine.EigenLOBPCG, Seed: 3}.Fit, x).Embedding()
 	}
-	var y1 *mat.Dense
-	withProcs(1, 1, func() { y1 = fit() })
-	for _, p := range []int{2, 8} {
-		withProcs(p, 1, func() {
-			if y := fit(); !mat.Equal(y, y1) {
-				t.Errorf("GOMAXPROCS %d: embedding %.3g from GOMAXPROCS 1", p, maxAbsDiff(y, y1))
-			}
-		})
-	}
+	sameAtEveryProcs(t, fit)
 }
 
 // TestLTSALOBPCGDigits: LTSA's LOBPCG eigensolver against its certified
@@ -142,6 +134,21 @@ func TestLTSALOBPCGDigits(t *testing.T) {
 	}
 }
 
+// sameAtEveryProcs fails t unless fit gives the same embedding, bit for
+// bit, at GOMAXPROCS 1, 2 and 8.
+func sameAtEveryProcs(t *testing.T, fit func() *mat.Dense) {
+	t.Helper()
+	var y1 *mat.Dense
+	withProcs(1, 1, func() { y1 = fit() })
+	for _, p := range []int{2, 8} {
+		withProcs(p, 1, func() {
+			if y := fit(); !mat.Equal(y, y1) {
+				t.Errorf("GOMAXPROCS %d: embedding %.3g from GOMAXPROCS 1", p, maxAbsDiff(y, y1))
+			}
+		})
+	}
+}
+
 // TestLTSALOBPCGDeterministic: the same bits at GOMAXPROCS 1, 2 and 8.
 func TestLTSALOBPCGDeterministic(t *testing.T) {
 	ctx := context.Background()
@@ -155,15 +162,7 @@ func TestLTSALOBPCGDeterministic(t *testing.T) {
 		s := engine.LTSA{Dim: 2, K: k, Eigensolver: engine.EigenLOBPCG, Options: engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsExact}}}
 		return engine.MustFit(t, ctx, s.Fit, x).Embedding()
 	}
-	var y1 *mat.Dense
-	withProcs(1, 1, func() { y1 = fit() })
-	for _, p := range []int{2, 8} {
-		withProcs(p, 1, func() {
-			if y := fit(); !mat.Equal(y, y1) {
-				t.Errorf("GOMAXPROCS %d: embedding %.3g from GOMAXPROCS 1", p, maxAbsDiff(y, y1))
-			}
-		})
-	}
+	sameAtEveryProcs(t, fit)
 }
 
 // TestLOBPCGOnlyLLEAndLTSA: the other bottom eigenproblems refuse the
