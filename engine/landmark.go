@@ -94,7 +94,6 @@ func (s LandmarkIsomap) spec() graphSpec {
 // Fit embeds the rows of x.
 func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapModel, error) {
 	const method = methodLandmarkIsomap
-	var choice LandmarkChoice
 	return fitter[*LandmarkIsomapModel]{method: method, opts: s.Options, input: sparseRows,
 		plan: func(in samples) (fitPlan, error) {
 			n, d := in.dims()
@@ -113,29 +112,28 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 			default:
 				return fitPlan{}, fmt.Errorf("%s: %w: landmark choice %q (want maxmin, random, kmeans++ or kmeans)", method, ErrBadSetting, s.Choice)
 			}
-			choice = s.Choice
 			bytes := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K)
-			if choice == LandmarksMaxMin && !in.isSparse() { // sparse rows: no bound (maxMin)
+			if s.Choice == LandmarksMaxMin && !in.isSparse() { // sparse rows: no bound (maxMin)
 				bytes += projBoundBytes(n, d, s.Landmarks)
 			}
 			return fitPlan{dim: s.Dim, bytes: bytes,
 				what: fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
 		},
-		stages: func(r *run, in samples) (*LandmarkIsomapModel, error) { return s.stages(r, in, choice) },
+		stages: func(r *run, in samples) (*LandmarkIsomapModel, error) { return s.stages(r, in) },
 	}.fit(ctx, x)
 }
 
-// stages fits the landmark Isomap of the rows of in; choice names the
-// landmark choice. Sparse rows (text) are searched as they are, as Isomap
+// stages fits the landmark Isomap of the rows of in with the resolved
+// settings s. Sparse rows (text) are searched as they are, as Isomap
 // does; the training rows the model keeps, which the landmarks are chosen
 // from, are written out dense.
-func (s LandmarkIsomap) stages(r *run, in samples, choice LandmarkChoice) (*LandmarkIsomapModel, error) {
+func (s LandmarkIsomap) stages(r *run, in samples) (*LandmarkIsomapModel, error) {
 	const method = methodLandmarkIsomap
 	fixed, err := neighbourGraphOf(r, in, s.spec())
 	if err != nil {
 		return nil, err
 	}
-	p := landmarkParams{graphParams: s.spec().params(), Landmarks: s.Landmarks, Choice: choice}
+	p := landmarkParams{graphParams: s.spec().params(), Landmarks: s.Landmarks, Choice: s.Choice}
 	p.Dropped = len(fixed.Dropped)
 	m := &LandmarkIsomapModel{base: newBase(method, p), graph: fixed.Graph, kept: fixed.Kept}
 	if m.train, err = trainSamples(r.ctx, in, keptRows(fixed)); err != nil {
@@ -150,13 +148,13 @@ func (s LandmarkIsomap) stages(r *run, in samples, choice LandmarkChoice) (*Land
 	// a row's entries read instead of its D values); the others read the
 	// dense training rows.
 	rows := samples{dense: m.train}
-	if in.isSparse() && choice == LandmarksMaxMin {
+	if in.isSparse() && s.Choice == LandmarksMaxMin {
 		rows.csr = in.subset(keptRows(fixed)).csr
 	}
-	err = r.stage("landmarks", landmarkFlam(choice, rows, nl), func(ctx context.Context, st *stageCtx) error {
+	err = r.stage("landmarks", landmarkFlam(s.Choice, rows, nl), func(ctx context.Context, st *stageCtx) error {
 		var err error
 		m.landmarks, err = chooseLandmarks(ctx, rows, nl, s.Choice, s.Seed)
-		st.detail = fmt.Sprintf("%d landmarks, %s", len(m.landmarks), choice)
+		st.detail = fmt.Sprintf("%d landmarks, %s", len(m.landmarks), s.Choice)
 		return err
 	})
 	if err != nil {

@@ -282,9 +282,8 @@ func (s LandmarkLLE) reduced(r *run, g blas64.General, coarse coarseSpace, m *La
 	var z rowSet
 	var err error
 	kz := s.LandmarkK
-	choice := s.Choice
-	err = r.stage("landmarks", landmarkFlam(choice, samples{dense: g}, s.Landmarks)+flam.KNNBrute(n, s.Landmarks, d)+float64(n)*float64(kz*kz*d), func(ctx context.Context, st *stageCtx) error {
-		idx, err := chooseLandmarks(ctx, samples{dense: g}, s.Landmarks, choice, s.Seed)
+	err = r.stage("landmarks", landmarkFlam(s.Choice, samples{dense: g}, s.Landmarks)+flam.KNNBrute(n, s.Landmarks, d)+float64(n)*float64(kz*kz*d), func(ctx context.Context, st *stageCtx) error {
+		idx, err := chooseLandmarks(ctx, samples{dense: g}, s.Landmarks, s.Choice, s.Seed)
 		if err != nil {
 			return err
 		}
