@@ -35,55 +35,57 @@ func TestEigRangeCtx(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, impl := range Impls() {
-		n := 537
-		if impl.Name() != "purego" {
-			n = 937
-		}
-		a := randSym(n, 5)
-		for _, c := range []struct {
-			lo, hi int
-			uplo   blas.Uplo
-		}{{0, 3, blas.Upper}, {n - 4, n, blas.Lower}, {n/2 - 5, n/2 + 5, blas.Upper}, {n - 70, n, blas.Lower}} {
-			if impl.Name() != "purego" && c.lo == n/2-5 {
-				continue // the C backend's panels cost ~1 s at this size
+		t.Run(impl.Name(), func(t *testing.T) {
+			n := 537
+			if impl.Name() != "purego" {
+				n = 937
 			}
-			if testing.Short() && c.hi-c.lo > 10 {
-				continue // the race step: the full runs of both backends keep the 70 pairs
-			}
-			k := c.hi - c.lo
-			w0, z0 := refEig(t, impl, a, n, c.lo, c.hi)
-			w, z, err := EigRangeCtx(ctx, impl, blas64.Symmetric{N: n, Stride: n, Uplo: c.uplo, Data: append([]float64(nil), a...)}, c.lo, c.hi)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for j := 0; j < k; j++ {
-				if math.Abs(w[j]-w0[j]) > 1e-11*(1+math.Abs(w0[j])) {
-					t.Errorf("%s [%d,%d): value %d is %v, Syevr %v", impl.Name(), c.lo, c.hi, j, w[j], w0[j])
+			a := randSym(n, 5)
+			for _, c := range []struct {
+				lo, hi int
+				uplo   blas.Uplo
+			}{{0, 3, blas.Upper}, {n - 4, n, blas.Lower}, {n/2 - 5, n/2 + 5, blas.Upper}, {n - 70, n, blas.Lower}} {
+				if impl.Name() != "purego" && c.lo == n/2-5 {
+					continue // the C backend's panels cost ~1 s at this size
 				}
-				// Residual ‖A·z − λz‖ and the vector against Syevr's.
-				res, diff := 0.0, 0.0
-				for i := 0; i < n; i++ {
-					s := 0.0
-					for l := 0; l < n; l++ {
-						s += a[i*n+l] * z.Data[l*k+j]
+				if testing.Short() && c.hi-c.lo > 10 {
+					continue // the race step: the full runs of both backends keep the 70 pairs
+				}
+				k := c.hi - c.lo
+				w0, z0 := refEig(t, impl, a, n, c.lo, c.hi)
+				w, z, err := EigRangeCtx(ctx, impl, blas64.Symmetric{N: n, Stride: n, Uplo: c.uplo, Data: append([]float64(nil), a...)}, c.lo, c.hi)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j := 0; j < k; j++ {
+					if math.Abs(w[j]-w0[j]) > 1e-11*(1+math.Abs(w0[j])) {
+						t.Errorf("%s [%d,%d): value %d is %v, Syevr %v", impl.Name(), c.lo, c.hi, j, w[j], w0[j])
 					}
-					res = max(res, math.Abs(s-w[j]*z.Data[i*k+j]))
-					diff = max(diff, math.Abs(z.Data[i*k+j]-z0.Data[i*k+j]))
-				}
-				if res > 1e-11 || diff > 1e-8 {
-					t.Errorf("%s [%d,%d): pair %d: residual %.2g, |z − z_Syevr| %.2g", impl.Name(), c.lo, c.hi, j, res, diff)
-				}
-				for l := 0; l < j; l++ {
-					dot := 0.0
+					// Residual ‖A·z − λz‖ and the vector against Syevr's.
+					res, diff := 0.0, 0.0
 					for i := 0; i < n; i++ {
-						dot += z.Data[i*k+j] * z.Data[i*k+l]
+						s := 0.0
+						for l := 0; l < n; l++ {
+							s += a[i*n+l] * z.Data[l*k+j]
+						}
+						res = max(res, math.Abs(s-w[j]*z.Data[i*k+j]))
+						diff = max(diff, math.Abs(z.Data[i*k+j]-z0.Data[i*k+j]))
 					}
-					if math.Abs(dot) > 1e-12 {
-						t.Errorf("%s: vectors %d and %d: dot %.2g", impl.Name(), l, j, dot)
+					if res > 1e-11 || diff > 1e-8 {
+						t.Errorf("%s [%d,%d): pair %d: residual %.2g, |z − z_Syevr| %.2g", impl.Name(), c.lo, c.hi, j, res, diff)
+					}
+					for l := 0; l < j; l++ {
+						dot := 0.0
+						for i := 0; i < n; i++ {
+							dot += z.Data[i*k+j] * z.Data[i*k+l]
+						}
+						if math.Abs(dot) > 1e-12 {
+							t.Errorf("%s: vectors %d and %d: dot %.2g", impl.Name(), l, j, dot)
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -176,7 +178,7 @@ func TestEigRangeCtxDegenerate(t *testing.T) {
 		if impl.Name() != "purego" {
 			n = 950
 		}
-		checkDegenerate(t, impl, n)
+		t.Run(impl.Name(), func(t *testing.T) { checkDegenerate(t, impl, n) })
 	}
 }
 
@@ -475,6 +477,14 @@ func TestEigRangeStructured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("3000 eigenproblems on every backend (about 10 s): not under -short (the race run)")
 	}
+	for _, impl := range Impls() {
+		t.Run(impl.Name(), func(t *testing.T) { structuredTrials(t, impl) })
+	}
+}
+
+// structuredTrials solves 3000 structured eigenproblems, the same ones on
+// every backend (a fixed seed), by EigRangeCtx and Syevd.
+func structuredTrials(t *testing.T, impl Impl) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := 0; trial < 3000; trial++ {
 		n := 2 + rng.IntN(60)
@@ -493,46 +503,44 @@ func TestEigRangeStructured(t *testing.T) {
 		}
 		lo := rng.IntN(n)
 		hi := lo + 1 + rng.IntN(n-lo)
-		for _, impl := range Impls() {
-			func() {
-				defer func() {
-					if p := recover(); p != nil {
-						t.Errorf("%s kind %d n %d [%d,%d): panic %v", impl.Name(), kind, n, lo, hi, p)
-					}
-				}()
-				w, z, err := EigRangeCtx(context.Background(), impl, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: append([]float64(nil), a...)}, lo, hi)
-				if err != nil {
-					t.Errorf("%s kind %d n %d [%d,%d): %v", impl.Name(), kind, n, lo, hi, err)
-					return
-				}
-				res, orth := pairErrors(a, n, w, z)
-				if res > 1e-12*norm || orth > 1e-10 {
-					t.Errorf("%s kind %d n %d [%d,%d): residual %.2g (n·max|a| = %.2g), orthogonality %.2g", impl.Name(), kind, n, lo, hi, res, norm, orth)
-				}
-				// Syevd (gonum's Dsyev on the pure-Go backend) too.
-				full := append([]float64(nil), a...)
-				ww := make([]float64, n)
-				if err := impl.Syevd(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: full}, ww, true); err != nil {
-					t.Errorf("%s Syevd kind %d n %d: %v", impl.Name(), kind, n, err)
-					return
-				}
-				orth = 0
-				for p := 0; p < n; p += 1 + n/20 {
-					for q := 0; q <= p; q++ {
-						s := 0.0
-						for i := 0; i < n; i++ {
-							s += full[i*n+p] * full[i*n+q]
-						}
-						if p == q {
-							s--
-						}
-						orth = max(orth, math.Abs(s))
-					}
-				}
-				if orth > 1e-10 {
-					t.Errorf("%s Syevd kind %d n %d: orthogonality %.2g", impl.Name(), kind, n, orth)
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("%s kind %d n %d [%d,%d): panic %v", impl.Name(), kind, n, lo, hi, p)
 				}
 			}()
-		}
+			w, z, err := EigRangeCtx(context.Background(), impl, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: append([]float64(nil), a...)}, lo, hi)
+			if err != nil {
+				t.Errorf("%s kind %d n %d [%d,%d): %v", impl.Name(), kind, n, lo, hi, err)
+				return
+			}
+			res, orth := pairErrors(a, n, w, z)
+			if res > 1e-12*norm || orth > 1e-10 {
+				t.Errorf("%s kind %d n %d [%d,%d): residual %.2g (n·max|a| = %.2g), orthogonality %.2g", impl.Name(), kind, n, lo, hi, res, norm, orth)
+			}
+			// Syevd (gonum's Dsyev on the pure-Go backend) too.
+			full := append([]float64(nil), a...)
+			ww := make([]float64, n)
+			if err := impl.Syevd(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: full}, ww, true); err != nil {
+				t.Errorf("%s Syevd kind %d n %d: %v", impl.Name(), kind, n, err)
+				return
+			}
+			orth = 0
+			for p := 0; p < n; p += 1 + n/20 {
+				for q := 0; q <= p; q++ {
+					s := 0.0
+					for i := 0; i < n; i++ {
+						s += full[i*n+p] * full[i*n+q]
+					}
+					if p == q {
+						s--
+					}
+					orth = max(orth, math.Abs(s))
+				}
+			}
+			if orth > 1e-10 {
+				t.Errorf("%s Syevd kind %d n %d: orthogonality %.2g", impl.Name(), kind, n, orth)
+			}
+		}()
 	}
 }

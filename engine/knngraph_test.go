@@ -23,6 +23,9 @@ func TestKNNGraphSearch32(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	n, d := 6000, 16
+	if testing.Short() {
+		n = 2000 // -short (the race step): NN-descent and the exact search still run on every path
+	}
 	x32 := make([]float32, n*d)
 	for i := range x32 {
 		x32[i] = float32(math.Round(rng.NormFloat64()*32) / 32)
@@ -82,8 +85,8 @@ func TestKNNGraphSearch32(t *testing.T) {
 		{"k = n", engine.KNNGraph{K: 20, Options: approx.Options}, x32[:20*d], d, engine.ErrBadSetting},
 		{"ragged", approx, x32[:d*20+1], d, engine.ErrBadSetting},
 		{"empty", approx, nil, d, engine.ErrEmpty},
-		{"budget", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: 1 << 20, Neighbors: approx.Options.Neighbors}}, x32, d, engine.ErrMemoryBudget},
-		{"budget, exact", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: 1 << 18, Neighbors: engine.Neighbors{Search: engine.NeighborsExact}}}, x32, d, engine.ErrMemoryBudget},
+		{"budget", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: (1 << 20) * int64(n) / 6000, Neighbors: approx.Options.Neighbors}}, x32, d, engine.ErrMemoryBudget},
+		{"budget, exact", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: (1 << 18) * int64(n) / 6000, Neighbors: engine.Neighbors{Search: engine.NeighborsExact}}}, x32, d, engine.ErrMemoryBudget},
 	} {
 		if _, _, err := c.g.Search32(ctx, c.x, c.cols); !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)

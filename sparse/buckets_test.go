@@ -19,6 +19,17 @@ type pathCase struct {
 	name          string
 	g             *sparse.CSR
 	gaveUp, exact bool
+	// long: the all-pairs tests skip it under -short (the race step),
+	// as they skip graphs of more than 1000 vertices.
+	long bool
+}
+
+// skipLongUnderShort skips an all-pairs test of c under -short (the race
+// step: the parallel paths are the same on the smaller graphs).
+func skipLongUnderShort(t *testing.T, c pathCase) {
+	if n, _ := c.g.Dims(); testing.Short() && (n > 1000 || c.long) {
+		t.Skip("-short (-race): the all-pairs tests keep the graphs of up to 1000 vertices, heavy outliers left out")
+	}
 }
 
 // pathCases are the graphs of the shortest-path tests: a swiss-roll kNN
@@ -34,7 +45,7 @@ func pathCases(t testing.TB) []pathCase {
 		{name: "swiss roll kNN", g: rollGraph},
 		{name: "duplicated points (zero weights)", g: duplicated(geometricGraph(600, 6, 4))},
 		{name: "integer weights, many ties", g: integerWeights(geometricGraph(800, 5, 5)), exact: true},
-		{name: "heavy outliers (bucket width raised)", g: outliers(geometricGraph(800, 6, 6), 1e7)},
+		{name: "heavy outliers (bucket width raised)", g: outliers(geometricGraph(800, 6, 6), 1e7), long: true},
 		{name: "two components", g: twoComponents(geometricGraph(400, 5, 7))},
 		// Every vertex joined to vertex 0: its row lies farther back than
 		// the float32 all-pairs output's window.

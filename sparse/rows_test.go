@@ -23,9 +23,7 @@ func TestAllPairsFromRows(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			n, _ := c.g.Dims()
-			if testing.Short() && n > 1000 {
-				t.Skip("-short (-race): the graphs of up to 1000 vertices only")
-			}
+			skipLongUnderShort(t, c)
 			run := func(opt sparse.PathOptions) []float64 {
 				d := general(n, n)
 				if err := sparse.AllPairsShortestPaths(ctx, c.g, d, opt); err != nil {
@@ -223,9 +221,7 @@ func TestAllPairsInOrder(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			n, _ := c.g.Dims()
-			if testing.Short() && n > 1000 {
-				t.Skip("-short (-race): the graphs of up to 1000 vertices only")
-			}
+			skipLongUnderShort(t, c)
 			sums := make([]float64, n)
 			want := general(n, n)
 			if err := sparse.AllPairsShortestPaths(ctx, c.g, want, sparse.PathOptions{Squared: true, RowSums: sums}); err != nil {
