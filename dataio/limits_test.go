@@ -125,9 +125,7 @@ func TestLimitsMemoryBudget(t *testing.T) {
 }
 
 func TestLimitsDecompressionBomb(t *testing.T) {
-	if raceEnabled {
-		t.Skip("reads a gzip stream from memory: no goroutine to race (13 s under -race); the other runs have it")
-	}
+	skipBombUnderRace(t)
 	// 20 MiB of comment lines in about 20 KiB of gzip: no row is held, the
 	// input limit stops it. Without it (and without the ratio bound) the
 	// whole stream is read.
@@ -154,9 +152,7 @@ func TestLimitsDecompressionBomb(t *testing.T) {
 // default budget is the machine's memory, far too large to stop a bomb
 // soon); MaxRatio < 0 lifts the bound, a larger one moves it.
 func TestLimitsDecompressionRatio(t *testing.T) {
-	if raceEnabled {
-		t.Skip("reads a gzip stream from memory: no goroutine to race (13 s under -race); the other runs have it")
-	}
+	skipBombUnderRace(t)
 	z := gzipBomb(t, "# a comment line that repeats\n", RatioGrace+(16<<20)) // about 1000:1
 	t0 := time.Now()
 	_, err := ReadCSVCtx(context.Background(), bytes.NewReader(z), Limits{})
@@ -209,5 +205,14 @@ func TestReadCancel(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("stopped %v after the start, deadline 50 ms", d)
+	}
+}
+
+// skipBombUnderRace skips a gzip-bomb test under the race detector: it
+// reads from memory, with no goroutine to race, and takes 13 s there.
+func skipBombUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("reads a gzip stream from memory: no goroutine to race (13 s under -race); the other runs have it")
 	}
 }
