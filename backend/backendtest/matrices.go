@@ -167,15 +167,25 @@ func paddingIntact(g blas64.General) bool {
 	return true
 }
 
-// orthoError returns max |ZᵀZ − I| over the columns of z.
+// orthoError returns max |ZᵀZ − I| over the columns of z. ZᵀZ is summed a
+// row of z at a time (each entry over the rows in order, as a column-by-column
+// dot product would), so the reads run along z's rows.
 func orthoError(z blas64.General) float64 {
-	e := 0.0
-	for a := 0; a < z.Cols; a++ {
-		for b := 0; b <= a; b++ {
-			s := 0.0
-			for i := 0; i < z.Rows; i++ {
-				s += at(z, i, a) * at(z, i, b)
+	c := z.Cols
+	g := make([]float64, c*c)
+	for i := 0; i < z.Rows; i++ {
+		row := z.Data[i*z.Stride : i*z.Stride+c]
+		for a, za := range row {
+			ga := g[a*c : a*c+a+1]
+			for b := range ga {
+				ga[b] += za * row[b]
 			}
+		}
+	}
+	e := 0.0
+	for a := 0; a < c; a++ {
+		for b := 0; b <= a; b++ {
+			s := g[a*c+b]
 			if a == b {
 				s--
 			}
@@ -186,18 +196,30 @@ func orthoError(z blas64.General) float64 {
 }
 
 // eigResidual returns max_j ‖A z_j − w_j z_j‖₂ for full A (n×n, stride n).
+// A·Z is formed a row at a time (A's row i against Z's rows), so the reads
+// run along rows.
 func eigResidual(full []float64, n int, w []float64, z blas64.General) float64 {
-	worst := 0.0
-	for j := 0; j < z.Cols; j++ {
-		r := 0.0
-		for i := 0; i < n; i++ {
-			s := -w[j] * at(z, i, j)
-			for k := 0; k < n; k++ {
-				s += full[i*n+k] * at(z, k, j)
-			}
-			r += s * s
+	c := z.Cols
+	r := make([]float64, c)  // per column, Σᵢ (A z_j − w_j z_j)ᵢ²
+	az := make([]float64, c) // row i of A·Z − Z·diag(w)
+	for i := 0; i < n; i++ {
+		zi := z.Data[i*z.Stride : i*z.Stride+c]
+		for j := range az {
+			az[j] = -w[j] * zi[j]
 		}
-		worst = max(worst, math.Sqrt(r))
+		for k, aik := range full[i*n : i*n+n] {
+			zk := z.Data[k*z.Stride : k*z.Stride+c]
+			for j := range az {
+				az[j] += aik * zk[j]
+			}
+		}
+		for j, v := range az {
+			r[j] += v * v
+		}
+	}
+	worst := 0.0
+	for _, v := range r {
+		worst = max(worst, math.Sqrt(v))
 	}
 	return worst
 }
