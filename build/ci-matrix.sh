@@ -44,7 +44,8 @@ step "tests, OpenBLAS backend (-tags openblas): backend/ in full, the rest -shor
 # Tests that check each backend in a subtest named after it (TestConformance, the TestEigRange ones)
 # skip the pure-Go one here: the pure-Go step ran it.
 timed go test -vet=off -tags openblas -skip '/^purego$' ./backend/...
-timed go test -vet=off -short -tags openblas ./...
+# The rest, -short: every package but backend/, which the line above ran in full.
+timed go test -vet=off -short -tags openblas $(go list ./... | grep -v -E '/backend(/|$)')
 
 step "race detector on the packages that start goroutines"
 # Packages whose non-test code starts goroutines or runs parallel loops (beam/ is its own module:
