@@ -274,21 +274,35 @@ func checkDegenerate(t *testing.T, impl Impl, n int) {
 
 // pairErrors returns, for the pairs (w[j], column j of z) of the full
 // symmetric n×n a, the largest entry of |A·z_j − w[j]·z_j| and the
-// largest entry of |zᵀz − I|.
+// largest entry of |zᵀz − I|. A·Z and ZᵀZ are summed a row of Z at a time
+// (each entry over l in order, as column-by-column dot products would), so
+// the reads run along Z's rows.
 func pairErrors(a []float64, n int, w []float64, z blas64.General) (res, orth float64) {
-	for j := range w {
-		for i := 0; i < n; i++ {
-			s := 0.0
-			for l := 0; l < n; l++ {
-				s += a[i*n+l] * z.Data[l*z.Stride+j]
+	k := len(w)
+	az := make([]float64, k)  // row i of A·Z
+	g := make([]float64, k*k) // ZᵀZ, lower triangle
+	for i := 0; i < n; i++ {
+		clear(az)
+		for l, ail := range a[i*n : i*n+n] {
+			zl := z.Data[l*z.Stride : l*z.Stride+k]
+			for j := range az {
+				az[j] += ail * zl[j]
 			}
-			res = max(res, math.Abs(s-w[j]*z.Data[i*z.Stride+j]))
 		}
-		for l := 0; l <= j; l++ {
-			s := 0.0
-			for i := 0; i < n; i++ {
-				s += z.Data[i*z.Stride+j] * z.Data[i*z.Stride+l]
+		zi := z.Data[i*z.Stride : i*z.Stride+k]
+		for j, v := range az {
+			res = max(res, math.Abs(v-w[j]*zi[j]))
+		}
+		for j, zij := range zi {
+			gj := g[j*k : j*k+j+1]
+			for l := range gj {
+				gj[l] += zij * zi[l]
 			}
+		}
+	}
+	for j := 0; j < k; j++ {
+		for l := 0; l <= j; l++ {
+			s := g[j*k+l]
 			if l == j {
 				s--
 			}
@@ -542,5 +556,52 @@ func structuredTrials(t *testing.T, impl Impl) {
 				t.Errorf("%s Syevd kind %d n %d: orthogonality %.2g", impl.Name(), kind, n, orth)
 			}
 		}()
+	}
+}
+
+// pairErrors reads along rows; it must give the value of its definition,
+// each entry summed in the same order, to the bit, and see a spoiled pair.
+func TestPairErrorsByDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	n, k := 37, 5
+	a := randSym(n, 11)
+	z := blas64.General{Rows: n, Cols: k, Stride: k + 2, Data: make([]float64, n*(k+2))}
+	for i := range z.Data {
+		z.Data[i] = rng.NormFloat64()
+	}
+	w := []float64{-1, 0.5, 2, 3, 7}
+	res, orth := 0.0, 0.0
+	for j := range w {
+		for i := 0; i < n; i++ {
+			s := 0.0
+			for l := 0; l < n; l++ {
+				s += a[i*n+l] * z.Data[l*z.Stride+j]
+			}
+			res = max(res, math.Abs(s-w[j]*z.Data[i*z.Stride+j]))
+		}
+		for l := 0; l <= j; l++ {
+			s := 0.0
+			for i := 0; i < n; i++ {
+				s += z.Data[i*z.Stride+j] * z.Data[i*z.Stride+l]
+			}
+			if l == j {
+				s--
+			}
+			orth = max(orth, math.Abs(s))
+		}
+	}
+	if r, o := pairErrors(a, n, w, z); r != res || o != orth {
+		t.Errorf("pairErrors (%v, %v), by its definition (%v, %v)", r, o, res, orth)
+	}
+	// An exact pair of a diagonal matrix, then the vector spoiled.
+	d := make([]float64, 9)
+	d[0], d[4], d[8] = 2, 3, 5
+	e := blas64.General{Rows: 3, Cols: 1, Stride: 1, Data: []float64{0, 1, 0}}
+	if r, o := pairErrors(d, 3, []float64{3}, e); r != 0 || o != 0 {
+		t.Errorf("exact pair: residual %v, orthogonality %v", r, o)
+	}
+	e.Data[0] = 1e-4 // residual |2 − 3|·1e-4, ‖z‖² − 1 = 1e-8
+	if r, o := pairErrors(d, 3, []float64{3}, e); !(r > 0.99e-4) || !(o > 0.99e-8) {
+		t.Errorf("spoiled pair: residual %v, orthogonality %v; want 1e-4 and 1e-8", r, o)
 	}
 }
