@@ -396,7 +396,7 @@ func checkGesdd(t *testing.T, impl backend.Impl, name string, a blas64.General) 
 	// Only up to 100 columns: above, the checks passed already bound every σ
 	// closer than this one does (Weyl: |σⱼ(A) − sⱼ| ≤ ‖A − USVᵀ‖₂ with U and
 	// V orthonormal to tol, here ≤ tol·‖A‖_F, far inside 1e-8·σ₀), and the
-	// O(k³)-a-sweep reference took 10 of the 13 s of the banded trials.
+	// O(k³)-a-sweep reference took 9.8 of the Gesdd test's 23.5 s of CPU.
 	if k > 100 {
 		return
 	}
