@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -335,15 +336,14 @@ const (
 	NeighborsApprox
 )
 
+// neighborSearchNames are the command line's names, in the constants'
+// order.
+var neighborSearchNames = [...]string{"auto", "exact", "approx"}
+
 // String returns "auto", "exact" or "approx", the command line's names.
 func (s NeighborSearch) String() string {
-	switch s {
-	case NeighborsAuto:
-		return "auto"
-	case NeighborsExact:
-		return "exact"
-	case NeighborsApprox:
-		return "approx"
+	if s >= 0 && int(s) < len(neighborSearchNames) {
+		return neighborSearchNames[s]
 	}
 	return fmt.Sprintf("NeighborSearch(%d)", int(s))
 }
@@ -352,12 +352,13 @@ func (s NeighborSearch) String() string {
 // "approximate".
 func ParseNeighbors(s string) (NeighborSearch, error) {
 	switch s {
-	case "", "auto":
+	case "":
 		return NeighborsAuto, nil
-	case "exact":
-		return NeighborsExact, nil
-	case "approx", "approximate":
+	case "approximate":
 		return NeighborsApprox, nil
+	}
+	if i := slices.Index(neighborSearchNames[:], s); i >= 0 {
+		return NeighborSearch(i), nil
 	}
 	return 0, fmt.Errorf("%w: neighbour search %q (want auto, exact or approx)", ErrBadSetting, s)
 }

@@ -203,20 +203,10 @@ func (m *IsomapModel) prepareGeo() {
 	})
 }
 
-func (m *IsomapModel) prepare(ctx context.Context) error {
-	gi, err := m.geo.get(ctx)
-	if err != nil {
-		return err
-	}
-	return gi.prepareTable(ctx)
-}
+func (m *IsomapModel) prepare(ctx context.Context) error { return m.geo.prepare(ctx) }
 
 func (m *IsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
-	gi, err := m.geo.get(ctx)
-	if err != nil {
-		return err
-	}
-	return gi.transformRow(ctx, dst, x)
+	return m.geo.transformRow(ctx, dst, x)
 }
 
 // eigenproblem is what chooseEigensolver needs to know of a method's

@@ -258,20 +258,10 @@ func (m *LandmarkIsomapModel) prepareGeo() {
 	})
 }
 
-func (m *LandmarkIsomapModel) prepare(ctx context.Context) error {
-	gi, err := m.geo.get(ctx)
-	if err != nil {
-		return err
-	}
-	return gi.prepareTable(ctx)
-}
+func (m *LandmarkIsomapModel) prepare(ctx context.Context) error { return m.geo.prepare(ctx) }
 
 func (m *LandmarkIsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
-	gi, err := m.geo.get(ctx)
-	if err != nil {
-		return err
-	}
-	return gi.transformRow(ctx, dst, x)
+	return m.geo.transformRow(ctx, dst, x)
 }
 
 // landmarkFlam predicts the choice of l landmarks among rows: l passes

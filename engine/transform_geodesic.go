@@ -184,6 +184,24 @@ func newLazyGeo(build func(context.Context) (*geoIndex, error)) *lazyGeo {
 
 func (l *lazyGeo) get(ctx context.Context) (*geoIndex, error) { return l.l.get(ctx, l.build) }
 
+// prepare builds the index and its geodesic table (the model's Prepare).
+func (l *lazyGeo) prepare(ctx context.Context) error {
+	gi, err := l.get(ctx)
+	if err != nil {
+		return err
+	}
+	return gi.prepareTable(ctx)
+}
+
+// transformRow maps the row x into dst through the index.
+func (l *lazyGeo) transformRow(ctx context.Context, dst, x []float64) error {
+	gi, err := l.get(ctx)
+	if err != nil {
+		return err
+	}
+	return gi.transformRow(ctx, dst, x)
+}
+
 // newGeoIndex prepares the index; with near (the fit's graph came from
 // NN-descent: graphLists) the neighbour queries go through its
 // neighbors.Index of the training rows and the stored graph. It fails only on a graph the shortest

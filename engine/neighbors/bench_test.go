@@ -100,3 +100,29 @@ func BenchmarkKNNApprox(b *testing.B) {
 		})
 	}
 }
+
+// Approximate queries, one row at a time (QueryRow, the request path):
+// 2000 rows of a swiss roll embedded in 256 dimensions against an index of
+// 20,000 others, k = 10 at width 16. Its best-first walk is the frontier's
+// and the kept candidates' heaps.
+func BenchmarkQueryRow(b *testing.B) {
+	roll, _ := datasets.SwissRoll(22000, 0.05, 1)
+	x, err := datasets.Embed(roll, 256, 0.01, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, _, err := neighbors.NewIndex(ctx, x.Slice(0, 20000, 0, 256), 10, neighbors.ApproxOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, ds := make([]int, 10), make([]float64, 10)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for q := 20000; q < 22000; q++ {
+			if err := ix.QueryRow(ctx, x.RawRowView(q), js, ds, 16); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(2000*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -3,6 +3,7 @@ package neighbors
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -30,28 +31,24 @@ const (
 	DisconnectedLargest
 )
 
+// disconnectedNames are the command line's names, in the constants' order.
+var disconnectedNames = [...]string{"error", "connect", "largest"}
+
 // String returns "error", "connect" or "largest", the command line's names.
 func (p Disconnected) String() string {
-	switch p {
-	case DisconnectedError:
-		return "error"
-	case DisconnectedConnect:
-		return "connect"
-	case DisconnectedLargest:
-		return "largest"
+	if p >= 0 && int(p) < len(disconnectedNames) {
+		return disconnectedNames[p]
 	}
 	return fmt.Sprintf("Disconnected(%d)", int(p))
 }
 
 // ParseDisconnected parses "error", "connect" or "largest" ("" is "error").
 func ParseDisconnected(s string) (Disconnected, error) {
-	switch s {
-	case "", "error":
+	if s == "" {
 		return DisconnectedError, nil
-	case "connect":
-		return DisconnectedConnect, nil
-	case "largest":
-		return DisconnectedLargest, nil
+	}
+	if i := slices.Index(disconnectedNames[:], s); i >= 0 {
+		return Disconnected(i), nil
 	}
 	return 0, fmt.Errorf("%w: disconnected policy %q (want error, connect or largest)", ErrInput, s)
 }

@@ -300,7 +300,7 @@ func (ix *Index) exactQuery(row []float64, j int) float64 {
 
 // searcher is one goroutine's scratch for queries: the visited stamps, the
 // kept candidates (a max-heap on (key, index) of at most width) and the
-// frontier (a min-heap).
+// frontier (a min-heap, kept negated: pushFront).
 type searcher struct {
 	qv         []float32
 	stamp      []uint32
@@ -458,77 +458,28 @@ func (s *searcher) keep(d float32, j int32) {
 	if len(s.keyD) < s.width {
 		s.keyD = append(s.keyD, d)
 		s.keyJ = append(s.keyJ, j)
-		i := len(s.keyD) - 1
-		for i > 0 {
-			p := (i - 1) / 2
-			if !worse(d, j, s.keyD[p], s.keyJ[p]) {
-				break
-			}
-			s.keyD[i], s.keyJ[i] = s.keyD[p], s.keyJ[p]
-			i = p
-		}
-		s.keyD[i], s.keyJ[i] = d, j
+		heapUp(s.keyD, s.keyJ, len(s.keyD)-1, d, j)
 		return
 	}
-	n := len(s.keyD)
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && worse(s.keyD[c+1], s.keyJ[c+1], s.keyD[c], s.keyJ[c]) {
-			c++
-		}
-		if !worse(s.keyD[c], s.keyJ[c], d, j) {
-			break
-		}
-		s.keyD[i], s.keyJ[i] = s.keyD[c], s.keyJ[c]
-		i = c
-	}
-	s.keyD[i], s.keyJ[i] = d, j
+	heapDown(s.keyD, s.keyJ, len(s.keyD), d, j)
 }
 
-// pushFront and popFront are the frontier's min-heap on (key, index).
+// pushFront and popFront are the frontier's min-heap on (key, index): a
+// max-heap of the negated pairs (heap.go).
 func (s *searcher) pushFront(d float32, j int32) {
-	s.frontD = append(s.frontD, d)
-	s.frontJ = append(s.frontJ, j)
-	i := len(s.frontD) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !worse(s.frontD[p], s.frontJ[p], d, j) {
-			break
-		}
-		s.frontD[i], s.frontJ[i] = s.frontD[p], s.frontJ[p]
-		i = p
-	}
-	s.frontD[i], s.frontJ[i] = d, j
+	s.frontD = append(s.frontD, -d)
+	s.frontJ = append(s.frontJ, -j)
+	heapUp(s.frontD, s.frontJ, len(s.frontD)-1, -d, -j)
 }
 
 func (s *searcher) popFront() (float32, int32) {
-	d, j := s.frontD[0], s.frontJ[0]
+	d, j := -s.frontD[0], -s.frontJ[0]
 	n := len(s.frontD) - 1
 	ld, lj := s.frontD[n], s.frontJ[n]
 	s.frontD, s.frontJ = s.frontD[:n], s.frontJ[:n]
-	if n == 0 {
-		return d, j
+	if n > 0 {
+		heapDown(s.frontD, s.frontJ, n, ld, lj)
 	}
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && worse(s.frontD[c], s.frontJ[c], s.frontD[c+1], s.frontJ[c+1]) {
-			c++
-		}
-		if !worse(ld, lj, s.frontD[c], s.frontJ[c]) {
-			break
-		}
-		s.frontD[i], s.frontJ[i] = s.frontD[c], s.frontJ[c]
-		i = c
-	}
-	s.frontD[i], s.frontJ[i] = ld, lj
 	return d, j
 }
 

@@ -313,7 +313,7 @@ type pairs struct {
 }
 
 func (p pairs) Len() int           { return len(p.d) }
-func (p pairs) Less(a, b int) bool { return less(p.d[a], p.j[a], p.d[b], p.j[b]) }
+func (p pairs) Less(a, b int) bool { return pairBefore(p.d[a], p.j[a], p.d[b], p.j[b]) }
 func (p pairs) Swap(a, b int) {
 	p.d[a], p.d[b] = p.d[b], p.d[a]
 	p.j[a], p.j[b] = p.j[b], p.j[a]

@@ -241,11 +241,6 @@ func newTopK(k int) *topK {
 
 func (h *topK) reset() { h.d, h.j = h.d[:0], h.j[:0] }
 
-// less reports whether (d1, j1) comes before (d2, j2).
-func less(d1 float64, j1 int, d2 float64, j2 int) bool {
-	return d1 < d2 || (d1 == d2 && j1 < j2)
-}
-
 // full reports whether k pairs are kept; worst returns the root.
 func (h *topK) full() bool { return len(h.d) == h.k }
 
@@ -266,42 +261,13 @@ func (h *topK) push(d float64, j int) {
 	if len(h.d) < h.k {
 		h.d = append(h.d, d)
 		h.j = append(h.j, j)
-		i := len(h.d) - 1
-		for i > 0 {
-			p := (i - 1) / 2
-			if !less(h.d[p], h.j[p], d, j) {
-				break
-			}
-			h.d[i], h.j[i] = h.d[p], h.j[p]
-			i = p
-		}
-		h.d[i], h.j[i] = d, j
+		heapUp(h.d, h.j, len(h.d)-1, d, j)
 		return
 	}
-	if !less(d, j, h.d[0], h.j[0]) {
+	if !pairBefore(d, j, h.d[0], h.j[0]) {
 		return
 	}
-	h.siftDown(d, j, len(h.d))
-}
-
-// siftDown puts (d, j) in place of the root of the heap h.d[:n], h.j[:n].
-func (h *topK) siftDown(d float64, j int, n int) {
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && less(h.d[c], h.j[c], h.d[c+1], h.j[c+1]) {
-			c++
-		}
-		if !less(d, j, h.d[c], h.j[c]) {
-			break
-		}
-		h.d[i], h.j[i] = h.d[c], h.j[c]
-		i = c
-	}
-	h.d[i], h.j[i] = d, j
+	heapDown(h.d, h.j, len(h.d), d, j)
 }
 
 // sort orders the kept pairs by (d, j) in place (heapsort: the pairs are
@@ -310,7 +276,7 @@ func (h *topK) sort() {
 	for end := len(h.d) - 1; end > 0; end-- {
 		d, j := h.d[end], h.j[end]
 		h.d[end], h.j[end] = h.d[0], h.j[0]
-		h.siftDown(d, j, end)
+		heapDown(h.d, h.j, end, d, j)
 	}
 }
 
@@ -325,7 +291,7 @@ func sortPairs(d []float64, j []int) {
 	for a := 1; a < len(d); a++ {
 		dv, jv := d[a], j[a]
 		b := a
-		for b > 0 && less(dv, jv, d[b-1], j[b-1]) {
+		for b > 0 && pairBefore(dv, jv, d[b-1], j[b-1]) {
 			d[b], j[b] = d[b-1], j[b-1]
 			b--
 		}
