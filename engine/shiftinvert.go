@@ -17,6 +17,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/internal/tall"
 	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -173,8 +174,8 @@ func orthonormalize(q, x blas64.General) blas64.General {
 	for pass := 0; pass < 2; pass++ {
 		if x.Cols > 0 && q.Cols > 0 {
 			c := newGeneral(x.Cols, q.Cols)
-			tallTN(x, q, c)
-			tallNN(-1, x, c, 1, q)
+			tall.TN(x, q, c)
+			tall.NN(-1, x, c, 1, q)
 		}
 		if q.Cols == 0 {
 			return q
@@ -182,15 +183,15 @@ func orthonormalize(q, x blas64.General) blas64.General {
 		// Unit columns first: after a solve their norms differ by the
 		// ratio of the eigenvalues of S (1e14 for a null vector against
 		// a wanted one), which would hide them from the relative cut.
-		norms := columnNorms(q)
+		norms := tall.ColumnNorms(q)
 		for j := range norms {
 			if norms[j] > 0 {
 				norms[j] = 1 / math.Sqrt(norms[j])
 			}
 		}
-		scaleColumns(q, norms)
+		tall.ScaleColumns(q, norms)
 		g := newGeneral(q.Cols, q.Cols)
-		tallTN(q, q, g)
+		tall.TN(q, q, g)
 		symmetrize(g)
 		var es mat.EigenSym
 		if !es.Factorize(mat.NewSymDense(q.Cols, g.Data), true) {
@@ -216,51 +217,10 @@ func orthonormalize(q, x blas64.General) blas64.General {
 			c++
 		}
 		out := newGeneral(q.Rows, keep)
-		tallNN(1, q, t, 0, out)
+		tall.NN(1, q, t, 0, out)
 		q = out
 	}
 	return q
-}
-
-// columnNorms returns the squared norms of q's columns, each summed in
-// row order (two columns: in registers).
-func columnNorms(q blas64.General) []float64 {
-	norms := make([]float64, q.Cols)
-	if q.Cols == 2 {
-		var s0, s1 float64
-		for i := 0; i < q.Rows; i++ {
-			row := q.Data[i*q.Stride : i*q.Stride+2]
-			s0 += row[0] * row[0]
-			s1 += row[1] * row[1]
-		}
-		norms[0], norms[1] = s0, s1
-		return norms
-	}
-	for i := 0; i < q.Rows; i++ {
-		for j, v := range q.Data[i*q.Stride : i*q.Stride+q.Cols] {
-			norms[j] += v * v
-		}
-	}
-	return norms
-}
-
-// scaleColumns multiplies column j of q by s[j].
-func scaleColumns(q blas64.General, s []float64) {
-	if q.Cols == 2 {
-		s0, s1 := s[0], s[1]
-		for i := 0; i < q.Rows; i++ {
-			row := q.Data[i*q.Stride : i*q.Stride+2]
-			row[0] *= s0
-			row[1] *= s1
-		}
-		return
-	}
-	for i := 0; i < q.Rows; i++ {
-		row := q.Data[i*q.Stride : i*q.Stride+q.Cols]
-		for j := range row {
-			row[j] *= s[j]
-		}
-	}
 }
 
 // rayleighRitz returns the eigenpairs of B on span(q) (q orthonormal,
@@ -277,16 +237,16 @@ func rayleighRitzOf(mul func(dst, src blas64.General), q blas64.General) ([]floa
 	bq := newGeneral(n, p)
 	mul(bq, q)
 	h := newGeneral(p, p)
-	tallTN(q, bq, h)
+	tall.TN(q, bq, h)
 	symmetrize(h)
 	w, z, err := backend.EigBottomCtx(context.Background(), backend.Local(), blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: h.Data}, p)
 	if err != nil {
 		return nil, blas64.General{}, nil, err
 	}
 	c := newGeneral(n, p)
-	tallNN(1, q, z, 0, c)
+	tall.NN(1, q, z, 0, c)
 	bc := newGeneral(n, p)
-	tallNN(1, bq, z, 0, bc)
+	tall.NN(1, bq, z, 0, bc)
 	res := make([]float64, p)
 	for i := 0; i < n; i++ {
 		cr, br := c.Data[i*p:(i+1)*p], bc.Data[i*p:(i+1)*p]
@@ -353,8 +313,8 @@ func (c *certifier) lock(v []float64, val float64) {
 func (c *certifier) project(y blas64.General) {
 	x := c.locked()
 	t := newGeneral(x.Cols, y.Cols)
-	tallTN(x, y, t)
-	tallNN(-1, x, t, 1, y)
+	tall.TN(x, y, t)
+	tall.NN(-1, x, t, 1, y)
 }
 
 // applyS sets dst = P·S·P·src (n×b) with P the projector off the locked

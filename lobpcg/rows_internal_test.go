@@ -1,9 +1,11 @@
-package engine
+package lobpcg
 
 import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/manifoldlab/manifold/internal/tall"
 )
 
 // LOBPCG's row loops — the Gram matrices, the residuals, the update of X
@@ -11,7 +13,7 @@ import (
 // the context between its blocks of rows: cancelled, they return an error
 // wrapping context.Canceled instead of running to the end.
 func TestLOBPCGRowLoopsCancel(t *testing.T) {
-	n, b := 3*tallChunk+5, 2
+	n, b := 3*tall.Chunk+5, 2
 	buf := newGeneral(n, 6*b)
 	for i := range buf.Data {
 		buf.Data[i] = float64(i%7) - 3

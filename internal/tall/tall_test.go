@@ -1,4 +1,4 @@
-package engine
+package tall
 
 import (
 	"math"
@@ -23,27 +23,27 @@ func TestTallProductsMatchGemm(t *testing.T) {
 		return g
 	}
 	var ref gonum.Implementation
-	for _, n := range []int{1, 7, tallChunk + 3, 3*tallChunk - 1} {
+	for _, n := range []int{1, 7, Chunk + 3, 3*Chunk - 1} {
 		for _, l := range []int{1, 2, 3, 4, 5, 9, 70} {
 			for _, p := range []int{1, 2, 5} {
 				x := fill(n, l, l+2)
 				y := fill(n, p, p+1)
 				c := fill(l, p, p)
 				want := fill(l, p, p)
-				tallTN(x, y, c)
+				TN(x, y, c)
 				ref.Dgemm(blas.Trans, blas.NoTrans, l, p, n, 1, x.Data, x.Stride, y.Data, y.Stride, 0, want.Data, want.Stride)
 				if d := maxDiff(c.Data, want.Data); d > 1e-12*float64(n) {
-					t.Errorf("tallTN n=%d l=%d p=%d: differs by %g", n, l, p, d)
+					t.Errorf("TN n=%d l=%d p=%d: differs by %g", n, l, p, d)
 				}
 				for _, beta := range []float64{0, 1} {
 					tm := fill(l, p, p+3)
 					got := fill(n, p, p+1)
 					exp := blas64.General{Rows: n, Cols: p, Stride: got.Stride, Data: append([]float64(nil), got.Data...)}
-					tallNN(-0.5, x, tm, beta, got)
+					NN(-0.5, x, tm, beta, got)
 					ref.Dgemm(blas.NoTrans, blas.NoTrans, n, p, l, -0.5, x.Data, x.Stride, tm.Data, tm.Stride, beta, exp.Data, exp.Stride)
 					for i := range n {
 						if d := maxDiff(got.Data[i*got.Stride:i*got.Stride+p], exp.Data[i*exp.Stride:i*exp.Stride+p]); d > 1e-12*float64(l) {
-							t.Fatalf("tallNN n=%d l=%d p=%d beta=%g: row %d differs by %g", n, l, p, beta, i, d)
+							t.Fatalf("NN n=%d l=%d p=%d beta=%g: row %d differs by %g", n, l, p, beta, i, d)
 						}
 					}
 				}

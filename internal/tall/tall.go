@@ -1,4 +1,4 @@
-package engine
+package tall
 
 import (
 	"gonum.org/v1/gonum/blas"
@@ -7,45 +7,34 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 )
 
-// Products of tall, narrow blocks of vectors (n rows, a few columns): the
-// projections against locked eigenvectors and the orthonormalizations of
-// the shift-invert eigensolver. A general matrix product splits its output
-// into 64×64 tiles and hands them to goroutines; an n×1 output is then
-// hundreds of tiles of one column, and the product of 50,000 rows by 4
-// columns took about a millisecond where reading its operands takes a
-// tenth of that (pprof of Laplacian eigenmaps at 50,000 points). These run
-// over fixed chunks of rows instead, in parallel, and add the chunks'
-// partial sums in chunk order, so that the result does not depend on the
-// number of goroutines.
-
-// tallChunk is the rows of one chunk; tallMaxWidth the most columns
+// Chunk is the rows of one chunk; maxWidth the most columns
 // (l·p) the loops take before a general product is faster.
 const (
-	tallChunk    = 4096
-	tallMaxWidth = 64
+	Chunk    = 4096
+	maxWidth = 64
 )
 
-// tallTN sets the l×p c = xᵀ·y for x n×l and y n×p.
-func tallTN(x, y, c blas64.General) {
+// TN sets the l×p c = xᵀ·y for x n×l and y n×p.
+func TN(x, y, c blas64.General) {
 	n, l, p := x.Rows, x.Cols, y.Cols
-	if l*p > tallMaxWidth {
+	if l*p > maxWidth {
 		backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, x, y, 0, c)
 		return
 	}
-	chunks := (n + tallChunk - 1) / tallChunk
+	chunks := (n + Chunk - 1) / Chunk
 	part := make([]float64, max(1, chunks)*l*p)
 	backend.ParallelFor(chunks, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			acc := part[ch*l*p : (ch+1)*l*p]
 			if p == 1 {
-				tallTNVec(acc, x, y.Data, y.Stride, ch*tallChunk, min(n, (ch+1)*tallChunk))
+				tnVec(acc, x, y.Data, y.Stride, ch*Chunk, min(n, (ch+1)*Chunk))
 				continue
 			}
 			if p == 2 && l <= 2 {
-				tallTN2(acc, x, y, ch*tallChunk, min(n, (ch+1)*tallChunk))
+				tn2(acc, x, y, ch*Chunk, min(n, (ch+1)*Chunk))
 				continue
 			}
-			for i := ch * tallChunk; i < min(n, (ch+1)*tallChunk); i++ {
+			for i := ch * Chunk; i < min(n, (ch+1)*Chunk); i++ {
 				xi := x.Data[i*x.Stride : i*x.Stride+l]
 				yi := y.Data[i*y.Stride : i*y.Stride+p]
 				for a, xa := range xi {
@@ -68,24 +57,24 @@ func tallTN(x, y, c blas64.General) {
 	}
 }
 
-// tallNN sets the n×p y = alpha·x·t + beta·y for x n×l and t l×p (beta 0
+// NN sets the n×p y = alpha·x·t + beta·y for x n×l and t l×p (beta 0
 // or 1; y must not share memory with x).
-func tallNN(alpha float64, x, t blas64.General, beta float64, y blas64.General) {
+func NN(alpha float64, x, t blas64.General, beta float64, y blas64.General) {
 	n, l, p := x.Rows, x.Cols, t.Cols
-	if l*p > tallMaxWidth || beta != 0 && beta != 1 {
+	if l*p > maxWidth || beta != 0 && beta != 1 {
 		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, alpha, x, t, beta, y)
 		return
 	}
-	backend.ParallelFor((n+tallChunk-1)/tallChunk, 1, func(lo, hi int) {
+	backend.ParallelFor((n+Chunk-1)/Chunk, 1, func(lo, hi int) {
 		if p == 1 {
-			tallNNVec(alpha, x, t, beta, y, lo*tallChunk, min(n, hi*tallChunk))
+			nnVec(alpha, x, t, beta, y, lo*Chunk, min(n, hi*Chunk))
 			return
 		}
 		if p == 2 && l <= 2 {
-			tallNN2(alpha, x, t, beta, y, lo*tallChunk, min(n, hi*tallChunk))
+			nn2(alpha, x, t, beta, y, lo*Chunk, min(n, hi*Chunk))
 			return
 		}
-		for i := lo * tallChunk; i < min(n, hi*tallChunk); i++ {
+		for i := lo * Chunk; i < min(n, hi*Chunk); i++ {
 			xi := x.Data[i*x.Stride : i*x.Stride+l]
 			yi := y.Data[i*y.Stride : i*y.Stride+p]
 			if beta == 0 {
@@ -101,10 +90,10 @@ func tallNN(alpha float64, x, t blas64.General, beta float64, y blas64.General) 
 	})
 }
 
-// tallTN2 adds xᵀ·y over rows [r0, r1) to acc (l×2) for x of one or two
+// tn2 adds xᵀ·y over rows [r0, r1) to acc (l×2) for x of one or two
 // columns and y of two: the general loop's sums, in its order, in
 // registers.
-func tallTN2(acc []float64, x, y blas64.General, r0, r1 int) {
+func tn2(acc []float64, x, y blas64.General, r0, r1 int) {
 	var s00, s01, s10, s11 float64
 	xs, ys := x.Stride, y.Stride
 	if x.Cols == 1 {
@@ -130,10 +119,10 @@ func tallTN2(acc []float64, x, y blas64.General, r0, r1 int) {
 	acc[3] += s11
 }
 
-// tallNN2 sets y = alpha·x·t + beta·y over rows [r0, r1) for x of one or
+// nn2 sets y = alpha·x·t + beta·y over rows [r0, r1) for x of one or
 // two columns and t, y of two: the general loop's operations, in its
 // order.
-func tallNN2(alpha float64, x, t blas64.General, beta float64, y blas64.General, r0, r1 int) {
+func nn2(alpha float64, x, t blas64.General, beta float64, y blas64.General, r0, r1 int) {
 	xs, ys := x.Stride, y.Stride
 	t00, t01 := t.Data[0], t.Data[1]
 	var t10, t11 float64
@@ -158,9 +147,9 @@ func tallNN2(alpha float64, x, t blas64.General, beta float64, y blas64.General,
 	}
 }
 
-// tallTNVec adds xᵀ·y over rows [r0, r1) to acc (l entries), y a vector
+// tnVec adds xᵀ·y over rows [r0, r1) to acc (l entries), y a vector
 // of stride sy.
-func tallTNVec(acc []float64, x blas64.General, y []float64, sy, r0, r1 int) {
+func tnVec(acc []float64, x blas64.General, y []float64, sy, r0, r1 int) {
 	l := x.Cols
 	for a := 0; a < l; a += 4 {
 		w := min(4, l-a)
@@ -196,9 +185,9 @@ func tallTNVec(acc []float64, x blas64.General, y []float64, sy, r0, r1 int) {
 	}
 }
 
-// tallNNVec sets y = alpha·x·t + beta·y over rows [r0, r1) for a vector t
+// nnVec sets y = alpha·x·t + beta·y over rows [r0, r1) for a vector t
 // (l entries, stride t.Stride) and a vector y.
-func tallNNVec(alpha float64, x, t blas64.General, beta float64, y blas64.General, r0, r1 int) {
+func nnVec(alpha float64, x, t blas64.General, beta float64, y blas64.General, r0, r1 int) {
 	l := x.Cols
 	tv := make([]float64, l)
 	for a := range tv {
@@ -244,6 +233,47 @@ func tallNNVec(alpha float64, x, t blas64.General, beta float64, y blas64.Genera
 			for i := r0; i < r1; i++ {
 				yd[i*y.Stride] += xd[(i-r0)*x.Stride] * t0
 			}
+		}
+	}
+}
+
+// ColumnNorms returns the squared norms of q's columns, each summed in
+// row order (two columns: in registers), serially.
+func ColumnNorms(q blas64.General) []float64 {
+	norms := make([]float64, q.Cols)
+	if q.Cols == 2 {
+		var s0, s1 float64
+		for i := 0; i < q.Rows; i++ {
+			row := q.Data[i*q.Stride : i*q.Stride+2]
+			s0 += row[0] * row[0]
+			s1 += row[1] * row[1]
+		}
+		norms[0], norms[1] = s0, s1
+		return norms
+	}
+	for i := 0; i < q.Rows; i++ {
+		for j, v := range q.Data[i*q.Stride : i*q.Stride+q.Cols] {
+			norms[j] += v * v
+		}
+	}
+	return norms
+}
+
+// ScaleColumns multiplies column j of q by s[j].
+func ScaleColumns(q blas64.General, s []float64) {
+	if q.Cols == 2 {
+		s0, s1 := s[0], s[1]
+		for i := 0; i < q.Rows; i++ {
+			row := q.Data[i*q.Stride : i*q.Stride+2]
+			row[0] *= s0
+			row[1] *= s1
+		}
+		return
+	}
+	for i := 0; i < q.Rows; i++ {
+		row := q.Data[i*q.Stride : i*q.Stride+q.Cols]
+		for j := range row {
+			row[j] *= s[j]
 		}
 	}
 }
