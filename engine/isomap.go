@@ -228,6 +228,17 @@ type eigenproblem struct {
 // on swiss rolls and USPS for Isomap, LLE, LTSA and Laplacian eigenmaps).
 const denseEigenMax = 500
 
+// sparseBottomCheaper names, for a budget refusal of a sparse bottom
+// eigenproblem (LLE, LTSA, Laplacian eigenmaps) solved by solver, what
+// needs less memory: the dense solver's N×N matrix goes with any other;
+// the others' estimates grow with the neighbours and the samples.
+func sparseBottomCheaper(solver Eigensolver) string {
+	if solver == EigenDense {
+		return "the Lanczos eigensolver (no N×N matrix)"
+	}
+	return "fewer neighbours (K) or fewer samples"
+}
+
 // chooseEigensolver is the one place the engine chooses an eigensolver:
 // it resolves EigenAuto for the problem and checks an explicit choice.
 // Dense top eigenpairs (Isomap, MDS, TDPM, Isometric Projection's τ):

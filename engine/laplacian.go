@@ -148,7 +148,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			if solver == EigenDense {
 				est += 8 * int64(n) * int64(n)
 			}
-			return fitPlan{dim: s.Dim, bytes: est, what: "Laplacian eigenmaps", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: "Laplacian eigenmaps", cheaper: sparseBottomCheaper(solver)}, nil
 		},
 		stages: func(r *run, in samples) (*LaplacianModel, error) {
 			fixed, err := inputGraph(r, in, s.spec(), false)

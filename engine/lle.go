@@ -106,7 +106,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 				est = ls.bytes(in) + 8*int64(n)*int64(d) + 64*int64(n)*int64(s.K) + 32*int64(n)*int64(ls.LandmarkK) +
 					8*int64(n)*10*b + 16*l*l
 			}
-			return fitPlan{dim: s.Dim, bytes: est, what: "LLE", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: "LLE", cheaper: sparseBottomCheaper(solver)}, nil
 		},
 		stages: func(r *run, in samples) (*LLEModel, error) {
 			g := in.dense

@@ -165,7 +165,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 				b, l := int64(s.Dim+lobpcgExtra), int64(ls.Landmarks)
 				est += ls.landmarkBytes(n, d) + 12*int64(n)*int64(s.K*s.K) + 8*int64(n)*10*b + 16*l*l
 			}
-			return fitPlan{dim: s.Dim, bytes: est, what: "LTSA", cheaper: "the Lanczos eigensolver (no N×N matrix)"}, nil
+			return fitPlan{dim: s.Dim, bytes: est, what: "LTSA", cheaper: sparseBottomCheaper(solver)}, nil
 		},
 		stages: func(r *run, in samples) (*LTSAModel, error) {
 			n, d := in.dims()

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -118,5 +119,49 @@ func TestMemoryBudgetDenseCopy(t *testing.T) {
 	_, err = engine.PCA{Options: engine.Options{MaxBytes: 1000}}.Fit(ctx, plainMatrix{mat.DenseCopyOf(x)})
 	if !errors.Is(err, engine.ErrMemoryBudget) || !strings.Contains(err.Error(), "dense copy") {
 		t.Errorf("PCA of a non-Dense matrix over budget: %v", err)
+	}
+}
+
+// A budget refusal of LLE, LTSA or Laplacian eigenmaps names what needs
+// less memory than the eigensolver in use: the dense solver's refusal
+// names Lanczos (no N×N matrix); the others' name fewer neighbours or
+// samples, not the eigensolver they already run.
+func TestMemoryBudgetSparseBottomHint(t *testing.T) {
+	ctx := context.Background()
+	x, _ := datasets.SwissRoll(600, 0, 1)
+	opts := engine.Options{MaxBytes: 1 << 10}
+	for _, c := range []struct {
+		name string
+		fit  func(engine.Eigensolver) error
+	}{
+		{"lle", func(e engine.Eigensolver) error {
+			_, err := engine.LLE{Dim: 2, K: 10, Eigensolver: e, Options: opts}.Fit(ctx, x)
+			return err
+		}},
+		{"ltsa", func(e engine.Eigensolver) error {
+			_, err := engine.LTSA{Dim: 2, K: 10, Eigensolver: e, Options: opts}.Fit(ctx, x)
+			return err
+		}},
+		{"laplacian", func(e engine.Eigensolver) error {
+			_, err := engine.LaplacianEigenmaps{Dim: 2, K: 10, Eigensolver: e, Options: opts}.Fit(ctx, x)
+			return err
+		}},
+	} {
+		for _, e := range []engine.Eigensolver{engine.EigenDense, engine.EigenLanczos, engine.EigenLOBPCG} {
+			if c.name == "laplacian" && e == engine.EigenLOBPCG {
+				continue // LLE's and LTSA's only
+			}
+			err := c.fit(e)
+			if !errors.Is(err, engine.ErrMemoryBudget) {
+				t.Fatalf("%s, %s: %v, want ErrMemoryBudget", c.name, e, err)
+			}
+			want := "cheaper: fewer neighbours (K) or fewer samples"
+			if e == engine.EigenDense {
+				want = "cheaper: the Lanczos eigensolver (no N×N matrix)"
+			}
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s, %s: %q does not say %q", c.name, e, err, want)
+			}
+		}
 	}
 }
