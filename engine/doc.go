@@ -150,11 +150,13 @@
 // estimate is Report.EstimatedBytes) and refuses with ErrMemoryBudget
 // naming the estimate and cheaper settings (float32 geodesics, landmarks,
 // the Lanczos eigensolver, fewer samples, a method that keeps sparse rows
-// sparse). The estimate counts the dense copy of an input that is not a
-// *mat.Dense, the neighbour search's tile of up to 8 MiB and, when the
-// search is approximate, NN-descent's float32 copy of the rows, forest,
-// heaps and candidate lists (neighbors.ApproxBytes, within 0.7–1.3 of the
-// heap it adds: TestApproxBytes). Measured with
+// sparse); so does KNNGraph's search (TestMemoryBudgetKNNGraph). The
+// estimate counts the dense copy of an input that is not a *mat.Dense,
+// the neighbour search's tile of up to 8 MiB and, when the search is
+// approximate, NN-descent's float32 copy of the rows, forest, heaps,
+// candidate lists and the local joins' proposals (neighbors.ApproxBytes,
+// within 0.5–1.3 of the heap it adds, the low end on Gaussian rows, which
+// propose fewer pairs than manifold data: TestApproxBytes). Measured with
 // GOGC = 1, the peak heap a fit adds lies within [estimate/3,
 // 2.5·estimate] ± 4 MiB (TestMemoryBudget, at 1100×10 and 400×150: ratios
 // 0.45–1.4 for the methods whose estimate exceeds 4 MiB). With the default

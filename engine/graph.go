@@ -306,6 +306,26 @@ func graphBytes(o Neighbors, in samples, k int) int64 {
 	return b
 }
 
+// searchBytes estimates the memory of a search by opt (the search knnSearch
+// resolved) of the k nearest rows of the rows in, besides the input: the
+// lists (16 bytes a neighbour, the row pointers) and, for the brute force,
+// its key tile (up to 1024² keys, 8 MiB), for the k-d tree its
+// permutation; or, for NN-descent, what it holds (neighbors.ApproxBytes,
+// its lists included).
+func searchBytes(opt neighbors.Options, in samples, k int) int64 {
+	n, d := in.dims()
+	alg := opt.Method(n, n, d, k)
+	if alg == neighbors.NNDescent {
+		return neighbors.ApproxBytes(n, d, k, in.isSparse(), opt.Approx)
+	}
+	lists := 16*int64(n)*int64(k) + 8*int64(n+1)
+	if alg == neighbors.KDTree && !in.isSparse() {
+		return lists + 8*int64(n)
+	}
+	t := int64(min(n, 1024))
+	return lists + 8*t*t
+}
+
 // subsetRows returns the rows idx of x as a compact matrix (trainRows for
 // the training rows of large inputs: it checks a context).
 func subsetRows(x blas64.General, idx []int) blas64.General {
@@ -653,9 +673,16 @@ const methodKNNGraph = "neighbors"
 
 // Search finds the lists of the rows of x (dense, or *sparse.CSR; Euclidean
 // distances). Errors: ErrBadSetting (K out of range, bad neighbour
-// settings), the input errors of the methods (empty, not finite), or
-// ctx's error.
+// settings), ErrMemoryBudget (the search's estimate, searchBytes with the
+// input's copy, past Options.MaxBytes), the input errors of the methods
+// (empty, not finite), or ctx's error.
 func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, *Report, error) {
+	return s.search(ctx, x, 0)
+}
+
+// search is Search with extra bytes (Search32's float64 copy of its rows)
+// counted in the estimate.
+func (s KNNGraph) search(ctx context.Context, x mat.Matrix, extra int64) (*neighbors.Result, *Report, error) {
 	in, err := fitSamplesInput(methodKNNGraph, x, s.Options, false, 2)
 	if err == nil {
 		in, err = denseIfOffset(methodKNNGraph, in, nil, s.Options)
@@ -674,6 +701,14 @@ func (s KNNGraph) Search(ctx context.Context, x mat.Matrix) (*neighbors.Result, 
 	defer r.finish()
 	opt, err := r.knnSearch(n, d, in.nnz(), s.K, neighbors.Euclidean)
 	if err != nil {
+		return nil, nil, err
+	}
+	est := searchBytes(opt, in, s.K) + fitCopyBytes(x, in.isSparse()) + extra
+	cheaper := "an approximate search, or a smaller k"
+	if opt.Algorithm == neighbors.NNDescent {
+		cheaper = "float32 rows searched in place (Search32), or a smaller k"
+	}
+	if err := r.checkBudget(est, fmt.Sprintf("the %d-nearest-neighbour lists of %d rows × %d features", s.K, n, d), cheaper); err != nil {
 		return nil, nil, err
 	}
 	var res *neighbors.Result
@@ -752,7 +787,7 @@ func (s KNNGraph) Search32(ctx context.Context, x []float32, cols int) (*neighbo
 		for i, v := range x {
 			w.RawMatrix().Data[i] = float64(v)
 		}
-		return s.Search(ctx, w)
+		return s.search(ctx, w, 8*int64(n)*int64(d))
 	}
 	if err := checkFinite32(x, d); err != nil {
 		return nil, nil, err

@@ -36,6 +36,8 @@ func TestKNNGraphSearch32(t *testing.T) {
 	for i, v := range x32 {
 		x.RawMatrix().Data[i] = float64(v)
 	}
+	// Each search's own estimate, for the budget cases below.
+	below := map[engine.NeighborSearch]engine.KNNGraph{}
 	for _, mode := range []engine.NeighborSearch{engine.NeighborsApprox, engine.NeighborsExact} {
 		g := engine.KNNGraph{K: 10, Options: engine.Options{Neighbors: engine.Neighbors{Search: mode, Approx: neighbors.ApproxOptions{Seed: 5}, RecallSample: 300}}}
 		if got := g.Approximate(n, d); got != (mode == engine.NeighborsApprox) {
@@ -64,9 +66,14 @@ func TestKNNGraphSearch32(t *testing.T) {
 		if st.Search != wst.Search || (st.Recall == nil) != (wst.Recall == nil) || (st.Recall != nil && *st.Recall != *wst.Recall) {
 			t.Fatalf("%v: stage %s recall %+v, Search's %s %+v", mode, st.Search, st.Recall, wst.Search, wst.Recall)
 		}
-		if mode == engine.NeighborsApprox && (st.Recall == nil || st.Recall.Sample != 300 || st.Recall.Recall < 0.8 || rep.EstimatedBytes <= 0) {
-			t.Fatalf("approximate report: recall %+v, estimate %d", st.Recall, rep.EstimatedBytes)
+		if mode == engine.NeighborsApprox && (st.Recall == nil || st.Recall.Sample != 300 || st.Recall.Recall < 0.8) {
+			t.Fatalf("approximate report: recall %+v", st.Recall)
 		}
+		if rep.EstimatedBytes <= 0 {
+			t.Fatalf("%v: estimate %d", mode, rep.EstimatedBytes)
+		}
+		g.Options.MaxBytes = rep.EstimatedBytes - 1
+		below[mode] = g
 	}
 	approx := engine.KNNGraph{K: 10, Options: engine.Options{Neighbors: engine.Neighbors{Search: engine.NeighborsApprox}}}
 	bad := slices.Clone(x32)
@@ -85,8 +92,9 @@ func TestKNNGraphSearch32(t *testing.T) {
 		{"k = n", engine.KNNGraph{K: 20, Options: approx.Options}, x32[:20*d], d, engine.ErrBadSetting},
 		{"ragged", approx, x32[:d*20+1], d, engine.ErrBadSetting},
 		{"empty", approx, nil, d, engine.ErrEmpty},
-		{"budget", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: (1 << 20) * int64(n) / 6000, Neighbors: approx.Options.Neighbors}}, x32, d, engine.ErrMemoryBudget},
-		{"budget, exact", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: (1 << 18) * int64(n) / 6000, Neighbors: engine.Neighbors{Search: engine.NeighborsExact}}}, x32, d, engine.ErrMemoryBudget},
+		{"budget: estimate − 1", below[engine.NeighborsApprox], x32, d, engine.ErrMemoryBudget},
+		{"budget: estimate − 1, exact", below[engine.NeighborsExact], x32, d, engine.ErrMemoryBudget},
+		{"budget: below the float64 copy, exact", engine.KNNGraph{K: 10, Options: engine.Options{MaxBytes: 8*int64(n)*int64(d) - 1, Neighbors: engine.Neighbors{Search: engine.NeighborsExact}}}, x32, d, engine.ErrMemoryBudget},
 	} {
 		if _, _, err := c.g.Search32(ctx, c.x, c.cols); !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)

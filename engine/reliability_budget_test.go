@@ -165,3 +165,67 @@ func TestMemoryBudgetSparseBottomHint(t *testing.T) {
 		}
 	}
 }
+
+// KNNGraph estimates its search's memory like a fit: refused at one byte
+// below the estimate, run at it, the measured peak within the documented
+// factors of the estimate — exact (k-d tree in 3-D, brute force in 60-D)
+// and approximate, on float64 rows (Search) and float32 rows (Search32).
+func TestMemoryBudgetKNNGraph(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential arithmetic of estimates: nothing for the race detector")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(1))
+	ctx := context.Background()
+	roll, _ := datasets.SwissRoll(6000, 0, 1)
+	wide, err := datasets.Embed(roll, 60, 0.01, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32 := func(x *mat.Dense) []float32 {
+		out := make([]float32, len(x.RawMatrix().Data))
+		for i, v := range x.RawMatrix().Data {
+			out[i] = float32(v)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name   string
+		x      *mat.Dense
+		search engine.NeighborSearch
+		rows32 bool
+	}{
+		{"exact, 3-D", roll, engine.NeighborsExact, false},
+		{"exact, 60-D", wide, engine.NeighborsExact, false},
+		{"approx, 60-D", wide, engine.NeighborsApprox, false},
+		{"exact, 60-D, float32", wide, engine.NeighborsExact, true},
+	} {
+		search := func(maxBytes int64) (*engine.Report, error) {
+			g := engine.KNNGraph{K: 15, Options: engine.Options{MaxBytes: maxBytes, Neighbors: engine.Neighbors{Search: c.search}}}
+			var rep *engine.Report
+			var err error
+			if c.rows32 {
+				_, rep, err = g.Search32(ctx, f32(c.x), c.x.RawMatrix().Cols)
+			} else {
+				_, rep, err = g.Search(ctx, c.x)
+			}
+			return rep, err
+		}
+		runtime.GC()
+		rep, err := search(0)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		est := rep.EstimatedBytes
+		peak := int64(rep.PeakHeapBytes) - int64(rep.BaseHeapBytes)
+		t.Logf("%-22s estimate %7.2f MiB, measured peak %7.2f MiB", c.name, float64(est)/(1<<20), float64(peak)/(1<<20))
+		if est <= 0 || float64(peak) > budgetHigh*float64(est)+budgetSlack || float64(est) > budgetLow*float64(peak)+budgetSlack {
+			t.Errorf("%s: estimate %d B, measured peak %d B: outside [estimate/%.1f, %.1f·estimate] ± %d B", c.name, est, peak, budgetLow, budgetHigh, budgetSlack)
+		}
+		if _, err := search(est - 1); !errors.Is(err, engine.ErrMemoryBudget) || !strings.Contains(err.Error(), "cheaper") {
+			t.Errorf("%s: budget = estimate − 1: %v, want ErrMemoryBudget naming what is cheaper", c.name, err)
+		}
+		if _, err := search(est); err != nil {
+			t.Errorf("%s: budget = estimate: %v", c.name, err)
+		}
+	}
+}

@@ -206,8 +206,13 @@ func KNNApprox32(ctx context.Context, x []float32, cols, k int, opt ApproxOption
 // bytes, with 2 MiB of huge-page alignment; sparse: two norms a row), the
 // forest's permutations (two arrays of n indices while a tree grows, one a
 // tree kept), the heaps of the iterations (9 bytes a neighbour), the new
-// and old candidate lists (24 bytes a candidate) and the result (16 bytes a
-// neighbour).
+// and old candidate lists (24 bytes a candidate), the local joins'
+// proposals (for a block of joinBlock points, every pair of m new
+// candidates, m(m−1)/2 a point, as the first iteration on manifold data
+// proposes: 24 bytes a pair, both ways, and half as much again for the
+// growth of the per-chunk buffers; a 20,000-point swiss roll in 60-D
+// peaked at 52.7 MiB where the other terms add to 21.7; Gaussian rows
+// propose fewer) and the result (16 bytes a neighbour).
 func ApproxBytes(n, d, k int, sparse bool, opt ApproxOptions) int64 {
 	n64, k64 := int64(n), int64(k)
 	rows := 16 * n64
@@ -219,9 +224,11 @@ func ApproxBytes(n, d, k int, sparse bool, opt ApproxOptions) int64 {
 	}
 	forest := 4 * n64 * int64(opt.trees(n)+2)
 	heaps := 9 * n64 * k64
-	cand := 24 * n64 * int64(min(opt.candidates(k), max(n-1, 1)))
+	m := int64(min(opt.candidates(k), max(n-1, 1)))
+	cand := 24 * n64 * m
+	join := 36 * int64(min(n, joinBlock)) * m * (m - 1) / 2
 	result := 16*n64*k64 + 8*n64
-	return rows + forest + heaps + cand + result + refineBytes(n, d, k, sparse, opt)
+	return rows + forest + heaps + cand + join + result + refineBytes(n, d, k, sparse, opt)
 }
 
 // refineBytes is what ApproxOptions.Refine adds: the lists twice more in
