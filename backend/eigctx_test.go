@@ -59,7 +59,7 @@ func TestEigRangeCtx(t *testing.T) {
 				}
 				for j := 0; j < k; j++ {
 					if math.Abs(w[j]-w0[j]) > 1e-11*(1+math.Abs(w0[j])) {
-						t.Errorf("%s [%d,%d): value %d is %v, Syevr %v", impl.Name(), c.lo, c.hi, j, w[j], w0[j])
+						t.Errorf("[%d,%d): value %d is %v, Syevr %v", c.lo, c.hi, j, w[j], w0[j])
 					}
 					// Residual ‖A·z − λz‖ and the vector against Syevr's.
 					res, diff := 0.0, 0.0
@@ -72,7 +72,7 @@ func TestEigRangeCtx(t *testing.T) {
 						diff = max(diff, math.Abs(z.Data[i*k+j]-z0.Data[i*k+j]))
 					}
 					if res > 1e-11 || diff > 1e-8 {
-						t.Errorf("%s [%d,%d): pair %d: residual %.2g, |z − z_Syevr| %.2g", impl.Name(), c.lo, c.hi, j, res, diff)
+						t.Errorf("[%d,%d): pair %d: residual %.2g, |z − z_Syevr| %.2g", c.lo, c.hi, j, res, diff)
 					}
 					for l := 0; l < j; l++ {
 						dot := 0.0
@@ -80,7 +80,7 @@ func TestEigRangeCtx(t *testing.T) {
 							dot += z.Data[i*k+j] * z.Data[i*k+l]
 						}
 						if math.Abs(dot) > 1e-12 {
-							t.Errorf("%s: vectors %d and %d: dot %.2g", impl.Name(), l, j, dot)
+							t.Errorf("vectors %d and %d: dot %.2g", l, j, dot)
 						}
 					}
 				}
@@ -253,20 +253,20 @@ func checkDegenerate(t *testing.T, impl Impl, n int) {
 			lo, hi := r[0], r[1]
 			k := hi - lo
 			if directEig(impl, n, k) {
-				t.Fatalf("%s: n = %d runs Syevr in one call; the test needs the cancellable path", impl.Name(), n)
+				t.Fatalf("n = %d runs Syevr in one call; the test needs the cancellable path", n)
 			}
 			w0, _ := refEig(t, impl, c.a, n, lo, hi)
 			w, z, err := EigRangeCtx(context.Background(), impl, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Lower, Data: append([]float64(nil), c.a...)}, lo, hi)
 			if err != nil {
-				t.Fatalf("%s %s [%d,%d): %v", impl.Name(), c.name, lo, hi, err)
+				t.Fatalf("%s [%d,%d): %v", c.name, lo, hi, err)
 			}
 			for j := 0; j < k; j++ {
 				if math.Abs(w[j]-w0[j]) > 1e-12*norm {
-					t.Errorf("%s %s [%d,%d): value %d is %v, Syevr %v", impl.Name(), c.name, lo, hi, j, w[j], w0[j])
+					t.Errorf("%s [%d,%d): value %d is %v, Syevr %v", c.name, lo, hi, j, w[j], w0[j])
 				}
 			}
 			if worstRes, worstDot := pairErrors(c.a, n, w, z); worstRes > 1e-12*norm || worstDot > 1e-11 {
-				t.Errorf("%s %s [%d,%d): residual %.2g (‖A‖ ≤ %.3g), orthogonality %.2g", impl.Name(), c.name, lo, hi, worstRes, norm, worstDot)
+				t.Errorf("%s [%d,%d): residual %.2g (‖A‖ ≤ %.3g), orthogonality %.2g", c.name, lo, hi, worstRes, norm, worstDot)
 			}
 		}
 	}
@@ -520,12 +520,12 @@ func structuredTrials(t *testing.T, impl Impl) {
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
-					t.Errorf("%s kind %d n %d [%d,%d): panic %v", impl.Name(), kind, n, lo, hi, p)
+					t.Errorf("kind %d n %d [%d,%d): panic %v", kind, n, lo, hi, p)
 				}
 			}()
 			w, z, err := EigRangeCtx(context.Background(), impl, blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: append([]float64(nil), a...)}, lo, hi)
 			if err != nil {
-				t.Errorf("%s kind %d n %d [%d,%d): %v", impl.Name(), kind, n, lo, hi, err)
+				t.Errorf("kind %d n %d [%d,%d): %v", kind, n, lo, hi, err)
 				return
 			}
 			res, orth := pairErrors(a, n, w, z)
