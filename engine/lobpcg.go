@@ -315,6 +315,7 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 		if err != nil {
 			return err
 		}
+		z = nil // zp and its transpose serve from here (the estimate counts those two)
 		norm, err := lobpcg.EstimateNorm(ctx, op.mul, n)
 		if err != nil {
 			return numerical(err)
