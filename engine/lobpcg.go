@@ -35,8 +35,9 @@ import (
 // "A block orthogonalization procedure with constant synchronization
 // requirements", SIAM J. Sci. Comput. 23(6), 2002), dropping directions
 // that have become dependent. Nothing certifies that no eigenvalue was
-// missed; the residuals are checked (≤ lobpcg.DefaultTol·‖M‖). The solver itself is
-// package lobpcg; this file supplies its operators and preconditioner.
+// missed; the residuals are checked (≤ lobpcg.DefaultTol·‖M‖). The solver
+// itself is package lobpcg; this file supplies its operators and
+// preconditioner.
 //
 // On deformed digits, whose bottom eigenvalues of M lie 2.9e-6·‖M‖ apart
 // at 20,000 rows and 2.5e-7·‖M‖ at 100,000 (bench/scale/llespectrum), so

@@ -28,7 +28,7 @@ func TestApproxBytes(t *testing.T) {
 		t.Skip("builds two 20,000-point graphs and a 4000-point one")
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	// The last case refines its lists by walks on principal coordinates,
+	// The third case refines its lists by walks on principal coordinates,
 	// whose axes come from the covariance of its 4000 rows of 512 features
 	// (principal.SetupBytes: 21 MB, half the estimate).
 	for _, c := range []struct {
