@@ -13,7 +13,7 @@
 //	                 [-seed S] [-out FILE|-|/dev/null] [-model FILE] [-plot FILE.png] [-report FILE.json]
 //	                 [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
 //	manifold project -model FILE -in FILE [-out FILE]
-//	manifold neighbors -k K [-neighbors auto|exact|approx [-refine W]] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
+//	manifold neighbors -k K [-neighbors auto|exact|approx [-refine W]] [-float32] [-max-memory SIZE] -in FILE -out GRAPH.mtx [-report FILE.json]
 //	manifold serve   -model [NAME=]FILE ... [-addr 127.0.0.1:8080]
 //	manifold demo    [-method NAME] [-plot FILE.png]
 //	manifold info
@@ -34,7 +34,10 @@
 // approximate search of a .npy input reads its rows in
 // float32 and searches them in place (half the memory), or in float64 when
 // their squared distances would overflow float32; -float32 forces float32
-// for any search, -float32=false reads float64.
+// for any search, -float32=false reads float64. -max-memory bounds the
+// reading and the search as embed's bounds the reading and the fit (default:
+// the memory available less 15 %): a search whose estimate is larger stops
+// before allocating, naming the estimate.
 //
 // # embed
 //

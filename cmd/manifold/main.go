@@ -198,7 +198,7 @@ usage:
                    [-seed S] [-out FILE|-|/dev/null] [-model FILE] [-plot FILE.png] [-report FILE.json]
                    [-cpuprofile FILE] [-memprofile FILE] [-max-memory SIZE] [-quiet]
   manifold project -model FILE -in FILE [-out FILE]
-  manifold neighbors -k K [-neighbors auto|exact|approx [-refine W]] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
+  manifold neighbors -k K [-neighbors auto|exact|approx [-refine W]] [-float32] [-max-memory SIZE] -in FILE -out GRAPH.mtx [-report FILE.json]
   manifold serve   -model [NAME=]FILE ... [-addr 127.0.0.1:8080]
   manifold demo    [-method NAME] [-plot FILE.png]
   manifold info

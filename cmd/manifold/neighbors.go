@@ -17,7 +17,7 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-const neighborsHelp = `usage: manifold neighbors -k K [-neighbors auto|exact|approx [-refine W]] [-float32] -in FILE -out GRAPH.mtx [-report FILE.json]
+const neighborsHelp = `usage: manifold neighbors -k K [-neighbors auto|exact|approx [-refine W]] [-float32] [-max-memory SIZE] -in FILE -out GRAPH.mtx [-report FILE.json]
 
 Finds the K nearest other rows of every row of -in (Euclidean distances)
 and writes them as a MatrixMarket coordinate file: row i, column j (1-based),
@@ -32,7 +32,9 @@ search of a .npy input reads its rows in float32 and searches them in place
 anyway; the distances written are computed from the float32 values):
 -float32=false reads float64 rows, -float32 forces float32 for any search.
 Rows whose values or squared distances overflow float32 are read in float64 unless
--float32 was given.
+-float32 was given. The reading and the search stay within -max-memory (by
+default the memory available less 15 %): a search that would need more stops
+before allocating, naming its estimate.
 
 flags:
 `
@@ -48,6 +50,8 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 	sample := fs.Int("recall-sample", 200, "rows whose exact neighbours measure an approximate search's recall (0: none)")
 	refine := fs.Int("refine", 0, "with an approximate search: refine the lists by one search a row at width `W` (≥ k + 1; 0: none)")
 	as32 := fs.Bool("float32", false, "read the .npy input's rows in float32 (default: when the search is approximate)")
+	var maxMemory byteSize
+	fs.Var(&maxMemory, "max-memory", "memory budget `SIZE` of the reading and the search (500MB, 8GiB; 0: none; default: the memory the machine or its cgroup has available, less 15 %)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -75,7 +79,7 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 	if *refine != 0 && mode == engine.NeighborsExact {
 		return errors.New("-refine refines approximate neighbours: not with -neighbors exact")
 	}
-	limit := budget(0, false)
+	limit := budget(int64(maxMemory), set["max-memory"])
 	opts := engine.Options{MaxBytes: limit, Neighbors: engine.Neighbors{Search: mode, Approx: neighbors.ApproxOptions{Seed: *seed, Refine: *refine}, RecallSample: *sample}}
 	if *sample == 0 {
 		opts.Neighbors.RecallSample = -1
@@ -123,6 +127,10 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 	}
 	if err == nil {
 		err = ctx.Err()
+	}
+	if errors.Is(err, engine.ErrMemoryBudget) && !set["max-memory"] {
+		// Say where a budget the user did not give comes from.
+		return fmt.Errorf("%s: %w (the default budget: the memory available less 15 %%; -max-memory sets another)", *in, err)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", *in, err)

@@ -73,6 +73,12 @@ func TestNeighborsCommand(t *testing.T) {
 	if len(rep.Stages) != 1 || rep.Stages[0].Search != "nn-descent" || rep.Stages[0].Recall == nil || rep.Stages[0].Recall.Sample != 50 || rep.Stages[0].Recall.Recall < 0.95 {
 		t.Fatalf("approximate report stages %+v", rep.Stages)
 	}
+	// The search's memory estimate against -max-memory (the reading of 120
+	// rows fits in 10 kB; the k-d tree's lists and permutation, 13 kB, do
+	// not).
+	mustFail(t, dir, []string{"roll.csv", "memory budget exceeded", "needs about", "cheaper: an approximate search"},
+		"neighbors", "-k", "6", "-neighbors", "exact", "-max-memory", "10kB", "-in", "roll.csv", "-out", "b.mtx")
+	mustSucceed(t, dir, "neighbors", "-k", "6", "-neighbors", "exact", "-max-memory", "0", "-in", "roll.csv", "-out", "b.mtx")
 	mustFail(t, dir, []string{"-k is required"}, "neighbors", "-in", "roll.csv", "-out", "g.mtx")
 	mustFail(t, dir, []string{"-neighbors", "auto, exact or approx"}, "neighbors", "-k", "3", "-neighbors", "fast", "-in", "roll.csv", "-out", "g.mtx")
 	mustFail(t, dir, []string{"GRAPH.mtx"}, "neighbors", "-k", "3", "-in", "roll.csv", "-out", "g.csv")
