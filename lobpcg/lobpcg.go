@@ -17,10 +17,11 @@ import (
 // positive semidefinite B, on the complement of its unit null vector Null
 // when one is given.
 type Problem struct {
-	// Mul sets dst = B·src for n×b blocks (row-major).
+	// Mul sets dst = B·src for n×b blocks, row-major and strided: both
+	// may be column views of a wider matrix (Stride > Cols).
 	Mul func(ctx context.Context, dst, src blas64.General) error
-	// Prec sets dst = T·src, T the symmetric positive definite
-	// preconditioner (nil: none, T = I).
+	// Prec sets dst = T·src (blocks as Mul's), T the symmetric positive
+	// definite preconditioner (nil: none, T = I).
 	Prec func(ctx context.Context, dst, src blas64.General) error
 	// Null, when set, is a unit vector with B·Null = 0: the block and the
 	// answer are kept orthogonal to it.
