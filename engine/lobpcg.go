@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -319,7 +318,7 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 		z = nil // zp and its transpose serve from here (the estimate counts those two)
 		norm, err := lobpcg.EstimateNorm(ctx, op.mul, n)
 		if err != nil {
-			return numerical(err)
+			return wrapNumerical(err)
 		}
 		// The start: the reduced problem's b bottom pairs, Y = Z·Ỹ.
 		amc, bmc := newGeneral(l, l), newGeneral(l, l)
@@ -341,7 +340,7 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 		res, err := lobpcg.Bottom(ctx, lobpcg.Problem{Mul: op.mul, Prec: pre.apply, Null: unitConstant(n), Norm: norm, Want: dim,
 			Progress: func(it int) { st.progress(int64(it), 0) }}, x0)
 		if err != nil {
-			return numerical(err)
+			return wrapNumerical(err)
 		}
 		out = &bottomResult{vals: res.Values, vecs: newGeneral(n, dim), nullity: 1}
 		for k, v := range perm { // back to the rows' order
@@ -398,13 +397,4 @@ func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottomResult, e
 func (s LLE) landmarks(n int) LandmarkLLE {
 	return LandmarkLLE{Dim: s.Dim, K: s.K, Reg: s.Reg, Landmarks: min(n, lobpcgLandmarks), Seed: s.Seed,
 		Options: Options{Neighbors: s.Neighbors}}.resolved(n)
-}
-
-// numerical wraps an error of package lobpcg other than a context's in
-// ErrNumerical, as the engine's other eigensolvers report theirs.
-func numerical(err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return fmt.Errorf("%w: %w", ErrNumerical, err)
 }
