@@ -183,13 +183,7 @@ func orthonormalize(q, x blas64.General) blas64.General {
 		// Unit columns first: after a solve their norms differ by the
 		// ratio of the eigenvalues of S (1e14 for a null vector against
 		// a wanted one), which would hide them from the relative cut.
-		norms := tall.ColumnNorms(q)
-		for j := range norms {
-			if norms[j] > 0 {
-				norms[j] = 1 / math.Sqrt(norms[j])
-			}
-		}
-		tall.ScaleColumns(q, norms)
+		tall.UnitColumns(q)
 		g := newGeneral(q.Cols, q.Cols)
 		tall.TN(q, q, g)
 		symmetrize(g)

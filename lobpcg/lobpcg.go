@@ -189,19 +189,8 @@ func Bottom(ctx context.Context, p Problem, x0 blas64.General) (*Result, error) 
 		copy(res.Vectors.Data[i*p.Want:(i+1)*p.Want], x.Data[i*x.Stride:i*x.Stride+p.Want])
 	}
 	deflate(res.Vectors)
-	scaleColumnsToUnit(res.Vectors)
+	tall.UnitColumns(res.Vectors)
 	return res, nil
-}
-
-// scaleColumnsToUnit scales each nonzero column of a to unit norm.
-func scaleColumnsToUnit(a blas64.General) {
-	norms := tall.ColumnNorms(a)
-	for j, v := range norms {
-		if v > 0 {
-			norms[j] = 1 / math.Sqrt(v)
-		}
-	}
-	tall.ScaleColumns(a, norms)
 }
 
 // gramPair returns the m×m Sᵀ·S and Sᵀ·T (symmetrized: (Sᵀ·T + Tᵀ·S)/2

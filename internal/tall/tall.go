@@ -1,6 +1,8 @@
 package tall
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -276,4 +278,16 @@ func ScaleColumns(q blas64.General, s []float64) {
 			row[j] *= s[j]
 		}
 	}
+}
+
+// UnitColumns scales each nonzero column of q to unit norm (ColumnNorms,
+// then ScaleColumns).
+func UnitColumns(q blas64.General) {
+	norms := ColumnNorms(q)
+	for j, v := range norms {
+		if v > 0 {
+			norms[j] = 1 / math.Sqrt(v)
+		}
+	}
+	ScaleColumns(q, norms)
 }

@@ -59,3 +59,20 @@ func maxDiff(a, b []float64) float64 {
 	}
 	return d
 }
+
+// UnitColumns scales nonzero columns to unit norm and leaves a zero column
+// zero.
+func TestUnitColumns(t *testing.T) {
+	q := blas64.General{Rows: 3, Cols: 3, Stride: 4, Data: []float64{
+		3, 0, 1, 9,
+		4, 0, 1, 9,
+		0, 0, 1, 9,
+	}}
+	UnitColumns(q)
+	want := []float64{0.6, 0, 1 / math.Sqrt(3), 9, 0.8, 0, 1 / math.Sqrt(3), 9, 0, 0, 1 / math.Sqrt(3), 9}
+	for i, v := range want {
+		if math.Abs(q.Data[i]-v) > 1e-15 {
+			t.Fatalf("entry %d = %v, want %v", i, q.Data[i], v)
+		}
+	}
+}
