@@ -294,12 +294,11 @@ func checkKNNConnected(method string, nb *neighbors.Result) error {
 // neighbour lists, and the symmetrised graph with the copy the disconnected
 // policy makes, about 64·n·k bytes; and, when o's search of k > 0
 // neighbours will be approximate, what NN-descent holds besides
-// (neighbors.ApproxBytes: the rows' float32 copy, the forest, heaps and
-// candidate lists).
+// (neighbors.ApproxBytes: the rows' float32 copy, the forest, heaps,
+// candidate lists and the joins' proposals).
 func graphBytes(o Neighbors, in samples, k int) int64 {
 	n, d := in.dims()
-	t := int64(min(n, 1024))
-	b := 8*t*t + 64*int64(n)*int64(max(k, 10))
+	b := keyTileBytes(n) + 64*int64(n)*int64(max(k, 10))
 	if o.approximate(n, d, in.nnz(), k) {
 		b += neighbors.ApproxBytes(n, d, k, in.isSparse(), o.Approx)
 	}
@@ -322,8 +321,14 @@ func searchBytes(opt neighbors.Options, in samples, k int) int64 {
 	if alg == neighbors.KDTree && !in.isSparse() {
 		return lists + 8*int64(n)
 	}
+	return lists + keyTileBytes(n)
+}
+
+// keyTileBytes is the brute-force search's tile of keys among n rows: up
+// to 1024² float64s, 8 MiB.
+func keyTileBytes(n int) int64 {
 	t := int64(min(n, 1024))
-	return lists + 8*t*t
+	return 8 * t * t
 }
 
 // subsetRows returns the rows idx of x as a compact matrix (trainRows for
