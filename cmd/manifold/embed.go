@@ -343,11 +343,7 @@ func (f *embedFlags) run(ctx context.Context, e env) error {
 		if graph != nil && errors.Is(err, engine.ErrBadSetting) {
 			return fmt.Errorf("%s: %w", f.graph, err)
 		}
-		if errors.Is(err, engine.ErrMemoryBudget) && !f.set["max-memory"] {
-			// Say where a budget the user did not give comes from.
-			return fmt.Errorf("%s: %w (the default budget: the memory available less 15 %%; -max-memory sets another)", f.inputName, err)
-		}
-		return fmt.Errorf("%s: %w", f.inputName, err)
+		return inputErr(f.inputName, err, f.set["max-memory"])
 	}
 	rep := model.Report()
 	y := model.Embedding()

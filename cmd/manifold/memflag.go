@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -77,6 +78,16 @@ func budget(maxMemory int64, set bool) int64 {
 		return maxMemory
 	}
 	return engine.DefaultMaxBytes()
+}
+
+// inputErr names the input a run's error came from; a refusal by the
+// default budget (budgetSet false: no -max-memory) also says where that
+// budget comes from.
+func inputErr(input string, err error, budgetSet bool) error {
+	if errors.Is(err, engine.ErrMemoryBudget) && !budgetSet {
+		return fmt.Errorf("%s: %w (the default budget: the memory available less 15 %%; -max-memory sets another)", input, err)
+	}
+	return fmt.Errorf("%s: %w", input, err)
 }
 
 // readLimits bounds the reading of an input to the budget: the matrix or

@@ -128,12 +128,8 @@ func cmdNeighbors(ctx context.Context, args []string, e env) error {
 	if err == nil {
 		err = ctx.Err()
 	}
-	if errors.Is(err, engine.ErrMemoryBudget) && !set["max-memory"] {
-		// Say where a budget the user did not give comes from.
-		return fmt.Errorf("%s: %w (the default budget: the memory available less 15 %%; -max-memory sets another)", *in, err)
-	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", *in, err)
+		return inputErr(*in, err, set["max-memory"])
 	}
 	if err := writeKNNMatrixMarket(*out, res, n); err != nil {
 		return err
