@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // plantedSubspaces returns an m×(k·per) S whose columns lie in k random
@@ -366,9 +367,7 @@ func TestLRRPlantedSubspaces(t *testing.T) {
 // 10⁴ iterations), so the test takes 3000 iterations and accepts
 // ErrNotConverged; it checks the quality of what comes back.
 func TestLRRNoisySubspaces(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3000 LRR iterations; skipped with -short")
-	}
+	testmode.Skip(t, "3000 LRR iterations")
 	const k = 3
 	s, labels := plantedSubspaces(2, 40, k, 2, 12, 100, 0.05)
 	res, err := LRR(context.Background(), s, LRRSettings{MaxIter: 3000})
@@ -391,9 +390,7 @@ func TestLRRNoisySubspaces(t *testing.T) {
 // Scaling S to unit norm solves the same problem as Alg. 2 on the raw S,
 // and converges where the raw iteration does not.
 func TestLRRScaling(t *testing.T) {
-	if testing.Short() {
-		t.Skip("two LRR runs; skipped with -short")
-	}
+	testmode.Skip(t, "two LRR runs")
 	s, _ := plantedSubspaces(1, 40, 3, 2, 10, 100, 0)
 	ctx := context.Background()
 	scaled, err := LRR(ctx, s, LRRSettings{})

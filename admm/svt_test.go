@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // orthonormal returns an n×k matrix with orthonormal columns.
@@ -122,7 +123,7 @@ func BenchmarkSVT(b *testing.B) {
 		a := withSpectrum(rnd, c.n, spectrum(rnd, c.n, c.r, 0.5))
 		dst := blas64.General{Rows: c.n, Cols: c.n, Stride: c.n, Data: make([]float64, c.n*c.n)}
 		for _, m := range []SVTMethod{SVTFull, SVTPartial} {
-			if m == SVTFull && c.n == 1000 && testing.Short() {
+			if m == SVTFull && c.n == 1000 && testmode.Quick() {
 				continue
 			}
 			b.Run(fmt.Sprintf("n=%d/r=%d/%v", c.n, c.r, m), func(b *testing.B) {

@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 func randSym(n int, seed uint64) []float64 {
@@ -48,7 +50,7 @@ func TestEigRangeCtx(t *testing.T) {
 				if impl.Name() != "purego" && c.lo == n/2-5 {
 					continue // the C backend's panels cost ~1 s at this size
 				}
-				if testing.Short() && c.hi-c.lo > 10 {
+				if testmode.Quick() && c.hi-c.lo > 10 {
 					continue // the race step: the full runs of both backends keep the 70 pairs
 				}
 				k := c.hi - c.lo
@@ -93,7 +95,7 @@ func TestEigRangeCtx(t *testing.T) {
 // wrapping context.Canceled well within 100 ms of the cancel.
 func TestEigRangeCtxCancel(t *testing.T) {
 	n := 1500
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 900
 	}
 	a := randSym(n, 6)
@@ -168,9 +170,7 @@ func BenchmarkEigTopCtx(bm *testing.B) {
 // orthonormal basis is right, so they are not compared with Syevr's).
 func TestEigRangeCtxDegenerate(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short (the race step): the full runs of both backends keep this test (28 s under -race)")
-	}
+	testmode.Skip(t, "28 s under -race (CI's pure-Go and OpenBLAS backend steps do)")
 	for _, impl := range Impls() {
 		// Many panels of the reduction; for a C backend, past directEig (its
 		// one-call dsyevr) for 6 pairs.
@@ -321,7 +321,7 @@ func refEig(t *testing.T, impl Impl, a []float64, n, lo, hi int) ([]float64, bla
 	t.Helper()
 	k := hi - lo
 	z := blas64.General{Rows: n, Cols: k, Stride: max(1, k), Data: make([]float64, n*k)}
-	if impl.Name() != "purego" || testing.Short() {
+	if impl.Name() != "purego" || testmode.Quick() {
 		w := make([]float64, k)
 		if err := impl.Syevr(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: append([]float64(nil), a...)}, lo, hi, w, z); err != nil {
 			t.Fatal(err)
@@ -488,9 +488,7 @@ func structuredSym(rng *rand.Rand, kind, n int) []float64 {
 // and 54 pairs wrong with no error (kinds 0, 3 and 4) on the two backends.
 func TestEigRangeStructured(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("3000 eigenproblems on every backend (about 10 s): not under -short (the race run)")
-	}
+	testmode.Skip(t, "3000 eigenproblems on every backend (about 10 s)")
 	for _, impl := range Impls() {
 		t.Run(impl.Name(), func(t *testing.T) { structuredTrials(t, impl) })
 	}

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The CI tag matrix: vet both builds, run the README's test command for the pure-Go build with
-# CGO_ENABLED=0 (and engine's assembly-free form, -tags noasm), again with -tags openblas
-# (-short beyond backend/), then -race -short on the packages that start goroutines.
+# The CI tag matrix: vet both builds, run the README's full test command (MANIFOLD_TEST=full go test
+# ./..., a superset of its quick `go test ./...`) for the pure-Go build with CGO_ENABLED=0 (and
+# engine's assembly-free form, -tags noasm), again with -tags openblas (-short beyond backend/),
+# then -race -short on the packages that start goroutines. -short is the quick tier whatever
+# MANIFOLD_TEST says (internal/testmode).
 # Usage: bash build/ci-matrix.sh   (the OpenBLAS packages must be installed: build/install-openblas.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,22 +30,22 @@ if CGO_ENABLED=0 go build -tags openblas ./backend/ 2>/dev/null; then
   echo "the openblas tag built without cgo: it must fail"; exit 1
 fi
 
-step "tests, pure Go (CGO_ENABLED=0)"
-timed env CGO_ENABLED=0 go test ./...
+step "tests, pure Go (CGO_ENABLED=0), the full tier (MANIFOLD_TEST=full)"
+timed env CGO_ENABLED=0 MANIFOLD_TEST=full go test ./...
 
 step "the assembly kernels' Go forms (-tags noasm): vet, and the tests that run them"
 timed go vet -tags noasm ./engine/ ./engine/neighbors/
-timed env CGO_ENABLED=0 go test -vet=off -tags noasm -run 'SqDist8|MinPlus2|ExactSearch|GeodesicTable|Dots4|Index' ./engine/ ./engine/neighbors/
+timed env CGO_ENABLED=0 MANIFOLD_TEST=full go test -vet=off -tags noasm -run 'SqDist8|MinPlus2|ExactSearch|GeodesicTable|Dots4|Index' ./engine/ ./engine/neighbors/
 
-step "tests, OpenBLAS backend (-tags openblas): backend/ in full, the rest -short"
+step "tests, OpenBLAS backend (-tags openblas): backend/ in full (MANIFOLD_TEST=full), the rest -short"
 # The two backends differ in the dense kernels alone: backend/ (its conformance suite) runs in
 # full; every other package runs -short, which skips or shrinks the tests that check results on
 # large inputs (real-data protocols, reliability sweeps over every method) and says so in each
 # skip message. The pure-Go step above runs them all; run them on this backend with
-# `go test -tags openblas ./...` (about 5 minutes on 2 cores with ../shared/data).
+# `MANIFOLD_TEST=full go test -tags openblas ./...` (about 5 minutes on 2 cores with ../shared/data).
 # Tests that check each backend in a subtest named after it (TestConformance, the TestEigRange ones)
 # skip the pure-Go one here: the pure-Go step ran it.
-timed go test -vet=off -tags openblas -skip '/^purego$' ./backend/...
+timed env MANIFOLD_TEST=full go test -vet=off -tags openblas -skip '/^purego$' ./backend/...
 # The rest, -short: every package but backend/, which the line above ran in full.
 timed go test -vet=off -short -tags openblas $(go list ./... | grep -v -E '/backend(/|$)')
 

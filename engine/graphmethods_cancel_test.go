@@ -9,6 +9,7 @@ import (
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/enginetest"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -18,7 +19,7 @@ import (
 // after; its report names the stages with their predicted flam.
 func TestGraphMethodsCancelAndStages(t *testing.T) {
 	n := 1500
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 600 // -race; still above LTSA's dense limit
 	}
 	x, _ := datasets.SwissRoll(n, 0.05, 2)

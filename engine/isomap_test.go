@@ -13,6 +13,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -89,9 +90,7 @@ func TestIsomapTransformTrainingAndSave(t *testing.T) {
 // One byte less is refused.
 func TestFloat32RingInOutput(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("six Isomap and IsoProjection fits of 5000 points (memory budgets, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "six Isomap and IsoProjection fits of 5000 points (memory budgets, not concurrency)")
 	ctx := context.Background()
 	x, _ := datasets.SwissRoll(5000, 0.05, 4)
 	type fitted interface {

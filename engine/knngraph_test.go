@@ -13,6 +13,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // TestKNNGraphSearch32: on rows that float32 holds exactly, Search32 gives
@@ -23,7 +24,7 @@ func TestKNNGraphSearch32(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	n, d := 6000, 16
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 2000 // -short (the race step): NN-descent and the exact search still run on every path
 	}
 	x32 := make([]float32, n*d)
@@ -121,9 +122,7 @@ func TestKNNGraphSearch32(t *testing.T) {
 // term; a width below k + 1 and sparse rows are refused as bad settings.
 func TestNeighborsRefine(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("recall with and without the refining search on 5000 points (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "recall with and without the refining search on 5000 points (numerics, not concurrency)")
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 8))
 	n, d, k := 5000, 80, 10 // wide enough for the walk on principal coordinates

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -154,9 +155,7 @@ func TestMaxMinPruned(t *testing.T) {
 	check(t, "roll", roll, 300)
 	check(t, "duplicates", dup, 20)
 	t.Run("usps", func(t *testing.T) {
-		if testing.Short() {
-			t.Skip("400 landmarks of 4000 digits, every distance: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-		}
+		testmode.Skip(t, "400 landmarks of 4000 digits, every distance")
 		check(t, "usps", mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, 4000, 0, 256)), 400)
 	})
 }

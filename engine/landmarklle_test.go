@@ -10,6 +10,7 @@ import (
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/metrics"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // TestLandmarkLLEAllLandmarksIsLLE: with every point a landmark Z is the
@@ -18,9 +19,7 @@ import (
 // row is a landmark) and on a swiss roll.
 func TestLandmarkLLEAllLandmarksIsLLE(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("LLE against Landmark LLE with every point a landmark (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "LLE against Landmark LLE with every point a landmark (numerics, not concurrency)")
 	ctx := context.Background()
 	roll, _ := datasets.SwissRoll(300, 0.05, 3)
 	for _, c := range []struct {
@@ -55,9 +54,7 @@ func TestLandmarkLLEAllLandmarksIsLLE(t *testing.T) {
 // embedding back and a saved model maps new rows as the fitted one.
 func TestLandmarkLLEDigits(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("LLE and Landmark LLE on 2000 digits (numerics; TestLandmarkLLEDeterministic runs its parallel parts): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "LLE and Landmark LLE on 2000 digits (numerics; TestLandmarkLLEDeterministic runs its parallel parts)")
 	ctx := context.Background()
 	x := digitRows(t, 2000)
 	n, _ := x.Dims()
@@ -109,9 +106,7 @@ func TestLandmarkLLEDigits(t *testing.T) {
 // (0.0088 against 0.0152 when written: not a theorem, a margin).
 func TestLandmarkLLEChoices(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("four landmark choices on 1500 digits (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "four landmark choices on 1500 digits (numerics, not concurrency)")
 	ctx := context.Background()
 	x := digitRows(t, 1500)
 	eig := map[engine.LandmarkChoice]float64{}
@@ -162,7 +157,7 @@ func TestLandmarksMaxMinEverywhere(t *testing.T) {
 func TestLandmarkLLEDeterministic(t *testing.T) {
 	ctx := context.Background()
 	n, landmarks := 1500, 300
-	if testing.Short() { // -race: 11 s at 1500 points; the same parallel paths
+	if testmode.Quick() { // -race: 11 s at 1500 points; the same parallel paths
 		n, landmarks = 600, 150
 	}
 	x := digitRows(t, n)

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -77,9 +78,7 @@ func neighborsForTest(x *mat.Dense, k int) (*sparse.CSR, error) {
 // eigenvalues Lanczos on M cannot separate in the restarts allowed, fails
 // with Lanczos's error.
 func TestBottomWithoutFactor(t *testing.T) {
-	if testing.Short() {
-		t.Skip("certified and uncertified eigensolves of 1500 points (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "certified and uncertified eigensolves of 1500 points (numerics, not concurrency)")
 	ctx := context.Background()
 	x, _ := relData(1500, 30, 5)
 	full := mustFit(t, ctx, LaplacianEigenmaps{Dim: 3, K: 10}.Fit, x)

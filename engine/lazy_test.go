@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // lazy: a build ended by its context is not kept (the next call builds
@@ -86,9 +87,7 @@ func TestLazy(t *testing.T) {
 // 136–149 ms in half of the runs, under the 150 ms the test asks for to
 // show cancellation in more than one phase: now 0.5–0.8 s.
 func TestTrainingIndexCancel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("an index of 100,000 × 256 rows: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "an index of 100,000 × 256 rows")
 	const n, d, r = 100000, 256, 20
 	rng := rand.New(rand.NewPCG(4, 4))
 	basis := make([]float64, r*d)

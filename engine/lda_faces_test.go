@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // The Table 2 protocol of Cai, He & Han, AAAI 2007 (Cai, He & Han, AAAI
@@ -21,9 +23,7 @@ import (
 // the two).
 func TestLDATable2Faces(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("real-data protocol")
-	}
+	testmode.Skip(t, "real-data protocol")
 	ctx := context.Background()
 	for _, tag := range []string{"orl32", "yale32"} {
 		x := loadShared(t, tag)

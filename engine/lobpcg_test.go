@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -21,9 +22,7 @@ import (
 // default 1000 landmarks the test took 26 s): the same eigenvalues, the
 // same embedding, and a report that says what ran.
 func TestLLELOBPCGDigits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real-data comparison (four fits of 1000 digits, two by the certified solver); the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "a real-data comparison (four fits of 1000 digits, two by the certified solver)")
 	defer engine.SetLOBPCGLandmarks(500)()
 	ctx := context.Background()
 	plain := digitRows(t, 1000)
@@ -66,7 +65,7 @@ func TestLLELOBPCGDigits(t *testing.T) {
 func TestLLELOBPCGDeterministic(t *testing.T) {
 	ctx := context.Background()
 	n, landmarks := 1000, 300 // 1500 points and the default 1000 landmarks: 12.7 s for the three fits
-	if testing.Short() {      // -race: 120 landmarks of 400 points, the same parallel paths
+	if testmode.Quick() {     // -race: 120 landmarks of 400 points, the same parallel paths
 		n, landmarks = 400, 120
 	}
 	defer engine.SetLOBPCGLandmarks(landmarks)()
@@ -85,9 +84,7 @@ func TestLLELOBPCGDeterministic(t *testing.T) {
 // eigenvalues): both return null vectors, and LOBPCG's report says that
 // the null space has at least dim + 1 dimensions.
 func TestLTSALOBPCGDigits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real-data comparison (four fits, two by the certified solver); the full pure-Go run has it")
-	}
+	testmode.Skip(t, "a real-data comparison (four fits, two by the certified solver)")
 	defer engine.SetLOBPCGLandmarks(500)()
 	ctx := context.Background()
 	x := digitRows(t, 1000)
@@ -153,7 +150,7 @@ func sameAtEveryProcs(t *testing.T, fit func() *mat.Dense) {
 func TestLTSALOBPCGDeterministic(t *testing.T) {
 	ctx := context.Background()
 	n, landmarks, k := 1000, 300, 40 // 1500 points and the default 1000 landmarks: 55 s of CPU for the three fits
-	if testing.Short() {             // -race: 120 landmarks of 400 points, the same parallel paths
+	if testmode.Quick() {            // -race: 120 landmarks of 400 points, the same parallel paths
 		n, landmarks, k = 400, 120, 15
 	}
 	defer engine.SetLOBPCGLandmarks(landmarks)()
@@ -183,7 +180,7 @@ func TestLOBPCGOnlyLLEAndLTSA(t *testing.T) {
 // within 100 ms.
 func TestLLELOBPCGCancel(t *testing.T) {
 	n := 4000
-	if testing.Short() { // -race: the stages before the eigensolve took 13 s at 4000
+	if testmode.Quick() { // -race: the stages before the eigensolve took 13 s at 4000
 		n = 2000
 	}
 	x := digitRows(t, n)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -126,9 +127,7 @@ func TestLPPTransformSparseAndSave(t *testing.T) {
 // (aᵀ·X·Xᵀ·a = 1 after centring).
 func TestLPPNPEReuters(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("Reuters-21578 fit: skipped in -short")
-	}
+	testmode.Skip(t, "Reuters-21578 fit")
 	ctx := context.Background()
 	a := loadReuters(t)
 	m := engine.MustFit(t, ctx, engine.LPP{Dim: 5, K: 5, PCADim: 40, Weight: engine.WeightCosine}.Fit, a)

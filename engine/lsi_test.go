@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -46,9 +47,7 @@ func TestLSIAgainstSklearn(t *testing.T) {
 		}
 	}
 	t.Run("reuters", func(t *testing.T) {
-		if testing.Short() {
-			t.Skip("Reuters-21578: skipped in -short")
-		}
+		testmode.Skip(t, "Reuters-21578")
 		f := loadBaseFixture(t, "reuters_lsi")
 		a := loadReuters(t)
 		m := engine.MustFit(t, ctx, engine.LSI{Dim: f.Dim}.Fit, a)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -34,7 +35,7 @@ func TestLTSAAgainstSklearn(t *testing.T) {
 func TestLTSATransformAndSave(t *testing.T) {
 	ctx := context.Background()
 	n := 800
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 600 // -race
 	}
 	x, _ := datasets.SwissRoll(n, 0.02, 9)

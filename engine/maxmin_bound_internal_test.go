@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // The principal-coordinate bound never exceeds a squared distance, on USPS
@@ -19,9 +20,7 @@ import (
 // first check too).
 func TestProjBoundSound(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("the bound against exact distances on 3000 digits (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "the bound against exact distances on 3000 digits (numerics, not concurrency)")
 	x := mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, 3000, 0, 256))
 	g := x.RawMatrix()
 	b, err := newProjBound(context.Background(), g)
@@ -106,7 +105,7 @@ func TestBoundPays(t *testing.T) {
 func TestMaxMinBoundSameChoices(t *testing.T) {
 	t.Parallel()
 	n, landmarks, starts := 4000, 300, []int{0, 1999}
-	if testing.Short() { // -race: enough rows and landmarks for the bound to be used
+	if testmode.Quick() { // -race: enough rows and landmarks for the bound to be used
 		n, landmarks, starts = boundMinRows+52, 2*boundMinLandmarks, []int{7}
 	}
 	x := mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, n, 0, 256))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -107,9 +108,7 @@ func TestMDSBadInput(t *testing.T) {
 // are orthogonal.
 func TestMDSRepeatedEigenvalues(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("repeated eigenvalues at 900 and 1000 points (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "repeated eigenvalues at 900 and 1000 points (numerics, not concurrency)")
 	ctx := context.Background()
 	grid := mat.NewDense(900, 2, nil)
 	for i := 0; i < 900; i++ {

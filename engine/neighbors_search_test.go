@@ -12,6 +12,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -171,9 +172,7 @@ func TestApproxNeighborsOtherMethods(t *testing.T) {
 // its training rows through a neighbors.Index (rebuilt after Save and
 // Load): on new points of the same roll it maps as the exact model does.
 func TestIsomapApproxTransform(t *testing.T) {
-	if testing.Short() {
-		t.Skip("exact and approximate Isomap fits of 2000 points (TestApproxListsTransform runs the approximate Transform under -race): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "exact and approximate Isomap fits of 2000 points (TestApproxListsTransform runs the approximate Transform under -race)")
 	ctx := context.Background()
 	roll, _ := datasets.SwissRoll(2300, 0.05, 21)
 	all, err := datasets.Embed(roll, 30, 0.01, 21)
@@ -352,9 +351,7 @@ func TestSearchWidthKept(t *testing.T) {
 // IndexK ≥ rows are refused.
 func TestIndexKWidened(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("approximate fits of 3000 USPS digits: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "approximate fits of 3000 USPS digits")
 	ctx := context.Background()
 	train, test := uspsTrain(t)
 	x := mat.DenseCopyOf(train.Slice(0, 3000, 0, 256))

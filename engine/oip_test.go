@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // refGeodesicTau is an independent τ(D_G) for the tests: the kNN graph by
@@ -257,9 +258,7 @@ func TestSymQuadForm(t *testing.T) {
 // 20 % training split (paper: 95.10 ± 0.20 %), 40 projections, k = 10.
 func TestOIPUSPSWeights(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("fits OIP twice on 1859 USPS digits")
-	}
+	testmode.Skip(t, "fits OIP twice on 1859 USPS digits")
 	x := loadShared(t, "usps9298")
 	y := loadSharedLabels(t, "usps9298")
 	xtr, xte, ytr, yte := randomSplit(x, y, 0.2, 1)
@@ -336,9 +335,7 @@ func TestOIPDenseFallback(t *testing.T) {
 // and its reported Davis–Kahan bound holds.
 func TestOIPFacesPrecision(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("a dense reference on 400 face images: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "a dense reference on 400 face images")
 	x := loadShared(t, "orl32")
 	n, _ := x.Dims()
 	for i := 0; i < n; i++ {

@@ -7,13 +7,12 @@ import (
 	"testing"
 
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"gonum.org/v1/gonum/mat"
 )
 
 func TestPCAAgainstSklearn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three solvers against scikit-learn's fixtures (Yale faces): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "three solvers against scikit-learn's fixtures (Yale faces)")
 	eachFixture(t, loadFixture, []string{"swiss_pca", "yale_pca"}, func(t *testing.T, f fixture, x *mat.Dense) {
 		want := rowsToDense(f.Embedding)
 		for _, solver := range []engine.PCASolver{engine.PCAAuto, engine.PCACovariance, engine.PCAGram} {

@@ -13,6 +13,7 @@ import (
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/enginetest"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -43,7 +44,7 @@ func TestMemoryBudget(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(1))
 	ctx := context.Background()
 	sizes := [][2]int{{1100, 10}, {400, 150}}
-	if testing.Short() {
+	if testmode.Quick() {
 		sizes = [][2]int{{400, 10}}
 	}
 	for _, nd := range sizes {
@@ -63,7 +64,7 @@ func TestMemoryBudget(t *testing.T) {
 			peak := int64(rep.PeakHeapBytes) - int64(rep.BaseHeapBytes)
 			t.Logf("%-16s %4d×%-3d estimate %8.2f MiB, measured peak %8.2f MiB (%.2f)", m.Name, nd[0], nd[1],
 				float64(est)/(1<<20), float64(peak)/(1<<20), float64(peak)/float64(est))
-			if !testing.Short() && (float64(peak) > budgetHigh*float64(est)+budgetSlack || float64(est) > budgetLow*float64(peak)+budgetSlack) {
+			if !testmode.Quick() && (float64(peak) > budgetHigh*float64(est)+budgetSlack || float64(est) > budgetLow*float64(peak)+budgetSlack) {
 				t.Errorf("%s, %d×%d: estimate %d B, measured peak %d B: outside [estimate/%.1f, %.1f·estimate] ± %d B",
 					m.Name, nd[0], nd[1], est, peak, budgetLow, budgetHigh, budgetSlack)
 			}

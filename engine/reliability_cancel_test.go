@@ -15,6 +15,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/enginetest"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -82,7 +83,7 @@ func cancelSize() (int, int) {
 	switch {
 	case raceEnabled:
 		n = 150 // the race detector checks the paths, not the latency
-	case testing.Short():
+	case testmode.Quick():
 		n = 300
 	}
 	if v, err := strconv.Atoi(os.Getenv("MANIFOLD_CANCEL_N")); err == nil && v > 0 {
@@ -275,9 +276,10 @@ func machineBusy() (float64, bool) {
 // timer 20 ms after the stage starts. The kNN graph is given (searched
 // once): every try would search it again before the stage.
 func TestCancelInsideProducts(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("a latency test: not under -race or -short")
+	if raceEnabled {
+		t.Skip("a latency test: not under -race")
 	}
+	testmode.Skip(t, "a latency test of a 3000 × 800 fit")
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := mat.NewDense(3000, 800, nil)
 	for i := 0; i < 3000; i++ {

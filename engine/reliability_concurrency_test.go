@@ -10,6 +10,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/enginetest"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -46,7 +47,7 @@ func goroutinesSettle(t *testing.T, before int, what string) {
 func TestConcurrentTransform(t *testing.T) {
 	ctx := context.Background()
 	n := 200
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 120
 	}
 	x, labels := engine.RelData(n, 5, 8)

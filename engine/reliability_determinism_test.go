@@ -15,6 +15,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/enginetest"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // fitBits fits m and returns its embedding and the mapping of the first
@@ -67,7 +68,7 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 	switch {
 	case raceEnabled:
 		sizes = []int{150}
-	case testing.Short():
+	case testmode.Quick():
 		sizes = []int{300}
 	}
 	for _, n := range sizes {
@@ -105,7 +106,7 @@ func TestBLASThreadsAgree(t *testing.T) {
 		t.Skip("TestDeterminismAcrossGOMAXPROCS runs the parallel paths under the race detector")
 	}
 	n := 700
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 300
 	}
 	x, labels := engine.RelData(n, 6, 5)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/enginetest"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -30,9 +31,7 @@ import (
 // or those errors.
 func TestScaleEquivariance(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("every method at seven scales (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "every method at seven scales (numerics, not concurrency)")
 	ctx := context.Background()
 	x := engine.DigitRows(t, 300)
 	labels := engine.LoadSharedLabels(t, "usps9298")[:300]
@@ -125,9 +124,7 @@ func maxNormalizedBy(y, ref mat.Matrix) *mat.Dense {
 // too. Rows with a small offset (1e3) stay sparse.
 func TestSparseOffset(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("every sparse method dense and sparse at two offsets (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "every sparse method dense and sparse at two offsets (numerics, not concurrency)")
 	ctx := context.Background()
 	digits := engine.DigitRows(t, 300)
 	n, d := digits.Dims()
@@ -199,9 +196,7 @@ func TestSparseOffset(t *testing.T) {
 // LSI (no centring at all) depend on the offset by design.
 func TestOffsetInvariance(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("every method with and without an offset (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "every method with and without an offset (numerics, not concurrency)")
 	ctx := context.Background()
 	digits := engine.DigitRows(t, 300)
 	labels := engine.LoadSharedLabels(t, "usps9298")[:300]
@@ -255,9 +250,7 @@ func TestOffsetInvariance(t *testing.T) {
 // squared distances to the training points had overflowed).
 func TestTransformFarPoints(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("every method's Transform of far points (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "every method's Transform of far points (numerics, not concurrency)")
 	ctx := context.Background()
 	x := engine.DigitRows(t, 300)
 	labels := engine.LoadSharedLabels(t, "usps9298")[:300]

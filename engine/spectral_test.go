@@ -21,6 +21,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -152,9 +153,7 @@ func checkAgainstDense(t *testing.T, name string, c captured) int {
 // shift-invert with one vector and a tolerance relative to 1/ε returned
 // four null vectors and a Ritz value of 3.5e-3).
 func TestCertifiedBottomDigits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("dense references on up to 2000 digits (TestCertifiedBottomSwissRoll runs the certified path under -race): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "dense references on up to 2000 digits (TestCertifiedBottomSwissRoll runs the certified path under -race)")
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
@@ -187,7 +186,7 @@ func TestCertifiedBottomDigits(t *testing.T) {
 			return err
 		}, 1},
 	} {
-		if testing.Short() && tc.n > 600 {
+		if testmode.Quick() && tc.n > 600 {
 			continue // -race: the two smallest cases only
 		}
 		x := digitRows(t, tc.n)
@@ -211,7 +210,7 @@ const nullityPrint = 30
 // certified path equals the dense one.
 func TestCertifiedBottomSwissRoll(t *testing.T) {
 	n := 1200
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 500 // -race
 	}
 	x, _ := datasets.SwissRoll(n, 0, 3)
@@ -423,9 +422,7 @@ func TestCertificateBesideLanczos(t *testing.T) {
 // then, and the factorization would be wasted. The factorizations are as
 // many as with the speculation switched off.
 func TestNoSpeculationOnNullSpace(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 3000-point LTSA (about 2 s): not under -short")
-	}
+	testmode.Skip(t, "a 3000-point LTSA (about 2 s)")
 	x := digitRows(t, 3000)
 	ctx := context.Background()
 	c := captureBottom(t, func() error { _, err := LTSA{Dim: 2, K: 10, Eigensolver: EigenLanczos}.Fit(ctx, x); return err })
@@ -466,7 +463,7 @@ func TestEarlyAnalysisSameEmbedding(t *testing.T) {
 		{"roll, heat", roll, LaplacianEigenmaps{Dim: 2, K: 10, Eigensolver: EigenLanczos}},
 		{"roll, binary", roll, LaplacianEigenmaps{Dim: 3, K: 8, Weight: WeightConnectivity, Eigensolver: EigenLanczos}},
 	}
-	if !testing.Short() {
+	if !testmode.Quick() {
 		if _, err := os.Stat(filepath.Join(sharedDataDir(), "usps9298")); err == nil {
 			inputs = append(inputs, input{"2000 USPS digits", digitRows(t, 2000), LaplacianEigenmaps{Dim: 4, K: 10, Weight: WeightConnectivity, Eigensolver: EigenLanczos}})
 		} else {
@@ -595,9 +592,7 @@ func TestEarlyAnalysisStoppedOnError(t *testing.T) {
 // that one factorization is the certificate. LTSA of 1000 digits with
 // k = 8 and dim = 2 has a null space of dimension 23.
 func TestNullSpaceNotSearchedThrough(t *testing.T) {
-	if testing.Short() {
-		t.Skip("1000 digits through the certified path: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "1000 digits through the certified path")
 	m, err := LTSA{Dim: 2, K: 8, Eigensolver: EigenLanczos}.Fit(context.Background(), digitRows(t, 1000))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // Supervised Isomap on the whole-class graph (K = 0) with the default
@@ -106,9 +108,7 @@ func TestSupervisedConstantGeodesic(t *testing.T) {
 // (bench/RESULTS.md, faces-table2 and faces-table2-solvers).
 func TestSupervisedTable2(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("real-data protocol")
-	}
+	testmode.Skip(t, "real-data protocol")
 	for _, tag := range []string{"yale32", "orl32"} {
 		t.Run(tag, func(t *testing.T) { testSupervisedTable2(t, tag, IsoProjectionAuto) })
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -316,7 +317,7 @@ func TestExactSearchMatchesBruteForce(t *testing.T) {
 	// times and the queries include training rows (ties at distance 0 and
 	// between equal rows).
 	cases := []scaled{{2, 1}, {17, 1}, {64, 1}, {100, 1}, {64, 1e-30}, {64, 1e20}, {64, 1e-200}, {-100, 1}}
-	if testing.Short() { // -race: one case of each code path (low, middle and wide rows; repeated rows)
+	if testmode.Quick() { // -race: one case of each code path (low, middle and wide rows; repeated rows)
 		cases = []scaled{{2, 1}, {17, 1}, {100, 1}, {-100, 1}}
 	}
 	for _, c := range cases {
@@ -395,9 +396,7 @@ func TestExactSearchMatchesBruteForce(t *testing.T) {
 // the training rows' own neighbour graph as the Isomap model seeds it.
 func TestExactSearchUSPS(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("brute force on 7291 digits (TestExactSearchMatchesBruteForce runs the search under -race): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "brute force on 7291 digits (TestExactSearchMatchesBruteForce runs the search under -race)")
 	train, test := uspsTrain(t)
 	ctx := context.Background()
 	q := test.Slice(0, 400, 0, 256).(*mat.Dense)
@@ -582,7 +581,7 @@ func TestApproxTransformRow(t *testing.T) {
 			t.Fatalf("row %d: TransformRow %v, Transform %v", i, row, want.RawRowView(i))
 		}
 	}
-	if testing.Short() {
+	if testmode.Quick() {
 		return
 	}
 	in := q.RawRowView(7)
@@ -601,9 +600,7 @@ func TestApproxTransformRow(t *testing.T) {
 // call builds the table. For an LLE model fitted with approximate
 // neighbours it builds the neighbour index its first Transform would.
 func TestPrepareCtx(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Landmark Isomap fit of 20,000 points: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "a Landmark Isomap fit of 20,000 points")
 	ctx := context.Background()
 	x := swissRows(20000, 31)
 	q := swissRows(50, 32)

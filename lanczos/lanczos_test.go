@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/lanczos"
 )
 
@@ -225,9 +226,7 @@ func TestTolerance(t *testing.T) {
 // closed form, through a user function.
 func TestLaplacianClosedForm(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("a closed form at n = 500 (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "a closed form at n = 500 (numerics, not concurrency)")
 	const n = 500
 	lap := lanczos.Func{N: n, Mul: func(dst, x []float64) {
 		for i := range dst {

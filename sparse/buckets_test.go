@@ -10,6 +10,7 @@ import (
 
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -27,8 +28,8 @@ type pathCase struct {
 // skipLongUnderShort skips an all-pairs test of c under -short (the race
 // step: the parallel paths are the same on the smaller graphs).
 func skipLongUnderShort(t *testing.T, c pathCase) {
-	if n, _ := c.g.Dims(); testing.Short() && (n > 1000 || c.long) {
-		t.Skip("-short (-race): the all-pairs tests keep the graphs of up to 1000 vertices, heavy outliers left out")
+	if n, _ := c.g.Dims(); testmode.Quick() && (n > 1000 || c.long) {
+		t.Skip("the quick tier (and -short, CI's race step) keeps the all-pairs tests' graphs of up to 1000 vertices, heavy outliers left out; MANIFOLD_TEST=full runs them all")
 	}
 }
 
@@ -185,7 +186,7 @@ func tinyAndHuge(n int) *sparse.CSR {
 // partly written result without one.
 func TestShortestPathsCancelLatency(t *testing.T) {
 	r, c := 1000, 1000 // 10⁶ vertices: the preparation and a search take 100–300 ms each
-	if testing.Short() {
+	if testmode.Quick() {
 		r, c = 300, 200
 	}
 	for _, heap := range []bool{false, true} {
@@ -221,7 +222,7 @@ func TestShortestPathsCancelLatency(t *testing.T) {
 func TestSearchStopsWhenCancelled(t *testing.T) {
 	t.Parallel()
 	r, most := 1000, 0.05 // 10⁶ vertices, about 5 steps each
-	if testing.Short() {
+	if testmode.Quick() {
 		r, most = 600, 0.15 // -race
 	}
 	g := gridGraph(r, r, false)

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -63,7 +64,7 @@ var orderings = []sparse.Ordering{sparse.OrderAuto, sparse.OrderRCM, sparse.Orde
 func TestLDLSolveAndInertia(t *testing.T) {
 	t.Parallel()
 	for _, sz := range [][2]int{{1, 1}, {1, 7}, {6, 5}, {30, 40}} {
-		if testing.Short() && sz[0]*sz[1] > 100 {
+		if testmode.Quick() && sz[0]*sz[1] > 100 {
 			continue // -race
 		}
 		a := gridLaplacian(sz[0], sz[1], uint64(sz[0]))
@@ -276,7 +277,7 @@ func TestLDLErrors(t *testing.T) {
 // A factorization cancelled midway returns within 100 ms.
 func TestLDLCancelLatency(t *testing.T) {
 	r := 300
-	if testing.Short() {
+	if testmode.Quick() {
 		r = 150 // -race: the factorization still takes seconds
 	}
 	a, _ := gridUnweighted(r, r)
@@ -338,7 +339,7 @@ func checkCancelLatency(t *testing.T, whole time.Duration, fracs []float64, run 
 // return a half-built analysis.
 func TestAnalyzeLDLCancel(t *testing.T) {
 	r := 400 // 160,000 vertices: the analysis takes about half a second
-	if testing.Short() {
+	if testmode.Quick() {
 		r = 200
 	}
 	a, _ := gridUnweighted(r, r)
@@ -363,7 +364,7 @@ func TestAnalyzeLDLCancel(t *testing.T) {
 // uncancelled, ToCSRCtx and ToCSR agree.
 func TestToCSRCtxCancel(t *testing.T) {
 	n, per := 60000, 121 // LLE's M at N = 60,000, k = 10: 7.3 million triplets
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 10000
 	}
 	coo := sparse.NewCOO(n, n, n*per)
@@ -594,7 +595,7 @@ func TestLDLMultifrontalMatchesUpLooking(t *testing.T) {
 		shifts []float64
 	}
 	cases := []matrixCase{{"lattice cliques 80×80", latticeCliques(80, 80), []float64{-1, 9.6}}}
-	if !testing.Short() { // -race: the up-looking factors take seconds
+	if !testmode.Quick() { // -race: the up-looking factors take seconds
 		cases = append(cases,
 			matrixCase{"lattice cliques 120×120", latticeCliques(120, 120), []float64{-1, 9.6}},
 			matrixCase{"clique union 1500, k = 8", cliqueUnion(1500, 8, 4), []float64{-0.5, 9.05}})
@@ -657,7 +658,7 @@ func TestLDLMultifrontalMatchesUpLooking(t *testing.T) {
 // the supernodes' patterns) cancelled midway returns within 100 ms.
 func TestLDLMultifrontalCancel(t *testing.T) {
 	r := 260
-	if testing.Short() {
+	if testmode.Quick() {
 		r = 120
 	}
 	a := latticeCliques(r, r)
@@ -749,7 +750,7 @@ func TestSolvePlannedMatchesSerial(t *testing.T) {
 		{"lattice cliques 110×110, indefinite", latticeCliques(110, 110), 9.6, false},
 		{"grid 300×300, row by row", first(gridUnweighted(300, 300)), -1e-3, true},
 	}
-	if testing.Short() { // -race: one factor on fronts, a smaller one row by row, still planned in subtrees (checked below)
+	if testmode.Quick() { // -race: one factor on fronts, a smaller one row by row, still planned in subtrees (checked below)
 		cases = []matrix{cases[1], {"grid 200×200, row by row", first(gridUnweighted(200, 200)), -1e-3, true}}
 	}
 	for _, c := range cases {
@@ -908,7 +909,7 @@ func TestLDLRowsParallelMatchSerial(t *testing.T) {
 		{"grid 200×200, indefinite", grid, 2.5},
 		{"clique union 1500, k = 8", cliqueUnion(1500, 8, 4), -0.5},
 	}
-	if testing.Short() { // -race: smaller matrices, still cut into subtrees (checked below)
+	if testmode.Quick() { // -race: smaller matrices, still cut into subtrees (checked below)
 		cases = []matrix{{"grid 100×100, indefinite", first(gridUnweighted(100, 100)), 2.5},
 			{"clique union 600, k = 8", cliqueUnion(600, 8, 4), -0.5}}
 	}

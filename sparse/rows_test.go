@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -163,7 +164,7 @@ func hub(g *sparse.CSR) *sparse.CSR {
 // the call then fails.
 func TestAllPairsFromRowsCancel(t *testing.T) {
 	r := 60 // 3600 vertices: 0.15–0.2 s
-	if testing.Short() {
+	if testmode.Quick() {
 		r = 30 // -race
 	}
 	g := gridGraph(r, r, false)

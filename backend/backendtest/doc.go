@@ -15,4 +15,8 @@
 //			t.Run(impl.Name(), func(t *testing.T) { backendtest.Run(t, impl) })
 //		}
 //	}
+//
+// The suite has two sizes, as the module's tests do (internal/testmode): `go
+// test` runs the quick one; MANIFOLD_TEST=full adds 30 structured QR and SVD
+// matrices of 400×200 to it.
 package backendtest

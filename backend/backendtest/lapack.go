@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // spectrum is a named eigenvalue distribution for the eigensolver tests.
@@ -304,8 +305,8 @@ func TestGesdd(t *testing.T, impl backend.Impl) {
 			checkGesdd(t, impl, fmt.Sprintf("Gesdd %d×%d rankdef=%v", m, n, rankDef), a)
 		}
 	}
-	// Sparse, structured columns (bandedColumns), tall and wide; not under
-	// -short (the race run), whose subject is concurrency.
+	// Sparse, structured columns (bandedColumns), tall and wide; not in the
+	// quick tier (nor -short, the race run, whose subject is concurrency).
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range bandedTrials() {
 		m, n := 400, 200
@@ -485,7 +486,7 @@ func TestQR(t *testing.T, impl backend.Impl) {
 	for _, sh := range [][2]int{{0, 0}, {1, 1}, {5, 5}, {9, 4}, {4, 9}, {120, 30}, {200, 130}} {
 		checkQR(t, impl, fmt.Sprintf("QR %d×%d", sh[0], sh[1]), general(rnd, sh[0], sh[1], sh[1]+1))
 	}
-	// Sparse, structured columns (bandedColumns); not under -short.
+	// Sparse, structured columns (bandedColumns); not in the quick tier.
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range bandedTrials() {
 		checkQR(t, impl, fmt.Sprintf("QR 400×200 banded columns %d", trial), bandedColumns(rng, 400, 200, trial))
@@ -493,9 +494,10 @@ func TestQR(t *testing.T, impl backend.Impl) {
 }
 
 // bandedTrials is the number of bandedColumns matrices a test runs: 30,
-// none under -short.
+// none in the quick tier (the default and -short; MANIFOLD_TEST=full runs
+// them: internal/testmode).
 func bandedTrials() int {
-	if testing.Short() {
+	if testmode.Quick() {
 		return 0
 	}
 	return 30

@@ -7,6 +7,7 @@ import (
 
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -15,9 +16,7 @@ import (
 // embedding (project), and the method-specific flags reach the engine.
 func TestGraphMethodsEmbedAndProject(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("every graph method's embed and project: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "every graph method's embed and project")
 	dir := t.TempDir()
 	x := testData(t, dir)
 	labels, err := dataio.ReadLabelsFile(filepath.Join(dir, "roll.labels"))

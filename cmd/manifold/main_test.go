@@ -26,6 +26,7 @@ import (
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // The tests run the built command end to end. TestMain builds it once, with
@@ -350,9 +351,7 @@ func decodePNG(t *testing.T, path string, w, h int) image.Image {
 
 func TestPlot(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("PNG pictures (drawing, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "PNG pictures (drawing, not concurrency)")
 	dir := t.TempDir()
 	testData(t, dir)
 	mustSucceed(t, dir, "embed", "-method", "pca", "-in", "roll.csv", "-labels", "roll.labels",
@@ -389,9 +388,7 @@ func TestPlot(t *testing.T) {
 
 func TestDemo(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("the demo's fits and plot: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "the demo's fits and plot")
 	dir := t.TempDir()
 	r := mustSucceed(t, dir, "demo", "-plot", "demo.png", "-plot-size", "1000x450")
 	for _, want := range []string{"2000-point swiss roll", "stage", "flam", "seconds", "GFLAM/s", "total", "demo.png"} {
@@ -540,9 +537,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestCPUProfileLabels(t *testing.T) {
-	if testing.Short() {
-		t.Skip("profiles a 0.3 s fit")
-	}
+	testmode.Skip(t, "profiles a 0.3 s fit")
 	dir := t.TempDir()
 	// Isomap of a 3000-point swiss roll: its stages take about a second
 	// together, enough for CPU samples at 100 Hz.
@@ -567,9 +562,10 @@ func TestCPUProfileLabels(t *testing.T) {
 
 // An interrupt stops embed with status 1, one line, and no output file.
 func TestInterrupt(t *testing.T) {
-	if testing.Short() || runtime.GOOS == "windows" {
-		t.Skip("runs a fit of a few seconds")
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT on Windows")
 	}
+	testmode.Skip(t, "runs a fit of a few seconds")
 	dir := t.TempDir()
 	// Isomap of 6000 points: the geodesics alone take seconds, so the
 	// interrupt lands inside the fit.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -107,9 +108,7 @@ func TestNeighborsCommand(t *testing.T) {
 // for other formats.
 func TestNeighborsFloat32(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("float32 against float64 graphs (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "float32 against float64 graphs (numerics, not concurrency)")
 	dir := t.TempDir()
 	x := testData(t, dir)
 	r, c := x.Dims()

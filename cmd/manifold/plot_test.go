@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // lab converts a colour to CIELAB (D65), for colour differences ΔE*76.
@@ -100,9 +101,7 @@ func TestDescribeRounds(t *testing.T) {
 // picture, and every class's colour reaches the plot; a continuous label
 // file is drawn with a colour bar, not 300 legend entries.
 func TestPlotManyClasses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("PNG pictures (drawing, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "PNG pictures (drawing, not concurrency)")
 	dir := t.TempDir()
 	n := 400
 	y := mat.NewDense(n, 2, nil)

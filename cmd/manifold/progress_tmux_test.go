@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // barWithETA matches a drawn bar with a fraction and an estimate of the
@@ -23,9 +24,7 @@ var barWithETA = regexp.MustCompile(`(\w+)\s+\[[=> ]{30}\]\s+(\d+)% \S+ ETA \d`)
 // that moves: Isomap of 7000 points spends seconds in its neighbour search,
 // geodesics and eigensolve.
 func TestProgressInTerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fit of several seconds in a terminal: the full pure-Go run has it")
-	}
+	testmode.Skip(t, "a fit of several seconds in a terminal")
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not installed: the progress bar is tested through its renderer only")

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // methodArgs are the settings that let a method fit the 120-point test
@@ -32,9 +33,7 @@ func methodArgs(name string) []string {
 // standard error that names the input and the problem, never a panic.
 func TestBadInputEveryMethod(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("every method on every bad input: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "every method on every bad input")
 	dir := t.TempDir()
 	x := testData(t, dir)
 	put := func(name, content string) { putFile(t, filepath.Join(dir, name), content) }
@@ -140,9 +139,7 @@ func TestBadInputEveryMethod(t *testing.T) {
 // method.
 func TestBadModelFilesEveryMethod(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("every method's damaged model files: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "every method's damaged model files")
 	dir := t.TempDir()
 	testData(t, dir)
 	for _, m := range methods {
@@ -178,9 +175,7 @@ func TestBadModelFilesEveryMethod(t *testing.T) {
 // "connect" and in part by "largest"; ε with an isolated point likewise.
 func TestDisconnectedEveryMethod(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("every method on disconnected graphs: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "every method on disconnected graphs")
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := 0; i < 60; i++ {

@@ -22,6 +22,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // runEnv runs the built command in dir with extra environment variables,
@@ -101,9 +102,7 @@ func gzipOf(t *testing.T, unit string, n int) []byte {
 // exit 1 and one line, within 2 s (asserted at 10 s: the machine is
 // shared).
 func TestMemoryLimits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a matrix of child processes: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "a matrix of child processes")
 	dir := t.TempDir()
 	small := []string{"GOMEMLIMIT=64MiB"}
 	// A gzip bomb of short rows: 128 MiB of "1,2,3\n" in about 130 KB.
@@ -285,9 +284,7 @@ func TestRepeatedFlag(t *testing.T) {
 // exit 1 and one line: never NaN with exit 0.
 func TestProjectFarAway(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("a matrix of child processes: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "a matrix of child processes")
 	dir := t.TempDir()
 	testData(t, dir)
 	var far strings.Builder

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // readParams returns the params of a -report file.
@@ -30,9 +32,7 @@ func readParams(t *testing.T, path string) map[string]any {
 // refuses is retried in float32.
 func TestWeightAndFloat32Flags(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("the spectral flags' fits: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "the spectral flags' fits")
 	dir := t.TempDir()
 	testData(t, dir)
 	for _, m := range []string{"laplacian", "lpp"} {
@@ -76,9 +76,7 @@ func TestWeightAndFloat32Flags(t *testing.T) {
 // other methods and for values a method has no use for.
 func TestEigensolverFlag(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("the eigensolver flag's fits: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "the eigensolver flag's fits")
 	dir := t.TempDir()
 	testData(t, dir)
 	for _, tc := range []struct{ method, solver, detail string }{

@@ -13,6 +13,7 @@ import (
 	"github.com/manifoldlab/manifold/admm"
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // curved10 writes 150 points on a curled 2-D sheet in 10 dimensions, three
@@ -55,9 +56,7 @@ func readMatrix(t *testing.T, path string) mat.Matrix {
 // maps new rows as the engine's model does.
 func TestSupervisedMethodsRoundTrips(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("every supervised method's round trip: the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "every supervised method's round trip")
 	dir := t.TempDir()
 	x, labels := curved10(t, dir)
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // The leave-one-out predictions equal scikit-learn's
@@ -71,9 +72,7 @@ func loadShared(t *testing.T, tag string) (*mat.Dense, []int) {
 // S_B and S_W, where the held-out labels leak into the projection and the
 // accuracy reaches the paper's 99.8 % even in two dimensions.
 func TestLowRankIsomapLeaveOneOutYale(t *testing.T) {
-	if testing.Short() {
-		t.Skip("about 2 s of fits on Yale")
-	}
+	testmode.Skip(t, "about 2 s of fits on Yale")
 	ctx := context.Background()
 	x, labels := loadShared(t, "yale32")
 	acc, m, err := LowRankIsomapLeaveOneOut(ctx, engine.LowRankIsomap{Dim: 10, Seed: 1}, x, labels)

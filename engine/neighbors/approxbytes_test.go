@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // TestApproxBytes: the estimate of NN-descent's memory against the peak
@@ -24,9 +25,7 @@ import (
 // bound of 0.5 (the estimate before the joins were counted: 21.7 MiB for
 // the roll, which peaked at 52.7).
 func TestApproxBytes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two 20,000-point graphs and a 4000-point one")
-	}
+	testmode.Skip(t, "builds two 20,000-point graphs and a 4000-point one")
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	// The third case refines its lists by walks on principal coordinates,
 	// whose axes come from the covariance of its 4000 rows of 512 features

@@ -11,6 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // TestKNNApprox32: on rows that float32 holds exactly, KNNApprox32 gives
@@ -90,9 +92,7 @@ func TestKNNApprox32(t *testing.T) {
 // equal a float64 brute-force search's, ties by index across the blocks.
 func TestSampledRecall32(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("float32 sampled recall against float64 brute force over three blocks (numerics; engine's TestKNNGraphSearch32 runs the float32 search under -race): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "float32 sampled recall against float64 brute force over three blocks (numerics; engine's TestKNNGraphSearch32 runs the float32 search under -race)")
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 8))
 	n, d, k := 2*recallBlock+500, 8, 10

@@ -15,6 +15,7 @@ import (
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -104,7 +105,7 @@ func TestKNNApproxRecall(t *testing.T) {
 		{"grid-3", points(1500, 3, true, 5), 10},
 		{"grid-8", points(1500, 8, true, 6), 15},
 	}
-	if !testing.Short() {
+	if !testmode.Quick() {
 		if _, err := os.Stat(uspsNPY); err == nil {
 			cases = append(cases, struct {
 				name string
@@ -379,9 +380,7 @@ func TestKNNApproxCosine(t *testing.T) {
 // error, on a graph whose recall is well below 1 (a single iteration).
 func TestSampledRecall(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("ten sampled recalls against the full one (statistics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "ten sampled recalls against the full one (statistics, not concurrency)")
 	x := points(4000, 30, false, 41)
 	const k = 10
 	res, _, err := neighbors.KNNApprox(ctx, x, k, neighbors.ApproxOptions{Seed: 2, Trees: 1, MaxIter: 1})

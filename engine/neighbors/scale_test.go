@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -23,9 +24,7 @@ import (
 // they are refused.
 func TestApproxScale(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("dense, sparse and indexed searches at four scales (numerics, not concurrency): the full pure-Go run has it; -short (the OpenBLAS and race runs) skips it")
-	}
+	testmode.Skip(t, "dense, sparse and indexed searches at four scales (numerics, not concurrency)")
 	x := usps(t, 600)
 	const k = 10
 	opt := neighbors.ApproxOptions{Seed: 3}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -143,7 +144,7 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 		grid   bool
 	}{{1, 2, false}, {2, 1, false}, {50, 1, false}, {300, 2, true}, {400, 3, false}, {300, 5, true}, {200, 20, false}, {2600, 3, false}} {
 		// n = 2600 spans two column blocks of the brute force: fewer cases.
-		if tc.n > 2048 && testing.Short() {
+		if tc.n > 2048 && testmode.Quick() {
 			continue // -short (the OpenBLAS and race runs): the full pure-Go run has this case
 		}
 		ks, epss := []int{0, 1, 5, 12}, []float64{0, 1, 1.5, 2}
@@ -356,7 +357,7 @@ func TestKNNDuplicateTies(t *testing.T) {
 			t.Fatal(err)
 		}
 		step := 1
-		if testing.Short() {
+		if testmode.Quick() {
 			step = 5 // -short (the race step): the search runs in full, the reference (a sort a row) on every fifth row
 		}
 		for i := 0; i < n; i += step {

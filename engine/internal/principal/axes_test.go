@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
 // Axes against a dense reference: the covariance formed entry by entry
@@ -19,7 +21,7 @@ import (
 // and the result must not depend on GOMAXPROCS.
 func TestAxesMatchDense(t *testing.T) {
 	n, d, r := 3000, 300, 6
-	if testing.Short() {
+	if testmode.Quick() {
 		n = 1000 // -race: fewer rows, the same panels and GOMAXPROCS check
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
