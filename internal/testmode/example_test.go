@@ -2,12 +2,13 @@ package testmode_test
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
-// The tier comes from the environment: MANIFOLD_TEST=full selects the full one.
+// The full tier is asked for by the environment; a test of that tier
+// starts with testmode.Skip(t, "what it does").
 func Example() {
-	fmt.Println(testmode.Env, "=", os.Getenv(testmode.Env) == "full")
+	fmt.Printf("%s=full go test ./...\n", testmode.Env)
+	// Output: MANIFOLD_TEST=full go test ./...
 }
