@@ -57,8 +57,9 @@
 // by a third of the embedding's range). With exact neighbours LLE, LTSA,
 // Laplacian eigenmaps and TDPM answer the look-ups by a neighbors.Searcher
 // of the training rows, made on the first Transform (its k-d tree built
-// once, not at every call), and the Isomap family by its own exact search,
-// which maps the training rows to their embedding. Neighbors.Graph gives a
+// once, not at every call), and the Isomap family by a neighbors.Exact of
+// the training rows (exact, one row at a time, made on the first
+// Transform). Neighbors.Graph gives a
 // precomputed graph instead (the command's -graph FILE.mtx; manifold
 // neighbors writes one). KNNGraph is the neighbour search alone, as a
 // product.

@@ -124,3 +124,15 @@ func TestGivenGraph(t *testing.T) {
 		t.Errorf("two components, connect: %v", err)
 	}
 }
+
+// resultGraph is the n×n graph of neighbour lists.
+func resultGraph(nb *neighbors.Result, n int) *sparse.CSR {
+	g := sparse.NewCOO(n, n, len(nb.Ind))
+	for i := 0; i < n; i++ {
+		js, ds := nb.Row(i)
+		for c, j := range js {
+			g.Add(i, j, ds[c])
+		}
+	}
+	return g.ToCSR()
+}

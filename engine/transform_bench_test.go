@@ -11,6 +11,7 @@ import (
 
 	"github.com/manifoldlab/manifold/dataio"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/neighbors"
 )
 
 // uspsTrain reads the 7291 training rows of USPS (../shared/data), or
@@ -106,7 +107,7 @@ func BenchmarkTransformRowIsomapUSPS(b *testing.B) {
 }
 
 // BenchmarkTransformSearchUSPS times the request path's exact neighbour
-// search alone (exactSearch.knn, k = 10) on the Isomap model's training
+// search alone (neighbors.Exact.KNN, k = 10) on the Isomap model's training
 // rows, one test row at a time.
 func BenchmarkTransformSearchUSPS(b *testing.B) {
 	m, test := uspsIsomap(b)
@@ -114,11 +115,11 @@ func BenchmarkTransformSearchUSPS(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var sc searchScratch
+	var sc neighbors.ExactScratch
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		gi.search.knn(&sc, test.RawRowView(i%2007), 10)
+		gi.search.KNN(&sc, test.RawRowView(i%2007), 10)
 	}
 }
 

@@ -16,14 +16,14 @@ import (
 
 // geoIndex is what the geodesic models (Isomap, Landmark Isomap) need to
 // map one new point, prepared once per model: the exact neighbour search
-// over the training rows (exactsearch.go) and the stored graph ready for
+// over the training rows (neighbors.Exact) and the stored graph ready for
 // Dijkstra. Mapping a point then costs the search, one Dijkstra from the
 // point's neighbours, O((n + e)·log n), or with the table k·R additions,
 // and the triangulation, O(R·dim).
 type geoIndex struct {
 	method string
 	train  blas64.General
-	search *exactSearch // nil when approx answers the queries
+	search *neighbors.Exact // nil when approx answers the queries
 	paths  *sparse.PathGraph
 	k      int
 	eps    float64
@@ -161,7 +161,7 @@ func (gi *geoIndex) tablePaths(ref []float64, js []int, ds []float64) {
 }
 
 type geoScratch struct {
-	s   searchScratch
+	s   neighbors.ExactScratch
 	sq  []float64 // squared geodesics to every training point
 	ref []float64 // those of the reference columns
 	// js, ds: a new point's neighbours found by the approximate index
@@ -223,8 +223,8 @@ func newGeoIndex(ctx context.Context, method string, train blas64.General, graph
 	if !approx {
 		// The exact search; a model fitted with approximate neighbours
 		// answers its queries by the index below instead.
-		gi.search = newExactSearch(train)
-		gi.search.seedWith(graph)
+		gi.search = neighbors.NewExact(train)
+		gi.search.SeedWith(graph)
 	}
 	r, dim := tri.pinv.Rows, tri.pinv.Cols
 	gi.pinvT = make([]float64, dim*r)
@@ -270,7 +270,7 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 	var ds []float64
 	switch {
 	case gi.eps > 0:
-		js, ds = gi.search.radius(&sc.s, x, gi.eps)
+		js, ds = gi.search.Radius(&sc.s, x, gi.eps)
 	case gi.approx != nil:
 		if len(sc.js) != gi.k {
 			sc.js, sc.ds = make([]int, gi.k), make([]float64, gi.k)
@@ -280,7 +280,7 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 			return fmt.Errorf("%s transform: %w", gi.method, err)
 		}
 	default:
-		js, ds = gi.search.knn(&sc.s, x, gi.k)
+		js, ds = gi.search.KNN(&sc.s, x, gi.k)
 	}
 	if len(js) == 0 {
 		return fmt.Errorf("%s transform: %w: the new point has no training point within the graph's neighbourhood", gi.method, ErrNoTransform)
@@ -333,40 +333,4 @@ func (gi *geoIndex) transformRow(ctx context.Context, dst, x []float64) error {
 		dst[c] = blas64.Dot(blas64.Vector{N: r, Inc: 1, Data: ref}, blas64.Vector{N: r, Inc: 1, Data: gi.pinvT[c*r : c*r+r]})
 	}
 	return checkRowOutput(gi.method, dst)
-}
-
-// keepLeast keeps in (js, ds) the at most k pairs least by (d, j); k is
-// small (the neighbours of one point), so a linear scan replaces a heap.
-func keepLeast(js []int, ds []float64, k, j int, d float64) ([]int, []float64) {
-	if len(ds) < k {
-		return append(js, j), append(ds, d)
-	}
-	w := 0
-	for c := 1; c < len(ds); c++ {
-		if ds[c] > ds[w] || (ds[c] == ds[w] && js[c] > js[w]) {
-			w = c
-		}
-	}
-	if d < ds[w] || (d == ds[w] && j < js[w]) {
-		js[w], ds[w] = j, d
-	}
-	return js, ds
-}
-
-func maxOf(v []float64) float64 {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = max(m, x)
-	}
-	return m
-}
-
-// sortByDist sorts the pairs by (d, j): insertion sort, k is small.
-func sortByDist(ds []float64, js []int) {
-	for i := 1; i < len(ds); i++ {
-		for c := i; c > 0 && (ds[c] < ds[c-1] || (ds[c] == ds[c-1] && js[c] < js[c-1])); c-- {
-			ds[c], ds[c-1] = ds[c-1], ds[c]
-			js[c], js[c-1] = js[c-1], js[c]
-		}
-	}
 }

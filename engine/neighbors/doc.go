@@ -10,7 +10,10 @@
 // answers KNNQuery's and RadiusQuery's questions about fixed rows again and
 // again with its k-d tree built once (a model's Transform, block after
 // block: LLE's blocks of 256 new roll points against 2000 training rows
-// 5.4–5.7 → 2.7–2.8 µs a row, BenchmarkTransformRollBlocks). Results are
+// 5.4–5.7 → 2.7–2.8 µs a row, BenchmarkTransformRollBlocks); an Exact
+// answers them one row at a time (the request path: engine's Isomap and
+// Landmark Isomap TransformRow), ruling out most rows by lower bounds on
+// the rows' top principal coordinates, with no allocation. Results are
 // exact and deterministic: every list is sorted by distance, ties by the
 // smaller index, and every method reports the same distances (a pair
 // selected by the fast kernel has its distance recomputed directly).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -28,6 +29,27 @@ func ExampleKNN() {
 	// 2 [1 4] [2 2]
 	// 3 [2 1] [3 5]
 	// 4 [1 0] [0 1]
+}
+
+// One query row at a time against fixed training rows (points on a
+// plane), the nearest two and those within distance 1.5: what KNNQuery and
+// RadiusQuery give, with the scratch reused from row to row.
+func ExampleExact() {
+	train := mat.NewDense(5, 2, []float64{0, 0, 1, 0, 0, 1, 3, 3, 1, 1})
+	s := neighbors.NewExact(train.RawMatrix())
+	var sc neighbors.ExactScratch
+	for _, q := range [][]float64{{0.9, 0.2}, {3, 2}} {
+		js, ds := s.KNN(&sc, q, 2)
+		fmt.Printf("%v nearest %v at %.3f\n", q, js, ds)
+		js, _ = s.Radius(&sc, q, 1.5)
+		slices.Sort(js)
+		fmt.Printf("%v within 1.5: %v\n", q, js)
+	}
+	// Output:
+	// [0.9 0.2] nearest [1 4] at [0.224 0.806]
+	// [0.9 0.2] within 1.5: [0 1 2 4]
+	// [3 2] nearest [3 4] at [1.000 2.236]
+	// [3 2] within 1.5: [3]
 }
 
 // The Isomap graph of two clusters, and the three disconnected policies.

@@ -1,4 +1,4 @@
-package engine
+package neighbors
 
 import (
 	"cmp"
@@ -13,9 +13,11 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-// exactSearch finds the exact nearest training rows of one query (the
-// request path of the geodesic models' Transform) with lower bounds that
-// rule out most rows without reading them. The training rows are
+// Exact finds the exact nearest training rows of one query row at a time
+// (the request path of engine's geodesic models' Transform: Isomap,
+// Landmark Isomap), with lower bounds that rule out most rows without
+// reading them; KNN and Radius answer what KNNQuery and RadiusQuery would,
+// one row at a time, with no allocation once the scratch has grown. The training rows are
 // projected once on their top principal directions P (p of them); for any
 // orthonormal P,
 //
@@ -39,7 +41,7 @@ import (
 //
 // Before there is a τ, the first leaf gives its k rows of least bound their
 // exact distances at once and puts its other rows into the queue (by their
-// bounds), and the graph neighbours of the nearest of them (seedWith: the
+// bounds), and the graph neighbours of the nearest of them (SeedWith: the
 // model's neighbour graph) get theirs too, which brings τ close to its
 // final value before the queue is searched: a row that survives its leaf's
 // bounds after that is nearly always one the queue would have given an
@@ -53,10 +55,10 @@ import (
 // On USPS digits (7291 rows of 256 pixels, k = 10) a query opens about 85
 // of 128 leaves, bounds about 4900 rows on 8 coordinates and adds 5000
 // more 8-coordinate chunks, and computes about 61 exact distances: 108–137
-// µs on 2026-11-25 (BenchmarkTransformSearchUSPS, 2-core EPYC VM; 197–224
-// µs the same hour before the SSE2 kernels and the direct exact
-// distances), where the 7291 exact distances are 1.9 million flam.
-type exactSearch struct {
+// µs on 2026-11-25 (engine's BenchmarkTransformSearchUSPS, 2-core EPYC
+// VM; 197–224 µs the same hour before the SSE2 kernels and the direct
+// exact distances), where the 7291 exact distances are 1.9 million flam.
+type Exact struct {
 	train  blas64.General // the training rows, in their order
 	mean   []float64
 	basisT []float64 // p×D: the rows are orthonormal directions
@@ -71,7 +73,7 @@ type exactSearch struct {
 	slack  []float64
 	leaves []searchLeaf
 	// position[i] is the position of training row i; near, when set
-	// (seedWith), lists training neighbours whose exact distances knn
+	// (SeedWith), lists training neighbours whose exact distances KNN
 	// takes early.
 	position []int32
 	near     *searchGraph
@@ -87,10 +89,11 @@ func (g *searchGraph) neighbours(i int) []int {
 	return g.ind[lo:min(hi, lo+searchSeeds)]
 }
 
-// seedWith lets knn take the exact distances of the graph neighbours of
-// the nearest row it has found first (see knn); graph is the model's
-// neighbour graph on the training rows, n×n.
-func (s *exactSearch) seedWith(graph *sparse.CSR) {
+// SeedWith lets KNN take the exact distances of the graph neighbours of
+// the nearest row it has found first (see KNN); graph is a neighbour graph
+// on the training rows, n×n (a model's). A graph of another size is
+// ignored.
+func (s *Exact) SeedWith(graph *sparse.CSR) {
 	n, _ := graph.Dims()
 	if n == s.train.Rows {
 		s.near = &searchGraph{ptr: graph.RowPtr()[:n+1], ind: graph.ColIdx()}
@@ -106,7 +109,9 @@ type searchLeaf struct {
 	slack        float64 // the largest slack of its rows
 }
 
-type searchScratch struct {
+// ExactScratch is one query's working memory for Exact's KNN and Radius;
+// its zero value is ready to use, and it grows to fit as it is used.
+type ExactScratch struct {
 	qp    []float64
 	xc    []float64
 	lb    [searchLeafRows]float64
@@ -124,7 +129,7 @@ const (
 	searchDirections = 64
 	// searchBox is the number of leading coordinates in a leaf's box.
 	searchBox = 8
-	// searchSeeds bounds the graph neighbours knn seeds τ with.
+	// searchSeeds bounds the graph neighbours KNN seeds τ with.
 	searchSeeds = 32
 	// searchLeafRows is the largest number of rows of a leaf.
 	searchLeafRows = 64
@@ -133,9 +138,11 @@ const (
 	searchShave = 1 - 1e-9
 )
 
-func newExactSearch(train blas64.General) *exactSearch {
+// NewExact prepares the search over the rows of train (n×D), which it
+// keeps and reads at every query: the caller must not change them.
+func NewExact(train blas64.General) *Exact {
 	n, d := train.Rows, train.Cols
-	s := &exactSearch{train: train, mean: make([]float64, d)}
+	s := &Exact{train: train, mean: make([]float64, d)}
 	for i := 0; i < n; i++ {
 		for j, v := range train.Data[i*train.Stride : i*train.Stride+d] {
 			s.mean[j] += v
@@ -151,7 +158,7 @@ func newExactSearch(train blas64.General) *exactSearch {
 		// gives a valid bound): a sample of the rows finds them.
 		step := max(1, n/2000)
 		ns := (n + step - 1) / step
-		c := newGeneral(ns, d)
+		c := blas64.General{Rows: ns, Cols: d, Stride: d, Data: make([]float64, ns*d)}
 		for i := 0; i < ns; i++ {
 			for j, v := range train.Data[i*step*train.Stride : i*step*train.Stride+d] {
 				c.Data[i*d+j] = v - s.mean[j]
@@ -226,7 +233,7 @@ func newExactSearch(train blas64.General) *exactSearch {
 // axes projected coordinates (proj, pp a row): halves at the median of the
 // coordinate of widest spread, until a part has at most searchLeafRows
 // rows.
-func (s *exactSearch) split(proj []float64, pp, axes, lo, hi int) {
+func (s *Exact) split(proj []float64, pp, axes, lo, hi int) {
 	if hi-lo <= searchLeafRows {
 		s.leaves = append(s.leaves, searchLeaf{lo: lo, hi: hi})
 		return
@@ -256,7 +263,7 @@ func (s *exactSearch) split(proj []float64, pp, axes, lo, hi int) {
 // for x − mean, and returns ‖R(x − mean)‖ and a bound on its rounding
 // error (‖R x̄‖² is found as ‖x̄‖² − ‖Pᵀx̄‖², whose cancellation costs up to
 // a few ulps of ‖x̄‖²).
-func (s *exactSearch) project(dst, xc, x []float64) (float64, float64) {
+func (s *Exact) project(dst, xc, x []float64) (float64, float64) {
 	d, p := len(x), s.dirs
 	nx := 0.0
 	for j, v := range x {
@@ -281,7 +288,7 @@ func (s *exactSearch) project(dst, xc, x []float64) (float64, float64) {
 // prepare projects the query x into sc.qp and returns the projection, the
 // residual norm and its error bound, with the scratch ready for k
 // neighbours.
-func (s *exactSearch) prepare(sc *searchScratch, x []float64, k int) ([]float64, float64, float64) {
+func (s *Exact) prepare(sc *ExactScratch, x []float64, k int) ([]float64, float64, float64) {
 	pp := 8 * s.chunks
 	if len(sc.qp) < pp {
 		sc.qp = make([]float64, pp)
@@ -306,7 +313,7 @@ func (s *exactSearch) prepare(sc *searchScratch, x []float64, k int) ([]float64,
 
 // leafQueue returns the search queue holding every leaf with its lower
 // bound for the query whose projection is qp (residual rq, its error eq).
-func (s *exactSearch) leafQueue(sc *searchScratch, qp []float64, rq, eq float64) []searchItem {
+func (s *Exact) leafQueue(sc *ExactScratch, qp []float64, rq, eq float64) []searchItem {
 	h := sc.queue[:0]
 	for l := range s.leaves {
 		f := &s.leaves[l]
@@ -339,7 +346,7 @@ func (s *exactSearch) leafQueue(sc *searchScratch, qp []float64, rq, eq float64)
 // do not pass tau, with their bounds in sc.lb. The leaf's projections lie
 // chunk-major: chunk c of its row r at proj[lo·pp + (c·m + r)·8 :][:8], m
 // the leaf's rows, so each pass over a chunk reads one run of memory.
-func (s *exactSearch) leafBounds(sc *searchScratch, f *searchLeaf, qp []float64, rq, eq, tau float64) []int {
+func (s *Exact) leafBounds(sc *ExactScratch, f *searchLeaf, qp []float64, rq, eq, tau float64) []int {
 	m := f.hi - f.lo
 	lb := sc.lb[:m]
 	base := s.proj[f.lo*8*s.chunks:]
@@ -383,9 +390,10 @@ func (s *exactSearch) leafBounds(sc *searchScratch, f *searchLeaf, qp []float64,
 	return alive[:n]
 }
 
-// knn returns the k nearest training rows of x (indices, distances), in
-// scratch owned by sc, sorted by (distance, index).
-func (s *exactSearch) knn(sc *searchScratch, x []float64, k int) ([]int, []float64) {
+// KNN returns the k nearest training rows of x (indices, distances), in
+// scratch owned by sc (valid until its next use), sorted by (distance,
+// index). One Exact serves concurrent queries, each with its own scratch.
+func (s *Exact) KNN(sc *ExactScratch, x []float64, k int) ([]int, []float64) {
 	qp, rq, eq := s.prepare(sc, x, k)
 	js, ds := sc.js[:0], sc.ds[:0]
 	tau := math.Inf(1)
@@ -471,9 +479,9 @@ func (s *exactSearch) knn(sc *searchScratch, x []float64, k int) ([]int, []float
 	return js, ds
 }
 
-// radius returns the training rows within distance eps of x (inclusive),
-// in leaf order.
-func (s *exactSearch) radius(sc *searchScratch, x []float64, eps float64) ([]int, []float64) {
+// Radius returns the training rows within distance eps of x (inclusive),
+// in leaf order, in scratch owned by sc (valid until its next use).
+func (s *Exact) Radius(sc *ExactScratch, x []float64, eps float64) ([]int, []float64) {
 	qp, rq, eq := s.prepare(sc, x, 16)
 	thr := eps * eps
 	js, ds := sc.js[:0], sc.ds[:0]
@@ -545,7 +553,7 @@ func siftDown(h []searchItem, i int) {
 }
 
 // sqDist returns the squared distance of x to training row i.
-func (s *exactSearch) sqDist(x []float64, i int) float64 {
+func (s *Exact) sqDist(x []float64, i int) float64 {
 	return sqDiff(x, s.train.Data[i*s.train.Stride:i*s.train.Stride+len(x)])
 }
 
@@ -570,4 +578,40 @@ func sqDiff(a, b []float64) float64 {
 		s0 += e * e
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// keepLeast keeps in (js, ds) the at most k pairs least by (d, j); k is
+// small (the neighbours of one point), so a linear scan replaces a heap.
+func keepLeast(js []int, ds []float64, k, j int, d float64) ([]int, []float64) {
+	if len(ds) < k {
+		return append(js, j), append(ds, d)
+	}
+	w := 0
+	for c := 1; c < len(ds); c++ {
+		if ds[c] > ds[w] || (ds[c] == ds[w] && js[c] > js[w]) {
+			w = c
+		}
+	}
+	if d < ds[w] || (d == ds[w] && j < js[w]) {
+		js[w], ds[w] = j, d
+	}
+	return js, ds
+}
+
+func maxOf(v []float64) float64 {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = max(m, x)
+	}
+	return m
+}
+
+// sortByDist sorts the pairs by (d, j): insertion sort, k is small.
+func sortByDist(ds []float64, js []int) {
+	for i := 1; i < len(ds); i++ {
+		for c := i; c > 0 && (ds[c] < ds[c-1] || (ds[c] == ds[c-1] && js[c] < js[c-1])); c-- {
+			ds[c], ds[c-1] = ds[c-1], ds[c]
+			js[c], js[c-1] = js[c-1], js[c]
+		}
+	}
 }

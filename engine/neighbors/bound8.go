@@ -1,6 +1,6 @@
-package engine
+package neighbors
 
-// The exact search's bounds (exactsearch.go) spend most of their time on
+// The exact search's bounds (exact.go) spend most of their time on
 // squared distances of 8 coordinates: the query's chunk against every row
 // of a leaf, then against the rows still alive. sqDist8Rows and
 // sqDist8Add are those loops; on amd64 they are SSE2 assembly
@@ -33,17 +33,5 @@ func sqDist8AddGo(lb []float64, q *[8]float64, t []float64, rows []int) {
 		e0, e1, e2, e3 := q[0]-u[0], q[1]-u[1], q[2]-u[2], q[3]-u[3]
 		e4, e5, e6, e7 := q[4]-u[4], q[5]-u[5], q[6]-u[6], q[7]-u[7]
 		lb[r] += ((e0*e0 + e2*e2) + (e4*e4 + e6*e6)) + ((e1*e1 + e3*e3) + (e5*e5 + e7*e7))
-	}
-}
-
-// minPlus2Go sets ref[i] = min(ref[i], d0 + r0[i], d1 + r1[i]): two
-// neighbours' rows of the geodesic table (transform_geodesic.go's
-// tablePaths). Every value is ≥ 0 or +Inf, never NaN, so the SSE2 form
-// (MINPD, whose NaN and signed-zero rules differ from Go's min) gives the
-// same result bit for bit; r0 and r1 hold at least len(ref) values.
-func minPlus2Go(ref, r0, r1 []float64, d0, d1 float64) {
-	r0, r1 = r0[:len(ref)], r1[:len(ref)]
-	for i, v := range ref {
-		ref[i] = min(v, d0+r0[i], d1+r1[i])
 	}
 }
