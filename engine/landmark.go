@@ -16,6 +16,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/cluster"
+	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -113,8 +114,8 @@ func (s LandmarkIsomap) Fit(ctx context.Context, x mat.Matrix) (*LandmarkIsomapM
 				return fitPlan{}, fmt.Errorf("%s: %w: landmark choice %q (want maxmin, random, kmeans++ or kmeans)", method, ErrBadSetting, s.Choice)
 			}
 			bytes := 4*int64(s.Landmarks)*int64(n) + 8*int64(n)*int64(d+3*max(s.K, 10)) + graphBytes(s.Neighbors, in, s.K)
-			if s.Choice == LandmarksMaxMin && !in.isSparse() { // sparse rows: no bound (maxMin)
-				bytes += projBoundBytes(n, d, s.Landmarks)
+			if s.Choice == LandmarksMaxMin && !in.isSparse() { // sparse rows: no bound (neighbors.MaxMin)
+				bytes += neighbors.MaxMinBytes(n, d, s.Landmarks)
 			}
 			return fitPlan{dim: s.Dim, bytes: bytes,
 				what: fmt.Sprintf("landmark Isomap with %d landmarks", s.Landmarks), cheaper: "fewer landmarks"}, nil
@@ -329,7 +330,7 @@ func chooseLandmarks(ctx context.Context, rows samples, l int, choice LandmarkCh
 		idx = out
 	default: // MaxMin
 		var err error
-		if idx, err = maxMin(ctx, rows, l, rng.IntN(n)); err != nil {
+		if idx, err = neighbors.MaxMin(ctx, rows.dense, rows.csr, l, rng.IntN(n)); err != nil {
 			return nil, err
 		}
 	}
@@ -342,129 +343,6 @@ func chooseLandmarks(ctx context.Context, rows samples, l int, choice LandmarkCh
 		}
 	}
 	return out, nil
-}
-
-// maxMin picks l points greedily: each the farthest from those chosen
-// (ties to the lower index). The squared distances to each new landmark
-// are computed directly, in parallel over fixed chunks of points, but only
-// for the points the new landmark can be nearer to: a point whose nearest
-// landmark a lies at distance r from it cannot be nearer to a new
-// landmark q unless ‖q − a‖ < 2r (the triangle inequality; Elkan, ICML
-// 2003, prunes k-means' assignments the same way), so a point is skipped
-// when ‖q − a‖ exceeds 2r by a relative margin far above rounding, and
-// the choices are those of computing every distance. Each pass reads the
-// points' nearest landmarks and distances (12 bytes a point) and the rows
-// of the points not skipped: O(l·N) plus the distances computed, at most
-// O(l·N·D). Rows of many features whose variance lies in few directions
-// are also skipped by a lower bound of the distance from their principal
-// coordinates (projBound, p ≤ D/2 values a row; where its set-up pays,
-// boundPays), which leaves the same choices. It checks ctx before each landmark.
-func maxMin(ctx context.Context, rows samples, l, first int) ([]int, error) {
-	n, d := rows.dims()
-	return maxMinBounded(ctx, rows, l, first, !rows.isSparse() && boundPays(n, d, l))
-}
-
-// maxMinBounded is maxMin with the principal-coordinate bound where
-// useBound says so and the rows allow it (newProjBound; dense rows), or
-// without it. Sparse rows' distances are sparse.SqDist's, bit for bit the
-// dense rows': the same choices.
-func maxMinBounded(ctx context.Context, rows samples, l, first int, useBound bool) ([]int, error) {
-	n, d := rows.dims()
-	x, sp := rows.dense, rows.csr
-	closest := make([]float64, n) // squared distance to the nearest landmark
-	owner := make([]int32, n)     // which landmark (its position in idx)
-	for i := range closest {
-		closest[i] = math.Inf(1)
-	}
-	const grain = 4096
-	const margin = 1 + 1e-6 // skip only when ‖q − a‖ > 2r·margin
-	chunks := (n + grain - 1) / grain
-	bestI := make([]int, chunks)
-	bestD := make([]float64, chunks)
-	idx := []int{first}
-	// A point is also skipped when a lower bound of its distance to the
-	// new landmark from principal coordinates (projBound) reaches its
-	// nearest landmark's: the same choices again, fewer rows read.
-	var bound *projBound
-	if useBound {
-		var err error
-		if bound, err = newProjBound(ctx, x); err != nil {
-			return nil, err
-		}
-	}
-	// gap[a]: ‖q − landmark a‖ for the new landmark q, halved and shrunk
-	// by the margin: a point owned by a is skipped when gap[a]² > r².
-	var gap []float64
-	sqDist := func(a, b []float64) float64 {
-		s := 0.0
-		for j, v := range a {
-			t := v - b[j]
-			s += t * t
-		}
-		return s
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		last := len(idx) - 1
-		qi := idx[last]
-		var q []float64 // the new landmark's row: dense, or its entries
-		var qc []int
-		if sp != nil {
-			qc, q = sp.Row(qi)
-		} else {
-			q = x.Data[qi*x.Stride : qi*x.Stride+d]
-		}
-		gap = gap[:0]
-		for _, a := range idx[:last] {
-			var s float64
-			if sp != nil {
-				ac, av := sp.Row(a)
-				s = sparse.SqDist(qc, q, ac, av)
-			} else {
-				s = sqDist(q, x.Data[a*x.Stride:a*x.Stride+d])
-			}
-			g := math.Sqrt(s) / (2 * margin)
-			gap = append(gap, g*g)
-		}
-		// ctx is checked between chunks too: the first passes read every
-		// row (a second or more at 10⁶ rows of 256 features).
-		err := backend.ParallelForCtx(ctx, n, grain, func(lo, hi int) {
-			bi, bd := lo, -1.0
-			for i := lo; i < hi; i++ {
-				if c := closest[i]; last == 0 || (gap[owner[i]] <= c && (bound == nil || !bound.atLeast(i, qi, c))) {
-					var s float64
-					if sp != nil {
-						ic, iv := sp.Row(i)
-						s = sparse.SqDist(ic, iv, qc, q)
-					} else {
-						s = sqDist(x.Data[i*x.Stride:i*x.Stride+d], q)
-					}
-					if s < c {
-						closest[i], owner[i] = s, int32(last)
-					}
-				}
-				if closest[i] > bd {
-					bi, bd = i, closest[i]
-				}
-			}
-			bestI[lo/grain], bestD[lo/grain] = bi, bd
-		})
-		if err != nil {
-			return nil, err
-		}
-		far, fd := 0, -1.0
-		for c := range bestI {
-			if bestD[c] > fd {
-				far, fd = bestI[c], bestD[c]
-			}
-		}
-		if len(idx) == l || fd <= 0 {
-			return idx, nil
-		}
-		idx = append(idx, far)
-	}
 }
 
 // Landmarks returns the landmarks' indices among the kept training points.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
-	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -87,75 +85,4 @@ func TestLandmarkIsomapSave(t *testing.T) {
 	m := mustFit(t, ctx, LandmarkIsomap{Dim: 2, K: 8, Landmarks: 40}.Fit, x)
 	q, _ := datasets.SwissRoll(20, 0.05, 13)
 	checkReloaded(t, m, q)
-}
-
-// maxMinEvery is maxMin computing every distance (the rule without the
-// triangle-inequality pruning): the reference the pruned pass must equal.
-func maxMinEvery(x *mat.Dense, l, first int) []int {
-	n, _ := x.Dims()
-	closest := make([]float64, n)
-	for i := range closest {
-		closest[i] = math.Inf(1)
-	}
-	idx := []int{first}
-	for {
-		q := x.RawRowView(idx[len(idx)-1])
-		far, fd := 0, -1.0
-		for i := 0; i < n; i++ {
-			s := 0.0
-			for j, v := range x.RawRowView(i) {
-				t := v - q[j]
-				s += t * t
-			}
-			closest[i] = min(closest[i], s)
-			if closest[i] > fd {
-				far, fd = i, closest[i]
-			}
-		}
-		if len(idx) == l || fd <= 0 {
-			return idx
-		}
-		idx = append(idx, far)
-	}
-}
-
-// The pruned max-min pass picks the landmarks that computing every
-// distance picks, in the same order: on USPS digits (many near-equal
-// distances in 256 dimensions), on a swiss roll, and on data with
-// duplicated rows and fewer distinct points than landmarks asked.
-func TestMaxMinPruned(t *testing.T) {
-	t.Parallel()
-	roll, _ := datasets.SwissRoll(3000, 0.05, 4)
-	dup := mat.NewDense(40, 3, nil)
-	for i := 0; i < 40; i++ {
-		dup.Set(i, 0, float64(i%7))
-		dup.Set(i, 1, float64(i%7*i%7))
-	}
-	check := func(t *testing.T, name string, x *mat.Dense, l int) {
-		n, _ := x.Dims()
-		for _, first := range []int{0, n / 2} {
-			got, err := maxMin(context.Background(), samples{dense: x.RawMatrix()}, l, first)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := maxMinEvery(x, l, first)
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s from %d: pruned max-min %v\nevery distance %v", name, first, got, want)
-			}
-			// From sparse rows (zero pixels not stored): the same choices.
-			got, err = maxMin(context.Background(), samples{dense: x.RawMatrix(), csr: sparse.FromDense(x)}, l, first)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s from %d, sparse rows: max-min %v\nevery distance %v", name, first, got, want)
-			}
-		}
-	}
-	check(t, "roll", roll, 300)
-	check(t, "duplicates", dup, 20)
-	t.Run("usps", func(t *testing.T) {
-		testmode.Skip(t, "400 landmarks of 4000 digits, every distance")
-		check(t, "usps", mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, 4000, 0, 256)), 400)
-	})
 }

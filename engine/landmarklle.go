@@ -153,7 +153,7 @@ func (s LandmarkLLE) landmarkBytes(n, d int) int64 {
 	l, kz := int64(s.Landmarks), int64(s.LandmarkK)
 	bytes := int64(n)*(44*kz+24+8*int64(s.Dim)) + 8*l*int64(d) + 4*8*l*l
 	if s.Choice == LandmarksMaxMin {
-		bytes += projBoundBytes(n, d, s.Landmarks)
+		bytes += neighbors.MaxMinBytes(n, d, s.Landmarks)
 	}
 	return bytes
 }

@@ -1,16 +1,93 @@
-package engine
+package neighbors_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/internal/testmode"
+	"github.com/manifoldlab/manifold/sparse"
 )
+
+// maxMinEvery is MaxMin computing every distance (the rule without the
+// triangle-inequality pruning): the reference the pruned pass must equal.
+func maxMinEvery(x *mat.Dense, l, first int) []int {
+	n, _ := x.Dims()
+	closest := make([]float64, n)
+	for i := range closest {
+		closest[i] = math.Inf(1)
+	}
+	idx := []int{first}
+	for {
+		q := x.RawRowView(idx[len(idx)-1])
+		far, fd := 0, -1.0
+		for i := 0; i < n; i++ {
+			s := 0.0
+			for j, v := range x.RawRowView(i) {
+				t := v - q[j]
+				s += t * t
+			}
+			closest[i] = min(closest[i], s)
+			if closest[i] > fd {
+				far, fd = i, closest[i]
+			}
+		}
+		if len(idx) == l || fd <= 0 {
+			return idx
+		}
+		idx = append(idx, far)
+	}
+}
+
+// The pruned max-min pass picks the landmarks that computing every
+// distance picks, in the same order: on USPS digits (many near-equal
+// distances in 256 dimensions), on a swiss roll, and on data with
+// duplicated rows and fewer distinct points than landmarks asked.
+func TestMaxMinPruned(t *testing.T) {
+	t.Parallel()
+	roll, _ := datasets.SwissRoll(3000, 0.05, 4)
+	dup := mat.NewDense(40, 3, nil)
+	for i := 0; i < 40; i++ {
+		dup.Set(i, 0, float64(i%7))
+		dup.Set(i, 1, float64(i%7*i%7))
+	}
+	check := func(t *testing.T, name string, x *mat.Dense, l int) {
+		n, _ := x.Dims()
+		for _, first := range []int{0, n / 2} {
+			got, err := neighbors.MaxMin(context.Background(), x.RawMatrix(), nil, l, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := maxMinEvery(x, l, first)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s from %d: pruned max-min %v\nevery distance %v", name, first, got, want)
+			}
+			// From sparse rows (zero pixels not stored): the same choices.
+			got, err = neighbors.MaxMin(context.Background(), blas64.General{}, sparse.FromDense(x), l, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s from %d, sparse rows: max-min %v\nevery distance %v", name, first, got, want)
+			}
+		}
+	}
+	check(t, "roll", roll, 300)
+	check(t, "duplicates", dup, 20)
+	t.Run("usps", func(t *testing.T) {
+		testmode.Skip(t, "400 landmarks of 4000 digits, every distance")
+		check(t, "usps", usps(t, 4000), 400)
+	})
+}
 
 // The principal-coordinate bound never exceeds a squared distance, on USPS
 // digits (256 pixels, constant borders, near-duplicates): for random pairs
@@ -21,16 +98,16 @@ import (
 func TestProjBoundSound(t *testing.T) {
 	t.Parallel()
 	testmode.Skip(t, "the bound against exact distances on 3000 digits (numerics, not concurrency)")
-	x := mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, 3000, 0, 256))
+	x := usps(t, 3000)
 	g := x.RawMatrix()
-	b, err := newProjBound(context.Background(), g)
+	b, err := neighbors.NewProjBound(context.Background(), g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b == nil {
 		t.Fatal("no bound on USPS digits")
 	}
-	t.Logf("USPS: %d principal coordinates of 256", b.p)
+	t.Logf("USPS: %d principal coordinates of 256", b.P())
 	n, d := g.Rows, g.Cols
 	sq := func(i, j int) float64 {
 		s := 0.0
@@ -48,11 +125,11 @@ func TestProjBoundSound(t *testing.T) {
 			j = (i + 1) % n
 		}
 		s := sq(i, j)
-		if b.atLeast(i, j, s*(1+1e-12)+1e-300) {
+		if b.AtLeast(i, j, s*(1+1e-12)+1e-300) {
 			t.Fatalf("pair (%d, %d): bound at least %v but the squared distance is %v", i, j, s*(1+1e-12), s)
 		}
 		pairs++
-		if b.atLeast(i, j, s/2) {
+		if b.AtLeast(i, j, s/2) {
 			pruned++
 		}
 	}
@@ -64,11 +141,11 @@ func TestProjBoundSound(t *testing.T) {
 	for i := 0; i < 4096; i++ {
 		y.SetRow(i, x.RawRowView(i%5))
 	}
-	b2, err := newProjBound(context.Background(), y.RawMatrix())
+	b2, err := neighbors.NewProjBound(context.Background(), y.RawMatrix())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b2 != nil && b2.atLeast(0, 5, 1e-300) {
+	if b2 != nil && b2.AtLeast(0, 5, 1e-300) {
 		t.Fatal("identical rows: bound above 0")
 	}
 }
@@ -90,31 +167,31 @@ func TestBoundPays(t *testing.T) {
 		{200000, 256, 8, false},
 		{1000, 256, 300, false},
 	} {
-		if got := boundPays(c.n, c.d, c.l); got != c.want {
+		if got := neighbors.BoundPays(c.n, c.d, c.l); got != c.want {
 			t.Errorf("%d rows × %d, %d landmarks: boundPays %v, want %v", c.n, c.d, c.l, got, c.want)
 		}
-		if b := projBoundBytes(c.n, c.d, c.l); (b > 0) != c.want {
-			t.Errorf("%d rows × %d, %d landmarks: projBoundBytes %d", c.n, c.d, c.l, b)
+		if b := neighbors.MaxMinBytes(c.n, c.d, c.l); (b > 0) != c.want {
+			t.Errorf("%d rows × %d, %d landmarks: MaxMinBytes %d", c.n, c.d, c.l, b)
 		}
 	}
 }
 
-// maxMin with the bound picks what it picks without it, where the bound is
+// MaxMin with the bound picks what it picks without it, where the bound is
 // in use (4000 USPS digits, 300 landmarks, from two starts; under -short,
 // the race run, 2100 digits and 32 landmarks from one start).
 func TestMaxMinBoundSameChoices(t *testing.T) {
 	t.Parallel()
 	n, landmarks, starts := 4000, 300, []int{0, 1999}
 	if testmode.Quick() { // -race: enough rows and landmarks for the bound to be used
-		n, landmarks, starts = boundMinRows+52, 2*boundMinLandmarks, []int{7}
+		n, landmarks, starts = neighbors.BoundMinRows+52, 2*neighbors.BoundMinLandmarks, []int{7}
 	}
-	x := mat.DenseCopyOf(loadShared(t, "usps9298").Slice(0, n, 0, 256))
+	x := usps(t, n)
 	for _, first := range starts {
-		with, err := maxMinBounded(context.Background(), samples{dense: x.RawMatrix()}, landmarks, first, true)
+		with, err := neighbors.MaxMinBounded(context.Background(), x.RawMatrix(), landmarks, first, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		without, err := maxMinBounded(context.Background(), samples{dense: x.RawMatrix()}, landmarks, first, false)
+		without, err := neighbors.MaxMinBounded(context.Background(), x.RawMatrix(), landmarks, first, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +219,7 @@ func BenchmarkMaxMinFile(b *testing.B) {
 	x := mat.DenseCopyOf(m).RawMatrix()
 	var got []int
 	for b.Loop() {
-		if got, err = maxMin(context.Background(), samples{dense: x}, 1000, 0); err != nil {
+		if got, err = neighbors.MaxMin(context.Background(), x, nil, 1000, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
