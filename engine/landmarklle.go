@@ -15,6 +15,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -194,9 +195,9 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 		if err != nil {
 			return err
 		}
-		m.coords, m.eig = res.vecs, res.vals
-		m.p.nullSpace = res.nullSpace(s.Dim)
-		st.detail = fmt.Sprintf("dense syevr on the %d×%d reduced problem (Zᵀ·M·Z, Zᵀ·Z)", l, l) + res.note(s.Dim)
+		m.coords, m.eig = res.Vectors, res.Values
+		m.p.nullSpace = nullSpaceOf(res, s.Dim)
+		st.detail = fmt.Sprintf("dense syevr on the %d×%d reduced problem (Zᵀ·M·Z, Zᵀ·Z)", l, l) + nullNote(res, s.Dim)
 		return nil
 	})
 	if err != nil {
@@ -513,9 +514,9 @@ func upperGram(ctx context.Context, rs rowSet, l int) (blas64.General, error) {
 // above the pair of the constant vector, whose eigenvalue is 0 when a's
 // rows and columns sum to zero: by b = RᵀR (cholUpper), the standard
 // problem of S = R⁻ᵀ·a·R⁻¹ (two rightSolve) on the complement of R·1
-// (denseBottomOf, which counts the null space), then y = R⁻¹·v, so that
+// (bottom.DenseOf, which counts the null space), then y = R⁻¹·v, so that
 // yᵀ·b·y = I. The vectors come signed by backend.FixSigns.
-func generalizedBottom(ctx context.Context, a, b blas64.General, dim int) (*bottomResult, error) {
+func generalizedBottom(ctx context.Context, a, b blas64.General, dim int) (*bottom.Result, error) {
 	l := a.Rows
 	if err := cholUpper(ctx, b); err != nil {
 		return nil, err
@@ -556,12 +557,12 @@ func generalizedBottom(ctx context.Context, a, b blas64.General, dim int) (*bott
 	}
 	sym := blas64.Symmetric{N: l, Stride: l, Uplo: blas.Upper, Data: sm.Data}
 	mul := func(dst, src blas64.General) { backend.Local().Symm(blas.Left, 1, sym, src, 0, dst) }
-	res, err := denseBottomOf(ctx, sym, norm, mul, u, dim)
+	res, err := bottom.DenseOf(ctx, sym, norm, mul, u, dim)
 	if err != nil {
-		return nil, err
+		return nil, wrapNumerical(err)
 	}
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, r, res.vecs)
-	backend.FixSigns(res.vecs)
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, r, res.Vectors)
+	backend.FixSigns(res.Vectors)
 	return res, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -33,7 +34,7 @@ import (
 // projected out). L_sym is eigendecomposed densely (index range, 2/3·N³
 // flam) for N ≤ 500, otherwise by shift-invert block Lanczos on a sparse
 // LDLᵀ factor of L_sym + ε·I with an inertia certificate (see LTSA and
-// shiftinvert.go): no eigenvalue below the last one returned is missed,
+// package bottom): no eigenvalue below the last one returned is missed,
 // or the fit returns ErrNumerical. When that factor would not fit
 // Options.MaxBytes or would cost more than 2e12 flam — the neighbour
 // graphs of high-dimensional data fill in like expanders (2·10⁹ entries
@@ -157,10 +158,10 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			}
 			// The ordering of the eigensolve's factor needs only the
 			// graph's pattern: it runs beside the weights.
-			var early *earlyAnalysis
+			var early *bottom.Analysis
 			if solver == EigenLanczos && !noEarlyAnalysis {
 				early = startAnalysis(r, fixed.Graph)
-				defer early.stop()
+				defer early.Stop()
 			}
 			p := laplacianParams{graphParams: s.spec().params(), Weight: s.Weight.String(), Eigensolver: solver, Input: in.kind()}
 			p.Dropped = len(fixed.Dropped)
@@ -210,16 +211,16 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			if err != nil {
 				return nil, err
 			}
-			m.p.nullSpace = eig.nullSpace(s.Dim)
+			m.p.nullSpace = nullSpaceOf(eig, s.Dim)
 			// y = D^{-1/2}·v.
-			m.embedding = eig.vecs
+			m.embedding = eig.Vectors
 			for i := 0; i < nk; i++ {
 				for j := 0; j < s.Dim; j++ {
 					m.embedding.Data[i*s.Dim+j] *= invSqrtD[i]
 				}
 			}
 			backend.FixSigns(m.embedding)
-			m.eig = eig.vals
+			m.eig = eig.Values
 			return m, nil
 		},
 	}.fit(ctx, x)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -142,7 +143,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 				return nil, err
 			}
 			m.near = keepLists(r, samples{dense: g}, nb)
-			var eig *bottomResult
+			var eig *bottom.Result
 			if solver == EigenLOBPCG {
 				eig, err = lleLOBPCG(r, g, w, s)
 			} else {
@@ -155,14 +156,14 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m.p.nullSpace = eig.nullSpace(s.Dim)
+			m.p.nullSpace = nullSpaceOf(eig, s.Dim)
 			// Scale to eq. 70.
 			scale := math.Sqrt(float64(n - 1))
-			m.embedding = eig.vecs
+			m.embedding = eig.Vectors
 			for i := range m.embedding.Data {
 				m.embedding.Data[i] *= scale
 			}
-			m.eig = eig.vals
+			m.eig = eig.Values
 			return m, nil
 		},
 	}.fit(ctx, x)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/lobpcg"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -280,7 +281,7 @@ type lobpcgSetup struct {
 // LandmarkLLE, with ls's settings) and "eigensolve" of EigenLOBPCG on the
 // rows g: the dim bottom eigenpairs of p's matrix on the complement of
 // the constant.
-func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgSetup) (*bottomResult, error) {
+func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgSetup) (*bottom.Result, error) {
 	n := g.Rows
 	lm := &LandmarkLLEModel{base: newBase(methodLandmarkLLE, landmarkLLEParams{K: ls.K, LandmarkK: ls.LandmarkK, Reg: ls.Reg, Choice: ls.Choice})}
 	z, am, bm, err := ls.reduced(r, g, p.coarse, lm)
@@ -290,7 +291,7 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 	p.coarse = coarseSpace{} // what it holds (LTSA: B) is the operator's to free
 	l := len(lm.landmarks)
 	b := min(dim+lobpcgExtra, l-1, n-1)
-	var out *bottomResult
+	var out *bottom.Result
 	// An iteration: a product with B, the preconditioner, the Gram
 	// matrices of [X W P] with [X W P BX BW BP] (18·b² a row) and the
 	// updates (12·b²); predicted for 500 iterations, then for those run.
@@ -329,7 +330,7 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 			return err
 		}
 		x0 := newGeneral(n, b)
-		if err := zp.MulBlockCtx(ctx, x0, start.vecs); err != nil {
+		if err := zp.MulBlockCtx(ctx, x0, start.Vectors); err != nil {
 			return err
 		}
 		mirrorUpper(am)
@@ -342,16 +343,16 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 		if err != nil {
 			return wrapNumerical(err)
 		}
-		out = &bottomResult{vals: res.Values, vecs: newGeneral(n, dim), nullity: 1}
+		out = &bottom.Result{Values: res.Values, Vectors: newGeneral(n, dim), Nullity: 1}
 		for k, v := range perm { // back to the rows' order
-			copy(out.vecs.Data[v*dim:(v+1)*dim], res.Vectors.Data[k*dim:(k+1)*dim])
+			copy(out.Vectors.Data[v*dim:(v+1)*dim], res.Vectors.Data[k*dim:(k+1)*dim])
 		}
 		for _, v := range res.Values {
-			if v <= nullRel*norm {
-				out.nullity++
+			if v <= bottom.NullRel*norm {
+				out.Nullity++
 			}
 		}
-		out.nullAtLeast = out.nullity == dim+1
+		out.NullAtLeast = out.Nullity == dim+1
 		st.iterations = res.Iterations
 		st.predicted = flam.Syevd(l, true) + float64(res.Iterations+1)*perIter
 		st.detail = fmt.Sprintf("lobpcg on %s (eigensolver %s), not certified: block %d, %d iterations, "+
@@ -359,19 +360,19 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 		if res.Dropped > 0 {
 			st.detail += fmt.Sprintf(", %d dependent directions dropped", res.Dropped)
 		}
-		st.detail += out.note(dim)
+		st.detail += nullNote(out, dim)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	backend.FixSigns(out.vecs)
+	backend.FixSigns(out.Vectors)
 	return out, nil
 }
 
 // lleLOBPCG is LLE's EigenLOBPCG on the rows g and the reconstruction
 // weights w: M applied as products with W and Wᵀ (never formed).
-func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottomResult, error) {
+func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottom.Result, error) {
 	n := g.Rows
 	ls := s.landmarks(n)
 	return landmarkLOBPCG(r, g, ls, s.Dim, lobpcgSetup{

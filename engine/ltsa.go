@@ -14,6 +14,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -39,7 +40,7 @@ import (
 // the sign convention. B's bottom eigenvectors are found densely (index
 // range, 2/3·N³ flam) for N ≤ 500, otherwise by shift-invert block Lanczos
 // with locking on a sparse LDLᵀ factor of B, certified by the factor's
-// inertia (shiftinvert.go): every eigenvalue below the last one returned
+// inertia (package bottom): every eigenvalue below the last one returned
 // was found (or, when that one is null, counted null), or the fit returns
 // ErrNumerical. The constant vector (B·1 = 0)
 // is always projected out. When B's null space has more than one
@@ -102,7 +103,7 @@ func (s LTSA) landmarks(n int) LandmarkLLE {
 
 // ltsaLOBPCG is LTSA's EigenLOBPCG on the rows g and the alignment
 // matrix b (formed; not held once it is copied into the local order).
-func ltsaLOBPCG(r *run, g blas64.General, b *sparse.CSR, s LTSA) (*bottomResult, error) {
+func ltsaLOBPCG(r *run, g blas64.General, b *sparse.CSR, s LTSA) (*bottom.Result, error) {
 	n := g.Rows
 	ls := s.landmarks(n)
 	return landmarkLOBPCG(r, g, ls, s.Dim, lobpcgSetup{
@@ -242,7 +243,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			var eig *bottomResult
+			var eig *bottom.Result
 			if solver == EigenLOBPCG {
 				eig, err = ltsaLOBPCG(r, in.dense, b, s)
 			} else {
@@ -254,13 +255,13 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m := &LTSAModel{base: newBase(method, ltsaParams{K: k, Eigensolver: solver, Input: in.kind(), nullSpace: eig.nullSpace(s.Dim)})}
+			m := &LTSAModel{base: newBase(method, ltsaParams{K: k, Eigensolver: solver, Input: in.kind(), nullSpace: nullSpaceOf(eig, s.Dim)})}
 			if m.train, err = copyInput(r.ctx, in); err != nil {
 				return nil, err
 			}
 			m.near = keepLists(r, in, nb)
-			m.embedding = eig.vecs
-			m.eig = eig.vals
+			m.embedding = eig.Vectors
+			m.eig = eig.Values
 			return m, nil
 		},
 	}.fit(ctx, x)

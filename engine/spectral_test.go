@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +18,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/datasets"
-	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -29,7 +28,7 @@ import (
 type captured struct {
 	b   *sparse.CSR
 	u   []float64
-	res *bottomResult
+	res *bottom.Result
 }
 
 // captureBottom runs fit with testHookBottom set and returns what
@@ -37,7 +36,7 @@ type captured struct {
 func captureBottom(t *testing.T, fit func() error) captured {
 	t.Helper()
 	var c captured
-	testHookBottom = func(b *sparse.CSR, u []float64, res *bottomResult) { c = captured{b, u, res} }
+	testHookBottom = func(b *sparse.CSR, u []float64, res *bottom.Result) { c = captured{b, u, res} }
 	defer func() { testHookBottom = nil }()
 	if err := fit(); err != nil {
 		t.Fatal(err)
@@ -58,16 +57,16 @@ func captureBottom(t *testing.T, fit func() error) captured {
 func checkAgainstDense(t *testing.T, name string, c captured) int {
 	t.Helper()
 	n, _ := c.b.Dims()
-	dim := c.res.vecs.Cols
-	norm := gershgorin(c.b)
+	dim := c.res.Vectors.Cols
+	norm := bottom.Gershgorin(c.b)
 	// Residuals and orthogonality to u.
 	for j := 0; j < dim; j++ {
-		v := column(c.res.vecs, j)
+		v := column(c.res.Vectors, j)
 		bv := make([]float64, n)
 		c.b.MulVecTo(bv, v)
 		r, dot, nv := 0.0, 0.0, 0.0
 		for i := range v {
-			d := bv[i] - c.res.vals[j]*v[i]
+			d := bv[i] - c.res.Values[j]*v[i]
 			r += d * d
 			dot += v[i] * c.u[i]
 			nv += v[i] * v[i]
@@ -83,7 +82,7 @@ func checkAgainstDense(t *testing.T, name string, c captured) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	thr := nullRel * norm
+	thr := bottom.NullRel * norm
 	t.Logf("%s: dense spectrum/‖B‖ %.3g", name, func() []float64 {
 		o := make([]float64, min(len(w), nullityPrint))
 		for i := range o {
@@ -100,12 +99,12 @@ func checkAgainstDense(t *testing.T, name string, c captured) int {
 	// Dense eigenvalues on u's complement: drop the eigenvalue closest to 0.
 	wu := append([]float64(nil), w[1:]...)
 	for j := 0; j < dim; j++ {
-		if math.Abs(c.res.vals[j]-wu[j]) > 1e-8*norm {
-			t.Errorf("%s: eigenvalue %d = %.6g, dense %.6g (‖B‖ = %.3g)", name, j, c.res.vals[j], wu[j], norm)
+		if math.Abs(c.res.Values[j]-wu[j]) > 1e-8*norm {
+			t.Errorf("%s: eigenvalue %d = %.6g, dense %.6g (‖B‖ = %.3g)", name, j, c.res.Values[j], wu[j], norm)
 		}
 	}
-	if c.res.nullity != nullity {
-		t.Errorf("%s: nullity %d, dense %d (threshold %.3g)", name, c.res.nullity, nullity, thr)
+	if c.res.Nullity != nullity {
+		t.Errorf("%s: nullity %d, dense %d (threshold %.3g)", name, c.res.Nullity, nullity, thr)
 	}
 	// The dense subspace: the eigenvectors up to the dim-th on u's
 	// complement and every one clustered with it (gaps below 1e-6·‖B‖,
@@ -125,7 +124,7 @@ func checkAgainstDense(t *testing.T, name string, c captured) int {
 	// Largest principal angle between span(V) and span(Z_m): ‖(I − Z Zᵀ)V‖.
 	zm := blas64.General{Rows: n, Cols: m, Stride: z.Stride, Data: z.Data}
 	proj := newGeneral(m, dim)
-	backend.PureGo.Gemm(blas.Trans, blas.NoTrans, 1, zm, c.res.vecs, 0, proj)
+	backend.PureGo.Gemm(blas.Trans, blas.NoTrans, 1, zm, c.res.Vectors, 0, proj)
 	// ‖v − Z·(Zᵀv)‖ directly (1 − ‖Zᵀv‖² would lose half the digits).
 	back := newGeneral(n, dim)
 	backend.PureGo.Gemm(blas.NoTrans, blas.NoTrans, 1, zm, proj, 0, back)
@@ -133,13 +132,13 @@ func checkAgainstDense(t *testing.T, name string, c captured) int {
 	for j := 0; j < dim; j++ {
 		s := 0.0
 		for i := 0; i < n; i++ {
-			d := c.res.vecs.Data[i*dim+j] - back.Data[i*dim+j]
+			d := c.res.Vectors.Data[i*dim+j] - back.Data[i*dim+j]
 			s += d * d
 		}
 		worst = max(worst, math.Sqrt(s))
 	}
 	angle := math.Asin(math.Min(1, worst)) * 180 / math.Pi
-	t.Logf("%s: n = %d, nullity %d (solver %d), largest principal angle %.3g° to the dense subspace of %d vectors", name, n, nullity, c.res.nullity, angle, m)
+	t.Logf("%s: n = %d, nullity %d (solver %d), largest principal angle %.3g° to the dense subspace of %d vectors", name, n, nullity, c.res.Nullity, angle, m)
 	if angle > 1e-6 {
 		t.Errorf("%s: principal angle %.3g° > 1e-6°", name, angle)
 	}
@@ -191,12 +190,12 @@ func TestCertifiedBottomDigits(t *testing.T) {
 		}
 		x := digitRows(t, tc.n)
 		c := captureBottom(t, func() error { return tc.fit(x) })
-		if !c.res.certified && !strings.Contains(tc.name, "dense") {
+		if !c.res.Certified && !strings.Contains(tc.name, "dense") {
 			t.Errorf("%s: not certified", tc.name)
 		}
 		nullity := checkAgainstDense(t, tc.name, c)
-		if c.res.nullity != nullity {
-			t.Errorf("%s: nullity %d, dense %d", tc.name, c.res.nullity, nullity)
+		if c.res.Nullity != nullity {
+			t.Errorf("%s: nullity %d, dense %d", tc.name, c.res.Nullity, nullity)
 		}
 		if nullity < tc.minN {
 			t.Errorf("%s: dense nullity %d, the case needs at least %d", tc.name, nullity, tc.minN)
@@ -227,72 +226,13 @@ func TestCertifiedBottomSwissRoll(t *testing.T) {
 		}},
 	} {
 		c := captureBottom(t, tc.fit)
-		if n := checkAgainstDense(t, tc.name, c); n != 1 || c.res.nullity != 1 {
-			t.Errorf("%s: nullity %d (dense %d), want 1", tc.name, c.res.nullity, n)
+		if n := checkAgainstDense(t, tc.name, c); n != 1 || c.res.Nullity != 1 {
+			t.Errorf("%s: nullity %d (dense %d), want 1", tc.name, c.res.Nullity, n)
 		}
 	}
 }
 
-// gridSpectrum returns the Laplacian of the unweighted r×r grid, copies
-// times over (disconnected), and its eigenvalues ascending:
-// 4 − 2cos(πi/r) − 2cos(πj/r), each copies times (and twice when i ≠ j).
-func gridSpectrum(r, copies int) (*sparse.CSR, []float64) {
-	n1 := r * r
-	n := n1 * copies
-	coo := sparse.NewCOO(n, n, 5*n)
-	edge := func(a, b int) {
-		coo.Add(a, b, -1)
-		coo.Add(b, a, -1)
-		coo.Add(a, a, 1)
-		coo.Add(b, b, 1)
-	}
-	var eig []float64
-	for c := 0; c < copies; c++ {
-		for i := 0; i < r; i++ {
-			for j := 0; j < r; j++ {
-				v := c*n1 + i*r + j
-				if j+1 < r {
-					edge(v, v+1)
-				}
-				if i+1 < r {
-					edge(v, v+r)
-				}
-				eig = append(eig, 4-2*math.Cos(math.Pi*float64(i)/float64(r))-2*math.Cos(math.Pi*float64(j)/float64(r)))
-			}
-		}
-	}
-	sort.Float64s(eig)
-	return coo.ToCSR(), eig
-}
 
-// The certified solver on known spectra with multiplicities: a square
-// grid's Laplacian (double eigenvalues) and three disconnected copies of it
-// (null space of dimension 3, every eigenvalue three or six times): the
-// eigenvalues returned are the closed-form ones, copies included, and the
-// nullity is counted.
-func TestCertifiedBottomKnownSpectrum(t *testing.T) {
-	for _, tc := range []struct {
-		r, copies, dim, nullity int
-	}{{24, 1, 5, 1}, {12, 3, 8, 3}} {
-		b, eig := gridSpectrum(tc.r, tc.copies)
-		n, _ := b.Dims()
-		r := &run{opts: Options{}}
-		res, _, _, _, err := certifiedBottom(context.Background(), r, b, unitConstant(n), tc.dim, 1, nil, nil)
-		if err != nil {
-			t.Fatalf("%d×%d grid ×%d: %v", tc.r, tc.r, tc.copies, err)
-		}
-		want := eig[1:] // the constant vector's 0 taken out
-		for j := 0; j < tc.dim; j++ {
-			if math.Abs(res.vals[j]-want[j]) > 1e-10 {
-				t.Errorf("%d×%d grid ×%d: eigenvalue %d = %.12g, closed form %.12g", tc.r, tc.r, tc.copies, j, res.vals[j], want[j])
-			}
-		}
-		if res.nullity != tc.nullity {
-			t.Errorf("%d×%d grid ×%d: nullity %d, want %d", tc.r, tc.r, tc.copies, res.nullity, tc.nullity)
-		}
-		t.Logf("%d×%d grid ×%d: eigenvalues %.6g (closed form %.6g), nullity %d", tc.r, tc.r, tc.copies, res.vals, want[:tc.dim], res.nullity)
-	}
-}
 
 // A degenerate problem is said out loud: the report's params and the
 // model's Nullity give the null space's dimension (and how many null
@@ -331,31 +271,13 @@ func TestLTSADimAboveFeatures(t *testing.T) {
 	}
 }
 
-// Tiny problems through the certified path: every size from dim + 3 up,
-// blocks of 1 and 2 leave room for a Lanczos basis (no ErrSettings).
-func TestCertifiedBottomTiny(t *testing.T) {
-	for r := 2; r <= 5; r++ {
-		b, eig := gridSpectrum(r, 1)
-		n, _ := b.Dims()
-		for dim := 1; dim+3 <= n && dim <= 6; dim++ {
-			res, _, _, _, err := certifiedBottom(context.Background(), &run{opts: Options{}}, b, unitConstant(n), dim, 1, nil, nil)
-			if err != nil {
-				t.Fatalf("%d×%d grid, dim %d: %v", r, r, dim, err)
-			}
-			for j := 0; j < dim; j++ {
-				if math.Abs(res.vals[j]-eig[j+1]) > 1e-10 {
-					t.Errorf("%d×%d grid, dim %d: eigenvalue %d = %g, closed form %g", r, r, dim, j, res.vals[j], eig[j+1])
-				}
-			}
-		}
-	}
-}
 
 // The certificate factored beside the first round's Lanczos run (the
 // speculation) changes nothing but when the factorization runs: with it
-// and without it the eigenpairs are the same bits, on swiss-roll matrices
-// (where it certifies) and on the grids with repeated eigenvalues and a
-// null space of dimension 3 (where it may be dropped).
+// and without it the eigenpairs are the same bits, on the swiss-roll
+// matrices of LTSA, LLE and Laplacian eigenmaps (where it certifies;
+// package bottom's TestSpeculationSameBits checks the grids with repeated
+// eigenvalues, where it may be dropped).
 func TestCertificateBesideLanczos(t *testing.T) {
 	x, _ := datasets.SwissRoll(1500, 0, 3)
 	ctx := context.Background()
@@ -370,19 +292,14 @@ func TestCertificateBesideLanczos(t *testing.T) {
 	} {
 		mats = append(mats, captureBottom(t, fit))
 	}
-	for _, g := range [][2]int{{24, 1}, {12, 3}} {
-		b, _ := gridSpectrum(g[0], g[1])
-		n, _ := b.Dims()
-		mats = append(mats, captured{b: b, u: unitConstant(n)})
-	}
-	dims := []int{2, 2, 2, 5, 8}
+	dims := []int{2, 2, 2}
 	besides := 0
 	for i, m := range mats {
 		b, u := m.b, m.u
-		solve := func(off bool) (*bottomResult, string) {
+		solve := func(off bool) (*bottom.Result, string) {
 			defer func(v bool) { noSpeculation = v }(noSpeculation)
 			noSpeculation = off
-			res, detail, _, _, err := certifiedBottom(ctx, &run{opts: Options{}}, b, u, dims[i], 1, nil, nil)
+			res, detail, err := certified(ctx, b, u, dims[i])
 			if err != nil {
 				t.Fatalf("matrix %d (speculation off: %v): %v", i, off, err)
 			}
@@ -396,23 +313,23 @@ func TestCertificateBesideLanczos(t *testing.T) {
 		if strings.Contains(plain, "beside") {
 			t.Errorf("matrix %d: the detail says the speculation certified with it switched off: %s", i, plain)
 		}
-		for j := range with.vals {
-			if with.vals[j] != without.vals[j] {
-				t.Errorf("matrix %d: eigenvalue %d is %v with the speculation, %v without", i, j, with.vals[j], without.vals[j])
+		for j := range with.Values {
+			if with.Values[j] != without.Values[j] {
+				t.Errorf("matrix %d: eigenvalue %d is %v with the speculation, %v without", i, j, with.Values[j], without.Values[j])
 			}
 		}
-		for p := range with.vecs.Data {
-			if with.vecs.Data[p] != without.vecs.Data[p] {
+		for p := range with.Vectors.Data {
+			if with.Vectors.Data[p] != without.Vectors.Data[p] {
 				t.Fatalf("matrix %d: the eigenvectors differ at %d with and without the speculation", i, p)
 			}
 		}
-		if with.nullity != without.nullity {
-			t.Errorf("matrix %d: nullity %d with the speculation, %d without", i, with.nullity, without.nullity)
+		if with.Nullity != without.Nullity {
+			t.Errorf("matrix %d: nullity %d with the speculation, %d without", i, with.Nullity, without.Nullity)
 		}
 		t.Logf("matrix %d: %s", i, detail)
 	}
 	if besides < 3 {
-		t.Errorf("the speculation certified %d of the %d matrices; the three swiss-roll ones at least were expected", besides, len(mats))
+		t.Errorf("the speculation certified %d of the %d swiss-roll matrices", besides, len(mats))
 	}
 }
 
@@ -429,12 +346,12 @@ func TestNoSpeculationOnNullSpace(t *testing.T) {
 	factors := func(off bool) string {
 		defer func(v bool) { noSpeculation = v }(noSpeculation)
 		noSpeculation = off
-		res, detail, _, _, err := certifiedBottom(ctx, &run{opts: Options{}}, c.b, c.u, 2, 1, nil, nil)
+		res, detail, err := certified(ctx, c.b, c.u, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.nullity < 2 {
-			t.Fatalf("nullity %d: the case needs a null space beyond u", res.nullity)
+		if res.Nullity < 2 {
+			t.Fatalf("nullity %d: the case needs a null space beyond u", res.Nullity)
 		}
 		if strings.Contains(detail, "beside") {
 			t.Errorf("speculation off: %v; the detail says the certificate ran beside the round: %s", off, detail)
@@ -502,69 +419,6 @@ func TestEarlyAnalysisSameEmbedding(t *testing.T) {
 	}
 }
 
-// The early analysis (of g) is taken only for a matrix storing g's entries
-// and the diagonal; another matrix is analysed itself, as without it.
-// Either way it lets go of g, and stop ends the goroutine of one never used.
-func TestEarlyAnalysisPattern(t *testing.T) {
-	x, _ := datasets.SwissRoll(800, 0, 2)
-	g, err := neighbors.Graph(context.Background(), x, neighbors.GraphOptions{K: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, _ := g.Dims()
-	r := &run{ctx: context.Background(), method: "test"}
-	limit, _ := factorEntryLimit(n, 0)
-	same := sparse.Union(sparse.Identity(n), g, func(x, y float64) float64 { return x + y })
-	// One entry more, or one diagonal entry fewer: not g + I.
-	extra := sparse.NewCOO(n, n, 1)
-	extra.Add(0, n-1, 1)
-	extra.Add(n-1, 0, 1)
-	holed := sparse.NewCOO(n, n, 0)
-	ptr, ind := same.RowPtr(), same.ColIdx()
-	for i := range n {
-		for p := ptr[i]; p < ptr[i+1]; p++ {
-			if !(i == 3 && ind[p] == 3) {
-				holed.Add(i, ind[p], 1)
-			}
-		}
-	}
-	for _, c := range []struct {
-		name  string
-		b     *sparse.CSR
-		ahead bool
-	}{
-		{"g + I", same, true},
-		{"g without its diagonal", g, false},
-		{"g + I and one more entry", sparse.Union(same, extra.ToCSR(), func(x, y float64) float64 { return x + y }), false},
-		{"g + I less one pivot", holed.ToCSR(), false},
-	} {
-		e := startAnalysis(r, g)
-		an, ahead, err := e.analysis(context.Background(), c.b, limit)
-		e.stop()
-		if err != nil || ahead != c.ahead {
-			t.Fatalf("%s: early analysis taken %v, want %v (err %v)", c.name, ahead, c.ahead, err)
-		}
-		if early, _ := e.pending.Wait(); ahead && an != early {
-			t.Fatalf("%s: not the early analysis", c.name)
-		}
-		// Either way, b's analysis.
-		want, err := sparse.AnalyzeLDLWithin(context.Background(), c.b, sparse.OrderAuto, limit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(an.Perm(), want.Perm()) || an.NNZ() != want.NNZ() {
-			t.Errorf("%s: an analysis other than its own", c.name)
-		}
-		if e.g != nil {
-			t.Errorf("%s: the early analysis still holds the graph", c.name)
-		}
-	}
-	unused := startAnalysis(r, g)
-	t0 := time.Now()
-	unused.stop() // its goroutine's exit: TestEarlyAnalysisStoppedOnError
-	t.Logf("stop of an unused early analysis: %v", time.Since(t0))
-}
-
 // A fit that fails after the early analysis started (a point whose every
 // weight underflows to 0) has stopped it when it returns: no goroutine
 // left (the analysis of this graph alone takes tens of milliseconds; a
@@ -620,4 +474,20 @@ func TestNullSpaceNotSearchedThrough(t *testing.T) {
 	if factors != 2 {
 		t.Errorf("%d factorizations, want 2: %s", factors, detail)
 	}
+}
+
+// certified is bottom.Certified with the engine's options of a run without
+// a budget, seed 1 (noSpeculation as the test sets it); the stage detail.
+func certified(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*bottom.Result, string, error) {
+	res, info, err := bottom.Certified(ctx, b, u, dim, bottomOptions(&run{opts: Options{}}, 1, nil, nil))
+	return res, info.Detail, err
+}
+
+// column returns column j of g as a new slice.
+func column(g blas64.General, j int) []float64 {
+	out := make([]float64, g.Rows)
+	for i := range out {
+		out[i] = g.Data[i*g.Stride+j]
+	}
+	return out
 }
