@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -211,5 +214,50 @@ func TestCertifiedThreads(t *testing.T) {
 		} else if !slices.Equal(first, res.Vectors.Data) {
 			t.Errorf("the eigenvectors on %d goroutines differ from those on 1", procs)
 		}
+	}
+}
+
+// Generalized on a grid's Laplacian a with b = c·I: the eigenvalues of a
+// divided by c, and vectors with yᵀ·b·y = I.
+func TestGeneralized(t *testing.T) {
+	lap, eig := gridSpectrum(6, 1)
+	n, _ := lap.Dims()
+	const c = 2.5
+	a := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+	b := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+	ptr, ind, val := lap.RowPtr(), lap.ColIdx(), lap.Values()
+	for i := 0; i < n; i++ {
+		for p := ptr[i]; p < ptr[i+1]; p++ {
+			a.Data[i*n+ind[p]] = val[p]
+		}
+		b.Data[i*n+i] = c
+	}
+	res, err := bottom.Generalized(context.Background(), a, b, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := 0; j < 3; j++ {
+		if math.Abs(res.Values[j]-eig[j+1]/c) > 1e-12 {
+			t.Errorf("eigenvalue %d: %v, want %v", j, res.Values[j], eig[j+1]/c)
+		}
+		for k := 0; k < 3; k++ {
+			s := 0.0
+			for i := 0; i < n; i++ {
+				s += c * res.Vectors.Data[i*3+j] * res.Vectors.Data[i*3+k]
+			}
+			want := 0.0
+			if j == k {
+				want = 1
+			}
+			if math.Abs(s-want) > 1e-12 {
+				t.Errorf("yᵀ·b·y[%d, %d] = %v", j, k, s)
+			}
+		}
+	}
+	for i := range b.Data {
+		b.Data[i] = 0
+	}
+	if _, err := bottom.Generalized(context.Background(), a, b, 3); !errors.Is(err, backend.ErrNotPositiveDefinite) {
+		t.Errorf("b = 0: %v, want ErrNotPositiveDefinite", err)
 	}
 }

@@ -3,8 +3,10 @@ package bottom
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
@@ -64,4 +66,68 @@ func DenseOf(ctx context.Context, sym blas64.Symmetric, norm float64, mul func(d
 	out.Values = w[:dim]
 	out.Vectors = copyGeneral(blas64.General{Rows: n, Cols: dim, Stride: v.Stride, Data: v.Data})
 	return out, nil
+}
+
+// Generalized returns the dim smallest eigenpairs of the dense a·y =
+// λ·b·y (both L×L, row-major with stride L, upper triangles read; b
+// positive definite; both destroyed) above the pair of the constant
+// vector, whose eigenvalue is 0 when a's rows and columns sum to zero
+// (the reduced problems Zᵀ·M·Z, Zᵀ·Z of the landmark methods): by b = RᵀR
+// (backend.CholUpperCtx), the standard problem of S = R⁻ᵀ·a·R⁻¹ (two
+// backend.RightSolveUpperCtx) on the complement of R·1 (DenseOf, which
+// counts the null space), then y = R⁻¹·v, so that yᵀ·b·y = I. The
+// vectors come signed by backend.FixSigns. A b that is not positive
+// definite gives an error wrapping backend.ErrNotPositiveDefinite.
+func Generalized(ctx context.Context, a, b blas64.General, dim int) (*Result, error) {
+	l := a.Rows
+	if err := backend.CholUpperCtx(ctx, backend.Active(), b); err != nil {
+		return nil, err
+	}
+	r := blas64.Triangular{N: l, Stride: l, Uplo: blas.Upper, Diag: blas.NonUnit, Data: b.Data}
+	for i := 0; i < l; i++ { // a's full square, then a·R⁻¹
+		for j := i + 1; j < l; j++ {
+			a.Data[j*a.Stride+i] = a.Data[i*a.Stride+j]
+		}
+	}
+	if err := backend.RightSolveUpperCtx(ctx, backend.Active(), a, r); err != nil {
+		return nil, err
+	}
+	sm := newGeneral(l, l) // S = (a·R⁻¹)ᵀ·R⁻¹ = R⁻ᵀ·a·R⁻¹
+	for i := 0; i < l; i++ {
+		for j := 0; j < l; j++ {
+			sm.Data[j*l+i] = a.Data[i*l+j]
+		}
+	}
+	if err := backend.RightSolveUpperCtx(ctx, backend.Active(), sm, r); err != nil {
+		return nil, err
+	}
+	symmetrize(sm)
+	norm := 0.0
+	for i := 0; i < l; i++ {
+		s := 0.0
+		for _, v := range sm.Data[i*l : (i+1)*l] {
+			s += math.Abs(v)
+		}
+		norm = max(norm, s)
+	}
+	u := make([]float64, l) // R·1, normalized
+	un := 0.0
+	for i := 0; i < l; i++ {
+		for _, v := range b.Data[i*l+i : (i+1)*l] {
+			u[i] += v
+		}
+		un += u[i] * u[i]
+	}
+	for i := range u {
+		u[i] /= math.Sqrt(un)
+	}
+	sym := blas64.Symmetric{N: l, Stride: l, Uplo: blas.Upper, Data: sm.Data}
+	mul := func(dst, src blas64.General) { backend.Local().Symm(blas.Left, 1, sym, src, 0, dst) }
+	res, err := DenseOf(ctx, sym, norm, mul, u, dim)
+	if err != nil {
+		return nil, err
+	}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, r, res.Vectors)
+	backend.FixSigns(res.Vectors)
+	return res, nil
 }

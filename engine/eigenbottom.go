@@ -8,6 +8,8 @@ import (
 	"runtime/pprof"
 	"sync/atomic"
 
+	"gonum.org/v1/gonum/blas/blas64"
+
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/bottom"
@@ -60,6 +62,17 @@ func bottomErr(err error) error {
 // embedding it was not asked for.
 func cannotCertify(why error) error {
 	return fmt.Errorf("%w; Eigensolver %q (-eigensolver %s) runs Lanczos on the matrix alone, with no factor and no certificate", why, EigenUncertified, EigenUncertified)
+}
+
+// generalizedBottom is bottom.Generalized on the landmark methods'
+// reduced problem (a = Zᵀ·M·Z, b = Zᵀ·Z), its errors in the engine's
+// terms.
+func generalizedBottom(ctx context.Context, a, b blas64.General, dim int) (*bottom.Result, error) {
+	res, err := bottom.Generalized(ctx, a, b, dim)
+	if errors.Is(err, backend.ErrNotPositiveDefinite) {
+		return nil, fmt.Errorf("%w: Zᵀ·Z is not positive definite", ErrNumerical)
+	}
+	return res, wrapNumerical(err)
 }
 
 // startAnalysis starts the analysis of g (n×n) for the run's eigensolve

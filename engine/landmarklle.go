@@ -9,13 +9,11 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
-	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -507,115 +505,6 @@ func upperGram(ctx context.Context, rs rowSet, l int) (blas64.General, error) {
 		err = ctx.Err()
 	}
 	return out, err
-}
-
-// generalizedBottom returns the dim smallest eigenpairs of a·y = λ·b·y
-// (both L×L, upper triangles read; b positive definite; both destroyed)
-// above the pair of the constant vector, whose eigenvalue is 0 when a's
-// rows and columns sum to zero: by b = RᵀR (cholUpper), the standard
-// problem of S = R⁻ᵀ·a·R⁻¹ (two rightSolve) on the complement of R·1
-// (bottom.DenseOf, which counts the null space), then y = R⁻¹·v, so that
-// yᵀ·b·y = I. The vectors come signed by backend.FixSigns.
-func generalizedBottom(ctx context.Context, a, b blas64.General, dim int) (*bottom.Result, error) {
-	l := a.Rows
-	if err := cholUpper(ctx, b); err != nil {
-		return nil, err
-	}
-	r := blas64.Triangular{N: l, Stride: l, Uplo: blas.Upper, Diag: blas.NonUnit, Data: b.Data}
-	mirrorUpper(a) // a's full square, then a·R⁻¹
-	if err := rightSolve(ctx, a, r); err != nil {
-		return nil, err
-	}
-	sm := newGeneral(l, l) // S = (a·R⁻¹)ᵀ·R⁻¹ = R⁻ᵀ·a·R⁻¹
-	for i := 0; i < l; i++ {
-		for j := 0; j < l; j++ {
-			sm.Data[j*l+i] = a.Data[i*l+j]
-		}
-	}
-	if err := rightSolve(ctx, sm, r); err != nil {
-		return nil, err
-	}
-	symmetrize(sm)
-	norm := 0.0
-	for i := 0; i < l; i++ {
-		s := 0.0
-		for _, v := range sm.Data[i*l : (i+1)*l] {
-			s += math.Abs(v)
-		}
-		norm = max(norm, s)
-	}
-	u := make([]float64, l) // R·1, normalized
-	un := 0.0
-	for i := 0; i < l; i++ {
-		for _, v := range b.Data[i*l+i : (i+1)*l] {
-			u[i] += v
-		}
-		un += u[i] * u[i]
-	}
-	for i := range u {
-		u[i] /= math.Sqrt(un)
-	}
-	sym := blas64.Symmetric{N: l, Stride: l, Uplo: blas.Upper, Data: sm.Data}
-	mul := func(dst, src blas64.General) { backend.Local().Symm(blas.Left, 1, sym, src, 0, dst) }
-	res, err := bottom.DenseOf(ctx, sym, norm, mul, u, dim)
-	if err != nil {
-		return nil, wrapNumerical(err)
-	}
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, r, res.Vectors)
-	backend.FixSigns(res.Vectors)
-	return res, nil
-}
-
-// cholBlock is the block size of cholUpper and rightSolve.
-const cholBlock = 128
-
-// cholUpper overwrites the upper triangle of the positive definite b
-// (L×L) with R, b = RᵀR, by blocks: each diagonal block factored, its
-// block row solved, the trailing matrix updated by a cancellable Syrk.
-func cholUpper(ctx context.Context, b blas64.General) error {
-	l := b.Rows
-	impl := backend.Active()
-	for k0 := 0; k0 < l; k0 += cholBlock {
-		k1 := min(l, k0+cholBlock)
-		diag := blas64.Symmetric{N: k1 - k0, Stride: l, Uplo: blas.Upper, Data: b.Data[k0*l+k0:]}
-		if err := backend.Local().Potrf(diag); err != nil {
-			return fmt.Errorf("%w: Zᵀ·Z is not positive definite", ErrNumerical)
-		}
-		if k1 == l {
-			break
-		}
-		rkk := blas64.Triangular{N: k1 - k0, Stride: l, Uplo: blas.Upper, Diag: blas.NonUnit, Data: b.Data[k0*l+k0:]}
-		row := blas64.General{Rows: k1 - k0, Cols: l - k1, Stride: l, Data: b.Data[k0*l+k1:]}
-		blas64.Trsm(blas.Left, blas.Trans, 1, rkk, row)
-		trail := blas64.Symmetric{N: l - k1, Stride: l, Uplo: blas.Upper, Data: b.Data[k1*l+k1:]}
-		if err := backend.SyrkCtx(ctx, impl, blas.Trans, -1, row, 1, trail); err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
-}
-
-// rightSolve overwrites m (L×L) with m·R⁻¹, R upper triangular, by block
-// columns: each the block less the product (GemmCtx) of the columns
-// solved before with R's block above the diagonal, then solved by the
-// diagonal block.
-func rightSolve(ctx context.Context, m blas64.General, r blas64.Triangular) error {
-	l := m.Rows
-	impl := backend.Active()
-	for j0 := 0; j0 < r.N; j0 += cholBlock {
-		j1 := min(r.N, j0+cholBlock)
-		panel := blas64.General{Rows: l, Cols: j1 - j0, Stride: m.Stride, Data: m.Data[j0:]}
-		if j0 > 0 {
-			done := blas64.General{Rows: l, Cols: j0, Stride: m.Stride, Data: m.Data}
-			above := blas64.General{Rows: j0, Cols: j1 - j0, Stride: r.Stride, Data: r.Data[j0:]}
-			if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, -1, done, above, 1, panel); err != nil {
-				return err
-			}
-		}
-		rjj := blas64.Triangular{N: j1 - j0, Stride: r.Stride, Uplo: blas.Upper, Diag: blas.NonUnit, Data: r.Data[j0*r.Stride+j0:]}
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, rjj, panel)
-	}
-	return ctx.Err()
 }
 
 // Eigenvalues returns the Dim generalized eigenvalues of the reduced

@@ -157,7 +157,7 @@ func coarseInverse(ctx context.Context, am blas64.General) (blas64.General, erro
 			}
 		}
 		norm := norm1(a)
-		err := cholUpper(ctx, a)
+		err := backend.CholUpperCtx(ctx, backend.Active(), a)
 		if ctx.Err() != nil {
 			return blas64.General{}, ctx.Err()
 		}
@@ -167,7 +167,7 @@ func coarseInverse(ctx context.Context, am blas64.General) (blas64.General, erro
 				c.Data[i*l+i] = 1
 			}
 			r := blas64.Triangular{N: l, Stride: l, Uplo: blas.Upper, Diag: blas.NonUnit, Data: a.Data}
-			if err := rightSolve(ctx, c, r); err != nil {
+			if err := backend.RightSolveUpperCtx(ctx, backend.Active(), c, r); err != nil {
 				return blas64.General{}, err
 			}
 			inv := newGeneral(l, l)

@@ -232,8 +232,6 @@ func TestCertifiedBottomSwissRoll(t *testing.T) {
 	}
 }
 
-
-
 // A degenerate problem is said out loud: the report's params and the
 // model's Nullity give the null space's dimension (and how many null
 // vectors the embedding dropped), the stage detail says what to do, and
@@ -270,7 +268,6 @@ func TestLTSADimAboveFeatures(t *testing.T) {
 		t.Fatalf("dim 4 of 3 features: error %v, want ErrDimension", err)
 	}
 }
-
 
 // The certificate factored beside the first round's Lanczos run (the
 // speculation) changes nothing but when the factorization runs: with it

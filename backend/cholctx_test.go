@@ -1,7 +1,8 @@
-package engine
+package backend
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestCholUpperRightSolve: the blocked factor and solve against gonum's
-// Cholesky and dense products, at sizes around the block size.
+// Cholesky and dense products, at sizes around the block size, and the
+// refusal of a matrix that is not positive definite.
 func TestCholUpperRightSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, l := range []int{1, 5, cholBlock, cholBlock + 1, 300} {
@@ -27,13 +29,13 @@ func TestCholUpperRightSolve(t *testing.T) {
 		for i := 0; i < l; i++ {
 			spd.SetSym(i, i, spd.At(i, i)+float64(l))
 		}
-		b := newGeneral(l, l)
+		b := blas64.General{Rows: l, Cols: l, Stride: l, Data: make([]float64, l*l)}
 		for i := 0; i < l; i++ {
 			for j := 0; j < l; j++ {
 				b.Data[i*l+j] = spd.At(i, j)
 			}
 		}
-		if err := cholUpper(context.Background(), b); err != nil {
+		if err := CholUpperCtx(context.Background(), Active(), b); err != nil {
 			t.Fatal(err)
 		}
 		var ch mat.Cholesky
@@ -49,13 +51,13 @@ func TestCholUpperRightSolve(t *testing.T) {
 			}
 		}
 		// m·R⁻¹ times R gives m back.
-		m := newGeneral(l, l)
+		m := blas64.General{Rows: l, Cols: l, Stride: l, Data: make([]float64, l*l)}
 		for i := range m.Data {
 			m.Data[i] = rng.NormFloat64()
 		}
-		orig := copyGeneral(m)
+		orig := blas64.General{Rows: l, Cols: l, Stride: l, Data: append([]float64(nil), m.Data...)}
 		r := blas64.Triangular{N: l, Stride: l, Uplo: blas.Upper, Diag: blas.NonUnit, Data: b.Data}
-		if err := rightSolve(context.Background(), m, r); err != nil {
+		if err := RightSolveUpperCtx(context.Background(), Active(), m, r); err != nil {
 			t.Fatal(err)
 		}
 		blas64.Trmm(blas.Right, blas.NoTrans, 1, r, m)
@@ -66,5 +68,20 @@ func TestCholUpperRightSolve(t *testing.T) {
 		if worst > 1e-12*float64(l) || back > 1e-12*float64(l) {
 			t.Errorf("L = %d: factor differs from gonum's by %.3g, m·R⁻¹·R from m by %.3g", l, worst, back)
 		}
+	}
+	// Not positive definite (a negative pivot in the second block).
+	l := cholBlock + 10
+	b := blas64.General{Rows: l, Cols: l, Stride: l, Data: make([]float64, l*l)}
+	for i := 0; i < l; i++ {
+		b.Data[i*l+i] = 1
+	}
+	b.Data[(l-1)*l+l-1] = -1
+	if err := CholUpperCtx(context.Background(), Active(), b); !errors.Is(err, ErrNotPositiveDefinite) {
+		t.Errorf("a negative diagonal entry: %v, want ErrNotPositiveDefinite", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := CholUpperCtx(ctx, Active(), b); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }
