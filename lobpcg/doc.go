@@ -33,7 +33,14 @@
 // eigenproblems of order at most 3·b. Each row loop looks at the context
 // between blocks of rows.
 //
-// The engine runs it on LLE's M = (I − W)ᵀ(I − W) and LTSA's alignment
-// matrix, started from and preconditioned by locally linear landmarks
-// (engine's EigenLOBPCG).
+// # Preconditioner
+//
+// TwoLevel is the additive two-level preconditioner T = Z·(Zᵀ·B·Z)⁺·Zᵀ +
+// D⁻¹ of a coarse space Z (N×L) and B's diagonal D: the coarse
+// pseudo-inverse from a Cholesky factor when the coarse matrix's only
+// null vector is the constant (its 1-norm condition number at most 1e9
+// once that is shifted away, L³ flam), else from its eigendecomposition
+// (about 9·L³). The engine runs Bottom on LLE's M = (I − W)ᵀ(I − W) and
+// LTSA's alignment matrix, started from and preconditioned (TwoLevel) by
+// locally linear landmarks (engine's EigenLOBPCG).
 package lobpcg
