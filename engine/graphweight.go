@@ -155,7 +155,7 @@ func reweight(g *sparse.CSR, in samples, w GraphWeight, t float64, k int) (*spar
 	// ownAt reports whether j chose i (the entry (i, j) at p). mirror[p]
 	// is the place of (j, i) in row j when the pattern is symmetric;
 	// otherwise a binary search in row j.
-	mirror := transposePlaces(ptr, ind)
+	mirror := g.TransposePlaces()
 	ownAt := func(p, j, i int) bool {
 		if mirror != nil {
 			return own[mirror[p]]
@@ -187,97 +187,4 @@ func reweight(g *sparse.CSR, in samples, w GraphWeight, t float64, k int) (*spar
 		panic(err) // same pattern as g
 	}
 	return r, 0
-}
-
-// transposePlaces returns, for a square pattern with sorted rows, the
-// place of entry (j, i) for each entry (i, j), or nil when the pattern is
-// not symmetric: the rows i that reach row j come in increasing order, as
-// row j's columns do, so each takes the next unmatched place of row j.
-func transposePlaces(ptr, ind []int) []int {
-	n := len(ptr) - 1
-	next := slices.Clone(ptr[:n]) // each row's next unmatched place
-	mirror := make([]int, len(ind))
-	for i := range n {
-		for p := ptr[i]; p < ptr[i+1]; p++ {
-			j := ind[p]
-			q := next[j]
-			if q >= ptr[j+1] || ind[q] != i {
-				return nil
-			}
-			mirror[p] = q
-			next[j]++
-		}
-	}
-	return mirror
-}
-
-// degrees returns the row sums of w.
-func degrees(w *sparse.CSR) []float64 { return w.RowSums() }
-
-// invSqrtDegrees returns D^{-1/2} of w's row sums (0 for an isolated
-// vertex).
-func invSqrtDegrees(w *sparse.CSR) []float64 {
-	inv := degrees(w)
-	for i, v := range inv {
-		if v > 0 {
-			inv[i] = 1 / math.Sqrt(v)
-		} else {
-			inv[i] = 0
-		}
-	}
-	return inv
-}
-
-// normalizedLaplacian returns I − D^{-1/2}·W·D^{-1/2} and D^{-1/2} (0 for
-// an isolated vertex) in one pass over W: the entries that
-// normalizedAdjacency, a scaling by −1 and a union with the identity give,
-// bit for bit, without their three copies of the graph.
-func normalizedLaplacian(w *sparse.CSR) (*sparse.CSR, []float64) {
-	n, _ := w.Dims()
-	inv := invSqrtDegrees(w)
-	ptr, ind, val := w.RowPtr(), w.ColIdx(), w.Values()
-	lp := make([]int, n+1)
-	for i := range n { // each row, and its diagonal where W stores none
-		c := ptr[i+1] - ptr[i]
-		if _, stored := slices.BinarySearch(ind[ptr[i]:ptr[i+1]], i); !stored {
-			c++
-		}
-		lp[i+1] = lp[i] + c
-	}
-	li, lv := make([]int, lp[n]), make([]float64, lp[n])
-	backend.ParallelFor(n, 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			q, diag := lp[i], false
-			for p := ptr[i]; p < ptr[i+1]; p++ {
-				j := ind[p]
-				if !diag && j > i {
-					li[q], lv[q] = i, 1
-					q++
-					diag = true
-				}
-				x := -(inv[i] * val[p] * inv[j])
-				if j == i {
-					x = 1 + x
-					diag = true
-				}
-				li[q], lv[q] = j, x
-				q++
-			}
-			if !diag {
-				li[q], lv[q] = i, 1
-			}
-		}
-	})
-	l, err := sparse.NewCSR(n, n, lp, li, lv)
-	if err != nil {
-		panic(err) // W's pattern and the diagonal
-	}
-	return l, inv
-}
-
-// normalizedAdjacency returns D^{-1/2}·W·D^{-1/2} and D^{-1/2} (0 for an
-// isolated vertex, whose row and column stay zero).
-func normalizedAdjacency(w *sparse.CSR) (*sparse.CSR, []float64) {
-	inv := invSqrtDegrees(w)
-	return w.Map(func(i, j int, v float64) float64 { return inv[i] * v * inv[j] }), inv
 }

@@ -187,7 +187,7 @@ func (s LaplacianEigenmaps) Fit(ctx context.Context, x mat.Matrix) (*LaplacianMo
 			err = r.stage("laplacian", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 				var w *sparse.CSR
 				w, m.p.T = weighGraph(st, fixed.Graph, m.train, s.Weight, s.T, s.spec())
-				lsym, invSqrtD = normalizedLaplacian(w)
+				lsym, invSqrtD = sparse.NormalizedLaplacian(w)
 				for i, v := range invSqrtD {
 					if v == 0 {
 						return fmt.Errorf("%w: point %d has no edge of positive weight (its degree is 0)", ErrNumerical, fixed.Kept[i])

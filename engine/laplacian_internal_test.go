@@ -28,7 +28,7 @@ func TestLaplacianEigenproblem(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, _ := reweight(fixed, samples{dense: x.RawMatrix()}, WeightHeat, 0, 8)
-	deg := degrees(w)
+	deg := w.RowSums()
 	y := m.Embedding()
 	n, dim := y.Dims()
 	col := make([]float64, n)
@@ -159,7 +159,7 @@ func TestConnectivityWeightsByDefinition(t *testing.T) {
 			}
 		}
 		g := c.ToCSR()
-		if got := transposePlaces(g.RowPtr(), g.ColIdx()) != nil; got != symmetric {
+		if got := g.TransposePlaces() != nil; got != symmetric {
 			t.Fatalf("symmetric %v: transposePlaces found mirrors %v", symmetric, got)
 		}
 		w, _ := reweight(g, samples{}, WeightConnectivity, 0, k)

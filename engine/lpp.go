@@ -110,8 +110,8 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			err = r.stage("weights", float64(3*fixed.Graph.NNZ()), func(ctx context.Context, st *stageCtx) error {
 				var w *sparse.CSR
 				w, t = weighGraph(st, fixed.Graph, in, s.Weight, s.T, s.spec())
-				deg = degrees(w)
-				a, _ = normalizedAdjacency(w)
+				deg = w.RowSums()
+				a, _ = sparse.NormalizedAdjacency(w)
 				return nil
 			})
 			if err != nil {

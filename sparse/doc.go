@@ -90,6 +90,11 @@
 // the largest and reports the vertices dropped. The "connect" policy needs
 // the data points and lives in engine/neighbors.
 //
+// NormalizedLaplacian (I − D^{-1/2}·W·D^{-1/2}, Laplacian eigenmaps) and
+// NormalizedAdjacency (D^{-1/2}·W·D^{-1/2}, LPP) of a graph's weights, with
+// D^{-1/2}; TransposePlaces maps each entry of a symmetric pattern to its
+// mirror's place.
+//
 // Shortest paths: AllPairsShortestPaths runs a single-source search from
 // every source, each started from the rows of the source's neighbours
 // already written (d(s, v) = min over s's edges of w_st + d(t, v), so the
