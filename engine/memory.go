@@ -1,15 +1,6 @@
 package engine
 
-import (
-	"bufio"
-	"bytes"
-	"math"
-	"os"
-	"path/filepath"
-	"runtime/debug"
-	"strconv"
-	"strings"
-)
+import "github.com/manifoldlab/manifold/internal/sysmem"
 
 // Memory the machine has for a fit, for a default budget. A process that
 // allocates past what the machine or its control group has is killed (by
@@ -40,26 +31,11 @@ type Memory struct {
 }
 
 // AvailableMemory reads the memory this process could allocate now (see
-// Memory). It costs a few small file reads (Linux); elsewhere only the Go
-// runtime's limit is known.
+// Memory; internal/sysmem reads it). It costs a few small file reads
+// (Linux); elsewhere only the Go runtime's limit is known.
 func AvailableMemory() Memory {
-	var m Memory
-	take := func(v int64, src string) {
-		if v > 0 && (m.Available == 0 || v < m.Available) {
-			m.Available, m.Source = v, src
-		}
-	}
-	take(memAvailable("/proc/meminfo"), "meminfo")
-	if v, path := cgroupAvailable("/proc/self/cgroup", "/sys/fs/cgroup"); v > 0 {
-		take(v, "cgroup "+path)
-	}
-	if v, src := rlimitAvailable("/proc/self/status"); v > 0 {
-		take(v, src)
-	}
-	if lim := debug.SetMemoryLimit(-1); lim > 0 && lim < math.MaxInt64 {
-		take(lim, "GOMEMLIMIT")
-	}
-	return m
+	avail, src := sysmem.Available()
+	return Memory{Available: avail, Source: src}
 }
 
 // DefaultMaxBytes is the budget a fit gets when none is given: the
@@ -74,124 +50,4 @@ func budgetFrom(avail int64) int64 {
 		return 0
 	}
 	return int64(float64(avail) * (1 - DefaultBudgetMargin))
-}
-
-// memAvailable reads MemAvailable (MemFree on kernels before 3.14) from a
-// meminfo file, in bytes; 0 when absent.
-func memAvailable(path string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	fields := map[string]int64{}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 {
-			v, err := strconv.ParseInt(f[1], 10, 64)
-			if err == nil && v >= 0 && v < math.MaxInt64/1024 {
-				fields[strings.TrimSuffix(f[0], ":")] = v * 1024 // kB
-			}
-		}
-	}
-	if v, ok := fields["MemAvailable"]; ok {
-		return v
-	}
-	return fields["MemFree"]
-}
-
-// cgroupAvailable returns what the cgroup v2 groups of this process leave
-// to it: the least, over its group and every parent with a limit, of
-// memory.max less memory.current, where the page cache (the "file" line of
-// memory.stat), which the kernel reclaims before it kills, counts as free.
-// It returns 0 when no group has a limit.
-func cgroupAvailable(self, root string) (int64, string) {
-	b, err := os.ReadFile(self)
-	if err != nil {
-		return 0, ""
-	}
-	var rel string
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "0::") { // the unified hierarchy
-			rel = strings.TrimPrefix(line, "0::")
-		}
-	}
-	if rel == "" {
-		return 0, ""
-	}
-	best, where := int64(0), ""
-	for dir := filepath.Join(root, rel); strings.HasPrefix(dir, root); dir = filepath.Dir(dir) {
-		limit := readInt(filepath.Join(dir, "memory.max"))
-		if limit > 0 {
-			used := readInt(filepath.Join(dir, "memory.current")) - statField(filepath.Join(dir, "memory.stat"), "file")
-			avail := max(limit-max(used, 0), 0)
-			if where == "" || avail < best {
-				best, where = avail, strings.TrimPrefix(dir, root)
-				if where == "" {
-					where = "/"
-				}
-			}
-		}
-		if dir == root {
-			break
-		}
-	}
-	if where == "" {
-		return 0, ""
-	}
-	return max(best, 1), where
-}
-
-// readInt reads a file holding one integer ("max" and errors give 0).
-func readInt(path string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	v, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
-	if err != nil || v < 0 {
-		return 0
-	}
-	return v
-}
-
-// statField reads "name value" from a memory.stat file; 0 when absent.
-func statField(path, name string) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		k, v, ok := strings.Cut(s.Text(), " ")
-		if ok && k == name {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err == nil && n >= 0 {
-				return n
-			}
-		}
-	}
-	return 0
-}
-
-// statusKB reads a "Name:   123 kB" field of a /proc/PID/status file, in
-// bytes; 0 when absent.
-func statusKB(path, name string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || k != name {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) >= 1 {
-			if n, err := strconv.ParseInt(f[0], 10, 64); err == nil && n >= 0 && n < math.MaxInt64/1024 {
-				return n * 1024
-			}
-		}
-	}
-	return 0
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package engine
+package sysmem
 
 // rlimitAvailable reads resource limits on Linux only.
 func rlimitAvailable(string) (int64, string) { return 0, "" }
