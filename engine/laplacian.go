@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -389,20 +388,6 @@ func (m *LaplacianModel) fields(c *codec) {
 	if !m.train.isSparse() {
 		c.lists(&m.near, m.train.dense, n)
 	}
-}
-
-// denseSymmetric copies the symmetric n×n a (both triangles stored) into
-// a dense blas64.Symmetric for the dense eigensolvers.
-func denseSymmetric(a *sparse.CSR) blas64.Symmetric {
-	n, _ := a.Dims()
-	sym := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
-	ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
-	for i := 0; i < n; i++ {
-		for p := ptr[i]; p < ptr[i+1]; p++ {
-			sym.Data[i*n+ind[p]] = val[p]
-		}
-	}
-	return sym
 }
 
 // nearLists gives the training lists of an approximate fit (nearLister).

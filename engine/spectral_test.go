@@ -77,7 +77,7 @@ func checkAgainstDense(t *testing.T, name string, c captured) int {
 	}
 	// The dense spectrum.
 	kk := min(n, dim+40)
-	sym := denseSymmetric(c.b)
+	sym := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: c.b.ToDense().RawMatrix().Data}
 	w, z, err := backend.EigBottomCtx(context.Background(), backend.Active(), sym, kk)
 	if err != nil {
 		t.Fatal(err)
