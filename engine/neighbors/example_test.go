@@ -52,6 +52,20 @@ func ExampleExact() {
 	// [3 2] within 1.5: [3]
 }
 
+// Three landmarks among points on a line, starting from the point at 0:
+// next the farthest, 9; then 4 and 5 are both 4 from their nearest
+// choice, and the tie goes to the lower index (the point at 4).
+func ExampleMaxMin() {
+	x := mat.NewDense(6, 1, []float64{0, 1, 4, 5, 8, 9})
+	idx, err := neighbors.MaxMin(context.Background(), x.RawMatrix(), nil, 3, 0)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(idx)
+	// Output:
+	// [0 5 2]
+}
+
 // The Isomap graph of two clusters, and the three disconnected policies.
 func ExampleFixDisconnected() {
 	x := mat.NewDense(6, 1, []float64{0, 1, 2, 10, 11, 13})
