@@ -47,8 +47,8 @@ import (
 // bounds after that is nearly always one the queue would have given an
 // exact distance, so it gets one at once rather than a place in the queue.
 // The rows kept are those of a brute-force search, with their distances
-// computed the same way (the difference of the rows, as engine/neighbors
-// finishes its candidates), sorted by (distance, index). Memory:
+// computed by the same function (sqDist: the difference of the rows, in
+// four partial sums), sorted by (distance, index). Memory:
 // n·(p + 4) values besides the training rows (p = 64 for more than 64
 // features).
 //
@@ -471,7 +471,7 @@ func (s *Exact) KNN(sc *ExactScratch, x []float64, k int) ([]int, []float64) {
 	}
 	sc.done = done
 	sc.queue = h
-	sortByDist(ds, js)
+	sortPairs(ds, js)
 	for c, v := range ds {
 		ds[c] = math.Sqrt(v)
 	}
@@ -552,32 +552,10 @@ func siftDown(h []searchItem, i int) {
 	}
 }
 
-// sqDist returns the squared distance of x to training row i.
+// sqDist returns the squared distance of x to training row i, as every
+// exact search of this package reports it (sqDist, four partial sums).
 func (s *Exact) sqDist(x []float64, i int) float64 {
-	return sqDiff(x, s.train.Data[i*s.train.Stride:i*s.train.Stride+len(x)])
-}
-
-// sqDiff returns ‖a − b‖² (len(b) ≥ len(a)), summed in four interleaved
-// partial sums: four independent chains of additions run about three
-// times as fast as one on a superscalar core, and the result differs from
-// the sequential sum only by rounding (a few ulps), which the bounds'
-// margin (searchShave) and the exact distances' comparisons absorb alike.
-func sqDiff(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		e0, e1, e2, e3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
-		s0 += e0 * e0
-		s1 += e1 * e1
-		s2 += e2 * e2
-		s3 += e3 * e3
-	}
-	for ; i < len(a); i++ {
-		e := a[i] - b[i]
-		s0 += e * e
-	}
-	return (s0 + s1) + (s2 + s3)
+	return sqDist(x, s.train.Data[i*s.train.Stride:i*s.train.Stride+len(x)])
 }
 
 // keepLeast keeps in (js, ds) the at most k pairs least by (d, j); k is
@@ -588,11 +566,11 @@ func keepLeast(js []int, ds []float64, k, j int, d float64) ([]int, []float64) {
 	}
 	w := 0
 	for c := 1; c < len(ds); c++ {
-		if ds[c] > ds[w] || (ds[c] == ds[w] && js[c] > js[w]) {
+		if pairBefore(ds[w], js[w], ds[c], js[c]) {
 			w = c
 		}
 	}
-	if d < ds[w] || (d == ds[w] && j < js[w]) {
+	if pairBefore(d, j, ds[w], js[w]) {
 		js[w], ds[w] = j, d
 	}
 	return js, ds
@@ -604,14 +582,4 @@ func maxOf(v []float64) float64 {
 		m = max(m, x)
 	}
 	return m
-}
-
-// sortByDist sorts the pairs by (d, j): insertion sort, k is small.
-func sortByDist(ds []float64, js []int) {
-	for i := 1; i < len(ds); i++ {
-		for c := i; c > 0 && (ds[c] < ds[c-1] || (ds[c] == ds[c-1] && js[c] < js[c-1])); c-- {
-			ds[c], ds[c-1] = ds[c-1], ds[c]
-			js[c], js[c-1] = js[c-1], js[c]
-		}
-	}
 }
