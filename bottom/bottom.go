@@ -261,17 +261,3 @@ func symmetrize(a blas64.General) {
 		}
 	}
 }
-
-// denseSymmetric returns the n×n a as a dense symmetric matrix (both
-// triangles written).
-func denseSymmetric(a *sparse.CSR) blas64.Symmetric {
-	n, _ := a.Dims()
-	sym := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
-	ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
-	for i := 0; i < n; i++ {
-		for p := ptr[i]; p < ptr[i+1]; p++ {
-			sym.Data[i*n+ind[p]] = val[p]
-		}
-	}
-	return sym
-}

@@ -17,7 +17,9 @@ import (
 // the null space counted, u projected out and the dim smallest pairs on
 // its complement by a Rayleigh–Ritz step.
 func Dense(ctx context.Context, b *sparse.CSR, u []float64, dim int) (*Result, error) {
-	return DenseOf(ctx, denseSymmetric(b), Gershgorin(b), b.MulBlockTo, u, dim)
+	n, _ := b.Dims()
+	sym := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: b.ToDense().RawMatrix().Data}
+	return DenseOf(ctx, sym, Gershgorin(b), b.MulBlockTo, u, dim)
 }
 
 // DenseOf is Dense of the dense symmetric sym (the triangle its Uplo
