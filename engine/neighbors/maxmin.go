@@ -74,7 +74,10 @@ func maxMinBounded(ctx context.Context, x blas64.General, sp *sparse.CSR, l, fir
 	// gap[a]: ‖q − landmark a‖ for the new landmark q, halved and shrunk
 	// by the margin: a point owned by a is skipped when gap[a]² > r².
 	var gap []float64
-	sqDist := func(a, b []float64) float64 {
+	// One sum in coordinate order, as sparse.SqDist sums the sparse rows
+	// (the same choices either way), not the package's sqDist (four
+	// partial sums).
+	seqSqDist := func(a, b []float64) float64 {
 		s := 0.0
 		for j, v := range a {
 			t := v - b[j]
@@ -102,7 +105,7 @@ func maxMinBounded(ctx context.Context, x blas64.General, sp *sparse.CSR, l, fir
 				ac, av := sp.Row(a)
 				s = sparse.SqDist(qc, q, ac, av)
 			} else {
-				s = sqDist(q, x.Data[a*x.Stride:a*x.Stride+d])
+				s = seqSqDist(q, x.Data[a*x.Stride:a*x.Stride+d])
 			}
 			g := math.Sqrt(s) / (2 * margin)
 			gap = append(gap, g*g)
@@ -118,7 +121,7 @@ func maxMinBounded(ctx context.Context, x blas64.General, sp *sparse.CSR, l, fir
 						ic, iv := sp.Row(i)
 						s = sparse.SqDist(ic, iv, qc, q)
 					} else {
-						s = sqDist(x.Data[i*x.Stride:i*x.Stride+d], q)
+						s = seqSqDist(x.Data[i*x.Stride:i*x.Stride+d], q)
 					}
 					if s < c {
 						closest[i], owner[i] = s, int32(last)
