@@ -34,8 +34,8 @@ step "tests, pure Go (CGO_ENABLED=0), the full tier (MANIFOLD_TEST=full)"
 timed env CGO_ENABLED=0 MANIFOLD_TEST=full go test ./...
 
 step "the assembly kernels' Go forms (-tags noasm): vet, and the tests that run them"
-timed go vet -tags noasm ./engine/ ./engine/neighbors/
-timed env CGO_ENABLED=0 MANIFOLD_TEST=full go test -vet=off -tags noasm -run 'SqDist8|MinPlus2|ExactSearch|GeodesicTable|Dots4|Index' ./engine/ ./engine/neighbors/
+timed go vet -tags noasm ./engine/ ./engine/neighbors/ ./engine/internal/geodesic/
+timed env CGO_ENABLED=0 MANIFOLD_TEST=full go test -vet=off -tags noasm -run 'SqDist8|MinPlus2|ExactSearch|GeodesicTable|Dots4|Index' ./engine/ ./engine/neighbors/ ./engine/internal/geodesic/
 
 step "tests, OpenBLAS backend (-tags openblas): backend/ in full (MANIFOLD_TEST=full), the rest -short"
 # The two backends differ in the dense kernels alone: backend/ (its conformance suite) runs in

@@ -14,6 +14,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/internal/geodesic"
 	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -101,7 +102,7 @@ type IsomapModel struct {
 	dropped []int
 	tri     triangulation
 	eig     []float64
-	geo     *lazyGeo // the request path's index (transform_geodesic.go)
+	geo     *lazyGeo // the request path's index (transform_geodesic.go, engine/internal/geodesic)
 	// near, when the fit's graph came from an approximate search, answers
 	// Transform's neighbour queries from the graph's lists (graphLists).
 	near *trainingLists
@@ -198,7 +199,7 @@ func (s Isomap) stages(r *run, in samples, solver Eigensolver, layout tauLayout)
 }
 
 func (m *IsomapModel) prepareGeo() {
-	m.geo = newLazyGeo(func(ctx context.Context) (*geoIndex, error) {
+	m.geo = newLazyGeo(func(ctx context.Context) (*geodesic.Index, error) {
 		return newGeoIndex(ctx, methodIsomap, m.train, m.graph, m.p.K, m.p.Eps, nil, m.p.Float32, m.p.Between, m.near, m.tri)
 	})
 }
@@ -206,7 +207,7 @@ func (m *IsomapModel) prepareGeo() {
 func (m *IsomapModel) prepare(ctx context.Context) error { return m.geo.prepare(ctx) }
 
 func (m *IsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
-	return m.geo.transformRow(ctx, dst, x)
+	return m.geo.transformRow(ctx, methodIsomap, dst, x)
 }
 
 // eigenproblem is what chooseEigensolver needs to know of a method's

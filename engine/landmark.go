@@ -16,6 +16,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/cluster"
+	"github.com/manifoldlab/manifold/engine/internal/geodesic"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -67,7 +68,7 @@ type LandmarkIsomapModel struct {
 	landmarks []int // rows of train
 	tri       triangulation
 	eig       []float64
-	geo       *lazyGeo // the request path's index (transform_geodesic.go)
+	geo       *lazyGeo // the request path's index (transform_geodesic.go, engine/internal/geodesic)
 	// near, when the fit's graph came from an approximate search, answers
 	// Transform's neighbour queries from the graph's lists (graphLists).
 	near *trainingLists
@@ -254,7 +255,7 @@ func scaleGeneral(a blas64.General, e int) {
 }
 
 func (m *LandmarkIsomapModel) prepareGeo() {
-	m.geo = newLazyGeo(func(ctx context.Context) (*geoIndex, error) {
+	m.geo = newLazyGeo(func(ctx context.Context) (*geodesic.Index, error) {
 		return newGeoIndex(ctx, methodLandmarkIsomap, m.train, m.graph, m.p.K, m.p.Eps, m.landmarks, true, 0, m.near, m.tri)
 	})
 }
@@ -262,7 +263,7 @@ func (m *LandmarkIsomapModel) prepareGeo() {
 func (m *LandmarkIsomapModel) prepare(ctx context.Context) error { return m.geo.prepare(ctx) }
 
 func (m *LandmarkIsomapModel) transformRow(ctx context.Context, dst, x []float64) error {
-	return m.geo.transformRow(ctx, dst, x)
+	return m.geo.transformRow(ctx, methodLandmarkIsomap, dst, x)
 }
 
 // landmarkFlam predicts the choice of l landmarks among rows: l passes

@@ -200,7 +200,7 @@ func TestIsomapApproxTransform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gi, err := approx.geo.get(ctx); err != nil || gi.approx == nil {
+	if gi, err := approx.geo.get(ctx); err != nil || !gi.Approximate() {
 		t.Fatal("the approximate model's Transform did not use the index")
 	}
 	if d := procrustes(t, mat.DenseCopyOf(ze), mat.DenseCopyOf(za)); d > 1e-4 {
@@ -214,7 +214,7 @@ func TestIsomapApproxTransform(t *testing.T) {
 	if !mat.EqualApprox(zb, za, 1e-12) {
 		t.Error("Transform after Save and Load differs")
 	}
-	if gi, err := back.(*IsomapModel).geo.get(ctx); err != nil || gi.approx == nil {
+	if gi, err := back.(*IsomapModel).geo.get(ctx); err != nil || !gi.Approximate() {
 		t.Error("the loaded model's Transform did not use the index")
 	}
 }
@@ -325,7 +325,7 @@ func TestSearchWidthKept(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				width = gi.width
+				width = gi.Width()
 			}
 			if width != 12 {
 				t.Errorf("%s: search width %d, want 12", mm.Method(), width)

@@ -119,7 +119,7 @@ func BenchmarkTransformSearchUSPS(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		gi.search.KNN(&sc, test.RawRowView(i%2007), 10)
+		gi.Exact().KNN(&sc, test.RawRowView(i%2007), 10)
 	}
 }
 

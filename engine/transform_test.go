@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/internal/geodesic"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
@@ -215,7 +216,7 @@ func TestGeodesicTransformMatchesReference(t *testing.T) {
 			if err := Prepare(m); err != nil {
 				t.Fatal(err)
 			}
-			if gi := geoOf(t, m); !gi.tableReady.Load() {
+			if gi := geoOf(t, m); !gi.TableReady() {
 				t.Fatal("Prepare built no geodesic table")
 			}
 			got, err = m.Transform(ctx, tc.q)
@@ -230,9 +231,9 @@ func TestGeodesicTransformMatchesReference(t *testing.T) {
 }
 
 // geoOf returns a geodesic model's index.
-func geoOf(t *testing.T, m Model) *geoIndex {
+func geoOf(t *testing.T, m Model) *geodesic.Index {
 	t.Helper()
-	var gi *geoIndex
+	var gi *geodesic.Index
 	var err error
 	switch mm := m.(type) {
 	case *IsomapModel:
@@ -250,7 +251,7 @@ func geoOf(t *testing.T, m Model) *geoIndex {
 
 // A supervised Isomap model (classes joined by the constant between-class
 // geodesic) and a model loaded from a file map new points alike with and
-// without the prepared table; the table is bounded by geoTableMax.
+// without the prepared table; the table is bounded by geodesic.TableMax.
 func TestGeodesicTablePaths(t *testing.T) {
 	ctx := context.Background()
 	x, q := swissRows(400, 21), swissRows(40, 22)
@@ -272,7 +273,7 @@ func TestGeodesicTablePaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if geoOf(t, loaded).tableReady.Load() {
+		if geoOf(t, loaded).TableReady() {
 			t.Fatal("a table without Prepare")
 		}
 		if err := Prepare(loaded); err != nil {
@@ -283,17 +284,17 @@ func TestGeodesicTablePaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		scale := mat.Norm(plain, math.Inf(1))
-		if d := maxAbsDiff(plain, tabled); d > 1e-12*scale || !geoOf(t, loaded).tableReady.Load() {
+		if d := maxAbsDiff(plain, tabled); d > 1e-12*scale || !geoOf(t, loaded).TableReady() {
 			t.Fatalf("%s: table and Dijkstra differ by %g (scale %g)", m.Method(), d, scale)
 		}
 	}
-	// Past geoTableMax no table is built, and Transform still works.
+	// Past the bound no table is built, and Transform still works.
 	m := mustFit(t, ctx, Isomap{K: 7}.Fit, x)
 	gi := geoOf(t, m)
-	gi.tableMax = 0 // as if the table had not fitted
+	gi.LimitTable(0) // as if the table had not fitted
 	want, _ := m.Transform(ctx, q)
-	if err := Prepare(m); err != nil || gi.tableReady.Load() {
-		t.Fatalf("Prepare: %v, table %v", err, gi.tableReady.Load())
+	if err := Prepare(m); err != nil || gi.TableReady() {
+		t.Fatalf("Prepare: %v, table %v", err, gi.TableReady())
 	}
 	got, err := m.Transform(ctx, q)
 	if err != nil || maxAbsDiff(got, want) != 0 {
@@ -492,7 +493,7 @@ func TestPrepareCtx(t *testing.T) {
 		t.Errorf("PrepareCtx returned %v after its deadline (limit 100 ms)", late)
 	}
 	gi := geoOf(t, m)
-	if gi.tableReady.Load() {
+	if gi.TableReady() {
 		t.Fatal("a cancelled PrepareCtx left a table")
 	}
 	got, err := m.Transform(ctx, q)
@@ -500,8 +501,8 @@ func TestPrepareCtx(t *testing.T) {
 		t.Fatalf("Transform after a cancelled PrepareCtx: %v", err)
 	}
 	t0 := time.Now()
-	if err := PrepareCtx(ctx, m); err != nil || !gi.tableReady.Load() {
-		t.Fatalf("PrepareCtx: %v, table %v", err, gi.tableReady.Load())
+	if err := PrepareCtx(ctx, m); err != nil || !gi.TableReady() {
+		t.Fatalf("PrepareCtx: %v, table %v", err, gi.TableReady())
 	}
 	if d := time.Since(t0); d < deadline+100*time.Millisecond {
 		t.Errorf("the table took only %v: too quick for this test to show cancellation; enlarge it", d)
