@@ -97,21 +97,12 @@ func TestOperatorsAgainstDense(t *testing.T) {
 	for _, exact := range []bool{true, false} {
 		w := randomWeights(n, 4, exact, 3)
 		var a, m mat.Dense
-		a.Sub(identity(n), w.ToDense())
+		a.Sub(sparse.Identity(n).ToDense(), w.ToDense())
 		m.Mul(a.T(), &a)
 		checkOperator(t, fmt.Sprintf("LLEOperator, integer %v", exact), lobpcg.NewLLEOperator(w, 3), &m, exact)
 		b := sparse.FromDense(&m)
 		checkOperator(t, fmt.Sprintf("CSROperator, integer %v", exact), lobpcg.NewCSROperator(b), &m, exact)
 	}
-}
-
-// identity is the n×n identity.
-func identity(n int) *mat.Dense {
-	d := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		d.Set(i, i, 1)
-	}
-	return d
 }
 
 // Cancelled, the operators' products return an error wrapping

@@ -88,7 +88,7 @@ func TestReductionAgainstDense(t *testing.T) {
 		w, z := landmarkPair(n, l, 5, 4, integer, 1)
 		wd, zd := w.ToDense(), z.ToDense()
 		var a, m, zm, want mat.Dense
-		a.Sub(eye(n), wd)
+		a.Sub(sparse.Identity(n).ToDense(), wd)
 		m.Mul(a.T(), &a) // M = (I − W)ᵀ(I − W)
 		r := sparse.NewReduction(z)
 
@@ -122,15 +122,6 @@ func TestReductionAgainstDense(t *testing.T) {
 		want.Mul(&zm, zd)
 		compareDense(t, name+": Zᵀ·B·Z", of, &want, tol, false)
 	}
-}
-
-// eye is the n×n identity.
-func eye(n int) *mat.Dense {
-	d := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		d.Set(i, i, 1)
-	}
-	return d
 }
 
 // Reduction's matrices are the same bits at GOMAXPROCS 1, 2 and 8, with
