@@ -219,8 +219,8 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 // landmarks for an N×N matrix M that is not formed (LLE's, lleCoarse) or
 // is (explicitCoarse).
 type coarseSpace struct {
-	// upper returns the upper triangle of Zᵀ·M·Z (L×L, dense) from Z's
-	// reduction.
+	// upper returns the upper triangle of Zᵀ·M·Z (L×L, dense; the formed
+	// matrix's both triangles) from Z's reduction.
 	upper func(ctx context.Context, z *sparse.Reduction) (blas64.General, error)
 	flam  float64 // upper's cost
 }
