@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
@@ -146,8 +144,9 @@ func (s LandmarkLLE) bytes(in samples) int64 {
 
 // landmarkBytes is what the landmarks of a fit to n rows of d features
 // hold, whatever the matrix they reduce (LLE's M, LTSA's B): the
-// landmarks' lists, Z as a CSR and as a rowSet, the embedding, the
-// landmarks' rows, four L×L matrices, and the max-min choice's bound.
+// landmarks' lists, Z as a CSR and as a sparse.Reduction's rows, the
+// embedding, the landmarks' rows, four L×L matrices, and the max-min
+// choice's bound.
 func (s LandmarkLLE) landmarkBytes(n, d int) int64 {
 	l, kz := int64(s.Landmarks), int64(s.LandmarkK)
 	bytes := int64(n)*(44*kz+24+8*int64(s.Dim)) + 8*l*int64(d) + 4*8*l*l
@@ -220,9 +219,9 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 // landmarks for an N×N matrix M that is not formed (LLE's, lleCoarse) or
 // is (explicitCoarse).
 type coarseSpace struct {
-	// upper returns the upper triangle of Zᵀ·M·Z (L×L, dense) from Z as a
-	// CSR and as a rowSet.
-	upper func(ctx context.Context, zc *sparse.CSR, z rowSet, l int) (blas64.General, error)
+	// upper returns the upper triangle of Zᵀ·M·Z (L×L, dense; the formed
+	// matrix's both triangles) from Z's reduction.
+	upper func(ctx context.Context, z *sparse.Reduction) (blas64.General, error)
 	flam  float64 // upper's cost
 }
 
@@ -231,40 +230,16 @@ type coarseSpace struct {
 func lleCoarse(w *sparse.CSR, k, kz int) coarseSpace {
 	n, _ := w.Dims()
 	c := float64((k + 1) * kz)
-	return coarseSpace{flam: float64(n) * c * c / 2, upper: func(ctx context.Context, _ *sparse.CSR, z rowSet, l int) (blas64.General, error) {
-		cz, err := reduceWeights(ctx, w, z, l)
-		if err != nil {
-			return blas64.General{}, err
-		}
-		return upperGram(ctx, cz, l)
+	return coarseSpace{flam: float64(n) * c * c / 2, upper: func(ctx context.Context, z *sparse.Reduction) (blas64.General, error) {
+		return z.LLE(ctx, w)
 	}}
 }
 
 // explicitCoarse is Zᵀ·B·Z for a formed symmetric B (LTSA's alignment
-// matrix): row a is Σ_r Z_ra·(B_r·Z) over the points r that landmark a
-// rebuilds, in ascending order, rows in parallel (the sums do not depend
-// on the number of workers).
+// matrix), both triangles.
 func explicitCoarse(b *sparse.CSR, kz int) coarseSpace {
-	return coarseSpace{flam: float64(b.NNZ()) * float64(kz*kz), upper: func(ctx context.Context, zc *sparse.CSR, z rowSet, l int) (blas64.General, error) {
-		zt := zc.Transpose()
-		out := newGeneral(l, l)
-		err := backend.ParallelForCtx(ctx, l, 1, func(lo, hi int) {
-			for a := lo; a < hi; a++ {
-				row := out.Data[a*l : (a+1)*l]
-				rs, za := zt.Row(a)
-				for p, i := range rs {
-					bc, bv := b.Row(i)
-					for q, j := range bc {
-						f := za[p] * bv[q]
-						zcol, zv := z.row(j)
-						for t, c := range zcol {
-							row[c] += f * zv[t]
-						}
-					}
-				}
-			}
-		})
-		return out, err
+	return coarseSpace{flam: float64(b.NNZ()) * float64(kz*kz), upper: func(ctx context.Context, z *sparse.Reduction) (blas64.General, error) {
+		return z.Of(ctx, b)
 	}}
 }
 
@@ -278,7 +253,7 @@ func explicitCoarse(b *sparse.CSR, kz int) coarseSpace {
 func (s LandmarkLLE) reduced(r *run, g blas64.General, coarse coarseSpace, m *LandmarkLLEModel) (*sparse.CSR, blas64.General, blas64.General, error) {
 	n, d := g.Rows, g.Cols
 	var zc *sparse.CSR
-	var z rowSet
+	var z *sparse.Reduction
 	var err error
 	kz := s.LandmarkK
 	err = r.stage("landmarks", landmarkFlam(s.Choice, samples{dense: g}, s.Landmarks)+flam.KNNBrute(n, s.Landmarks, d)+float64(n)*float64(kz*kz*d), func(ctx context.Context, st *stageCtx) error {
@@ -299,21 +274,20 @@ func (s LandmarkLLE) reduced(r *run, g blas64.General, coarse coarseSpace, m *La
 		if zc, err = m.weights(ctx, g); err != nil {
 			return err
 		}
-		z = rowSetOf(zc)
+		z = sparse.NewReduction(zc)
 		st.detail = fmt.Sprintf("%d landmarks (%s), each point from its %d nearest", len(m.landmarks), s.Choice, kz)
 		return nil
 	})
 	if err != nil {
 		return nil, blas64.General{}, blas64.General{}, err
 	}
-	l := len(m.landmarks)
 	var am, bm blas64.General
 	err = r.stage("reduce", coarse.flam+float64(n)*float64(kz*kz)/2, func(ctx context.Context, _ *stageCtx) error {
 		var err error
-		if am, err = coarse.upper(ctx, zc, z, l); err != nil {
+		if am, err = coarse.upper(ctx, z); err != nil {
 			return err
 		}
-		bm, err = upperGram(ctx, z, l)
+		bm, err = z.Gram(ctx)
 		return err
 	})
 	if err != nil {
@@ -378,133 +352,6 @@ func (m *LandmarkLLEModel) weights(ctx context.Context, q blas64.General) (*spar
 		}
 	}
 	return z, nil
-}
-
-// rowSet is a sparse matrix by rows of at most stride entries each, with
-// 32-bit column indices sorted within each row: Z and (I − W)·Z.
-type rowSet struct {
-	stride int
-	count  []int32
-	ind    []int32
-	val    []float64
-}
-
-// rowSetOf copies a CSR into a rowSet.
-func rowSetOf(a *sparse.CSR) rowSet {
-	n, _ := a.Dims()
-	ptr := a.RowPtr()
-	stride := 0
-	for i := 0; i < n; i++ {
-		stride = max(stride, ptr[i+1]-ptr[i])
-	}
-	rs := rowSet{stride: stride, count: make([]int32, n), ind: make([]int32, n*stride), val: make([]float64, n*stride)}
-	for i := 0; i < n; i++ {
-		cols, vals := a.Row(i)
-		rs.count[i] = int32(len(cols))
-		for p, j := range cols {
-			rs.ind[i*stride+p] = int32(j)
-		}
-		copy(rs.val[i*stride:], vals)
-	}
-	return rs
-}
-
-// row returns row i's columns and values.
-func (rs rowSet) row(i int) ([]int32, []float64) {
-	lo := i * rs.stride
-	hi := lo + int(rs.count[i])
-	return rs.ind[lo:hi], rs.val[lo:hi]
-}
-
-// rowGrain is how many rows a parallel chunk of a rowSet pass takes.
-const rowGrain = 4096
-
-// reduceWeights returns (I − W)·Z (N×L): row i is Z's row i less the
-// weighted rows of i's neighbours, merged in a dense accumulator.
-func reduceWeights(ctx context.Context, w *sparse.CSR, z rowSet, l int) (rowSet, error) {
-	n := len(z.count)
-	wptr := w.RowPtr()
-	stride := 0
-	for i := 0; i < n; i++ {
-		stride = max(stride, (wptr[i+1]-wptr[i]+1)*z.stride)
-	}
-	stride = min(stride, l)
-	out := rowSet{stride: stride, count: make([]int32, n), ind: make([]int32, n*stride), val: make([]float64, n*stride)}
-	err := backend.ParallelForCtx(ctx, n, rowGrain, func(lo, hi int) {
-		acc := make([]float64, l)
-		mark := make([]int32, l)
-		for j := range mark {
-			mark[j] = -1
-		}
-		var cols []int32
-		for i := lo; i < hi; i++ {
-			cols = cols[:0]
-			add := func(zr int, f float64) {
-				zc, zv := z.row(zr)
-				for p, j := range zc {
-					if mark[j] != int32(i) {
-						mark[j], acc[j] = int32(i), 0
-						cols = append(cols, j)
-					}
-					acc[j] += f * zv[p]
-				}
-			}
-			add(i, 1)
-			wc, wv := w.Row(i)
-			for p, j := range wc {
-				add(j, -wv[p])
-			}
-			slices.Sort(cols)
-			base := i * stride
-			out.count[i] = int32(len(cols))
-			for p, j := range cols {
-				out.ind[base+p], out.val[base+p] = j, acc[j]
-			}
-		}
-	})
-	return out, err
-}
-
-// upperGram returns the upper triangle of rsᵀ·rs (L×L, dense, row-major):
-// blocks of its rows in parallel, each scanning every row of rs and
-// adding the products of the entries in its columns, rows in ascending
-// order (so the sums do not depend on the number of workers). The blocks
-// are cut so that each holds about the same share of the products (an
-// entry at relative column x has about 1 − x of its row after it).
-func upperGram(ctx context.Context, rs rowSet, l int) (blas64.General, error) {
-	out := newGeneral(l, l)
-	nb := min(l, 4*backend.Workers())
-	cut := make([]int, nb+1)
-	for b := range cut {
-		cut[b] = min(l, int(math.Ceil(float64(l)*(1-math.Sqrt(1-float64(b)/float64(nb))))))
-	}
-	n := len(rs.count)
-	err := backend.ParallelForCtx(ctx, nb, 1, func(b0, b1 int) {
-		for b := b0; b < b1; b++ {
-			lo, hi := int32(cut[b]), int32(cut[b+1])
-			for i := 0; i < n; i++ {
-				if i%rowGrain == 0 && ctx.Err() != nil {
-					return
-				}
-				cols, vals := rs.row(i)
-				p := 0
-				for p < len(cols) && cols[p] < lo {
-					p++
-				}
-				for ; p < len(cols) && cols[p] < hi; p++ {
-					vp := vals[p]
-					row := out.Data[int(cols[p])*l : int(cols[p]+1)*l]
-					for q := p; q < len(cols); q++ {
-						row[cols[q]] += vp * vals[q]
-					}
-				}
-			}
-		}
-	})
-	if err == nil {
-		err = ctx.Err()
-	}
-	return out, err
 }
 
 // Eigenvalues returns the Dim generalized eigenvalues of the reduced

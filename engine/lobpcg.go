@@ -33,8 +33,9 @@ import (
 // requirements", SIAM J. Sci. Comput. 23(6), 2002), dropping directions
 // that have become dependent. Nothing certifies that no eigenvalue was
 // missed; the residuals are checked (≤ lobpcg.DefaultTol·‖M‖). The solver
-// itself is package lobpcg (with the preconditioner, lobpcg.TwoLevel);
-// this file supplies its operators, start and coarse space.
+// itself is package lobpcg (with the preconditioner, lobpcg.TwoLevel, and
+// the operators, lobpcg.LLEOperator and lobpcg.CSROperator); this file
+// supplies its start and coarse space (sparse.Reduction).
 //
 // On deformed digits, whose bottom eigenvalues of M lie 2.9e-6·‖M‖ apart
 // at 20,000 rows and 2.5e-7·‖M‖ at 100,000 (bench/scale/llespectrum), so
@@ -52,79 +53,6 @@ const (
 // race run's tests can shrink it: SetLOBPCGLandmarks).
 var lobpcgLandmarks = 1000
 
-// lleOperator is M = AᵀA, A = I − W, as products with W and Wᵀ.
-type lleOperator struct {
-	w, wt *sparse.CSR
-	tmp   blas64.General // n×b scratch
-}
-
-// mul sets dst = M·src (n×b blocks).
-func (op *lleOperator) mul(ctx context.Context, dst, src blas64.General) error {
-	t := op.tmp
-	t.Cols = src.Cols
-	if err := op.w.MulBlockCtx(ctx, t, src); err != nil { // W·x
-		return err
-	}
-	b := src.Cols
-	backend.ParallelFor(src.Rows, 4096, func(lo, hi int) { // y = x − W·x
-		for i := lo; i < hi; i++ {
-			ti := t.Data[i*t.Stride : i*t.Stride+b]
-			for j, v := range src.Data[i*src.Stride : i*src.Stride+b] {
-				ti[j] = v - ti[j]
-			}
-		}
-	})
-	if err := op.wt.MulBlockCtx(ctx, dst, t); err != nil { // Wᵀ·y
-		return err
-	}
-	backend.ParallelFor(src.Rows, 4096, func(lo, hi int) { // y − Wᵀ·y
-		for i := lo; i < hi; i++ {
-			di := dst.Data[i*dst.Stride : i*dst.Stride+b]
-			for j, v := range t.Data[i*t.Stride : i*t.Stride+b] {
-				di[j] = v - di[j]
-			}
-		}
-	})
-	return nil
-}
-
-// diagonal returns diag(M): 1 + Σᵢ W_ij² for column j (W has no diagonal).
-func (op *lleOperator) diagonal(n int) []float64 {
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = 1
-	}
-	ind, val := op.w.ColIdx(), op.w.Values()
-	for p, j := range ind {
-		d[j] += val[p] * val[p]
-	}
-	return d
-}
-
-// lobpcgOperator is the matrix LOBPCG works on, in the local order.
-type lobpcgOperator interface {
-	// mul sets dst = B·src (n×b blocks).
-	mul(ctx context.Context, dst, src blas64.General) error
-	// diagonal returns diag(B).
-	diagonal(n int) []float64
-}
-
-// csrOperator is a formed sparse symmetric matrix (LTSA's alignment
-// matrix).
-type csrOperator struct{ b *sparse.CSR }
-
-func (op csrOperator) mul(ctx context.Context, dst, src blas64.General) error {
-	return op.b.MulBlockCtx(ctx, dst, src)
-}
-
-func (op csrOperator) diagonal(n int) []float64 {
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = op.b.At(i, i)
-	}
-	return d
-}
-
 // lobpcgSetup is what landmarkLOBPCG needs of a method's matrix B, whose
 // null space holds the constant vector.
 type lobpcgSetup struct {
@@ -136,7 +64,7 @@ type lobpcgSetup struct {
 	pattern func(ctx context.Context) (*sparse.CSR, error)
 	// operator returns B in the order perm (its row k is B's row perm[k])
 	// with scratch for blocks of b columns.
-	operator func(ctx context.Context, perm []int, b int) (lobpcgOperator, error)
+	operator func(ctx context.Context, perm []int, b int) (lobpcg.Operator, error)
 	// mulPerRow is the flam of a product with B, a row and a column.
 	mulPerRow int
 }
@@ -181,7 +109,7 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 			return err
 		}
 		z = nil // zp and its transpose serve from here (the estimate counts those two)
-		norm, err := lobpcg.EstimateNorm(ctx, op.mul, n)
+		norm, err := lobpcg.EstimateNorm(ctx, op.Mul, n)
 		if err != nil {
 			return wrapNumerical(err)
 		}
@@ -198,11 +126,11 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 			return err
 		}
 		mirrorUpper(am)
-		pre, err := lobpcg.NewTwoLevel(ctx, zp, am, op.diagonal(n), b)
+		pre, err := lobpcg.NewTwoLevel(ctx, zp, am, op.Diagonal(), b)
 		if err != nil {
 			return wrapNumerical(err)
 		}
-		res, err := lobpcg.Bottom(ctx, lobpcg.Problem{Mul: op.mul, Prec: pre.Apply, Null: unitConstant(n), Norm: norm, Want: dim,
+		res, err := lobpcg.Bottom(ctx, lobpcg.Problem{Mul: op.Mul, Prec: pre.Apply, Null: unitConstant(n), Norm: norm, Want: dim,
 			Progress: func(it int) { st.progress(int64(it), 0) }}, x0)
 		if err != nil {
 			return wrapNumerical(err)
@@ -247,12 +175,12 @@ func lleLOBPCG(r *run, g blas64.General, w *sparse.CSR, s LLE) (*bottom.Result, 
 		pattern: func(ctx context.Context) (*sparse.CSR, error) {
 			return sparse.Symmetrized(ctx, w, true, func(x, _ float64) float64 { return x })
 		},
-		operator: func(ctx context.Context, perm []int, b int) (lobpcgOperator, error) {
+		operator: func(ctx context.Context, perm []int, b int) (lobpcg.Operator, error) {
 			wp, err := w.Permuted(ctx, perm)
 			if err != nil {
 				return nil, err
 			}
-			return &lleOperator{w: wp, wt: wp.Transpose(), tmp: newGeneral(n, b)}, nil
+			return lobpcg.NewLLEOperator(wp, b), nil
 		},
 	})
 }

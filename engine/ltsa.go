@@ -16,6 +16,7 @@ import (
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/lobpcg"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -112,10 +113,10 @@ func ltsaLOBPCG(r *run, g blas64.General, b *sparse.CSR, s LTSA) (*bottom.Result
 		coarse:    explicitCoarse(b, ls.LandmarkK),
 		mulPerRow: 2 * b.NNZ() / n,
 		pattern:   func(context.Context) (*sparse.CSR, error) { return b, nil },
-		operator: func(ctx context.Context, perm []int, _ int) (lobpcgOperator, error) {
+		operator: func(ctx context.Context, perm []int, _ int) (lobpcg.Operator, error) {
 			bp, err := b.Permuted(ctx, perm)
 			b = nil
-			return csrOperator{b: bp}, err
+			return lobpcg.NewCSROperator(bp), err
 		},
 	})
 }

@@ -42,5 +42,13 @@
 // once that is shifted away, L³ flam), else from its eigendecomposition
 // (about 9·L³). The engine runs Bottom on LLE's M = (I − W)ᵀ(I − W) and
 // LTSA's alignment matrix, started from and preconditioned (TwoLevel) by
-// locally linear landmarks (engine's EigenLOBPCG).
+// locally linear landmarks (engine's EigenLOBPCG; their reduced matrices
+// are sparse.Reduction's).
+//
+// # Operators
+//
+// An Operator is a matrix's product and diagonal, what Bottom
+// (Problem.Mul), EstimateNorm and NewTwoLevel take of it. LLEOperator is
+// LLE's M = (I − W)ᵀ(I − W) applied as products with W and Wᵀ, never
+// formed (4·nnz(W) flam a column); CSROperator is a formed sparse matrix.
 package lobpcg

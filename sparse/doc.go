@@ -19,6 +19,13 @@
 // buffer per worker. Package sparsetest is the operators' conformance
 // check.
 //
+// Reduction forms the reduced matrices Zᵀ·Z, Zᵀ·(I − W)ᵀ(I − W)·Z (LLE's
+// M, never formed) and Zᵀ·B·Z of a sparse N×L Z with few entries a row,
+// the weights of locally linear landmarks (Vladymyrov &
+// Carreira-Perpiñán, ECML PKDD 2013): dense L×L results from sparse
+// products over Z's rows (for LLE's M, over those of (I − W)·Z), the same
+// bit for bit at any GOMAXPROCS.
+//
 // Text: NormalizeRows (L1, L2, max) and TFIDF (scikit-learn's
 // TfidfTransformer with its defaults: smooth idf, L2 rows). Structure:
 // Union and Intersection of patterns (the OR and AND symmetrizations of a
