@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/engine/internal/centred"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -142,7 +143,7 @@ func offsetRatio(a *sparse.CSR, w []float64) float64 {
 		}
 		return w[i]
 	}
-	mean := weightedMean(samples{csr: a}, w) // the centring's own mean
+	mean := centred.WeightedMean(blas64.General{}, a, w) // the centring's own mean
 	total := 0.0
 	for i := 0; i < n; i++ {
 		total += weight(i)
@@ -155,22 +156,22 @@ func offsetRatio(a *sparse.CSR, w []float64) float64 {
 		absent[j] = total
 	}
 	ptr, ind, val := a.RowPtr(), a.ColIdx(), a.Values()
-	raw, centred := 0.0, 0.0
+	raw, aboutMean := 0.0, 0.0
 	for i := 0; i < n; i++ {
 		for p := ptr[i]; p < ptr[i+1]; p++ {
 			e := val[p] - mean[ind[p]]
 			raw += weight(i) * val[p] * val[p]
-			centred += weight(i) * e * e
+			aboutMean += weight(i) * e * e
 			absent[ind[p]] -= weight(i)
 		}
 	}
 	for j, m := range mean {
-		centred += max(absent[j], 0) * m * m
+		aboutMean += max(absent[j], 0) * m * m
 	}
-	if centred == 0 {
+	if aboutMean == 0 {
 		return math.Inf(1)
 	}
-	return raw / centred
+	return raw / aboutMean
 }
 
 // denseIfOffset returns in, its sparse rows made dense when their

@@ -12,8 +12,8 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/internal/centred"
 	"github.com/manifoldlab/manifold/lanczos"
-	"github.com/manifoldlab/manifold/sparse"
 )
 
 // The linear graph embeddings LPP and NPE share one solver. Both look for
@@ -96,115 +96,6 @@ type lgeResult struct {
 	svdDim int            // the p of the SVD step (min(N, D) when exact)
 }
 
-// hatOp applies X̂ = diag(√b)·(X − 1·μᵀ) and its transpose to blocks, for
-// dense rows (held explicitly, centred) or sparse rows (centred implicitly,
-// so the CSR stays sparse).
-type hatOp struct {
-	n, d  int
-	dense blas64.General // explicit X̂ (dense input)
-	a     *sparse.CSR    // sparse input
-	mu    []float64
-	sb    []float64 // √b; nil: 1
-	tmp   blas64.General
-}
-
-// mul sets dst (n×c) = X̂·B (B d×c), cancellable (10⁶ rows by 256×256
-// are tens of seconds of work).
-func (h *hatOp) mul(ctx context.Context, dst, b blas64.General) error {
-	if h.a == nil {
-		return backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.NoTrans, 1, h.dense, b, 0, dst)
-	}
-	if err := h.a.MulBlockCtx(ctx, dst, b); err != nil {
-		return err
-	}
-	c := b.Cols
-	mb := make([]float64, c) // μᵀ·B
-	for j, m := range h.mu {
-		if m == 0 {
-			continue
-		}
-		row := b.Data[j*b.Stride : j*b.Stride+c]
-		for t, v := range row {
-			mb[t] += m * v
-		}
-	}
-	for i := 0; i < h.n; i++ {
-		s := 1.0
-		if h.sb != nil {
-			s = h.sb[i]
-		}
-		row := dst.Data[i*dst.Stride : i*dst.Stride+c]
-		for t := range row {
-			row[t] = s * (row[t] - mb[t])
-		}
-	}
-	return nil
-}
-
-// mulT sets dst (d×c) = X̂ᵀ·U (U n×c), the dense product cancellable.
-func (h *hatOp) mulT(ctx context.Context, dst, u blas64.General) error {
-	if h.a == nil {
-		return backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, h.dense, u, 0, dst)
-	}
-	c := u.Cols
-	su := u
-	if h.sb != nil {
-		su = newGeneral(h.n, c)
-		for i := 0; i < h.n; i++ {
-			for t := 0; t < c; t++ {
-				su.Data[i*c+t] = h.sb[i] * u.Data[i*u.Stride+t]
-			}
-		}
-	}
-	h.a.MulTransBlockTo(dst, su)
-	ones := make([]float64, c) // 1ᵀ·diag(√b)·U
-	for i := 0; i < h.n; i++ {
-		row := su.Data[i*su.Stride : i*su.Stride+c]
-		for t, v := range row {
-			ones[t] += v
-		}
-	}
-	for j, m := range h.mu {
-		if m == 0 {
-			continue
-		}
-		row := dst.Data[j*dst.Stride : j*dst.Stride+c]
-		for t := range row {
-			row[t] -= m * ones[t]
-		}
-	}
-	return nil
-}
-
-// gramOp is X̂·X̂ᵀ (samples side, n×n) or X̂ᵀ·X̂ (features side, d×d) as a
-// block operator.
-type gramOp struct {
-	h       *hatOp
-	samples bool
-}
-
-func (g gramOp) size() int {
-	if g.samples {
-		return g.h.n
-	}
-	return g.h.d
-}
-
-// mulBlock applies the operator to the columns of x (Lanczos checks ctx
-// between its products).
-func (g gramOp) mulBlock(dst, x blas64.General) {
-	ctx := context.Background()
-	if g.samples {
-		t := newGeneral(g.h.d, x.Cols)
-		_ = g.h.mulT(ctx, t, x)
-		_ = g.h.mul(ctx, dst, t)
-		return
-	}
-	t := newGeneral(g.h.n, x.Cols)
-	_ = g.h.mul(ctx, t, x)
-	_ = g.h.mulT(ctx, dst, t)
-}
-
 // solveLGE runs the stages "center", "svd", "reduce", "eigensolve" and
 // "project" of a linear graph embedding.
 func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
@@ -217,26 +108,26 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 	}
 	n, d := in.dims()
 	res := &lgeResult{}
-	h := &hatOp{n: n, d: d, a: in.csr}
+	h := &centred.Hat{N: n, D: d, A: in.csr}
 	if p.b != nil {
-		h.sb = make([]float64, n)
+		h.Sb = make([]float64, n)
 		for i, v := range p.b {
-			h.sb[i] = math.Sqrt(v)
+			h.Sb[i] = math.Sqrt(v)
 		}
 	}
 	err = r.stage("center", float64(in.nnz()), func(ctx context.Context, st *stageCtx) error {
-		res.mean = weightedMean(in, p.b)
-		h.mu = res.mean
+		res.mean = centred.WeightedMean(in.dense, in.csr, p.b)
+		h.Mu = res.mean
 		if in.csr == nil {
-			h.dense = newGeneral(n, d)
+			h.Dense = newGeneral(n, d)
 			g := in.dense
 			backend.ParallelFor(n, 256, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					s := 1.0
-					if h.sb != nil {
-						s = h.sb[i]
+					if h.Sb != nil {
+						s = h.Sb[i]
 					}
-					src, dst := g.Data[i*g.Stride:i*g.Stride+d], h.dense.Data[i*d:(i+1)*d]
+					src, dst := g.Data[i*g.Stride:i*g.Stride+d], h.Dense.Data[i*d:(i+1)*d]
 					for j, v := range src {
 						dst[j] = s * (v - res.mean[j])
 					}
@@ -254,7 +145,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 
 	// The SVD step.
 	m := min(n, d)
-	gram := gramOp{h: h, samples: n <= d}
+	gram := centred.Gram{H: h, Samples: n <= d}
 	svdDim := p.pcaDim
 	if svdDim == 0 {
 		svdDim = m
@@ -283,11 +174,11 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		var vals []float64
 		var vecs blas64.General
 		side := "X̂·X̂ᵀ"
-		if !gram.samples {
+		if !gram.Samples {
 			side = "X̂ᵀ·X̂"
 		}
 		if !exact {
-			lr, err := lanczos.Solve(ctx, gram.operator(), lanczos.Settings{K: svdDim, Seed: p.seed, Tol: 1e-8, BlockSize: 8})
+			lr, err := lanczos.Solve(ctx, gram.Operator(), lanczos.Settings{K: svdDim, Seed: p.seed, Tol: 1e-8, BlockSize: 8})
 			if err != nil {
 				return wrapNumerical(err)
 			}
@@ -296,7 +187,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 				side, m, m, in.kind(), svdDim, lr.Stats.MatVecs, lr.Stats.Restarts)
 			vals, vecs = lr.Values, lr.Vectors
 		} else {
-			sym, err := gram.form(ctx, st)
+			sym, err := gram.Form(ctx, st.progress)
 			if err != nil {
 				return err
 			}
@@ -343,11 +234,11 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 				w.Data[i*rk+j] = vecs.Data[i*vecs.Stride+j] / math.Sqrt(vals[j])
 			}
 		}
-		if gram.samples {
+		if gram.Samples {
 			// U = eigenvectors; P = X̂ᵀ·U·Σ⁻² = X̂ᵀ·(U·Σ⁻¹)·Σ⁻¹.
 			u = copyGeneral(blas64.General{Rows: n, Cols: rk, Stride: vecs.Stride, Data: vecs.Data})
 			pm = newGeneral(d, rk)
-			if err := h.mulT(ctx, pm, w); err != nil {
+			if err := h.MulT(ctx, pm, w); err != nil {
 				return err
 			}
 			for i := 0; i < d; i++ {
@@ -359,7 +250,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 			// P = V·Σ⁻¹; U = X̂·P.
 			pm = w
 			u = newGeneral(n, rk)
-			if err := h.mul(ctx, u, pm); err != nil {
+			if err := h.Mul(ctx, u, pm); err != nil {
 				return err
 			}
 		}
@@ -428,83 +319,6 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		return nil, err
 	}
 	return res, nil
-}
-
-// form returns the Gram matrix densely (m×m, m = size): by one Syrk when
-// the rows are dense, else by applying it to blocks of the identity, ctx
-// checked and progress reported (st may be nil) between blocks.
-func (g gramOp) form(ctx context.Context, st *stageCtx) (blas64.Symmetric, error) {
-	m := g.size()
-	sym := blas64.Symmetric{N: m, Stride: m, Uplo: blas.Upper, Data: make([]float64, m*m)}
-	if g.h.a == nil {
-		t := blas.Trans
-		if g.samples {
-			t = blas.NoTrans
-		}
-		return sym, backend.SyrkCtx(ctx, backend.Active(), t, 1, g.h.dense, 0, sym)
-	}
-	const blk = 64
-	nb := (m + blk - 1) / blk
-	for c := 0; c < nb; c++ {
-		if err := ctx.Err(); err != nil {
-			return sym, err
-		}
-		if st != nil {
-			st.progress(int64(c), int64(nb))
-		}
-		lo, hi := c*blk, min(m, (c+1)*blk)
-		e := newGeneral(m, hi-lo)
-		for j := lo; j < hi; j++ {
-			e.Data[j*(hi-lo)+j-lo] = 1
-		}
-		out := newGeneral(m, hi-lo)
-		g.mulBlock(out, e)
-		for i := 0; i < m; i++ {
-			for j := lo; j < hi; j++ {
-				sym.Data[i*m+j] = out.Data[i*(hi-lo)+j-lo]
-			}
-		}
-	}
-	symmetrize(blas64.General{Rows: m, Cols: m, Stride: m, Data: sym.Data}) // against rounding
-	return sym, nil
-}
-
-// operator returns the Gram matrix as an operator for the Lanczos solver.
-func (g gramOp) operator() lanczos.Func {
-	m := g.size()
-	return lanczos.Func{N: m, MulBlock: g.mulBlock, Mul: func(dst, x []float64) {
-		g.mulBlock(blas64.General{Rows: m, Cols: 1, Stride: 1, Data: dst}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: x})
-	}}
-}
-
-// weightedMean returns Σ b_i·x_i / Σ b_i (b nil: the plain mean).
-func weightedMean(in samples, b []float64) []float64 {
-	n, d := in.dims()
-	mean := make([]float64, d)
-	total := 0.0
-	for i := 0; i < n; i++ {
-		w := 1.0
-		if b != nil {
-			w = b[i]
-		}
-		total += w
-		if in.csr != nil {
-			cols, vals := in.csr.Row(i)
-			for c, j := range cols {
-				mean[j] += w * vals[c]
-			}
-			continue
-		}
-		for j, v := range in.dense.Data[i*in.dense.Stride : i*in.dense.Stride+d] {
-			mean[j] += w * v
-		}
-	}
-	if total > 0 {
-		for j := range mean {
-			mean[j] /= total
-		}
-	}
-	return mean
 }
 
 // linearModel is a fitted linear method: y = (x − mean)·proj.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/internal/centred"
 	"github.com/manifoldlab/manifold/lanczos"
 )
 
@@ -83,10 +84,10 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 			n, d := in.dims()
 			m := min(n, d)
 			var err error
-			h := &hatOp{n: n, d: d, a: in.csr, dense: in.dense, mu: make([]float64, d)}
-			gram := gramOp{h: h, samples: n <= d}
+			h := &centred.Hat{N: n, D: d, A: in.csr, Dense: in.dense, Mu: make([]float64, d)}
+			gram := centred.Gram{H: h, Samples: n <= d}
 			side := "X·Xᵀ"
-			if !gram.samples {
+			if !gram.Samples {
 				side = "Xᵀ·X"
 			}
 			var vals []float64
@@ -99,7 +100,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 					cost += flam.Syrk(m, max(n, d))
 				}
 				err = r.stage("eigensolve", cost, func(ctx context.Context, st *stageCtx) error {
-					sym, err := gram.form(ctx, st)
+					sym, err := gram.Form(ctx, st.progress)
 					if err != nil {
 						return err
 					}
@@ -109,7 +110,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 				})
 			} else {
 				err = r.stage("eigensolve", flam.Lanczos(m, s.Dim, 20)*2*float64(in.nnz())/float64(m*m), func(ctx context.Context, st *stageCtx) error {
-					res, err := st.lanczos(ctx, gram.operator(), lanczos.Settings{K: s.Dim, Seed: s.Seed, Tol: 1e-10})
+					res, err := st.lanczos(ctx, gram.Operator(), lanczos.Settings{K: s.Dim, Seed: s.Seed, Tol: 1e-10})
 					if err != nil {
 						return err
 					}
@@ -133,10 +134,10 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 				mod.sigma[j] = math.Sqrt(v)
 			}
 			err = r.stage("project", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
-				if gram.samples {
+				if gram.Samples {
 					// V = Xᵀ·U·Σ⁻¹.
 					mod.components = newGeneral(d, s.Dim)
-					if err := h.mulT(ctx, mod.components, vecs); err != nil {
+					if err := h.MulT(ctx, mod.components, vecs); err != nil {
 						return err
 					}
 					for i := 0; i < d; i++ {
