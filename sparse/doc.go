@@ -100,7 +100,8 @@
 // NormalizedLaplacian (I − D^{-1/2}·W·D^{-1/2}, Laplacian eigenmaps) and
 // NormalizedAdjacency (D^{-1/2}·W·D^{-1/2}, LPP) of a graph's weights, with
 // D^{-1/2}; TransposePlaces maps each entry of a symmetric pattern to its
-// mirror's place.
+// mirror's place. LLEMatrix forms LLE's M = (I − W)ᵀ(I − W) from the
+// reconstruction weights W.
 //
 // Shortest paths: AllPairsShortestPaths runs a single-source search from
 // every source, each started from the rows of the source's neighbours

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -142,4 +143,25 @@ func ExampleAnalyzeLDLWithin() {
 	// sparse: factor too large: more than 5 entries in the factor under every ordering tried
 	// entries below the diagonal: 13
 	// farthest neighbour: 5 rows away; in the order [4 7 1 2 6 5 3 0] 2
+}
+
+// LLE's M = (I − W)ᵀ(I − W) for three points, the middle one rebuilt from
+// its two neighbours by weights ½, ½ and the outer ones from the middle
+// one alone: A = I − W is [[1, −1, 0], [−½, 1, −½], [0, −1, 1]].
+func ExampleLLEMatrix() {
+	coo := sparse.NewCOO(3, 3, 4)
+	coo.Add(0, 1, 1)
+	coo.Add(1, 0, 0.5)
+	coo.Add(1, 2, 0.5)
+	coo.Add(2, 1, 1)
+	m, err := sparse.LLEMatrix(context.Background(), coo.ToCSR())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(mat.Formatted(m.ToDense()))
+	// Output:
+	// ⎡1.25  -1.5  0.25⎤
+	// ⎢-1.5     3  -1.5⎥
+	// ⎣0.25  -1.5  1.25⎦
 }

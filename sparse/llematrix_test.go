@@ -1,4 +1,4 @@
-package engine
+package sparse_test
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/manifoldlab/manifold/sparse"
 )
 
-// lleM equals, bit for bit, M summed as the outer products Σᵢ aᵢᵀaᵢ of the
+// LLEMatrix equals, bit for bit, M summed as the outer products Σᵢ aᵢᵀaᵢ of the
 // rows of A = I − W added in row order (the construction it replaced), on
 // weights with and without the point itself in its row.
-func TestLLEMMatchesOuterProducts(t *testing.T) {
+func TestLLEMatrixMatchesOuterProducts(t *testing.T) {
 	const n, k = 300, 7
 	rng := rand.New(rand.NewPCG(5, 9))
 	coo := sparse.NewCOO(n, n, n*k)
@@ -54,7 +54,7 @@ func TestLLEMMatchesOuterProducts(t *testing.T) {
 		}
 	}
 	want := ref.ToCSR()
-	got, err := lleM(context.Background(), w, n)
+	got, err := sparse.LLEMatrix(context.Background(), w)
 	if err != nil {
 		t.Fatal(err)
 	}
