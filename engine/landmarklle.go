@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/internal/barycentric"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -173,7 +174,7 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 	var w *sparse.CSR
 	err = r.stage("weights", float64(n)*(float64(s.K*s.K*d)+flam.Potrf(s.K)), func(ctx context.Context, _ *stageCtx) error {
 		var err error
-		w, err = reconstructionWeights(ctx, g, g, nb, s.Reg, n)
+		w, err = barycentric.Weights(ctx, g, g, nb, s.Reg, n)
 		return err
 	})
 	if err != nil {
@@ -334,7 +335,7 @@ func (m *LandmarkLLEModel) weights(ctx context.Context, q blas64.General) (*spar
 	if err != nil {
 		return nil, err
 	}
-	z, err := reconstructionWeights(ctx, m.rows, q, nb, m.p.Reg, m.rows.Rows)
+	z, err := barycentric.Weights(ctx, m.rows, q, nb, m.p.Reg, m.rows.Rows)
 	if err != nil {
 		return nil, err
 	}

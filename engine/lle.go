@@ -8,13 +8,12 @@ import (
 	"io"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/bottom"
+	"github.com/manifoldlab/manifold/engine/internal/barycentric"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -128,7 +127,7 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 			var w, mm *sparse.CSR
 			err = r.stage("weights", float64(n)*(float64(s.K*s.K*d)+flam.Potrf(s.K)+float64((s.K+1)*(s.K+1))), func(ctx context.Context, st *stageCtx) error {
 				var err error
-				if w, err = reconstructionWeights(ctx, g, g, nb, s.Reg, n); err != nil || solver == EigenLOBPCG {
+				if w, err = barycentric.Weights(ctx, g, g, nb, s.Reg, n); err != nil || solver == EigenLOBPCG {
 					return err
 				}
 				mm, err = sparse.LLEMatrix(ctx, w)
@@ -168,127 +167,6 @@ func (s LLE) Fit(ctx context.Context, x mat.Matrix) (*LLEModel, error) {
 	}.fit(ctx, x)
 }
 
-// reconstructionWeights returns the CSR of barycentric weights (nq×n) that
-// reconstruct each query row from its neighbours among the rows of x:
-// G = C·Cᵀ with C the neighbours minus the query (eq. 63),
-// G += reg·trace(G)·I (reg alone when the trace is 0), G·w = 1, w /= Σw
-// (eq. 64). In parallel over queries, ctx checked per chunk.
-func reconstructionWeights(ctx context.Context, x, q blas64.General, nb *neighbors.Result, reg float64, n int) (*sparse.CSR, error) {
-	d := q.Cols
-	return weightsFrom(ctx, nb, q.Rows, n, 256, reg, func() func(i int, js []int, gm []float64) {
-		var c []float64
-		return func(i int, js []int, gm []float64) {
-			k := len(js)
-			if cap(c) < k*d {
-				c = make([]float64, k*d)
-			}
-			c = c[:k*d]
-			qi := q.Data[i*q.Stride : i*q.Stride+d]
-			for a, j := range js {
-				xj := x.Data[j*x.Stride : j*x.Stride+d]
-				ca := c[a*d : (a+1)*d]
-				for t := range ca {
-					ca[t] = xj[t] - qi[t]
-				}
-			}
-			cg := blas64.General{Rows: k, Cols: d, Stride: max(1, d), Data: c}
-			gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
-			backend.Local().Syrk(blas.NoTrans, 1, cg, 0, gs)
-		}
-	})
-}
-
-// weightsFrom is what reconstructionWeights and dotReconstructionWeights
-// share: for each of the nq queries, in parallel chunks of grain queries
-// with ctx checked per chunk, gram fills the k×k local Gram matrix gm of
-// query i's neighbours js (at least its lower triangle),
-// barycentricWeights turns it into weights, and the rows come back as an
-// nq×n CSR with sorted columns. newGram is called once per chunk, so the
-// function it returns may keep scratch.
-func weightsFrom(ctx context.Context, nb *neighbors.Result, nq, n, grain int, reg float64, newGram func() func(i int, js []int, gm []float64)) (*sparse.CSR, error) {
-	indptr := append([]int(nil), nb.Ptr[:nq+1]...)
-	ind := make([]int, len(nb.Ind))
-	val := make([]float64, len(nb.Ind))
-	errs := make([]error, nq)
-	err := backend.ParallelForCtx(ctx, nq, grain, func(lo, hi int) {
-		gram := newGram()
-		var gm, rhs []float64
-		for i := lo; i < hi; i++ {
-			js, _ := nb.Row(i)
-			k := len(js)
-			if cap(gm) < k*k {
-				gm, rhs = make([]float64, k*k), make([]float64, k)
-			}
-			gm, rhs = gm[:k*k], rhs[:k]
-			gram(i, js, gm)
-			if err := barycentricWeights(gm, k, reg, rhs); err != nil {
-				errs[i] = fmt.Errorf("point %d: %w", i, err)
-				continue
-			}
-			base := nb.Ptr[i]
-			for a, j := range js {
-				ind[base+a] = j
-				val[base+a] = rhs[a]
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
-	}
-	// Rows of a CSR need sorted column indices.
-	for i := 0; i < nq; i++ {
-		sortRow(ind[indptr[i]:indptr[i+1]], val[indptr[i]:indptr[i+1]])
-	}
-	return sparse.NewCSR(nq, n, indptr, ind, val)
-}
-
-// barycentricWeights turns the k×k local Gram matrix G (lower triangle
-// read; destroyed) into the reconstruction weights w: G += reg·trace(G)·I
-// (reg alone when the trace is 0: scikit-learn's rule, needed whenever
-// K > D makes G singular), G·w = 1, w /= Σw (eq. 64).
-func barycentricWeights(gm []float64, k int, reg float64, w []float64) error {
-	tr := 0.0
-	for a := 0; a < k; a++ {
-		tr += gm[a*k+a]
-	}
-	r := reg
-	if tr > 0 {
-		r = reg * tr
-	}
-	for a := 0; a < k; a++ {
-		gm[a*k+a] += r
-		w[a] = 1
-	}
-	gs := blas64.Symmetric{N: k, Stride: k, Uplo: blas.Lower, Data: gm}
-	if err := backend.Local().Potrf(gs); err != nil {
-		return fmt.Errorf("%w: the local Gram matrix is not positive definite (reg = %v)", ErrNumerical, reg)
-	}
-	backend.Local().Potrs(gs, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: w})
-	sum := 0.0
-	for _, v := range w {
-		sum += v
-	}
-	for a := range w {
-		w[a] /= sum
-	}
-	return nil
-}
-
-// sortRow sorts a short row by column index (insertion sort).
-func sortRow(ind []int, val []float64) {
-	for i := 1; i < len(ind); i++ {
-		for j := i; j > 0 && ind[j] < ind[j-1]; j-- {
-			ind[j], ind[j-1] = ind[j-1], ind[j]
-			val[j], val[j-1] = val[j-1], val[j]
-		}
-	}
-}
-
 // Eigenvalues returns the Dim eigenvalues of M belonging to the embedding
 // (the bottom one, 0, dropped), ascending.
 func (m *LLEModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
@@ -326,7 +204,7 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 		return nil, fmt.Errorf("lle transform: %w", err)
 	}
 	n := m.train.Rows
-	w, err := reconstructionWeights(ctx, m.train, g, nb, m.p.Reg, n)
+	w, err := barycentric.Weights(ctx, m.train, g, nb, m.p.Reg, n)
 	if err != nil {
 		return nil, fmt.Errorf("lle transform: %w", err)
 	}

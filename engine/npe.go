@@ -12,6 +12,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/internal/barycentric"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -116,7 +117,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 				if in.isSparse() {
 					w, err = dotReconstructionWeights(ctx, in, nb, s.Reg)
 				} else {
-					w, err = reconstructionWeights(ctx, in.dense, in.dense, nb, s.Reg, n)
+					w, err = barycentric.Weights(ctx, in.dense, in.dense, nb, s.Reg, n)
 				}
 				return err
 			})
@@ -163,14 +164,14 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 	}.fit(ctx, x)
 }
 
-// dotReconstructionWeights is reconstructionWeights for rows known through
+// dotReconstructionWeights is barycentric.Weights for rows known through
 // inner products (sparse rows): the local Gram matrix of point i is
 // G_ab = (x_a − x_i)·(x_b − x_i) = x_a·x_b − x_a·x_i − x_b·x_i + x_i·x_i,
 // regularized by reg·trace(G) (reg alone when the trace is 0), G·w = 1,
 // w /= Σw (Gering 2002 eq. 63–64).
 func dotReconstructionWeights(ctx context.Context, in samples, nb *neighbors.Result, reg float64) (*sparse.CSR, error) {
 	n, _ := in.dims()
-	return weightsFrom(ctx, nb, n, n, 64, reg, func() func(i int, js []int, gm []float64) {
+	return barycentric.From(ctx, nb, n, n, 64, reg, func() func(i int, js []int, gm []float64) {
 		var xi []float64
 		return func(i int, js []int, gm []float64) {
 			k := len(js)
