@@ -13,6 +13,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/internal/tangent"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 )
 
@@ -30,13 +31,13 @@ import (
 //     plane at x_i. It is computed for all j at once as
 //     TD(i,j)² = ‖x_j − x_i‖² − ‖P_iᵀx_j − P_iᵀx_i‖² (clamped at 0): the
 //     projections P_iᵀx_j of all points for a block of tangent spaces are
-//     one matrix product (n²·D·TangentDim flam in all, flam.
-//     TangentDistances), never a loop over pairs. The difference of squares
-//     cancels where TD ≪ ‖x_j − x_i‖: TD is accurate to about √ε·‖x‖, 1e-8
-//     of the data's radius (the data are centred first; TD is translation
-//     invariant). When every TD is that small the points lie in their
-//     tangent spaces (a flat manifold of the tangent dimension) and Fit
-//     returns ErrDimension.
+//     one matrix product (n²·D·TangentDim flam in all), never a loop over
+//     pairs (the kernels are engine/internal/tangent's). The difference of
+//     squares cancels where TD ≪ ‖x_j − x_i‖: TD is accurate to about
+//     √ε·‖x‖, 1e-8 of the data's radius (the data are centred first; TD is
+//     translation invariant). When every TD is that small the points lie
+//     in their tangent spaces (a flat manifold of the tangent dimension)
+//     and Fit returns ErrDimension.
 //   - TD is not symmetric: TD(i,j) uses the tangent space at x_i. The
 //     paper leaves open how MDS treats that; TDPM uses the symmetric
 //     (TD + TDᵀ)/2, the nearest symmetric matrix in the Frobenius norm.
@@ -63,7 +64,7 @@ import (
 // tangent spaces, Y·[P_s … P_e] (n²·D·t flam in all). When K < D the Gram
 // path is cheaper: with the local PCA's coefficients A_i = Σ⁻¹Vᵀ (t×K,
 // P_i = C_iᵀVΣ⁻¹), P_iᵀx_j = A_i·(x_l·x_j)_{l∈N(i)}, so one Gram matrix XXᵀ
-// (n²D/2) and n²·t·K flam give every TD (tangentDistancesGramFlam); it
+// (n²D/2) and n²·t·K flam give every TD (tangent.DistancesGramFlam); it
 // holds a second N×N matrix while the distances are formed, and is used
 // only when Options.MaxBytes leaves room for it.
 //
@@ -143,7 +144,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 				return fitPlan{}, err
 			}
 			t := s.TangentDim
-			est := 8*(int64(n)*int64(n)+int64(n)*int64(d)*int64(t+2)+int64(n)*int64(s.K+t+s.Dim)*2+int64(n)*int64(tdpmBlock(t))*int64(t)) + graphBytes(s.Neighbors, in, s.K)
+			est := 8*(int64(n)*int64(n)+int64(n)*int64(d)*int64(t+2)+int64(n)*int64(s.K+t+s.Dim)*2+int64(n)*int64(tangent.Block(t))*int64(t)) + graphBytes(s.Neighbors, in, s.K)
 			return fitPlan{dim: s.Dim, bytes: est, what: fmt.Sprintf("TDPM on %d points (one %d×%d matrix of tangent distances)", n, n, n), cheaper: "fewer points"}, nil
 		},
 		stages: func(r *run, in samples) (*TDPMModel, error) {
@@ -170,16 +171,16 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 			if gramPath {
 				coef = newGeneral(n, t*s.K)
 			}
-			err = r.stage("tangents", tangentSpacesFlam(n, d, s.K, t), func(ctx context.Context, st *stageCtx) error {
+			err = r.stage("tangents", tangent.SpacesFlam(n, d, s.K, t), func(ctx context.Context, st *stageCtx) error {
 				st.detail = fmt.Sprintf("local PCA of %d neighbours, %d directions", s.K, t)
 				var err error
-				m.tangent, err = tangentSpaces(ctx, st, m.train, nb, t, coef)
+				m.tangent, err = tangent.Spaces(ctx, m.train, nb, t, coef, st.progress)
 				return err
 			})
 			if err != nil {
 				return nil, err
 			}
-			m.anchor = tangentAnchors(m.train, m.tangent, t)
+			m.anchor = tangent.Anchors(m.train, m.tangent, t)
 			td := newGeneral(n, n)
 			if gramPath {
 				m.p.Distances = "gram"
@@ -188,15 +189,15 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 					return gramUpper(ctx, m.train, gm)
 				})
 				if err == nil {
-					err = r.stage("tangent-distances", tangentDistancesGramFlam(n, s.K, t), func(ctx context.Context, st *stageCtx) error {
+					err = r.stage("tangent-distances", tangent.DistancesGramFlam(n, s.K, t), func(ctx context.Context, st *stageCtx) error {
 						st.detail = "rows of A_i·(XXᵀ)[N(i), :]"
-						return tangentDistancesGram(ctx, st, td, gm, nb, coef, t)
+						return tangent.DistancesGram(ctx, td, gm, nb, coef, t, st.progress)
 					})
 				}
 			} else {
-				err = r.stage("tangent-distances", tangentDistancesFlam(n, d, t), func(ctx context.Context, st *stageCtx) error {
-					st.detail = fmt.Sprintf("blocks of %d tangent spaces: X·[P_i …]", tdpmBlock(t))
-					return tangentDistances(ctx, st, td, m.train, m.train, m.tangent, m.anchor, t)
+				err = r.stage("tangent-distances", tangent.DistancesFlam(n, d, t), func(ctx context.Context, st *stageCtx) error {
+					st.detail = fmt.Sprintf("blocks of %d tangent spaces: X·[P_i …]", tangent.Block(t))
+					return tangent.Distances(ctx, td, m.train, m.train, m.tangent, m.anchor, t, st.progress)
 				})
 			}
 			if err != nil {
@@ -213,7 +214,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 				return nil, err
 			}
 			// Rounding leaves tangent distances of about √ε·‖x‖ where they are 0.
-			if scale := maxRowNorm(m.train); math.Sqrt(largest) <= 1e-6*scale {
+			if scale := tangent.Radius(m.train); math.Sqrt(largest) <= 1e-6*scale {
 				return nil, fmt.Errorf("%s: %w: every tangent distance is 0 to rounding (largest %.3g, data radius %.3g): the points lie in their %d-dimensional tangent spaces (a flat manifold); use a smaller tangent dimension, PCA or MDS",
 					method, ErrDimension, math.Sqrt(largest), scale, t)
 			}
@@ -229,192 +230,6 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 			return m, nil
 		},
 	}.fit(ctx, x)
-}
-
-// tdpmBlock is the number of tangent spaces whose projections are formed
-// by one matrix product: about 512 columns.
-func tdpmBlock(t int) int { return max(1, 512/t) }
-
-// tangentSpaces returns the D×(q·t) matrix whose columns i·t … i·t+t−1
-// are the t leading left singular vectors of the centred neighbours of
-// point i (the rows nb.Row(i) of x; q = nb.Len()). The singular vectors
-// come from the smaller of the D×D covariance and the k×k Gram matrix of
-// the centred neighbours, in pure Go (too small for a cgo call to pay); a
-// direction whose singular value is 0 to working accuracy (fewer than t+1
-// distinct neighbours) is left 0, so the tangent space there has fewer
-// dimensions. With coef (q×(t·k), used when k < D) it also writes, row i,
-// the t×k matrix A_i = Σ⁻¹Vᵀ with P_i = CᵀVΣ⁻¹ (C the centred neighbours):
-// P_iᵀx = A_i·(x_l·x)_{l ∈ neighbours}, since the columns of V are
-// orthogonal to e. Work goes in chunks of 1024 points, ctx and progress
-// between chunks.
-func tangentSpaces(ctx context.Context, st *stageCtx, x blas64.General, nb *neighbors.Result, t int, coef blas64.General) (blas64.General, error) {
-	q, d := nb.Len(), x.Cols
-	p := newGeneral(d, q*t)
-	kmax := 0
-	for i := 0; i < q; i++ {
-		kmax = max(kmax, nb.Ptr[i+1]-nb.Ptr[i])
-	}
-	const chunk = 1024
-	for c0 := 0; c0 < q; c0 += chunk {
-		c1 := min(q, c0+chunk)
-		err := backend.ParallelForCtx(ctx, c1-c0, 16, func(lo, hi int) {
-			cbuf := make([]float64, kmax*d)
-			sbuf := make([]float64, min(kmax, d)*min(kmax, d))
-			w := make([]float64, min(kmax, d))
-			mean := make([]float64, d)
-			for i := c0 + lo; i < c0+hi; i++ {
-				ind, _ := nb.Row(i)
-				var a []float64
-				if coef.Rows > 0 {
-					a = coef.Data[i*coef.Stride : i*coef.Stride+coef.Cols]
-				}
-				localTangent(p, i*t, t, x, ind, a, cbuf, sbuf, w, mean)
-			}
-		})
-		if err != nil {
-			return blas64.General{}, err
-		}
-		if st != nil {
-			st.progress(int64(c1), int64(q))
-		}
-	}
-	return p, nil
-}
-
-// localTangent writes the t leading left singular vectors of the rows ind
-// of x, centred on their mean, into columns col … col+t−1 of p, and, when
-// coef is not nil and k < D, A = Σ⁻¹Vᵀ (t×k, row-major) into coef; the
-// other arguments are work space.
-func localTangent(p blas64.General, col, t int, x blas64.General, ind []int, coef, cbuf, sbuf, w, mean []float64) {
-	d, k := x.Cols, len(ind)
-	clear(coef)
-	if k == 0 {
-		return
-	}
-	clear(mean)
-	for _, j := range ind {
-		for a, v := range x.Data[j*x.Stride : j*x.Stride+d] {
-			mean[a] += v
-		}
-	}
-	for a := range mean {
-		mean[a] /= float64(k)
-	}
-	c := blas64.General{Rows: k, Cols: d, Stride: d, Data: cbuf[:k*d]}
-	for r, j := range ind {
-		row := c.Data[r*d : (r+1)*d]
-		for a, v := range x.Data[j*x.Stride : j*x.Stride+d] {
-			row[a] = v - mean[a]
-		}
-	}
-	small := min(k, d)
-	sym := blas64.Symmetric{N: small, Stride: small, Uplo: blas.Upper, Data: sbuf[:small*small]}
-	if d <= k {
-		backend.Local().Syrk(blas.Trans, 1, c, 0, sym) // CᵀC, d×d: its eigenvectors are the u
-	} else {
-		backend.Local().Syrk(blas.NoTrans, 1, c, 0, sym) // CCᵀ, k×k: u = Cᵀv/σ
-	}
-	w = w[:small]
-	if err := backend.Local().Syevd(sym, w, true); err != nil {
-		return // finite input: cannot happen; the tangent space stays 0
-	}
-	top := math.Max(w[small-1], 0)
-	for c2 := 0; c2 < t && c2 < small; c2++ {
-		e := small - 1 - c2 // eigenvalues ascend
-		lam := w[e]
-		if lam <= 1e-12*top || lam <= 0 {
-			continue
-		}
-		dst := col + c2
-		if d <= k {
-			for a := 0; a < d; a++ {
-				p.Data[a*p.Stride+dst] = sym.Data[a*small+e]
-			}
-			continue
-		}
-		inv := 1 / math.Sqrt(lam)
-		if coef != nil {
-			for r := 0; r < k; r++ {
-				coef[c2*k+r] = sym.Data[r*small+e] * inv
-			}
-		}
-		for a := 0; a < d; a++ {
-			s := 0.0
-			for r := 0; r < k; r++ {
-				s += c.Data[r*d+a] * sym.Data[r*small+e]
-			}
-			p.Data[a*p.Stride+dst] = s * inv
-		}
-	}
-}
-
-// tangentDistancesGram fills the n×n dst with TD(i, j) from the n×n Gram
-// matrix g = XXᵀ of the training points and the coefficients A_i of
-// tangentSpaces: P_iᵀ(x_j − x_i) = A_i·(g[l, j] − g[l, i])_{l ∈ N(i)}, so
-// TD(i,j)² = g_ii + g_jj − 2g_ij − ‖A_i(g[N(i), j] − g[N(i), i])‖², one
-// t×k times k×n product per row (n²·t·k flam in all instead of n²·D·t).
-// Rows in parallel, ctx and progress every 256 rows.
-func tangentDistancesGram(ctx context.Context, st *stageCtx, dst, g blas64.General, nb *neighbors.Result, coef blas64.General, t int) error {
-	n := g.Rows
-	const rowsPer = 256
-	for r0 := 0; r0 < n; r0 += rowsPer {
-		r1 := min(n, r0+rowsPer)
-		err := backend.ParallelForCtx(ctx, r1-r0, 4, func(lo, hi int) {
-			const tile = 256
-			acc := make([]float64, t*tile)
-			anchor := make([]float64, t)
-			for i := r0 + lo; i < r0+hi; i++ {
-				ind, _ := nb.Row(i)
-				k := len(ind)
-				a := coef.Data[i*coef.Stride : i*coef.Stride+t*k]
-				gi := g.Data[i*g.Stride : i*g.Stride+n]
-				for c := 0; c < t; c++ {
-					s := 0.0
-					for l, j := range ind {
-						s += a[c*k+l] * g.Data[j*g.Stride+i]
-					}
-					anchor[c] = s
-				}
-				out := dst.Data[i*dst.Stride : i*dst.Stride+n]
-				for j0 := 0; j0 < n; j0 += tile {
-					j1 := min(n, j0+tile)
-					w := j1 - j0
-					for c := 0; c < t; c++ {
-						ac := acc[c*tile : c*tile+w]
-						clear(ac)
-						for l, jl := range ind {
-							f := a[c*k+l]
-							if f == 0 {
-								continue
-							}
-							row := g.Data[jl*g.Stride+j0 : jl*g.Stride+j1]
-							for j, v := range row {
-								ac[j] += f * v
-							}
-						}
-					}
-					gii := gi[i]
-					for j := j0; j < j1; j++ {
-						pr := 0.0
-						for c := 0; c < t; c++ {
-							u := acc[c*tile+j-j0] - anchor[c]
-							pr += u * u
-						}
-						sq := gii + g.Data[j*g.Stride+j] - 2*gi[j]
-						out[j] = math.Sqrt(max(0, sq-pr))
-					}
-				}
-				out[i] = 0
-			}
-		})
-		if err != nil {
-			return err
-		}
-		if st != nil {
-			st.progress(int64(r1), int64(n))
-		}
-	}
-	return nil
 }
 
 // gramUpper sets the n×n g = XXᵀ (both triangles): the upper triangle by
@@ -445,71 +260,6 @@ func gramUpper(ctx context.Context, x, g blas64.General) error {
 	})
 }
 
-// tangentAnchors returns the n×t matrix of P_iᵀx_i.
-func tangentAnchors(x, p blas64.General, t int) blas64.General {
-	n, d := x.Rows, x.Cols
-	a := newGeneral(n, t)
-	for i := 0; i < n; i++ {
-		xi := x.Data[i*x.Stride : i*x.Stride+d]
-		for c := 0; c < t; c++ {
-			s := 0.0
-			for r, v := range xi {
-				s += v * p.Data[r*p.Stride+i*t+c]
-			}
-			a.Data[i*t+c] = s
-		}
-	}
-	return a
-}
-
-// tangentDistances fills dst (rows of the tangent spaces × points of y)
-// with TD(i, j) = ‖(I − P_iP_iᵀ)(y_j − x_i)‖ for the tangent spaces of the
-// rows of x (columns i·t… of p, anchors P_iᵀx_i), as
-// √max(0, ‖y_j − x_i‖² − ‖P_iᵀy_j − P_iᵀx_i‖²): per block of tangent spaces,
-// one distance kernel and one product Y·[P_s … P_e].
-func tangentDistances(ctx context.Context, st *stageCtx, dst, x, y, p, anchor blas64.General, t int) error {
-	n, m, d := x.Rows, y.Rows, x.Cols
-	impl := backend.Active()
-	nb := tdpmBlock(t)
-	q := newGeneral(m, min(nb, n)*t)
-	yn := backend.RowSqNorms(y)
-	xn := backend.RowSqNorms(x)
-	for s := 0; s < n; s += nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e := min(n, s+nb)
-		b := e - s
-		rows := blas64.General{Rows: b, Cols: m, Stride: dst.Stride, Data: dst.Data[s*dst.Stride:]}
-		xb := blas64.General{Rows: b, Cols: d, Stride: x.Stride, Data: x.Data[s*x.Stride:]}
-		if err := backend.SqDistCtx(ctx, impl, rows, xb, y, xn[s:e], yn); err != nil {
-			return err
-		}
-		pb := blas64.General{Rows: d, Cols: b * t, Stride: p.Stride, Data: p.Data[s*t:]}
-		qb := blas64.General{Rows: m, Cols: b * t, Stride: q.Stride, Data: q.Data}
-		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, y, pb, 0, qb)
-		backend.ParallelFor(b, 4, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				row := rows.Data[i*rows.Stride : i*rows.Stride+m]
-				an := anchor.Data[(s+i)*anchor.Stride : (s+i)*anchor.Stride+t]
-				for j := range row {
-					qj := qb.Data[j*qb.Stride+i*t : j*qb.Stride+i*t+t]
-					pr := 0.0
-					for c, v := range qj {
-						u := v - an[c]
-						pr += u * u
-					}
-					row[j] = math.Sqrt(max(0, row[j]-pr))
-				}
-			}
-		})
-		if st != nil {
-			st.progress(int64(e), int64(n))
-		}
-	}
-	return nil
-}
-
 // symmetrizeSquare replaces the square td by ((td + tdᵀ)/2)∘2 and returns
 // its largest entry.
 func symmetrizeSquare(ctx context.Context, td blas64.General) (float64, error) {
@@ -537,15 +287,6 @@ func symmetrizeSquare(ctx context.Context, td blas64.General) (float64, error) {
 	return m, err
 }
 
-// maxRowNorm is the largest Euclidean norm of a row of x.
-func maxRowNorm(x blas64.General) float64 {
-	m := 0.0
-	for _, v := range backend.RowSqNorms(x) {
-		m = max(m, v)
-	}
-	return math.Sqrt(m)
-}
-
 // Eigenvalues returns the Dim eigenvalues of B used, descending.
 func (m *TDPMModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
 
@@ -555,7 +296,7 @@ func (m *TDPMModel) Eigenvalues() []float64 { return append([]float64(nil), m.ei
 func (m *TDPMModel) TangentDistances(ctx context.Context) (*mat.Dense, error) {
 	n := m.train.Rows
 	td := newGeneral(n, n)
-	if err := tangentDistances(ctx, nil, td, m.train, m.train, m.tangent, m.anchor, m.p.TangentDim); err != nil {
+	if err := tangent.Distances(ctx, td, m.train, m.train, m.tangent, m.anchor, m.p.TangentDim, nil); err != nil {
 		return nil, err
 	}
 	return toDense(td), nil
@@ -597,17 +338,17 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 			return nil, fmt.Errorf("tdpm transform: %w", err)
 		}
 		own := dropSelf(nb, m.p.K)
-		pq, err := tangentSpaces(ctx, nil, m.train, own, m.p.TangentDim, blas64.General{})
+		pq, err := tangent.Spaces(ctx, m.train, own, m.p.TangentDim, blas64.General{}, nil)
 		if err != nil {
 			return nil, err
 		}
-		aq := tangentAnchors(q, pq, m.p.TangentDim)
+		aq := tangent.Anchors(q, pq, m.p.TangentDim)
 		fromNew := newGeneral(q.Rows, n) // TD(x, j), tangent space at x
-		if err := tangentDistances(ctx, nil, fromNew, q, m.train, pq, aq, m.p.TangentDim); err != nil {
+		if err := tangent.Distances(ctx, fromNew, q, m.train, pq, aq, m.p.TangentDim, nil); err != nil {
 			return nil, err
 		}
 		toNew := newGeneral(n, q.Rows) // TD(j, x), tangent space at x_j
-		if err := tangentDistances(ctx, nil, toNew, m.train, q, m.tangent, m.anchor, m.p.TangentDim); err != nil {
+		if err := tangent.Distances(ctx, toNew, m.train, q, m.tangent, m.anchor, m.p.TangentDim, nil); err != nil {
 			return nil, err
 		}
 		for i := 0; i < q.Rows; i++ {
@@ -659,31 +400,4 @@ func (m *TDPMModel) fields(c *codec) {
 	c.matrix("tangent", &m.tangent, feat, n*m.p.TangentDim)
 	c.matrix("anchor", &m.anchor, n, m.p.TangentDim)
 	c.check(m.p.K < n, "k = %d for %d training points", m.p.K, n)
-}
-
-// tangentSpacesFlam is the local PCA of TDPM (Zhao & Jiang, TDPM
-// §2.1) at n points of d features from k neighbours each,
-// keeping t directions: per point the k×k Gram matrix of the centred
-// neighbours (d·k²/2), its full eigendecomposition (flam.Syevd(k)) and the map
-// back to t left singular vectors (d·k·t).
-func tangentSpacesFlam(n, d, k, t int) float64 {
-	fd, fk := float64(d), float64(k)
-	return float64(n) * (fd*fk*(fk+1)/2 + flam.Syevd(k, true) + fd*fk*float64(t))
-}
-
-// tangentDistancesGramFlam is TDPM's n×n matrix of tangent distances from the
-// Gram matrix G = XXᵀ (counted apart, Syrk): P_iᵀx_j = A_i·G[N(i), j] with
-// A_i the t×k coefficients of the local PCA, n·t·k per row, n²·t·k in all
-// (less than TangentDistances' n²·d·t when k < d).
-func tangentDistancesGramFlam(n, k, t int) float64 {
-	fn := float64(n)
-	return fn * fn * float64(t*k)
-}
-
-// tangentDistancesFlam is TDPM's n×n matrix of tangent distances (eq. 5) as
-// products: the squared Euclidean distances (SqDist, symmetric) and, per
-// point i, the projections P_iᵀx_j of all n points on its t-dimensional
-// tangent space (n·d·t each): n²·d·t.
-func tangentDistancesFlam(n, d, t int) float64 {
-	return flam.SqDist(n, n, d, true) + float64(n)*float64(n)*float64(d)*float64(t)
 }

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/engine/internal/tangent"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 )
 
@@ -197,16 +198,16 @@ func TestTDPMPlane(t *testing.T) {
 	m := mustFit(t, context.Background(), TDPM{Dim: 1, TangentDim: 1, K: 10}.Fit, x)
 	p2 := TDPMModel{base: newBase(methodTDPM, tdpmParams{TangentDim: 2}), train: m.train}
 	nb, _ := knnForTest(m.train, 10)
-	p2.tangent, err = tangentSpaces(context.Background(), nil, m.train, nb, 2, blas64.General{})
+	p2.tangent, err = tangent.Spaces(context.Background(), m.train, nb, 2, blas64.General{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2.anchor = tangentAnchors(m.train, p2.tangent, 2)
+	p2.anchor = tangent.Anchors(m.train, p2.tangent, 2)
 	td, err := p2.TangentDistances(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	radius := maxRowNorm(m.train)
+	radius := tangent.Radius(m.train)
 	if top := mat.Max(td); top > 1e-7*radius {
 		t.Errorf("largest TD %g for points on the tangent planes (data radius %g)", top, radius)
 	}
