@@ -18,8 +18,6 @@ func TestMethodFlamCounts(t *testing.T) {
 		// eq. (8) is eq. (12)'s competitor: the SVD plus 2m³ plus Lanczos.
 		{"lgeFlam = SVD + 2m³ + Lanczos", lgeFlam(50, 80, 3, 20),
 			flam.SVD(50, 80) + 2*50*50*50 + flam.Lanczos(50, 3, 20)},
-		// k = 3 points of 2 entries: 6 products of 2, 9 for the centring.
-		{"localPCAFlam k=3", localPCAFlam(3, 2, 1), 12 + 9 + flam.Syevr(3, 1)},
 		{"ltsaAlignmentFlam", ltsaAlignmentFlam(5, 3, 2), 5 * 9 * 3},
 		// n=4, d=2: Syrk 2·3/2·4 = 12, n²d/2 = 16, d²n = 16, d³ = 8.
 		{"oipFormFlam 4×2", oipFormFlam(4, 2), 12 + 16 + 16 + 8},

@@ -8,13 +8,13 @@ import (
 	"io"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/bottom"
+	"github.com/manifoldlab/manifold/engine/internal/tangent"
 	"github.com/manifoldlab/manifold/engine/neighbors"
 	"github.com/manifoldlab/manifold/lobpcg"
 	"github.com/manifoldlab/manifold/sparse"
@@ -186,7 +186,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 			}
 			k := s.K
 			var b *sparse.CSR
-			localCost := float64(n)*localPCAFlam(k, max(1, in.nnz()/n), s.Dim) + ltsaAlignmentFlam(n, k, s.Dim)
+			localCost := float64(n)*tangent.LocalPCAFlam(k, max(1, in.nnz()/n), s.Dim) + ltsaAlignmentFlam(n, k, s.Dim)
 			err = r.stage("tangents", localCost, func(ctx context.Context, st *stageCtx) error {
 				st.detail = fmt.Sprintf("%d local PCAs of %d neighbours", n, k)
 				blocks := make([]float64, n*k*k)
@@ -198,10 +198,10 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 					st.progress(int64(b0), int64(n))
 					b1 := min(n, b0+batch)
 					err := backend.ParallelForCtx(ctx, b1-b0, 128, func(lo, hi int) {
-						ws := newLocalPCA(k, s.Dim)
+						ws := tangent.NewLocalPCA(k, s.Dim)
 						for i := b0 + lo; i < b0+hi; i++ {
 							js, _ := nb.Row(i)
-							if err := ws.fit(in, js, false); err != nil {
+							if err := ws.Fit(in.dotFrom, in.dense, js, false); err != nil {
 								fitErr.set(err)
 								return
 							}
@@ -211,7 +211,7 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 								for c := 0; c < k; c++ {
 									v := -1 / float64(k)
 									for t := 0; t < s.Dim; t++ {
-										v -= ws.q[a*s.Dim+t] * ws.q[c*s.Dim+t]
+										v -= ws.Q[a*s.Dim+t] * ws.Q[c*s.Dim+t]
 									}
 									if a == c {
 										v++
@@ -268,161 +268,6 @@ func (s LTSA) Fit(ctx context.Context, x mat.Matrix) (*LTSAModel, error) {
 	}.fit(ctx, x)
 }
 
-// localPCA is the workspace of one local tangent space: the centred Gram
-// matrix of a neighbourhood and its top eigenvectors.
-type localPCA struct {
-	k, dim int
-	gram   []float64 // k×k raw inner products x_a·x_b
-	rmean  []float64 // row means of gram
-	c      []float64 // k×k centred Gram matrix (destroyed by the solver)
-	w      []float64 // the dim leading eigenvalues, descending
-	q      []float64 // k×dim eigenvectors (the left singular vectors)
-	allW   []float64 // all k eigenvalues
-	allV   []float64 // k×k eigenvectors
-	order  []int
-	// The covariance path (fitCov): centred neighbours k×D, the D×D
-	// covariance (then its eigenvectors) and its eigenvalues.
-	xc, cov, covW, covMean []float64
-}
-
-func newLocalPCA(k, dim int) *localPCA {
-	return &localPCA{k: k, dim: dim, gram: make([]float64, k*k), rmean: make([]float64, k), c: make([]float64, k*k),
-		w: make([]float64, dim), q: make([]float64, k*dim), allW: make([]float64, k), allV: make([]float64, k*k),
-		order: make([]int, k)}
-}
-
-// fit computes the local PCA of the rows js of in: the centred Gram matrix
-// C = H·G·H (H the centring matrix) and its dim leading eigenvectors (the
-// leading left singular vectors of the centred neighbourhood), descending,
-// by the backend's symmetric eigensolver (pure Go at these sizes in every
-// build: the dispatch thresholds keep k×k problems out of cgo). With means
-// it also leaves the Gram matrix's row means in rmean (Transform reads
-// them); without, dense rows of fewer features than neighbours go
-// straight to fitCov and the Gram matrix is formed only if fitCov declines
-// (a degenerate neighbourhood).
-func (l *localPCA) fit(in samples, js []int, means bool) error {
-	k := l.k
-	if !means && in.csr == nil && in.dense.Cols < k {
-		if ok, err := l.fitCov(in.dense, js); ok || err != nil {
-			return err
-		}
-	}
-	for a, ja := range js {
-		for c := a; c < k; c++ {
-			v := in.dotFrom(ja, js[c], js[0]) // H·G·H is the same from any origin
-			l.gram[a*k+c], l.gram[c*k+a] = v, v
-		}
-	}
-	all := 0.0
-	for a := 0; a < k; a++ {
-		s := 0.0
-		for c := 0; c < k; c++ {
-			s += l.gram[a*k+c]
-		}
-		l.rmean[a] = s / float64(k)
-		all += s
-	}
-	all /= float64(k * k)
-	if means && in.csr == nil && in.dense.Cols < k {
-		if ok, err := l.fitCov(in.dense, js); ok || err != nil {
-			return err
-		}
-	}
-	for a := 0; a < k; a++ {
-		for c := 0; c < k; c++ {
-			l.c[a*k+c] = l.gram[a*k+c] - l.rmean[a] - l.rmean[c] + all
-		}
-	}
-	copy(l.allV, l.c)
-	if err := backend.Active().Syevd(blas64.Symmetric{N: k, Stride: k, Data: l.allV, Uplo: blas.Upper}, l.allW, true); err != nil {
-		if isCtxErr(err) {
-			return err
-		}
-		return fmt.Errorf("%w: local PCA of a neighbourhood: %w", ErrNumerical, err)
-	}
-	// The dim largest, descending (ties by index, for determinism).
-	for i := range l.order {
-		l.order[i] = i
-	}
-	for i := 1; i < k; i++ {
-		for j := i; j > 0 && l.allW[l.order[j]] > l.allW[l.order[j-1]]; j-- {
-			l.order[j], l.order[j-1] = l.order[j-1], l.order[j]
-		}
-	}
-	for t := 0; t < l.dim; t++ {
-		src := l.order[t]
-		l.w[t] = l.allW[src]
-		for a := 0; a < k; a++ {
-			l.q[a*l.dim+t] = l.allV[a*k+src]
-		}
-	}
-	return nil
-}
-
-// fitCov is fit's eigenproblem for dense rows with fewer features D than
-// neighbours:
-// the D×D covariance C = X_cᵀ·X_c of the centred neighbourhood has the
-// nonzero eigenvalues of the centred Gram matrix, and Q = X_c·V·Λ^{-1/2}
-// its leading eigenvectors (the left singular vectors; Golub & Van Loan,
-// "Matrix Computations", 4th ed., §8.6.1): a D×D eigenproblem instead of a
-// k×k one (3×3 against 10×10 for a swiss roll). It returns false, leaving
-// the Gram path to decide, when the dim-th eigenvalue is not clearly
-// positive (a degenerate neighbourhood, whose tangent basis the Gram path
-// picks).
-func (l *localPCA) fitCov(x blas64.General, js []int) (bool, error) {
-	k, d := l.k, x.Cols
-	if cap(l.xc) < k*d {
-		l.xc = make([]float64, k*d)
-		l.cov = make([]float64, d*d)
-		l.covW = make([]float64, d)
-		l.covMean = make([]float64, d)
-	}
-	xc, cov, cw, mean := l.xc[:k*d], l.cov[:d*d], l.covW[:d], l.covMean[:d]
-	clear(cov)
-	clear(mean)
-	for a, j := range js {
-		row := x.Data[j*x.Stride : j*x.Stride+d]
-		copy(xc[a*d:(a+1)*d], row)
-		for c, v := range row {
-			mean[c] += v
-		}
-	}
-	for c := range mean {
-		mean[c] /= float64(k)
-	}
-	for a := 0; a < k; a++ {
-		r := xc[a*d : (a+1)*d]
-		for c := range r {
-			r[c] -= mean[c]
-		}
-		for c, v := range r {
-			for e := c; e < d; e++ {
-				cov[c*d+e] += v * r[e]
-			}
-		}
-	}
-	if err := backend.Active().Syevd(blas64.Symmetric{N: d, Stride: d, Data: cov, Uplo: blas.Upper}, cw, true); err != nil {
-		return false, fmt.Errorf("%w: local PCA of a neighbourhood: %w", ErrNumerical, err)
-	}
-	// Ascending from Syevd: the dim largest are the last ones.
-	if d < l.dim || !(cw[d-l.dim] > 1e-8*cw[d-1]) {
-		return false, nil
-	}
-	for t := 0; t < l.dim; t++ {
-		src := d - 1 - t
-		l.w[t] = cw[src]
-		s := 1 / math.Sqrt(cw[src])
-		for a := 0; a < k; a++ {
-			v := 0.0
-			for c, e := range xc[a*d : (a+1)*d] {
-				v += e * cov[c*d+src]
-			}
-			l.q[a*l.dim+t] = v * s
-		}
-	}
-	return true, nil
-}
-
 // Eigenvalues returns the Dim eigenvalues of the alignment matrix B that
 // belong to the embedding (the bottom one, 0, dropped), ascending.
 func (m *LTSAModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
@@ -452,7 +297,7 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 	y := newGeneral(nq, dim)
 	var fitErr firstError
 	err = backend.ParallelForCtx(ctx, nq, 64, func(lo, hi int) {
-		ws := newLocalPCA(k, dim)
+		ws := tangent.NewLocalPCA(k, dim)
 		p := make([]float64, k)
 		g := make([]float64, k)
 		coef := make([]float64, k)
@@ -462,7 +307,7 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 			if exactMatch(row, js, ds, m.embedding) {
 				continue
 			}
-			if err := ws.fit(m.train, js, true); err != nil {
+			if err := ws.Fit(m.train.dotFrom, m.train.dense, js, true); err != nil {
 				fitErr.set(err)
 				return
 			}
@@ -471,27 +316,27 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 			for a, j := range js {
 				p[a] = crossDotFrom(m.train, q, j, i, js[0]) // the origin of ws's Gram
 				pm += p[a]
-				all += ws.rmean[a]
+				all += ws.RowMeans[a]
 			}
 			pm /= float64(k)
 			all /= float64(k)
 			for a := range js {
-				g[a] = p[a] - pm - ws.rmean[a] + all
+				g[a] = p[a] - pm - ws.RowMeans[a] + all
 			}
 			// coef = V·Σ⁻²·Vᵀ·g, skipping null directions.
 			clear(coef)
-			tol := 1e-12 * math.Max(ws.w[0], 0)
+			tol := 1e-12 * math.Max(ws.W[0], 0)
 			for t := 0; t < dim; t++ {
-				if ws.w[t] <= tol {
+				if ws.W[t] <= tol {
 					continue
 				}
 				s := 0.0
 				for a := 0; a < k; a++ {
-					s += ws.q[a*dim+t] * g[a]
+					s += ws.Q[a*dim+t] * g[a]
 				}
-				s /= ws.w[t]
+				s /= ws.W[t]
 				for a := 0; a < k; a++ {
-					coef[a] += ws.q[a*dim+t] * s
+					coef[a] += ws.Q[a*dim+t] * s
 				}
 			}
 			// y = mean(T) + Σ_a coef_a·(T_a − mean(T)); Σ coef_a = 0
@@ -528,16 +373,6 @@ func (m *LTSAModel) fields(c *codec) {
 	if !m.train.isSparse() {
 		c.lists(&m.near, m.train.dense, n)
 	}
-}
-
-// localPCAFlam is the tangent space of one neighbourhood of k points whose rows
-// hold nnzRow stored entries (D for dense rows): the k(k+1)/2 inner
-// products of the k×k Gram matrix, its double centring (k²) and its t
-// leading eigenvectors by index range (flam.Syevr(k, t)). LTSA and its
-// out-of-sample map pay it once per point.
-func localPCAFlam(k, nnzRow, t int) float64 {
-	fk := float64(k)
-	return fk*(fk+1)/2*float64(nnzRow) + fk*fk + flam.Syevr(k, t)
 }
 
 // ltsaAlignmentFlam is n·k²·(t + 1): the blocks I − G_i·G_iᵀ of the alignment

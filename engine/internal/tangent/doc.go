@@ -5,7 +5,9 @@
 //
 // The tangent space at a point is the span of the t leading left singular
 // vectors of its k nearest neighbours centred on their mean (local PCA, as
-// in LTSA: Zhang & Zha, SIAM J. Sci. Comput. 26(1), 2004): Spaces. The
+// in LTSA: Zhang & Zha, SIAM J. Sci. Comput. 26(1), 2004): Spaces for
+// every point at once, LocalPCA for one neighbourhood at a time in the
+// neighbourhood's own coordinates (LTSA's fit and Transform). The
 // tangent distance from y to the tangent space at x_i, with P_i its D×t
 // orthonormal basis, is TD(i, y) = min_α ‖x_i + P_iα − y‖ =
 // ‖(I − P_iP_iᵀ)(y − x_i)‖. It is not symmetric in its two points.

@@ -17,6 +17,8 @@ func TestFlamCounts(t *testing.T) {
 		// SqDist(3,3,2,self) = 3·4/2·2 + 9 = 21, plus 9·2·1.
 		{"DistancesFlam", DistancesFlam(3, 2, 1), 21 + 18},
 		{"DistancesGramFlam", DistancesGramFlam(3, 4, 2), 9 * 8},
+		// k = 3 points of 2 entries: 6 products of 2, 9 for the centring.
+		{"LocalPCAFlam k=3", LocalPCAFlam(3, 2, 1), 12 + 9 + flam.Syevr(3, 1)},
 	}
 	for _, c := range cases {
 		if d := c.got - c.want; d > 1e-9 || d < -1e-9 {
