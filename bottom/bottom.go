@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/internal/tall"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -141,7 +142,7 @@ func Gershgorin(b *sparse.CSR) float64 {
 func orthonormalize(q, x blas64.General) blas64.General {
 	for pass := 0; pass < 2; pass++ {
 		if x.Cols > 0 && q.Cols > 0 {
-			c := newGeneral(x.Cols, q.Cols)
+			c := dense.New(x.Cols, q.Cols)
 			tall.TN(x, q, c)
 			tall.NN(-1, x, c, 1, q)
 		}
@@ -152,12 +153,12 @@ func orthonormalize(q, x blas64.General) blas64.General {
 		// ratio of the eigenvalues of S (1e14 for a null vector against
 		// a wanted one), which would hide them from the relative cut.
 		tall.UnitColumns(q)
-		g := newGeneral(q.Cols, q.Cols)
+		g := dense.New(q.Cols, q.Cols)
 		tall.TN(q, q, g)
-		symmetrize(g)
+		dense.Symmetrize(g)
 		var es mat.EigenSym
 		if !es.Factorize(mat.NewSymDense(q.Cols, g.Data), true) {
-			return newGeneral(q.Rows, 0)
+			return dense.New(q.Rows, 0)
 		}
 		w := es.Values(nil)
 		var v mat.Dense
@@ -169,7 +170,7 @@ func orthonormalize(q, x blas64.General) blas64.General {
 				keep++
 			}
 		}
-		t := newGeneral(q.Cols, keep)
+		t := dense.New(q.Cols, keep)
 		c := 0
 		for j := len(w) - 1; j >= 0 && c < keep; j-- {
 			s := 1 / math.Sqrt(w[j])
@@ -178,7 +179,7 @@ func orthonormalize(q, x blas64.General) blas64.General {
 			}
 			c++
 		}
-		out := newGeneral(q.Rows, keep)
+		out := dense.New(q.Rows, keep)
 		tall.NN(1, q, t, 0, out)
 		q = out
 	}
@@ -196,18 +197,18 @@ func rayleighRitz(b *sparse.CSR, q blas64.General) ([]float64, blas64.General, [
 // mul writes (dst = B·src).
 func rayleighRitzOf(mul func(dst, src blas64.General), q blas64.General) ([]float64, blas64.General, []float64, error) {
 	n, p := q.Rows, q.Cols
-	bq := newGeneral(n, p)
+	bq := dense.New(n, p)
 	mul(bq, q)
-	h := newGeneral(p, p)
+	h := dense.New(p, p)
 	tall.TN(q, bq, h)
-	symmetrize(h)
+	dense.Symmetrize(h)
 	w, z, err := backend.EigBottomCtx(context.Background(), backend.Local(), blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: h.Data}, p)
 	if err != nil {
 		return nil, blas64.General{}, nil, err
 	}
-	c := newGeneral(n, p)
+	c := dense.New(n, p)
 	tall.NN(1, q, z, 0, c)
-	bc := newGeneral(n, p)
+	bc := dense.New(n, p)
 	tall.NN(1, bq, z, 0, bc)
 	res := make([]float64, p)
 	for i := 0; i < n; i++ {
@@ -230,34 +231,4 @@ func column(g blas64.General, j int) []float64 {
 		out[i] = g.Data[i*g.Stride+j]
 	}
 	return out
-}
-
-func newGeneral(r, c int) blas64.General {
-	return blas64.General{Rows: r, Cols: c, Stride: max(1, c), Data: make([]float64, r*c)}
-}
-
-// copyGeneral returns a compact copy of g.
-func copyGeneral(g blas64.General) blas64.General {
-	c := newGeneral(g.Rows, g.Cols)
-	for i := 0; i < g.Rows; i++ {
-		copy(c.Data[i*c.Stride:i*c.Stride+g.Cols], g.Data[i*g.Stride:i*g.Stride+g.Cols])
-	}
-	return c
-}
-
-// copyRowsTo copies src's rows into dst (the same shape).
-func copyRowsTo(dst, src blas64.General) {
-	for i := 0; i < src.Rows; i++ {
-		copy(dst.Data[i*dst.Stride:i*dst.Stride+src.Cols], src.Data[i*src.Stride:i*src.Stride+src.Cols])
-	}
-}
-
-// symmetrize sets the square a to (a + aᵀ)/2.
-func symmetrize(a blas64.General) {
-	for i := 0; i < a.Rows; i++ {
-		for j := i + 1; j < a.Cols; j++ {
-			v := 0.5 * (a.Data[i*a.Stride+j] + a.Data[j*a.Stride+i])
-			a.Data[i*a.Stride+j], a.Data[j*a.Stride+i] = v, v
-		}
-	}
 }

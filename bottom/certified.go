@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/internal/tall"
 	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
@@ -61,7 +62,7 @@ func (c *certifier) lock(v []float64, val float64) {
 // project sets the n×b y to (I − X·Xᵀ)·y for the locked X.
 func (c *certifier) project(y blas64.General) {
 	x := c.locked()
-	t := newGeneral(x.Cols, y.Cols)
+	t := dense.New(x.Cols, y.Cols)
 	tall.TN(x, y, t)
 	tall.NN(-1, x, t, 1, y)
 }
@@ -69,12 +70,12 @@ func (c *certifier) project(y blas64.General) {
 // applyS sets dst = P·S·P·src (n×b) with P the projector off the locked
 // vectors.
 func (c *certifier) applyS(dst, src blas64.General) {
-	tmp := newGeneral(src.Rows, src.Cols)
-	copyRowsTo(tmp, src)
+	tmp := dense.New(src.Rows, src.Cols)
+	dense.CopyRows(tmp, src)
 	c.project(tmp)
 	c.fac.SolveBlockTo(tmp, tmp)
 	c.project(tmp)
-	copyRowsTo(dst, tmp)
+	dense.CopyRows(dst, tmp)
 	c.solve += src.Cols
 }
 
@@ -93,7 +94,7 @@ func (c *certifier) round(ctx context.Context, want, bs int, seed uint64) (int, 
 	if kk < 1 || free <= 8 {
 		// Few directions left: Rayleigh–Ritz on all of them.
 		rng := rand.New(rand.NewPCG(seed, uint64(len(c.vals))))
-		q := newGeneral(c.n, free)
+		q := dense.New(c.n, free)
 		for i := range q.Data {
 			q.Data[i] = rng.NormFloat64()
 		}
@@ -108,7 +109,7 @@ func (c *certifier) round(ctx context.Context, want, bs int, seed uint64) (int, 
 	}
 	// A start vector orthogonal to the locked ones (random otherwise).
 	rng := rand.New(rand.NewPCG(seed, uint64(len(c.vals))))
-	start := newGeneral(c.n, 1)
+	start := dense.New(c.n, 1)
 	for i := range start.Data {
 		start.Data[i] = rng.NormFloat64()
 	}
@@ -296,7 +297,7 @@ func (c *certifier) refine(ctx context.Context, dim int, thr float64) (ref refin
 	}
 	sort.SliceStable(nullIdx, func(a, b int) bool { return c.vals[nullIdx[a]] < c.vals[nullIdx[b]] })
 	pick := func(idx []int) blas64.General {
-		g := newGeneral(n, len(idx))
+		g := dense.New(n, len(idx))
 		for i := 0; i < n; i++ {
 			for j, k := range idx {
 				g.Data[i*len(idx)+j] = c.x[i*c.xcap+k]
@@ -325,7 +326,7 @@ func (c *certifier) refine(ctx context.Context, dim int, thr float64) (ref refin
 		}
 		ref.flam += float64(y.Cols) * (2*float64(c.an.NNZ()) + float64(b.NNZ()) + 4*float64(n*y.Cols))
 	}
-	out := &Result{Values: make([]float64, dim), Vectors: newGeneral(n, dim), Certified: true}
+	out := &Result{Values: make([]float64, dim), Vectors: dense.New(n, dim), Certified: true}
 	for j := 0; j < dim; j++ {
 		src, col := y, j-len(nullIdx)
 		if j < len(nullIdx) {

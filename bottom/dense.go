@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -56,7 +57,7 @@ func DenseOf(ctx context.Context, sym blas64.Symmetric, norm float64, mul func(d
 	for m < kk && vals[m]-vals[dim] <= max(thr, 1e-12*norm) {
 		m++
 	}
-	cp := copyGeneral(blas64.General{Rows: n, Cols: m, Stride: vecs.Stride, Data: vecs.Data})
+	cp := dense.Copy(blas64.General{Rows: n, Cols: m, Stride: vecs.Stride, Data: vecs.Data})
 	q := orthonormalize(cp, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: u})
 	if q.Cols < dim {
 		return nil, fmt.Errorf("the bottom eigenvectors span only %d directions off the null vector (want %d)", q.Cols, dim)
@@ -66,7 +67,7 @@ func DenseOf(ctx context.Context, sym blas64.Symmetric, norm float64, mul func(d
 		return nil, err
 	}
 	out.Values = w[:dim]
-	out.Vectors = copyGeneral(blas64.General{Rows: n, Cols: dim, Stride: v.Stride, Data: v.Data})
+	out.Vectors = dense.Copy(blas64.General{Rows: n, Cols: dim, Stride: v.Stride, Data: v.Data})
 	return out, nil
 }
 
@@ -94,7 +95,7 @@ func Generalized(ctx context.Context, a, b blas64.General, dim int) (*Result, er
 	if err := backend.RightSolveUpperCtx(ctx, backend.Active(), a, r); err != nil {
 		return nil, err
 	}
-	sm := newGeneral(l, l) // S = (a·R⁻¹)ᵀ·R⁻¹ = R⁻ᵀ·a·R⁻¹
+	sm := dense.New(l, l) // S = (a·R⁻¹)ᵀ·R⁻¹ = R⁻ᵀ·a·R⁻¹
 	for i := 0; i < l; i++ {
 		for j := 0; j < l; j++ {
 			sm.Data[j*l+i] = a.Data[i*l+j]
@@ -103,7 +104,7 @@ func Generalized(ctx context.Context, a, b blas64.General, dim int) (*Result, er
 	if err := backend.RightSolveUpperCtx(ctx, backend.Active(), sm, r); err != nil {
 		return nil, err
 	}
-	symmetrize(sm)
+	dense.Symmetrize(sm)
 	norm := 0.0
 	for i := 0; i < l; i++ {
 		s := 0.0

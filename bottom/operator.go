@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -70,7 +71,7 @@ func Operator(ctx context.Context, b *sparse.CSR, u []float64, dim int, o Option
 		}
 		return nil, Info{}, fmt.Errorf("Lanczos on the matrix alone failed: %w", err)
 	}
-	out := &Result{Values: res.Values, Vectors: newGeneral(n, dim)}
+	out := &Result{Values: res.Values, Vectors: dense.New(n, dim)}
 	for k, v := range perm { // back to the rows' order
 		copy(out.Vectors.Data[v*dim:(v+1)*dim], res.Vectors.Data[k*res.Vectors.Stride:k*res.Vectors.Stride+dim])
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -199,7 +200,7 @@ func (c *codec) indexTree(t *trainingLists, train blas64.General) {
 		}
 		tr := ix.Tree()
 		child, span, perm = widen(tr.Child), widen(tr.Span), widen(tr.Perm)
-		normal = newGeneral(len(tr.Offsets), d)
+		normal = dense.New(len(tr.Offsets), d)
 		for i, v := range tr.Normals {
 			normal.Data[i] = float64(v)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/bottom"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -133,7 +134,7 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 		defer func() {
 			if err == nil {
 				cp := *out
-				cp.Vectors = newGeneral(out.Vectors.Rows, out.Vectors.Cols)
+				cp.Vectors = dense.New(out.Vectors.Rows, out.Vectors.Cols)
 				copy(cp.Vectors.Data, out.Vectors.Data)
 				testHookBottom(b, u, &cp)
 			}

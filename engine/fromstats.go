@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // PCAFromCovariance builds a PCA model from the statistics of data it never
@@ -123,7 +124,7 @@ func LDAFromStats(ctx context.Context, st LDAStats, dim int) (*LDAModel, error) 
 			sym.Data[i*d+j] = st.Scatter.At(i, j)
 		}
 	}
-	diffs := newGeneral(c, d) // m_c − m
+	diffs := dense.New(c, d) // m_c − m
 	for k := 0; k < c; k++ {
 		for i := 0; i < d; i++ {
 			diffs.Data[k*d+i] = st.ClassMeans[k][i] - st.Mean[i]
@@ -139,8 +140,8 @@ func LDAFromStats(ctx context.Context, st LDAStats, dim int) (*LDAModel, error) 
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	rk := mp.Cols
-	hb := newGeneral(rk, c) // H_bᵀ = Mᵀ·[√N_c(m_c − m)]
-	scaled := newGeneral(d, c)
+	hb := dense.New(rk, c) // H_bᵀ = Mᵀ·[√N_c(m_c − m)]
+	scaled := dense.New(d, c)
 	for k := 0; k < c; k++ {
 		sc := math.Sqrt(float64(st.Counts[k]))
 		for i := 0; i < d; i++ {
@@ -156,7 +157,7 @@ func LDAFromStats(ctx context.Context, st LDAStats, dim int) (*LDAModel, error) 
 	backend.FixSigns(w)
 	dim = w.Cols
 	f := fisher{mean: append([]float64(nil), st.Mean...), proj: w, vals: vals, classes: append([]int(nil), st.Classes...),
-		centers: newGeneral(c, dim), logPri: make([]float64, c)}
+		centers: dense.New(c, dim), logPri: make([]float64, c)}
 	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, diffs, w, 0, f.centers)
 	for k := range f.logPri {
 		f.logPri[k] = math.Log(float64(st.Counts[k]) / float64(n))
@@ -282,7 +283,7 @@ func LSIFromRange(ctx context.Context, basis mat.Matrix, proj mat.Symmetric, n, 
 	if err := checkDim(methodLSI, dim, min(n, l), "min(documents, basis columns)"); err != nil {
 		return nil, err
 	}
-	q := newGeneral(d, l)
+	q := dense.New(d, l)
 	for i := 0; i < d; i++ {
 		for j := 0; j < l; j++ {
 			v := basis.At(i, j)
@@ -309,7 +310,7 @@ func LSIFromRange(ctx context.Context, basis mat.Matrix, proj mat.Symmetric, n, 
 	if err != nil {
 		return nil, err
 	}
-	v := newGeneral(d, dim)
+	v := dense.New(d, dim)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, q, w, 0, v)
 	m := &LSIModel{base: newBase(methodLSI, lsiParams{Eigensolver: "randomized range", Input: "range statistics", Basis: l}),
 		components: v, sigma: make([]float64, dim)}

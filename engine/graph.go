@@ -14,6 +14,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -334,8 +335,8 @@ func keyTileBytes(n int) int64 {
 // subsetRows returns the rows idx of x as a compact matrix (trainRows for
 // the training rows of large inputs: it checks a context).
 func subsetRows(x blas64.General, idx []int) blas64.General {
-	g := newGeneral(len(idx), x.Cols)
-	_ = copyRowsCtx(context.Background(), g, x, idx) // never cancelled
+	g := dense.New(len(idx), x.Cols)
+	_ = dense.CopyRowsCtx(context.Background(), g, x, idx) // never cancelled
 	return g
 }
 

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Every baseline stops with an error wrapping context.Canceled when the

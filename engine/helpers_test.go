@@ -18,6 +18,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/dataio"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // sharedDataDir is ../shared/data from the repository root, or
@@ -139,7 +140,7 @@ func procrustes(t *testing.T, a, b *mat.Dense) float64 {
 		t.Fatalf("procrustes: %d×%d vs %d×%d", n, d, bn, bd)
 	}
 	norm := func(m *mat.Dense) blas64.General {
-		g := newGeneral(n, d)
+		g := dense.New(n, d)
 		for j := 0; j < d; j++ {
 			mean := 0.0
 			for i := 0; i < n; i++ {
@@ -161,7 +162,7 @@ func procrustes(t *testing.T, a, b *mat.Dense) float64 {
 		return g
 	}
 	ga, gb := norm(a), norm(b)
-	c := newGeneral(d, d)
+	c := dense.New(d, d)
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, gb, ga, 0, c)
 	s := make([]float64, d)
 	if err := backend.PureGo.Gesdd(c, s, blas64.General{}, blas64.General{}); err != nil {

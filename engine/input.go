@@ -12,6 +12,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/engine/internal/centred"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -60,7 +61,7 @@ func (in samples) mulBlock(ctx context.Context, dst, b blas64.General) error {
 func (r *run) project(name string, predicted float64, x samples, proj blas64.General) (blas64.General, error) {
 	var y blas64.General
 	err := r.stage(name, predicted, func(ctx context.Context, s *stageCtx) error {
-		y = newGeneral(x.rows(), proj.Cols)
+		y = dense.New(x.rows(), proj.Cols)
 		return x.mulBlock(ctx, y, proj)
 	})
 	return y, err
@@ -478,89 +479,6 @@ func firstNonFinite(g blas64.General) (int, int, float64, bool) {
 	return 0, 0, 0, false
 }
 
-// newGeneral allocates an r×c row-major matrix.
-func newGeneral(r, c int) blas64.General {
-	return blas64.General{Rows: r, Cols: c, Stride: max(1, c), Data: make([]float64, r*c)}
-}
-
-// upperTile is the side of the tiles of upperTiles: two tiles of float64
-// fit in a core's L2 cache.
-const upperTile = 64
-
-// upperTiles runs fn on the tiles (rows i0:i1, columns j0:j1) of an n×n
-// matrix's upper triangle, diagonal tiles included (j0 = i0), in
-// parallel by tile rows (row = i0/upperTile), ctx checked between them.
-// A loop that reads a[i, j] and writes a[j, i] (mirroring a triangle)
-// tile by tile reads and writes within two tiles, where a loop over
-// whole rows writes a column: at 20,000 points TDPM's two mirrors took
-// 0.5 and 2 s, on one core each, not cancellable.
-func upperTiles(ctx context.Context, n int, fn func(row, i0, i1, j0, j1 int)) error {
-	rows := (n + upperTile - 1) / upperTile
-	return backend.ParallelForCtx(ctx, rows, 1, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			i0, i1 := r*upperTile, min(n, (r+1)*upperTile)
-			for j0 := i0; j0 < n; j0 += upperTile {
-				fn(r, i0, i1, j0, min(n, j0+upperTile))
-			}
-		}
-	})
-}
-
-// copyRowsTo copies the r×c src into the r×c dst: in pieces of copyPiece
-// values when both hold their rows contiguously (a copy call a row of a
-// column or two costs more than the data it moves), row by row otherwise.
-func copyRowsTo(dst, src blas64.General) {
-	_ = copyRowsCtx(context.Background(), dst, src, nil) // never cancelled
-}
-
-// copyPiece is the most values one copy call moves: a copy is one
-// memmove, which neither the scheduler nor the collector's stop-the-world
-// can interrupt, and the training rows of 10⁶ × 256 points (2 GB, its
-// pages touched for the first time) took 0.5–1.3 s in one call, during
-// which a cancel waited and so did every goroutine stopped for the
-// collector. 4 MB pieces take about 1 ms (10 ms on fresh pages).
-const copyPiece = 1 << 19
-
-// copyRowsCtx copies src's rows into dst as copyRowsTo does, or, with
-// rows, src's rows rows[i] into dst's row i (dst has len(rows) rows); it
-// checks ctx after every copyPiece values and returns its error, dst
-// then partly written.
-func copyRowsCtx(ctx context.Context, dst, src blas64.General, rows []int) error {
-	r, c := src.Rows, src.Cols
-	if rows != nil {
-		r = len(rows)
-	}
-	if r == 0 || c == 0 {
-		return nil
-	}
-	if rows == nil && (r == 1 || src.Stride == c && dst.Stride == c) {
-		n := (r-1)*src.Stride + c
-		for lo := 0; lo < n; lo += copyPiece {
-			hi := min(n, lo+copyPiece)
-			copy(dst.Data[lo:hi], src.Data[lo:hi])
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	moved := 0
-	for i := range r {
-		k := i
-		if rows != nil {
-			k = rows[i]
-		}
-		copy(dst.Data[i*dst.Stride:i*dst.Stride+c], src.Data[k*src.Stride:k*src.Stride+c])
-		if moved += c; moved >= copyPiece {
-			moved = 0
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-	}
-	return ctx.Err()
-}
-
 // trainRows returns a compact copy of g's rows kept (all of them when kept
 // is nil), the rows a model keeps for Transform, or ctx's error. The
 // allocation itself cannot be interrupted: the runtime zeroes a reused
@@ -574,8 +492,8 @@ func trainRows(ctx context.Context, g blas64.General, kept []int) (blas64.Genera
 	if kept != nil {
 		r = len(kept)
 	}
-	t := newGeneral(r, g.Cols)
-	if err := copyRowsCtx(ctx, t, g, kept); err != nil {
+	t := dense.New(r, g.Cols)
+	if err := dense.CopyRowsCtx(ctx, t, g, kept); err != nil {
 		return blas64.General{}, err
 	}
 	return t, nil
@@ -583,7 +501,7 @@ func trainRows(ctx context.Context, g blas64.General, kept []int) (blas64.Genera
 
 // trainSamples is trainRows for dense or sparse rows: sparse rows are
 // written out dense (the rows a model that keeps dense training rows
-// needs), with a ctx check after every copyPiece values.
+// needs), with a ctx check after every dense.Piece values.
 func trainSamples(ctx context.Context, in samples, kept []int) (blas64.General, error) {
 	if !in.isSparse() {
 		return trainRows(ctx, in.dense, kept)
@@ -595,7 +513,7 @@ func trainSamples(ctx context.Context, in samples, kept []int) (blas64.General, 
 	if kept != nil {
 		n = len(kept)
 	}
-	t := newGeneral(n, d)
+	t := dense.New(n, d)
 	moved := 0
 	for i := range n {
 		k := i
@@ -607,7 +525,7 @@ func trainSamples(ctx context.Context, in samples, kept []int) (blas64.General, 
 		for j, c := range cols {
 			row[c] = vals[j]
 		}
-		if moved += d; moved >= copyPiece {
+		if moved += d; moved >= dense.Piece {
 			moved = 0
 			if err := ctx.Err(); err != nil {
 				return blas64.General{}, err

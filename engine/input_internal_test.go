@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -30,8 +31,8 @@ func (c *errAfter) Err() error {
 // one uninterruptible call.
 func TestCopyRowsCtx(t *testing.T) {
 	const c = 5
-	rows := 3*copyPiece/c + 7 // a little over three pieces
-	src := newGeneral(rows, c)
+	rows := 3*dense.Piece/c + 7 // a little over three pieces
+	src := dense.New(rows, c)
 	for i := range src.Data {
 		src.Data[i] = float64(i + 1)
 	}
@@ -47,8 +48,8 @@ func TestCopyRowsCtx(t *testing.T) {
 		}
 	}
 	strided := blas64.General{Rows: rows, Cols: c - 1, Stride: c, Data: src.Data}
-	dst := newGeneral(rows, c-1)
-	copyRowsTo(dst, strided)
+	dst := dense.New(rows, c-1)
+	dense.CopyRows(dst, strided)
 	for i := range rows {
 		if !slices.Equal(dst.Data[i*(c-1):(i+1)*(c-1)], src.Data[i*c:i*c+c-1]) {
 			t.Fatalf("strided copy: row %d differs", i)
@@ -61,8 +62,8 @@ func TestCopyRowsCtx(t *testing.T) {
 		for i := range pick {
 			pick[i] = i
 		}
-		dst := newGeneral(rows, c)
-		err := copyRowsCtx(&errAfter{Context: context.Background(), left: 0}, dst, src, pick)
+		dst := dense.New(rows, c)
+		err := dense.CopyRowsCtx(&errAfter{Context: context.Background(), left: 0}, dst, src, pick)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("picked %v: error %v, want context.Canceled", pick != nil, err)
 		}
@@ -70,8 +71,8 @@ func TestCopyRowsCtx(t *testing.T) {
 		for copied < len(dst.Data) && dst.Data[copied] != 0 {
 			copied++
 		}
-		if copied < copyPiece || copied >= copyPiece+c {
-			t.Fatalf("picked %v: %d values copied before the cancel was seen, want one piece of %d", pick != nil, copied, copyPiece)
+		if copied < dense.Piece || copied >= dense.Piece+c {
+			t.Fatalf("picked %v: %d values copied before the cancel was seen, want one piece of %d", pick != nil, copied, dense.Piece)
 		}
 	}
 }
@@ -80,8 +81,8 @@ func TestCopyRowsCtx(t *testing.T) {
 // order, and stops within a piece of a cancel.
 func TestTrainSamplesSparse(t *testing.T) {
 	const c = 7
-	rows := 2*copyPiece/c + 5
-	src := newGeneral(rows, c)
+	rows := 2*dense.Piece/c + 5
+	src := dense.New(rows, c)
 	for i := range src.Data {
 		if i%3 != 0 { // a third of the entries zero
 			src.Data[i] = float64(i%101) - 50.5

@@ -15,6 +15,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/internal/geodesic"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -321,7 +322,7 @@ func (t *tauMatrix) pointOrder(vecs blas64.General) blas64.General {
 		return vecs
 	}
 	means := make([]float64, t.n)
-	back := newGeneral(t.n, vecs.Cols)
+	back := dense.New(t.n, vecs.Cols)
 	for k, i := range t.order {
 		means[i] = t.means[k]
 		copy(back.Data[i*back.Stride:i*back.Stride+back.Cols], vecs.Data[k*vecs.Stride:k*vecs.Stride+vecs.Cols])
@@ -479,7 +480,7 @@ func geodesicTau(r *run, graph *sparse.CSR, f32, constant bool, layout tauLayout
 				return err
 			}
 		} else {
-			t.s64 = newGeneral(n, n)
+			t.s64 = dense.New(n, n)
 			err = st.watch(&done, int64(n), func() error { return sparse.AllPairsShortestPaths(ctx, graph, t.s64, opt) })
 		}
 		if err != nil || !constant {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lsqr"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -298,7 +299,7 @@ func isoProjectionRegression(r *run, x samples, tau tauMatrix, s IsoProjection, 
 	if x.csr != nil {
 		predicted = float64(s.Dim) * flam.LSQRSparse(n, d, x.nnz(), min(iterLim, 30))
 	}
-	proj := newGeneral(d, s.Dim)
+	proj := dense.New(d, s.Dim)
 	err = r.stage("regression", predicted, func(ctx context.Context, st *stageCtx) error {
 		var op lsqr.Operator
 		if x.csr != nil {
@@ -340,15 +341,15 @@ func isoProjectionEigen(r *run, x samples, tau tauMatrix, s IsoProjection) (blas
 	n := x.rows()
 	res, err := solveLGE(r, lgeProblem{in: x, largest: true, dim: s.Dim, alpha: s.Alpha, seed: s.Seed,
 		reduce: func(ctx context.Context, u blas64.General) (blas64.General, error) {
-			tu := newGeneral(n, u.Cols)
+			tu := dense.New(n, u.Cols)
 			if err := backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.NoTrans, 1, tau.s64, u, 0, tu); err != nil {
 				return blas64.General{}, err
 			}
-			rr := newGeneral(u.Cols, u.Cols)
+			rr := dense.New(u.Cols, u.Cols)
 			if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, u, tu, 0, rr); err != nil {
 				return blas64.General{}, err
 			}
-			symmetrize(rr)
+			dense.Symmetrize(rr)
 			return rr, nil
 		},
 		cost: func(rk int) float64 { return flam.Gemm(n, rk, n) + flam.Gemm(rk, rk, n) },
@@ -365,11 +366,11 @@ func isoProjectionEigen(r *run, x samples, tau tauMatrix, s IsoProjection) (blas
 func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed uint64) (blas64.General, []float64, error) {
 	n, d := x.Rows, x.Cols
 	k := min(n, d)
-	u := newGeneral(n, k)
-	vt := newGeneral(k, d)
+	u := dense.New(n, k)
+	vt := dense.New(k, d)
 	sv := make([]float64, k)
 	err := r.stage("svd", flam.SVD(n, d), func(ctx context.Context, st *stageCtx) error {
-		return wrapNumerical(backend.Active().Gesdd(copyGeneral(x), sv, u, vt))
+		return wrapNumerical(backend.Active().Gesdd(dense.Copy(x), sv, u, vt))
 	})
 	if err != nil {
 		return blas64.General{}, nil, err
@@ -384,16 +385,16 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 		return blas64.General{}, nil, fmt.Errorf("%s: %w: dim = %d exceeds the rank of X (%d)", r.method, ErrDimension, dim, rank)
 	}
 	ur := blas64.General{Rows: n, Cols: rank, Stride: u.Stride, Data: u.Data}
-	c := newGeneral(rank, rank)
+	c := dense.New(rank, rank)
 	err = r.stage("reduce", flam.Gemm(n, rank, n)+flam.Gemm(rank, rank, n), func(ctx context.Context, st *stageCtx) error {
-		tu := newGeneral(n, rank)
+		tu := dense.New(n, rank)
 		if err := backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.NoTrans, 1, tau.s64, ur, 0, tu); err != nil {
 			return err
 		}
 		if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, ur, tu, 0, c); err != nil {
 			return err
 		}
-		symmetrize(c) // against rounding
+		dense.Symmetrize(c) // against rounding
 		return nil
 	})
 	if err != nil {
@@ -413,7 +414,7 @@ func isoProjectionDirect(r *run, x blas64.General, tau tauMatrix, dim int, seed 
 			cv.Data[i*cv.Stride+j] /= sv[i]
 		}
 	}
-	proj := newGeneral(d, dim)
+	proj := dense.New(d, dim)
 	vtr := blas64.General{Rows: rank, Cols: d, Stride: vt.Stride, Data: vt.Data}
 	backend.Active().Gemm(blas.Trans, blas.NoTrans, 1, vtr, cv, 0, proj)
 	return proj, vals, nil

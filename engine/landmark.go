@@ -18,6 +18,7 @@ import (
 	"github.com/manifoldlab/manifold/engine/cluster"
 	"github.com/manifoldlab/manifold/engine/internal/geodesic"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -187,7 +188,7 @@ func (s LandmarkIsomap) stages(r *run, in samples) (*LandmarkIsomapModel, error)
 		return nil, err
 	}
 	// Classical MDS of the landmarks' own squared geodesics.
-	sub := newGeneral(nl, nl)
+	sub := dense.New(nl, nl)
 	for a := 0; a < nl; a++ {
 		for b, j := range m.landmarks {
 			sub.Data[a*nl+b] = 0.5 * (float64(delta[a*nk+j]) + float64(delta[b*nk+m.landmarks[a]]))
@@ -206,7 +207,7 @@ func (s LandmarkIsomap) stages(r *run, in samples) (*LandmarkIsomapModel, error)
 		// y_i = −½·Σ_a L#[a]·(Δ[a, i] − δ̄_a) for all points, the landmarks'
 		// rows of Δ read contiguously, in parallel over chunks of points.
 		dim := s.Dim
-		m.embedding = newGeneral(nk, dim)
+		m.embedding = dense.New(nk, dim)
 		pinv, mu := m.tri.pinv, m.tri.meanSq
 		return backend.ParallelForCtx(ctx, nk, 4096, func(lo, hi int) {
 			y := m.embedding.Data[lo*dim : hi*dim]

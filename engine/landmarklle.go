@@ -14,6 +14,7 @@ import (
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/internal/barycentric"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -207,7 +208,7 @@ func (s LandmarkLLE) stages(r *run, in samples) (*LandmarkLLEModel, error) {
 		m.coords.Data[i] *= scale
 	}
 	err = r.stage("embed", 2*float64(n)*float64(s.LandmarkK*s.Dim), func(ctx context.Context, _ *stageCtx) error {
-		m.embedding = newGeneral(n, s.Dim)
+		m.embedding = dense.New(n, s.Dim)
 		return zc.MulBlockCtx(ctx, m.embedding, m.coords) // as Transform does
 	})
 	if err != nil {
@@ -268,7 +269,7 @@ func (s LandmarkLLE) reduced(r *run, g blas64.General, coarse coarseSpace, m *La
 				ErrTooFewSamples, len(m.landmarks), s.Landmarks, s.Dim, kz)
 		}
 		m.p.Landmarks = len(m.landmarks)
-		m.rows = newGeneral(len(m.landmarks), d)
+		m.rows = dense.New(len(m.landmarks), d)
 		for a, i := range m.landmarks {
 			copy(m.rows.Data[a*d:(a+1)*d], g.Data[i*g.Stride:i*g.Stride+d])
 		}
@@ -384,7 +385,7 @@ func (m *LandmarkLLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.De
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	y := newGeneral(g.Rows, m.Dim())
+	y := dense.New(g.Rows, m.Dim())
 	if err := z.MulBlockCtx(ctx, y, m.coords); err != nil {
 		return nil, err
 	}

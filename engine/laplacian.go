@@ -14,6 +14,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -274,7 +275,7 @@ func (m *LaplacianModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dens
 			return nil, fmt.Errorf("%s: %w: coordinate %d has eigenvalue λ = %.17g, so the Nyström formula divides by 1 − λ = 0", what, ErrNoTransform, t, lam)
 		}
 	}
-	y := newGeneral(nq, dim)
+	y := dense.New(nq, dim)
 	var norms []float64
 	if weight == WeightCosine {
 		ntr, _ := m.train.dims()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
@@ -94,7 +95,7 @@ func TestTrainingIndexCancel(t *testing.T) {
 	for i := range basis {
 		basis[i] = rng.NormFloat64()
 	}
-	x := newGeneral(n, d)
+	x := dense.New(n, d)
 	for i := 0; i < n; i++ {
 		row := x.Data[i*d : (i+1)*d]
 		for a := 0; a < r; a++ {

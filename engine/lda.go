@@ -14,6 +14,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // LDA is Fisher's linear discriminant analysis (Fisher 1936; Duda, Hart &
@@ -298,7 +299,7 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 	// The embedding and the class centres in the LDA space, from the
 	// data with the signs just fixed.
 	emb := f.apply(g)
-	f.centers = newGeneral(c, dim)
+	f.centers = dense.New(c, dim)
 	for i := 0; i < n; i++ {
 		row := f.centers.Data[y[i]*dim : (y[i]+1)*dim]
 		for j, v := range emb.Data[i*dim : (i+1)*dim] {
@@ -347,7 +348,7 @@ func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float6
 	var vals []float64
 	var w blas64.General
 	err = runStage(r, "eigensolve", float64(n*rk)+flam.SVD(rk, c)+flam.Gemm(d, dim, rk), func(ctx context.Context, st *stageCtx) error {
-		hb := newGeneral(rk, c) // H_bᵀ
+		hb := dense.New(rk, c) // H_bᵀ
 		for i := 0; i < n; i++ {
 			for j, v := range uw.Data[i*uw.Stride : i*uw.Stride+rk] {
 				hb.Data[j*c+y[i]] += v
@@ -380,7 +381,7 @@ func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float6
 // k = min(a.Rows, a.Cols); a failure wraps ErrNumerical.
 func thinSVD(a blas64.General) (sv []float64, u, vt blas64.General, err error) {
 	k := min(a.Rows, a.Cols)
-	sv, u, vt = make([]float64, k), newGeneral(a.Rows, k), newGeneral(k, a.Cols)
+	sv, u, vt = make([]float64, k), dense.New(a.Rows, k), dense.New(k, a.Cols)
 	return sv, u, vt, wrapNumerical(backend.Active().Gesdd(a, sv, u, vt))
 }
 
@@ -398,7 +399,7 @@ func betweenDirections(ctx context.Context, hb, mp blas64.General, n, dim int) (
 	k := len(sv)
 	m := min(dim, k)
 	qm := blas64.General{Rows: rk, Cols: m, Stride: q.Stride, Data: q.Data}
-	w := newGeneral(d, m)
+	w := dense.New(d, m)
 	if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, mp, qm, 0, w); err != nil {
 		return nil, blas64.General{}, err
 	}
@@ -442,7 +443,7 @@ func principalWhiten(ctx context.Context, a blas64.General) (blas64.General, bla
 		if err != nil {
 			return blas64.General{}, blas64.General{}, err
 		}
-		uw := newGeneral(n, mp.Cols)
+		uw := dense.New(n, mp.Cols)
 		if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, a, mp, 0, uw); err != nil {
 			return blas64.General{}, blas64.General{}, err
 		}
@@ -456,9 +457,9 @@ func principalWhiten(ctx context.Context, a blas64.General) (blas64.General, bla
 	if rk == 0 {
 		return blas64.General{}, blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
 	}
-	uw := newGeneral(n, rk)
-	mp := newGeneral(d, rk)
-	sc := newGeneral(n, rk) // UΛ⁻¹
+	uw := dense.New(n, rk)
+	mp := dense.New(d, rk)
+	sc := dense.New(n, rk) // UΛ⁻¹
 	for i := 0; i < n; i++ {
 		for j := 0; j < rk; j++ {
 			e := vecs.Data[i*vecs.Stride+j]
@@ -485,7 +486,7 @@ func covarianceWhiten(ctx context.Context, sym blas64.Symmetric) (blas64.General
 	if rk == 0 {
 		return blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
 	}
-	mp := newGeneral(d, rk)
+	mp := dense.New(d, rk)
 	for i := 0; i < d; i++ {
 		for j := 0; j < rk; j++ {
 			mp.Data[i*rk+j] = vecs.Data[i*vecs.Stride+j] / math.Sqrt(vals[j])
@@ -568,7 +569,7 @@ func fisherfacesDiscriminant(r *run, a blas64.General, y, size []int, dim int, r
 	if u.Rows == 0 {
 		return vals, wf, pcaDim, nil
 	}
-	proj := newGeneral(d, wf.Cols)
+	proj := dense.New(d, wf.Cols)
 	impl.Gemm(blas.NoTrans, blas.NoTrans, 1, u, wf, 0, proj)
 	return vals, proj, pcaDim, nil
 }
@@ -598,7 +599,7 @@ func fisherfacesPCA(ctx context.Context, a blas64.General, p int) (blas64.Genera
 		return blas64.General{}, blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
 	}
 	scores, v := sqrtScaled(vecs, vals, r)
-	u := newGeneral(d, r)
+	u := dense.New(d, r)
 	if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, a, v, 0, u); err != nil {
 		return blas64.General{}, blas64.General{}, err
 	}
@@ -637,14 +638,14 @@ func fisherSolve(sw, b blas64.General, m int, ridge float64) ([]float64, blas64.
 		return nil, blas64.General{}, errSingularScatter
 	}
 	tri := blas64.Triangular{N: p, Stride: sw.Stride, Uplo: blas.Lower, Diag: blas.NonUnit, Data: sw.Data}
-	cm := copyGeneral(b)
+	cm := dense.Copy(b)
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, tri, cm) // L⁻¹B
 	sv, uu, _, err := thinSVD(cm)
 	if err != nil {
 		return nil, blas64.General{}, err
 	}
 	m = min(m, len(sv))
-	w := newGeneral(p, m)
+	w := dense.New(p, m)
 	vals := make([]float64, m)
 	for j := 0; j < m; j++ {
 		vals[j] = sv[j] * sv[j]
@@ -696,7 +697,7 @@ func (f *fisher) transform(ctx context.Context, method string, x mat.Matrix) (*m
 // apply maps the rows of g: g·W − 1·(mᵀW).
 func (f *fisher) apply(g blas64.General) blas64.General {
 	dim := f.proj.Cols
-	y := newGeneral(g.Rows, dim)
+	y := dense.New(g.Rows, dim)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, g, f.proj, 0, y)
 	shift := make([]float64, dim)
 	backend.Active().Gemv(blas.Trans, 1, f.proj, blas64.Vector{N: len(f.mean), Inc: 1, Data: f.mean}, 0, blas64.Vector{N: dim, Inc: 1, Data: shift})
@@ -765,7 +766,7 @@ func (f *fisher) fields(c *codec, dim int) {
 // of S_B = BBᵀ) and the within-class scatter S_W (p×p, both triangles).
 func classScatter(ctx context.Context, a blas64.General, y, size []int) (means, b, sw blas64.General, err error) {
 	n, p, c := a.Rows, a.Cols, len(size)
-	means, b, sw = newGeneral(c, p), newGeneral(p, c), newGeneral(p, p)
+	means, b, sw = dense.New(c, p), dense.New(p, c), dense.New(p, p)
 	for i := 0; i < n; i++ {
 		row := means.Data[y[i]*p : (y[i]+1)*p]
 		for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
@@ -785,7 +786,7 @@ func classScatter(ctx context.Context, a blas64.General, y, size []int) (means, 
 			b.Data[j*c+k] = sq * means.Data[k*p+j]
 		}
 	}
-	w := newGeneral(n, p)
+	w := dense.New(n, p)
 	for i := 0; i < n; i++ {
 		mrow := means.Data[y[i]*p : (y[i]+1)*p]
 		for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
@@ -795,7 +796,7 @@ func classScatter(ctx context.Context, a blas64.General, y, size []int) (means, 
 	if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, w, 0, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: sw.Data}); err != nil {
 		return means, b, sw, err
 	}
-	mirrorUpper(sw)
+	dense.MirrorUpper(sw)
 	return means, b, sw, nil
 }
 

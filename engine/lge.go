@@ -13,6 +13,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/internal/centred"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lanczos"
 )
 
@@ -119,7 +120,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		res.mean = centred.WeightedMean(in.dense, in.csr, p.b)
 		h.Mu = res.mean
 		if in.csr == nil {
-			h.Dense = newGeneral(n, d)
+			h.Dense = dense.New(n, d)
 			g := in.dense
 			backend.ParallelFor(n, 256, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
@@ -204,7 +205,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 					return wrapNumerical(err)
 				}
 				// Descending order, vectors as columns.
-				vecs = newGeneral(m, m)
+				vecs = dense.New(m, m)
 				for j := 0; j < m; j++ {
 					for i := 0; i < m; i++ {
 						vecs.Data[i*m+j] = sym.Data[i*m+m-1-j]
@@ -228,7 +229,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 			return nil
 		}
 		// Scale the kept vectors by 1/σ (samples side) or 1/σ (features side).
-		w := newGeneral(m, rk)
+		w := dense.New(m, rk)
 		for i := 0; i < m; i++ {
 			for j := 0; j < rk; j++ {
 				w.Data[i*rk+j] = vecs.Data[i*vecs.Stride+j] / math.Sqrt(vals[j])
@@ -236,8 +237,8 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		}
 		if gram.Samples {
 			// U = eigenvectors; P = X̂ᵀ·U·Σ⁻² = X̂ᵀ·(U·Σ⁻¹)·Σ⁻¹.
-			u = copyGeneral(blas64.General{Rows: n, Cols: rk, Stride: vecs.Stride, Data: vecs.Data})
-			pm = newGeneral(d, rk)
+			u = dense.Copy(blas64.General{Rows: n, Cols: rk, Stride: vecs.Stride, Data: vecs.Data})
+			pm = dense.New(d, rk)
 			if err := h.MulT(ctx, pm, w); err != nil {
 				return err
 			}
@@ -249,7 +250,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 		} else {
 			// P = V·Σ⁻¹; U = X̂·P.
 			pm = w
-			u = newGeneral(n, rk)
+			u = dense.New(n, rk)
 			if err := h.Mul(ctx, u, pm); err != nil {
 				return err
 			}
@@ -310,7 +311,7 @@ func solveLGE(r *run, p lgeProblem) (*lgeResult, error) {
 				c.Data[i*c.Stride+j] *= wi
 			}
 		}
-		res.proj = newGeneral(d, p.dim)
+		res.proj = dense.New(d, p.dim)
 		backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, pm, c, 0, res.proj)
 		backend.FixSigns(res.proj)
 		return nil
@@ -351,7 +352,7 @@ func newLGEParams(spec graphSpec, in samples, pcaDim, rank int) lgeParams {
 func (m *linearModel[P]) apply(ctx context.Context, in samples) (blas64.General, error) {
 	n, _ := in.dims()
 	dim := m.proj.Cols
-	y := newGeneral(n, dim)
+	y := dense.New(n, dim)
 	if err := in.mulBlock(ctx, y, m.proj); err != nil {
 		return blas64.General{}, err
 	}

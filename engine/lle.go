@@ -15,6 +15,7 @@ import (
 	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/internal/barycentric"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -208,7 +209,7 @@ func (m *LLEModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if err != nil {
 		return nil, fmt.Errorf("lle transform: %w", err)
 	}
-	y := newGeneral(g.Rows, m.Dim())
+	y := dense.New(g.Rows, m.Dim())
 	w.MulBlockTo(y, m.embedding)
 	dim := m.Dim()
 	for i := 0; i < g.Rows; i++ {

@@ -9,6 +9,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/bottom"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lobpcg"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -114,18 +115,18 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 			return wrapNumerical(err)
 		}
 		// The start: the reduced problem's b bottom pairs, Y = Z·Ỹ.
-		amc, bmc := newGeneral(l, l), newGeneral(l, l)
+		amc, bmc := dense.New(l, l), dense.New(l, l)
 		copy(amc.Data, am.Data)
 		copy(bmc.Data, bm.Data)
 		start, err := generalizedBottom(ctx, amc, bmc, b)
 		if err != nil {
 			return err
 		}
-		x0 := newGeneral(n, b)
+		x0 := dense.New(n, b)
 		if err := zp.MulBlockCtx(ctx, x0, start.Vectors); err != nil {
 			return err
 		}
-		mirrorUpper(am)
+		dense.MirrorUpper(am)
 		pre, err := lobpcg.NewTwoLevel(ctx, zp, am, op.Diagonal(), b)
 		if err != nil {
 			return wrapNumerical(err)
@@ -135,7 +136,7 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 		if err != nil {
 			return wrapNumerical(err)
 		}
-		out = &bottom.Result{Values: res.Values, Vectors: newGeneral(n, dim), Nullity: 1}
+		out = &bottom.Result{Values: res.Values, Vectors: dense.New(n, dim), Nullity: 1}
 		for k, v := range perm { // back to the rows' order
 			copy(out.Vectors.Data[v*dim:(v+1)*dim], res.Vectors.Data[k*dim:(k+1)*dim])
 		}

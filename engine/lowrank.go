@@ -16,6 +16,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/cluster"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // LowRankIsomap is the Low-Rank Isomap of Mehrbani & Kahaei
@@ -207,7 +208,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 					return err
 				}
 				b, sw = bb, w
-				m.landmarks = newGeneral(nc, d)
+				m.landmarks = dense.New(nc, d)
 				for k := 0; k < nc; k++ {
 					for j := 0; j < d; j++ {
 						m.landmarks.Data[k*d+j] = cm.Data[k*d+j] + m.mean[j]
@@ -221,9 +222,9 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			err = r.stage("lrr", admm.LRRIterFlam(d, nc, nc)*1000, func(ctx context.Context, st *stageCtx) error {
 				in := b
 				if s.UnitScale {
-					in = copyGeneral(b)
+					in = dense.Copy(b)
 					sv := make([]float64, min(d, nc))
-					if err := backend.Active().Gesdd(copyGeneral(b), sv, blas64.General{}, blas64.General{}); err != nil {
+					if err := backend.Active().Gesdd(dense.Copy(b), sv, blas64.General{}, blas64.General{}); err != nil {
 						return wrapNumerical(err)
 					}
 					if sv[0] > 0 {
@@ -253,11 +254,11 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			m.p.PrimalResidual, m.p.ZJResidual = m.lrr.PrimalResidual, m.lrr.ZJResidual
 			var wf blas64.General
 			err = r.stage("eigensolve", flam.Gemm(d, nc, nc)+fisherReductionFlam(d, nc, s.Dim), func(ctx context.Context, st *stageCtx) error {
-				bz := newGeneral(d, nc) // the factor of S̃_B
+				bz := dense.New(d, nc) // the factor of S̃_B
 				backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, b, m.z, 0, bz)
 				st.detail = "Cholesky of S_W, SVD of L⁻¹BZ_B"
 				var err error
-				m.eig, wf, err = fisherSolve(copyGeneral(sw), bz, s.Dim, 0)
+				m.eig, wf, err = fisherSolve(dense.Copy(sw), bz, s.Dim, 0)
 				if errors.Is(err, errSingularScatter) {
 					m.p.Ridge = s.Ridge * trace(sw) / float64(d)
 					st.detail += fmt.Sprintf(", S_W singular: ridge %.3g", m.p.Ridge)

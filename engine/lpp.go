@@ -13,6 +13,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -120,15 +121,15 @@ func (s LPP) Fit(ctx context.Context, x mat.Matrix) (*LPPModel, error) {
 			p := lgeProblem{in: in, b: deg, largest: true, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
 				// R = Uᵀ·D^{-1/2}·W·D^{-1/2}·U.
 				reduce: func(ctx context.Context, u blas64.General) (blas64.General, error) {
-					z := newGeneral(u.Rows, u.Cols)
+					z := dense.New(u.Rows, u.Cols)
 					if err := a.MulBlockCtx(ctx, z, u); err != nil {
 						return blas64.General{}, err
 					}
-					rr := newGeneral(u.Cols, u.Cols)
+					rr := dense.New(u.Cols, u.Cols)
 					if err := backend.GemmCtx(ctx, backend.Active(), blas.Trans, blas.NoTrans, 1, u, z, 0, rr); err != nil {
 						return blas64.General{}, err
 					}
-					symmetrize(rr)
+					dense.Symmetrize(rr)
 					return rr, nil
 				},
 				cost: func(rk int) float64 { return flam.SpMV(a.NNZ())*float64(rk) + flam.Gemm(rk, rk, n) },
@@ -168,16 +169,6 @@ func lgePlan(method string, in samples, spec graphSpec, dim, pcaDim int, opts Op
 	}
 	return fitPlan{dim: dim, bytes: lgeBytes(in, pcaDim) + graphBytes(opts.Neighbors, in, spec.k),
 		what: strings.ToUpper(method), cheaper: "a smaller PCADim (fewer singular directions)"}, nil
-}
-
-// symmetrize replaces a square matrix by (A + Aᵀ)/2.
-func symmetrize(a blas64.General) {
-	for i := 0; i < a.Rows; i++ {
-		for j := i + 1; j < a.Cols; j++ {
-			v := 0.5 * (a.Data[i*a.Stride+j] + a.Data[j*a.Stride+i])
-			a.Data[i*a.Stride+j], a.Data[j*a.Stride+i] = v, v
-		}
-	}
 }
 
 // lgeBytes estimates the peak memory of the linear graph embedding solver:

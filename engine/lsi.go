@@ -13,6 +13,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/internal/centred"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lanczos"
 )
 
@@ -136,7 +137,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 			err = r.stage("project", flam.Gemm(n, s.Dim, d)*float64(in.nnz())/float64(n*d), func(ctx context.Context, st *stageCtx) error {
 				if gram.Samples {
 					// V = Xᵀ·U·Σ⁻¹.
-					mod.components = newGeneral(d, s.Dim)
+					mod.components = dense.New(d, s.Dim)
 					if err := h.MulT(ctx, mod.components, vecs); err != nil {
 						return err
 					}
@@ -149,7 +150,7 @@ func (s LSI) Fit(ctx context.Context, x mat.Matrix) (*LSIModel, error) {
 					mod.components = vecs
 				}
 				backend.FixSigns(mod.components)
-				mod.embedding = newGeneral(n, s.Dim)
+				mod.embedding = dense.New(n, s.Dim)
 				return in.mulBlock(ctx, mod.embedding, mod.components)
 			})
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/internal/tangent"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lobpcg"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -294,7 +295,7 @@ func (m *LTSAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 	}
 	nq, _ := q.dims()
 	dim, k := m.Dim(), m.p.K
-	y := newGeneral(nq, dim)
+	y := dense.New(nq, dim)
 	var fitErr firstError
 	err = backend.ParallelForCtx(ctx, nq, 64, func(lo, hi int) {
 		ws := tangent.NewLocalPCA(k, dim)

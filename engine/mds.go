@@ -13,6 +13,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // MDS is classical multidimensional scaling (Gering 2002
@@ -59,7 +60,7 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 		stages: func(r *run, in samples) (*MDSModel, error) {
 			g := in.dense
 			n := g.Rows
-			sq := newGeneral(n, n)
+			sq := dense.New(n, n)
 			err := r.stage("distances", flam.SqDist(n, n, g.Cols, true), func(ctx context.Context, st *stageCtx) error {
 				return backend.SqDistCtx(ctx, backend.Active(), sq, g, g, nil, nil)
 			})
@@ -70,7 +71,7 @@ func (s MDS) Fit(ctx context.Context, x mat.Matrix) (*MDSModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m.train = copyGeneral(g)
+			m.train = dense.Copy(g)
 			return m, nil
 		},
 	}.fit(ctx, x)
@@ -87,8 +88,8 @@ func (s MDS) FitDistances(ctx context.Context, dist mat.Matrix) (*MDSModel, erro
 		stages: func(r *run, in samples) (*MDSModel, error) {
 			g := in.dense
 			n := g.Rows
-			sq := newGeneral(n, n)
-			err := upperTiles(r.ctx, n, func(_, i0, i1, j0, j1 int) {
+			sq := dense.New(n, n)
+			err := dense.UpperTiles(r.ctx, n, func(_, i0, i1, j0, j1 int) {
 				for i := i0; i < i1; i++ {
 					for j := max(j0, i); j < j1; j++ {
 						v, w := g.Data[i*g.Stride+j], g.Data[j*g.Stride+i]
@@ -120,7 +121,7 @@ func (s MDS) checkDistances(ctx context.Context, g blas64.General) error {
 		return err
 	}
 	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n)))
-	tiles := (n + upperTile - 1) / upperTile
+	tiles := (n + dense.Tile - 1) / dense.Tile
 	largest := make([]float64, tiles)
 	// The first failing pair of each tile row (found: false for none),
 	// and whether it fails only by its size.
@@ -129,7 +130,7 @@ func (s MDS) checkDistances(ctx context.Context, g blas64.General) error {
 		found, big bool
 	}
 	first := make([]bad, tiles)
-	err := upperTiles(ctx, n, func(row, i0, i1, j0, j1 int) {
+	err := dense.UpperTiles(ctx, n, func(row, i0, i1, j0, j1 int) {
 		top := largest[row]
 		for i := i0; i < i1; i++ {
 			for j := max(j0, i); j < j1; j++ {
@@ -235,7 +236,7 @@ func embedFromEig(method string, vals []float64, vecs blas64.General, meanSq []f
 // V·Λ^½ and the map back V·Λ^−½.
 func sqrtScaled(vecs blas64.General, vals []float64, r int) (times, over blas64.General) {
 	n := vecs.Rows
-	times, over = newGeneral(n, r), newGeneral(n, r)
+	times, over = dense.New(n, r), dense.New(n, r)
 	for i := 0; i < n; i++ {
 		for j := 0; j < r; j++ {
 			v := vecs.Data[i*vecs.Stride+j]
@@ -264,7 +265,7 @@ func (t triangulation) apply(delta blas64.General) blas64.General {
 			row[j] -= t.meanSq[j]
 		}
 	}
-	y := newGeneral(delta.Rows, t.pinv.Cols)
+	y := dense.New(delta.Rows, t.pinv.Cols)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, -0.5, delta, t.pinv, 0, y)
 	return y
 }
@@ -303,7 +304,7 @@ func (m *MDSModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sq := newGeneral(g.Rows, m.train.Rows)
+	sq := dense.New(g.Rows, m.train.Rows)
 	if err := backend.SqDistCtx(ctx, backend.Active(), sq, g, m.train, nil, nil); err != nil {
 		return nil, err
 	}
@@ -323,7 +324,7 @@ func (m *MDSModel) TransformDistances(ctx context.Context, dist mat.Matrix) (*ma
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sq := newGeneral(g.Rows, g.Cols)
+	sq := dense.New(g.Rows, g.Cols)
 	for i := 0; i < g.Rows; i++ {
 		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
 			sq.Data[i*g.Cols+j] = v * v
@@ -341,11 +342,4 @@ func (m *MDSModel) fields(c *codec) {
 	if m.train.Rows > 0 || (c.load && c.has("train")) { // absent: fitted from distances
 		c.matrix("train", &m.train, m.embedding.Rows, -1)
 	}
-}
-
-// copyGeneral returns a compact copy of g.
-func copyGeneral(g blas64.General) blas64.General {
-	c := newGeneral(g.Rows, g.Cols)
-	copyRowsTo(c, g)
-	return c
 }

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/internal/testmode"
-	"gonum.org/v1/gonum/mat"
 )
 
 func TestMDSAgainstSklearn(t *testing.T) {

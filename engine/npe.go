@@ -14,6 +14,7 @@ import (
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/internal/barycentric"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -127,7 +128,7 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 			p := lgeProblem{in: in, largest: false, dim: s.Dim, pcaDim: s.PCADim, seed: s.Seed,
 				// R = Zᵀ·Z with Z = (I − W)·U.
 				reduce: func(ctx context.Context, u blas64.General) (blas64.General, error) {
-					z := newGeneral(u.Rows, u.Cols)
+					z := dense.New(u.Rows, u.Cols)
 					if err := w.MulBlockCtx(ctx, z, u); err != nil {
 						return blas64.General{}, err
 					}
@@ -137,11 +138,11 @@ func (s NPE) Fit(ctx context.Context, x mat.Matrix) (*NPEModel, error) {
 							zr[t] = v - zr[t]
 						}
 					}
-					rr := newGeneral(u.Cols, u.Cols)
+					rr := dense.New(u.Cols, u.Cols)
 					if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, z, 0, blas64.Symmetric{N: u.Cols, Stride: rr.Stride, Uplo: blas.Upper, Data: rr.Data}); err != nil {
 						return blas64.General{}, err
 					}
-					mirrorUpper(rr)
+					dense.MirrorUpper(rr)
 					return rr, nil
 				},
 				cost: func(rk int) float64 { return flam.SpMV(w.NNZ())*float64(rk) + flam.Syrk(rk, n) },

@@ -15,6 +15,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lanczos"
 )
 
@@ -306,11 +307,11 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, seed uint64, p *
 		mm := blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: make([]float64, d*d)}
 		err := r.stage("form-m", oipFormFlam(n, d), func(ctx context.Context, st *stageCtx) error {
 			st.detail = "M = G² − 2·AᵀτA (τ by its lower triangle), G = AᵀA"
-			gram := newGeneral(d, d)
+			gram := dense.New(d, d)
 			if err := backend.SyrkCtx(ctx, impl, blas.Trans, 1, a, 0, blas64.Symmetric{N: d, Stride: d, Uplo: blas.Upper, Data: gram.Data}); err != nil {
 				return err
 			}
-			mirrorUpper(gram)
+			dense.MirrorUpper(gram)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -321,7 +322,7 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, seed uint64, p *
 			if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, gram, gram, 1, full); err != nil {
 				return err
 			}
-			symmetrize(full)
+			dense.Symmetrize(full)
 			return nil
 		})
 		if err != nil {
@@ -356,7 +357,7 @@ func oipSolve(r *run, a blas64.General, tau tauMatrix, dim int, seed uint64, p *
 		st.iterations = res.Stats.Iterations
 		vals = res.Values[:dim]
 		vecs = blas64.General{Rows: d, Cols: dim, Stride: res.Vectors.Stride, Data: res.Vectors.Data}
-		vecs = copyGeneral(vecs)
+		vecs = dense.Copy(vecs)
 		bound = oipAngleBound(res.Values, res.Residuals, dim)
 		st.detail = fmt.Sprintf("lanczos on M as an operator, smallest: %d products, %d restarts, subspace angle ≤ %.2g°", res.Stats.MatVecs, res.Stats.Restarts, bound)
 		return nil
@@ -444,9 +445,9 @@ func symQuadForm(ctx context.Context, alpha float64, tau, a, dst blas64.General)
 	n, d := a.Rows, a.Cols
 	impl := backend.Active()
 	const nb = 256
-	p := newGeneral(d, d)
-	w := newGeneral(min(nb, n), d)
-	diag := newGeneral(min(nb, n), min(nb, n))
+	p := dense.New(d, d)
+	w := dense.New(min(nb, n), d)
+	diag := dense.New(min(nb, n), min(nb, n))
 	for s := 0; s < n; s += nb {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -490,15 +491,6 @@ func symQuadForm(ctx context.Context, alpha float64, tau, a, dst blas64.General)
 	return nil
 }
 
-// mirrorUpper copies the upper triangle of the square g into its lower one.
-func mirrorUpper(g blas64.General) {
-	for i := 0; i < g.Rows; i++ {
-		for j := i + 1; j < g.Cols; j++ {
-			g.Data[j*g.Stride+i] = g.Data[i*g.Stride+j]
-		}
-	}
-}
-
 // Projection returns V, the D×Dim orthonormal projection.
 func (m *OIPModel) Projection() *mat.Dense { return copyDense(m.proj) }
 
@@ -523,7 +515,7 @@ func projectRows(ctx context.Context, method string, x mat.Matrix, proj blas64.G
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	y := newGeneral(g.Rows, proj.Cols)
+	y := dense.New(g.Rows, proj.Cols)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, g, proj, 0, y)
 	return transformResult(method, y)
 }
@@ -538,7 +530,7 @@ func projectSamples(ctx context.Context, method string, x mat.Matrix, proj blas6
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	y := newGeneral(in.rows(), proj.Cols)
+	y := dense.New(in.rows(), proj.Cols)
 	if err := in.mulBlock(ctx, y, proj); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
@@ -243,7 +244,7 @@ func TestSymQuadForm(t *testing.T) {
 		var want mat.Dense
 		want.Product(a.T(), tau, a)
 		want.Scale(-2, &want)
-		got := newGeneral(d, d)
+		got := dense.New(d, d)
 		if err := symQuadForm(context.Background(), -2, tau.RawMatrix(), a.RawMatrix(), got); err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // PCASolver chooses how PCA finds its eigenpairs.
@@ -152,7 +153,7 @@ func (s PCA) stages(r *run, g blas64.General, dim int, solver PCASolver) (*PCAMo
 		if err == nil {
 			err = r.stage("map-back", flam.Gemm(d, dim, n), func(ctx context.Context, st *stageCtx) error {
 				// u_j = Mᵀv_j / √μ_j (eq. 46, normalised).
-				vecs = newGeneral(d, dim)
+				vecs = dense.New(d, dim)
 				if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, centred, v, 0, vecs); err != nil {
 					return err
 				}
@@ -180,7 +181,7 @@ func (s PCA) stages(r *run, g blas64.General, dim int, solver PCASolver) (*PCAMo
 	}
 	m.components, m.variance = vecs, vals
 	err = r.stage("project", flam.Gemm(n, dim, d), func(ctx context.Context, st *stageCtx) error {
-		m.embedding = newGeneral(n, dim)
+		m.embedding = dense.New(n, dim)
 		return backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, centred, vecs, 0, m.embedding)
 	})
 	if err != nil {
@@ -243,7 +244,7 @@ func centre(g blas64.General) ([]float64, blas64.General, float64) {
 	for j := range mean {
 		mean[j] /= float64(n)
 	}
-	c := newGeneral(n, d)
+	c := dense.New(n, d)
 	sums := make([]float64, n)
 	backend.ParallelFor(n, 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -294,13 +295,13 @@ func (m *PCAModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c := newGeneral(g.Rows, g.Cols)
+	c := dense.New(g.Rows, g.Cols)
 	for i := 0; i < g.Rows; i++ {
 		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
 			c.Data[i*c.Stride+j] = v - m.mean[j]
 		}
 	}
-	y := newGeneral(g.Rows, m.Dim())
+	y := dense.New(g.Rows, m.Dim())
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, c, m.components, 0, y)
 	return transformResult(methodPCA, y)
 }
@@ -316,7 +317,7 @@ func (m *PCAModel) Reconstruct(y mat.Matrix) (*mat.Dense, error) {
 		return nil, fmt.Errorf("pca reconstruct: %w: %d columns, the model has %d components", ErrShape, g.Cols, m.Dim())
 	}
 	d := len(m.mean)
-	x := newGeneral(g.Rows, d)
+	x := dense.New(g.Rows, d)
 	backend.Active().Gemm(blas.NoTrans, blas.Trans, 1, g, m.components, 0, x)
 	for i := 0; i < g.Rows; i++ {
 		row := x.Data[i*d : (i+1)*d]

@@ -6,9 +6,10 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/internal/testmode"
-	"gonum.org/v1/gonum/mat"
 )
 
 func TestPCAAgainstSklearn(t *testing.T) {

@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/internal/testmode"
-	"gonum.org/v1/gonum/mat"
 )
 
 // cancelBound is the longest a Fit may take to return once its context is

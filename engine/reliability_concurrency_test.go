@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/enginetest"
 	"github.com/manifoldlab/manifold/internal/testmode"
-	"gonum.org/v1/gonum/mat"
 )
 
 // goroutinesSettle waits until no more goroutines run than before (those

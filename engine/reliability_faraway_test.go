@@ -6,9 +6,10 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/enginetest"
-	"gonum.org/v1/gonum/mat"
 )
 
 // TestFarAwayPoints: every method's Transform of points far from the

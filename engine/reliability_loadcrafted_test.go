@@ -11,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifoldlab/manifold/engine"
 	"github.com/manifoldlab/manifold/engine/enginetest"
-	"gonum.org/v1/gonum/mat"
 )
 
 // TestLoadHugeValues: checksum-valid files holding values no fit produces

@@ -12,6 +12,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lars"
 )
 
@@ -134,7 +135,7 @@ func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int
 	}
 	m.eig, m.kept = vals, kept
 	nk := tr.Rows
-	y := newGeneral(nk, o.Dim)
+	y := dense.New(nk, o.Dim)
 	backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, tr, v, 0, y)
 	if err := checkSpan(method, y); err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func (s SOIP) stages(r *run, g blas64.General, o OIP, solver OIPSolver, card int
 		if err != nil {
 			return wrapNumerical(err)
 		}
-		m.proj = newGeneral(d, o.Dim)
+		m.proj = dense.New(d, o.Dim)
 		m.nonzeros = make([]int, o.Dim)
 		steps, total, drops, counted := 0, 0, 0, design.SetupFlam()
 		for j, p := range paths {

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/manifoldlab/manifold/engine"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine"
 )
 
 // Laplacian eigenmaps with binary weights (WeightBinary) equal

@@ -20,6 +20,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/bottom"
 	"github.com/manifoldlab/manifold/engine/datasets"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -123,10 +124,10 @@ func checkAgainstDense(t *testing.T, name string, c captured) int {
 	}
 	// Largest principal angle between span(V) and span(Z_m): ‖(I − Z Zᵀ)V‖.
 	zm := blas64.General{Rows: n, Cols: m, Stride: z.Stride, Data: z.Data}
-	proj := newGeneral(m, dim)
+	proj := dense.New(m, dim)
 	backend.PureGo.Gemm(blas.Trans, blas.NoTrans, 1, zm, c.res.Vectors, 0, proj)
 	// ‖v − Z·(Zᵀv)‖ directly (1 − ‖Zᵀv‖² would lose half the digits).
-	back := newGeneral(n, dim)
+	back := dense.New(n, dim)
 	backend.PureGo.Gemm(blas.NoTrans, blas.NoTrans, 1, zm, proj, 0, back)
 	worst := 0.0
 	for j := 0; j < dim; j++ {

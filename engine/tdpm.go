@@ -7,14 +7,13 @@ import (
 	"io"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/internal/tangent"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // TDPM is the Tangent Distance Preserving Mapping of Zhao & Jiang
@@ -169,7 +168,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 			gramPath := s.K < d && (s.Options.MaxBytes <= 0 || r.rep.EstimatedBytes+8*int64(n)*int64(n) <= s.Options.MaxBytes)
 			var coef blas64.General
 			if gramPath {
-				coef = newGeneral(n, t*s.K)
+				coef = dense.New(n, t*s.K)
 			}
 			err = r.stage("tangents", tangent.SpacesFlam(n, d, s.K, t), func(ctx context.Context, st *stageCtx) error {
 				st.detail = fmt.Sprintf("local PCA of %d neighbours, %d directions", s.K, t)
@@ -181,12 +180,12 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 				return nil, err
 			}
 			m.anchor = tangent.Anchors(m.train, m.tangent, t)
-			td := newGeneral(n, n)
+			td := dense.New(n, n)
 			if gramPath {
 				m.p.Distances = "gram"
-				gm := newGeneral(n, n)
+				gm := dense.New(n, n)
 				err = r.stage("gram", flam.Syrk(n, d), func(ctx context.Context, st *stageCtx) error {
-					return gramUpper(ctx, m.train, gm)
+					return dense.GramUpper(ctx, m.train, gm)
 				})
 				if err == nil {
 					err = r.stage("tangent-distances", tangent.DistancesGramFlam(n, s.K, t), func(ctx context.Context, st *stageCtx) error {
@@ -207,7 +206,7 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 			err = r.stage("symmetrize", float64(n)*float64(n), func(ctx context.Context, st *stageCtx) error {
 				st.detail = "(TD + TDᵀ)/2, squared"
 				var err error
-				largest, err = symmetrizeSquare(ctx, td)
+				largest, err = tangent.SymmetrizeSquared(ctx, td)
 				return err
 			})
 			if err != nil {
@@ -232,61 +231,6 @@ func (s TDPM) Fit(ctx context.Context, x mat.Matrix) (*TDPMModel, error) {
 	}.fit(ctx, x)
 }
 
-// gramUpper sets the n×n g = XXᵀ (both triangles): the upper triangle by
-// row blocks, one Gemm each (n²D/2 flam), then mirrored. A block holds
-// 256 rows, fewer when that would pass about 4·10⁸ flam (≈ 60 ms here)
-// between two looks at ctx: 20,000 points of 256 features made blocks of
-// 1.3·10⁹. (GemmCtx's thin panels cost 40 % more on the whole product.)
-func gramUpper(ctx context.Context, x, g blas64.General) error {
-	n, d := x.Rows, x.Cols
-	impl := backend.Active()
-	nb := max(16, min(256, int(4e8/max(1, float64(n)*float64(d)))))
-	for s := 0; s < n; s += nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e := min(n, s+nb)
-		xb := blas64.General{Rows: e - s, Cols: d, Stride: x.Stride, Data: x.Data[s*x.Stride:]}
-		rest := blas64.General{Rows: n - s, Cols: d, Stride: x.Stride, Data: x.Data[s*x.Stride:]}
-		gb := blas64.General{Rows: e - s, Cols: n - s, Stride: g.Stride, Data: g.Data[s*g.Stride+s:]}
-		impl.Gemm(blas.NoTrans, blas.Trans, 1, xb, rest, 0, gb)
-	}
-	return upperTiles(ctx, n, func(_, i0, i1, j0, j1 int) {
-		for i := i0; i < i1; i++ {
-			for j := max(j0, i+1); j < j1; j++ {
-				g.Data[j*g.Stride+i] = g.Data[i*g.Stride+j]
-			}
-		}
-	})
-}
-
-// symmetrizeSquare replaces the square td by ((td + tdᵀ)/2)∘2 and returns
-// its largest entry.
-func symmetrizeSquare(ctx context.Context, td blas64.General) (float64, error) {
-	n := td.Rows
-	top := make([]float64, (n+upperTile-1)/upperTile) // by tile row
-	err := upperTiles(ctx, n, func(row, i0, i1, j0, j1 int) {
-		big := top[row]
-		for i := i0; i < i1; i++ {
-			if j0 == i0 {
-				td.Data[i*td.Stride+i] = 0
-			}
-			for j := max(j0, i+1); j < j1; j++ {
-				v := 0.5 * (td.Data[i*td.Stride+j] + td.Data[j*td.Stride+i])
-				v *= v
-				td.Data[i*td.Stride+j], td.Data[j*td.Stride+i] = v, v
-				big = max(big, v)
-			}
-		}
-		top[row] = big
-	})
-	m := 0.0
-	for _, v := range top {
-		m = max(m, v)
-	}
-	return m, err
-}
-
 // Eigenvalues returns the Dim eigenvalues of B used, descending.
 func (m *TDPMModel) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
 
@@ -295,7 +239,7 @@ func (m *TDPMModel) Eigenvalues() []float64 { return append([]float64(nil), m.ei
 // symmetrization (row i uses the tangent space at x_i).
 func (m *TDPMModel) TangentDistances(ctx context.Context) (*mat.Dense, error) {
 	n := m.train.Rows
-	td := newGeneral(n, n)
+	td := dense.New(n, n)
 	if err := tangent.Distances(ctx, td, m.train, m.train, m.tangent, m.anchor, m.p.TangentDim, nil); err != nil {
 		return nil, err
 	}
@@ -313,14 +257,14 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 	if err := checkTransformRange(methodTDPM, samples{dense: g}, n); err != nil {
 		return nil, err
 	}
-	out := newGeneral(g.Rows, m.Dim())
+	out := dense.New(g.Rows, m.Dim())
 	const chunk = 256
 	for lo := 0; lo < g.Rows; lo += chunk {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		hi := min(g.Rows, lo+chunk)
-		q := newGeneral(hi-lo, d)
+		q := dense.New(hi-lo, d)
 		for i := range q.Rows {
 			src := g.Data[(lo+i)*g.Stride : (lo+i)*g.Stride+d]
 			for a, v := range src {
@@ -343,11 +287,11 @@ func (m *TDPMModel) Transform(ctx context.Context, x mat.Matrix) (*mat.Dense, er
 			return nil, err
 		}
 		aq := tangent.Anchors(q, pq, m.p.TangentDim)
-		fromNew := newGeneral(q.Rows, n) // TD(x, j), tangent space at x
+		fromNew := dense.New(q.Rows, n) // TD(x, j), tangent space at x
 		if err := tangent.Distances(ctx, fromNew, q, m.train, pq, aq, m.p.TangentDim, nil); err != nil {
 			return nil, err
 		}
-		toNew := newGeneral(n, q.Rows) // TD(j, x), tangent space at x_j
+		toNew := dense.New(n, q.Rows) // TD(j, x), tangent space at x_j
 		if err := tangent.Distances(ctx, toNew, m.train, q, m.tangent, m.anchor, m.p.TangentDim, nil); err != nil {
 			return nil, err
 		}

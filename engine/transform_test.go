@@ -18,6 +18,7 @@ import (
 	"github.com/manifoldlab/manifold/engine/datasets"
 	"github.com/manifoldlab/manifold/engine/internal/geodesic"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/internal/testmode"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -102,14 +103,14 @@ func geodesicsFromNew(ctx context.Context, graph *sparse.CSR, nb *neighbors.Resu
 	for i := range sources {
 		sources[i] = n + i
 	}
-	full := newGeneral(m, total)
+	full := dense.New(m, total)
 	if err := sparse.MultiSourceShortestPaths(ctx, aug, sources, full, sparse.PathOptions{Squared: true}); err != nil {
 		return blas64.General{}, err
 	}
 	if cols == nil {
 		return blas64.General{Rows: m, Cols: n, Stride: full.Stride, Data: full.Data}, nil
 	}
-	out := newGeneral(m, len(cols))
+	out := dense.New(m, len(cols))
 	for i := 0; i < m; i++ {
 		for c, j := range cols {
 			out.Data[i*out.Stride+c] = full.Data[i*full.Stride+j]

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/internal/tall"
 )
 
@@ -102,17 +103,17 @@ func Bottom(ctx context.Context, p Problem, x0 blas64.General) (*Result, error) 
 		maxIter = DefaultMaxIter
 	}
 	// buf holds [X W P | BX BW BP], each n×b.
-	buf := newGeneral(n, 6*b)
+	buf := dense.New(n, 6*b)
 	x, w := cols(buf, 0, b), cols(buf, b, 2*b)
 	bx, bw := cols(buf, 3*b, 4*b), cols(buf, 4*b, 5*b)
-	scratch := newGeneral(n, b)
-	copyRows(x, x0)
+	scratch := dense.New(n, b)
+	dense.CopyRows(x, x0)
 	ug := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: p.Null}
 	deflate := func(y blas64.General) { // y −= u·(uᵀy)
 		if p.Null == nil {
 			return
 		}
-		small := newGeneral(1, y.Cols)
+		small := dense.New(1, y.Cols)
 		tall.TN(ug, y, small)
 		tall.NN(-1, ug, small, 1, y)
 	}
@@ -148,7 +149,7 @@ func Bottom(ctx context.Context, p Problem, x0 blas64.General) (*Result, error) 
 				p.Progress(it)
 			}
 			if p.Prec == nil {
-				copyRows(w, scratch)
+				dense.CopyRows(w, scratch)
 			} else if err := p.Prec(ctx, w, scratch); err != nil {
 				return nil, err
 			}
@@ -184,7 +185,7 @@ func Bottom(ctx context.Context, p Problem, x0 blas64.General) (*Result, error) 
 	}
 	// The first want columns, orthogonal to u exactly, unit.
 	res.Values = append([]float64(nil), theta[:p.Want]...)
-	res.Vectors = newGeneral(n, p.Want)
+	res.Vectors = dense.New(n, p.Want)
 	for i := 0; i < n; i++ {
 		copy(res.Vectors.Data[i*p.Want:(i+1)*p.Want], x.Data[i*x.Stride:i*x.Stride+p.Want])
 	}
@@ -224,7 +225,7 @@ func gramPair(ctx context.Context, s, t blas64.General) (blas64.General, blas64.
 	if err != nil {
 		return blas64.General{}, blas64.General{}, err
 	}
-	gs, hs := newGeneral(m, m), newGeneral(m, m)
+	gs, hs := dense.New(m, m), dense.New(m, m)
 	for ch := 0; ch < chunks; ch++ {
 		acc := part[ch*size : (ch+1)*size]
 		for k, v := range acc[:m*m] {
@@ -363,7 +364,7 @@ func rayleighRitz(g, hb blas64.General, m, b int) ([]float64, []float64, int, er
 	}
 	h := make([]float64, r*r) // Qᵀ·(Sᵀ·B·S)·Q
 	qm := blas64.General{Rows: m, Cols: r, Stride: r, Data: q}
-	t := newGeneral(m, r)
+	t := dense.New(m, r)
 	backend.Local().Gemm(blas.NoTrans, blas.NoTrans, 1, hb, qm, 0, t)
 	backend.Local().Gemm(blas.Trans, blas.NoTrans, 1, qm, t, 0, blas64.General{Rows: r, Cols: r, Stride: r, Data: h})
 	vals := make([]float64, r)
@@ -382,7 +383,7 @@ func rayleighRitz(g, hb blas64.General, m, b int) ([]float64, []float64, int, er
 // so a tolerance relative to it is not looser than one relative to ‖B‖.
 // Errors wrap ErrBreakdown (B is zero on the vectors met) or are mul's.
 func EstimateNorm(ctx context.Context, mul func(ctx context.Context, dst, src blas64.General) error, n int) (float64, error) {
-	v, mv := newGeneral(n, 1), newGeneral(n, 1)
+	v, mv := dense.New(n, 1), dense.New(n, 1)
 	for i := range v.Data {
 		v.Data[i] = math.Sin(float64(i) + 1) // not constant: B·1 = 0
 	}
@@ -406,16 +407,4 @@ func EstimateNorm(ctx context.Context, mul func(ctx context.Context, dst, src bl
 		return 0, fmt.Errorf("%w: the matrix is zero", ErrBreakdown)
 	}
 	return lam, nil
-}
-
-// newGeneral is a zeroed r×c matrix.
-func newGeneral(r, c int) blas64.General {
-	return blas64.General{Rows: r, Cols: c, Stride: max(1, c), Data: make([]float64, r*c)}
-}
-
-// copyRows copies src into dst (same shape).
-func copyRows(dst, src blas64.General) {
-	for i := 0; i < src.Rows; i++ {
-		copy(dst.Data[i*dst.Stride:i*dst.Stride+src.Cols], src.Data[i*src.Stride:i*src.Stride+src.Cols])
-	}
 }

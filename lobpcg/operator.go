@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -34,7 +35,7 @@ type LLEOperator struct {
 // product at a time.
 func NewLLEOperator(w *sparse.CSR, b int) *LLEOperator {
 	n, _ := w.Dims()
-	return &LLEOperator{w: w, wt: w.Transpose(), tmp: newGeneral(n, b)}
+	return &LLEOperator{w: w, wt: w.Transpose(), tmp: dense.New(n, b)}
 }
 
 // Mul sets dst = M·src (n×b blocks, b at most NewLLEOperator's).

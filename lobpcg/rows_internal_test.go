@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/internal/tall"
 )
 
@@ -14,7 +15,7 @@ import (
 // wrapping context.Canceled instead of running to the end.
 func TestLOBPCGRowLoopsCancel(t *testing.T) {
 	n, b := 3*tall.Chunk+5, 2
-	buf := newGeneral(n, 6*b)
+	buf := dense.New(n, 6*b)
 	for i := range buf.Data {
 		buf.Data[i] = float64(i%7) - 3
 	}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -40,7 +41,7 @@ func NewTwoLevel(ctx context.Context, z *sparse.CSR, am blas64.General, d []floa
 	if err != nil {
 		return nil, err
 	}
-	t := &TwoLevel{z: z, zt: z.Transpose(), coarse: coarse, dinv: make([]float64, len(d)), c1: newGeneral(l, b), c2: newGeneral(l, b)}
+	t := &TwoLevel{z: z, zt: z.Transpose(), coarse: coarse, dinv: make([]float64, len(d)), c1: dense.New(l, b), c2: dense.New(l, b)}
 	for i, x := range d {
 		if x > 0 { // M_ii = 0: row i of the positive semidefinite M is zero
 			t.dinv[i] = 1 / x
@@ -70,7 +71,7 @@ func coarseInverse(ctx context.Context, am blas64.General) (blas64.General, erro
 		tr += am.Data[i*am.Stride+i]
 	}
 	if s := tr / float64(l); s > 0 {
-		a := newGeneral(l, l)
+		a := dense.New(l, l)
 		for i := 0; i < l; i++ {
 			for j, v := range am.Data[i*am.Stride : i*am.Stride+l] {
 				a.Data[i*l+j] = v + s/float64(l)
@@ -82,7 +83,7 @@ func coarseInverse(ctx context.Context, am blas64.General) (blas64.General, erro
 			return blas64.General{}, ctx.Err()
 		}
 		if err == nil {
-			c := newGeneral(l, l) // R⁻¹, then R⁻¹·R⁻ᵀ
+			c := dense.New(l, l) // R⁻¹, then R⁻¹·R⁻ᵀ
 			for i := 0; i < l; i++ {
 				c.Data[i*l+i] = 1
 			}
@@ -90,7 +91,7 @@ func coarseInverse(ctx context.Context, am blas64.General) (blas64.General, erro
 			if err := backend.RightSolveUpperCtx(ctx, backend.Active(), c, r); err != nil {
 				return blas64.General{}, err
 			}
-			inv := newGeneral(l, l)
+			inv := dense.New(l, l)
 			if err := backend.GemmCtx(ctx, backend.Active(), blas.NoTrans, blas.Trans, 1, c, c, 0, inv); err != nil {
 				return blas64.General{}, err
 			}
@@ -108,7 +109,7 @@ func coarseInverse(ctx context.Context, am blas64.General) (blas64.General, erro
 		return blas64.General{}, fmt.Errorf("the coarse matrix Zᵀ·B·Z: %w", err)
 	}
 	top := max(math.Abs(w[0]), math.Abs(w[l-1]))
-	v := newGeneral(l, l) // V·Λ^{-1/2} over the kept eigenvalues
+	v := dense.New(l, l) // V·Λ^{-1/2} over the kept eigenvalues
 	for j, lam := range w {
 		if lam <= 1e-12*top {
 			continue
@@ -118,7 +119,7 @@ func coarseInverse(ctx context.Context, am blas64.General) (blas64.General, erro
 			v.Data[i*l+j] = am.Data[i*am.Stride+j] * s
 		}
 	}
-	inv := newGeneral(l, l)
+	inv := dense.New(l, l)
 	backend.Active().Gemm(blas.NoTrans, blas.Trans, 1, v, v, 0, inv)
 	return inv, nil
 }

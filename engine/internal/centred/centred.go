@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/lanczos"
 	"github.com/manifoldlab/manifold/sparse"
 )
@@ -63,7 +64,7 @@ func (h *Hat) MulT(ctx context.Context, dst, u blas64.General) error {
 	c := u.Cols
 	su := u
 	if h.Sb != nil {
-		su = newGeneral(h.N, c)
+		su = dense.New(h.N, c)
 		for i := 0; i < h.N; i++ {
 			for t := 0; t < c; t++ {
 				su.Data[i*c+t] = h.Sb[i] * u.Data[i*u.Stride+t]
@@ -109,12 +110,12 @@ func (g Gram) Size() int {
 func (g Gram) MulBlock(dst, x blas64.General) {
 	ctx := context.Background()
 	if g.Samples {
-		t := newGeneral(g.H.D, x.Cols)
+		t := dense.New(g.H.D, x.Cols)
 		_ = g.H.MulT(ctx, t, x)
 		_ = g.H.Mul(ctx, dst, t)
 		return
 	}
-	t := newGeneral(g.H.N, x.Cols)
+	t := dense.New(g.H.N, x.Cols)
 	_ = g.H.Mul(ctx, t, x)
 	_ = g.H.MulT(ctx, dst, t)
 }
@@ -142,11 +143,11 @@ func (g Gram) Form(ctx context.Context, progress func(done, total int64)) (blas6
 			progress(int64(c), int64(nb))
 		}
 		lo, hi := c*blk, min(m, (c+1)*blk)
-		e := newGeneral(m, hi-lo)
+		e := dense.New(m, hi-lo)
 		for j := lo; j < hi; j++ {
 			e.Data[j*(hi-lo)+j-lo] = 1
 		}
-		out := newGeneral(m, hi-lo)
+		out := dense.New(m, hi-lo)
 		g.MulBlock(out, e)
 		for i := 0; i < m; i++ {
 			for j := lo; j < hi; j++ {
@@ -154,7 +155,7 @@ func (g Gram) Form(ctx context.Context, progress func(done, total int64)) (blas6
 			}
 		}
 	}
-	symmetrize(sym) // against rounding
+	dense.Symmetrize(blas64.General{Rows: m, Cols: m, Stride: m, Data: sym.Data}) // against rounding
 	return sym, nil
 }
 
@@ -198,18 +199,4 @@ func WeightedMean(dense blas64.General, a *sparse.CSR, b []float64) []float64 {
 		}
 	}
 	return mean
-}
-
-func newGeneral(r, c int) blas64.General {
-	return blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
-}
-
-// symmetrize sets both triangles of a to their mean.
-func symmetrize(a blas64.Symmetric) {
-	for i := 0; i < a.N; i++ {
-		for j := i + 1; j < a.N; j++ {
-			v := 0.5 * (a.Data[i*a.Stride+j] + a.Data[j*a.Stride+i])
-			a.Data[i*a.Stride+j], a.Data[j*a.Stride+i] = v, v
-		}
-	}
 }

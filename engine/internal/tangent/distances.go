@@ -10,6 +10,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // Block is the number of tangent spaces of t dimensions whose projections
@@ -27,7 +28,7 @@ func Distances(ctx context.Context, dst, x, y, p, anchor blas64.General, t int, 
 	n, m, d := x.Rows, y.Rows, x.Cols
 	impl := backend.Active()
 	nb := Block(t)
-	q := newGeneral(m, min(nb, n)*t)
+	q := dense.New(m, min(nb, n)*t)
 	yn := backend.RowSqNorms(y)
 	xn := backend.RowSqNorms(x)
 	for s := 0; s < n; s += nb {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // TD in closed form: each centre's k neighbours lie exactly on a line or a
@@ -24,7 +25,7 @@ func TestDistancesClosedForm(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(c.d), uint64(c.k)))
 		const centres, queries = 5, 7
 		// Rows: the centres, then each centre's k neighbours.
-		x := newGeneral(centres*(1+c.k), c.d)
+		x := dense.New(centres*(1+c.k), c.d)
 		nb := &neighbors.Result{Ptr: []int{0}}
 		basis := make([][][]float64, centres)
 		for i := 0; i < centres; i++ {
@@ -61,11 +62,11 @@ func TestDistancesClosedForm(t *testing.T) {
 		}
 		xc := blas64.General{Rows: centres, Cols: c.d, Stride: c.d, Data: x.Data[:centres*c.d]}
 		anchor := Anchors(xc, p, c.t)
-		y := newGeneral(queries, c.d)
+		y := dense.New(queries, c.d)
 		for a := range y.Data {
 			y.Data[a] = 3 * rng.NormFloat64()
 		}
-		dst := newGeneral(centres, queries)
+		dst := dense.New(centres, queries)
 		if err := Distances(context.Background(), dst, xc, y, p, anchor, c.t, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -131,12 +132,12 @@ func TestDistancesGramEqualsProducts(t *testing.T) {
 	g := gram(x)
 	r2 := Radius(x) * Radius(x)
 	for _, tt := range []int{2, 3} {
-		coef := newGeneral(n, tt*k)
+		coef := dense.New(n, tt*k)
 		p, err := Spaces(context.Background(), x, nb, tt, coef, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		viaGram, viaProducts := newGeneral(n, n), newGeneral(n, n)
+		viaGram, viaProducts := dense.New(n, n), dense.New(n, n)
 		if err := DistancesGram(context.Background(), viaGram, g, nb, coef, tt, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +172,7 @@ func TestCancelAndProgress(t *testing.T) {
 	const n, d, k, tt = 1100, 8, 5, 2 // 2 chunks of Spaces, 5 blocks of the distances
 	x := curved(n, d, 21)
 	nb := randomNeighbours(n, k, 22)
-	coef := newGeneral(n, tt*k)
+	coef := dense.New(n, tt*k)
 	var reports [][2]int64
 	record := func(done, total int64) { reports = append(reports, [2]int64{done, total}) }
 	p, err := Spaces(context.Background(), x, nb, tt, coef, record)
@@ -184,14 +185,14 @@ func TestCancelAndProgress(t *testing.T) {
 	anchor := Anchors(x, p, tt)
 	g := gram(x)
 	reports = nil
-	if err := Distances(context.Background(), newGeneral(n, n), x, x, p, anchor, tt, record); err != nil {
+	if err := Distances(context.Background(), dense.New(n, n), x, x, p, anchor, tt, record); err != nil {
 		t.Fatal(err)
 	}
 	if want := steps(Block(tt), n); !slices.Equal(reports, want) {
 		t.Errorf("Distances reported %v, want %v", reports, want)
 	}
 	reports = nil
-	if err := DistancesGram(context.Background(), newGeneral(n, n), g, nb, coef, tt, record); err != nil {
+	if err := DistancesGram(context.Background(), dense.New(n, n), g, nb, coef, tt, record); err != nil {
 		t.Fatal(err)
 	}
 	if want := steps(256, n); !slices.Equal(reports, want) {
@@ -204,10 +205,10 @@ func TestCancelAndProgress(t *testing.T) {
 			return err
 		},
 		"Distances": func(ctx context.Context, progress func(done, total int64)) error {
-			return Distances(ctx, newGeneral(n, n), x, x, p, anchor, tt, progress)
+			return Distances(ctx, dense.New(n, n), x, x, p, anchor, tt, progress)
 		},
 		"DistancesGram": func(ctx context.Context, progress func(done, total int64)) error {
-			return DistancesGram(ctx, newGeneral(n, n), g, nb, coef, tt, progress)
+			return DistancesGram(ctx, dense.New(n, n), g, nb, coef, tt, progress)
 		},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // curved returns n points near a 2-dimensional surface in d features
@@ -14,7 +15,7 @@ import (
 // feature so that no tangent space is exact.
 func curved(n, d int, seed uint64) blas64.General {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	x := newGeneral(n, d)
+	x := dense.New(n, d)
 	for i := 0; i < n; i++ {
 		u, v := 2*rng.Float64()-1, 2*rng.Float64()-1
 		row := x.Data[i*d : (i+1)*d]
@@ -49,7 +50,7 @@ func randomNeighbours(n, k int, seed uint64) *neighbors.Result {
 // gram is XXᵀ entry by entry.
 func gram(x blas64.General) blas64.General {
 	n, d := x.Rows, x.Cols
-	g := newGeneral(n, n)
+	g := dense.New(n, n)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			s := 0.0

@@ -10,12 +10,8 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
-
-// newGeneral allocates an r×c row-major matrix.
-func newGeneral(r, c int) blas64.General {
-	return blas64.General{Rows: r, Cols: c, Stride: max(1, c), Data: make([]float64, r*c)}
-}
 
 // Spaces returns the D×(q·t) matrix whose columns i·t … i·t+t−1
 // are the t leading left singular vectors of the centred neighbours of
@@ -32,7 +28,7 @@ func newGeneral(r, c int) blas64.General {
 // nil) told the points done between chunks.
 func Spaces(ctx context.Context, x blas64.General, nb *neighbors.Result, t int, coef blas64.General, progress func(done, total int64)) (blas64.General, error) {
 	q, d := nb.Len(), x.Cols
-	p := newGeneral(d, q*t)
+	p := dense.New(d, q*t)
 	kmax := 0
 	for i := 0; i < q; i++ {
 		kmax = max(kmax, nb.Ptr[i+1]-nb.Ptr[i])
@@ -136,7 +132,7 @@ func local(p blas64.General, col, t int, x blas64.General, ind []int, coef, cbuf
 // the p of Spaces), which Distances subtracts.
 func Anchors(x, p blas64.General, t int) blas64.General {
 	n, d := x.Rows, x.Cols
-	a := newGeneral(n, t)
+	a := dense.New(n, t)
 	for i := 0; i < n; i++ {
 		xi := x.Data[i*x.Stride : i*x.Stride+d]
 		for c := 0; c < t; c++ {

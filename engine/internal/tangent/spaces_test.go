@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/neighbors"
+	"github.com/manifoldlab/manifold/internal/dense"
 )
 
 // Spaces against a dense reference: per point, mat.SVD of its centred
@@ -80,7 +81,7 @@ func TestSpacesCoefficients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coef := newGeneral(n, tt*k)
+	coef := dense.New(n, tt*k)
 	p, err := Spaces(context.Background(), x, nb, tt, coef, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestSpacesCoefficients(t *testing.T) {
 // its coefficients are cleared.
 func TestSpacesDegenerate(t *testing.T) {
 	u := []float64{2.0 / 3, 1.0 / 3, 2.0 / 3} // unit
-	x := newGeneral(7, 3)
+	x := dense.New(7, 3)
 	for r, s := range []float64{0, -2, -1, 1, 2, 0.5} {
 		for a := range u {
 			x.Data[r*3+a] = 1 + s*u[a]
