@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/engine/datasets"
-	"github.com/manifoldlab/manifold/internal/dense"
 	"github.com/manifoldlab/manifold/internal/testmode"
 )
 
@@ -219,38 +218,6 @@ func TestOIPTransformSaveErrors(t *testing.T) {
 	cancel()
 	if _, err := (OIP{}).Fit(cctx, x); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
-	}
-}
-
-// symQuadForm equals Aᵀ(τA) over several row blocks of τ.
-func TestSymQuadForm(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 255, 256, 600} {
-		const d = 7
-		tau := mat.NewDense(n, n, nil)
-		for i := 0; i < n; i++ {
-			for j := 0; j <= i; j++ {
-				v := rng.NormFloat64()
-				tau.Set(i, j, v)
-				tau.Set(j, i, v)
-			}
-		}
-		a := mat.NewDense(n, d, nil)
-		for i := 0; i < n; i++ {
-			for j := 0; j < d; j++ {
-				a.Set(i, j, rng.NormFloat64())
-			}
-		}
-		var want mat.Dense
-		want.Product(a.T(), tau, a)
-		want.Scale(-2, &want)
-		got := dense.New(d, d)
-		if err := symQuadForm(context.Background(), -2, tau.RawMatrix(), a.RawMatrix(), got); err != nil {
-			t.Fatal(err)
-		}
-		if !mat.EqualApprox(toDense(got), &want, 1e-10*float64(n)) {
-			t.Errorf("n = %d: symQuadForm differs from −2·Aᵀ(τA)", n)
-		}
 	}
 }
 

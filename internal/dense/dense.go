@@ -146,3 +146,59 @@ func GramUpper(ctx context.Context, x, g blas64.General) error {
 		}
 	})
 }
+
+// SymQuadForm sets dst = alpha·AᵀτA for the symmetric n×n τ (both
+// triangles stored) and the n×d A, in n²d/2 + nd² flam instead of the
+// n²d + nd² of Aᵀ(τA): with τ = L + Lᵀ, L the lower triangle with half the
+// diagonal, AᵀτA = P + Pᵀ for P = Aᵀ(LA), and LA is formed by row blocks
+// of τ, each a Gemm with the rows of A above it. ctx is checked between
+// blocks.
+func SymQuadForm(ctx context.Context, alpha float64, tau, a, dst blas64.General) error {
+	n, d := a.Rows, a.Cols
+	impl := backend.Active()
+	const nb = 256
+	p := New(d, d)
+	w := New(min(nb, n), d)
+	diag := New(min(nb, n), min(nb, n))
+	for s := 0; s < n; s += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := min(n, s+nb)
+		b := e - s
+		wb := blas64.General{Rows: b, Cols: d, Stride: w.Stride, Data: w.Data}
+		// The diagonal block's lower triangle, its diagonal halved.
+		db := blas64.General{Rows: b, Cols: b, Stride: diag.Stride, Data: diag.Data}
+		for i := 0; i < b; i++ {
+			row := db.Data[i*db.Stride : i*db.Stride+b]
+			src := tau.Data[(s+i)*tau.Stride+s : (s+i)*tau.Stride+e]
+			for j := range row {
+				switch {
+				case j < i:
+					row[j] = src[j]
+				case j == i:
+					row[j] = 0.5 * src[j]
+				default:
+					row[j] = 0
+				}
+			}
+		}
+		ab := blas64.General{Rows: b, Cols: d, Stride: a.Stride, Data: a.Data[s*a.Stride:]}
+		impl.Gemm(blas.NoTrans, blas.NoTrans, 1, db, ab, 0, wb)
+		if s > 0 {
+			left := blas64.General{Rows: b, Cols: s, Stride: tau.Stride, Data: tau.Data[s*tau.Stride:]}
+			// The rows above, s of them (n at the last block: 256·n·d
+			// flam), in passes that look at ctx.
+			if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, left, blas64.General{Rows: s, Cols: d, Stride: a.Stride, Data: a.Data}, 1, wb); err != nil {
+				return err
+			}
+		}
+		impl.Gemm(blas.Trans, blas.NoTrans, 1, ab, wb, 1, p)
+	}
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			dst.Data[i*dst.Stride+j] = alpha * (p.Data[i*d+j] + p.Data[j*d+i])
+		}
+	}
+	return nil
+}

@@ -115,3 +115,35 @@ func TestTrianglesAndGram(t *testing.T) {
 		t.Errorf("MirrorUpper: %v", b.Data)
 	}
 }
+
+// SymQuadForm equals Aᵀ(τA) over several row blocks of τ.
+func TestSymQuadForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 255, 256, 600} {
+		const d = 7
+		tau := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				v := rng.NormFloat64()
+				tau.Set(i, j, v)
+				tau.Set(j, i, v)
+			}
+		}
+		a := mat.NewDense(n, d, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				a.Set(i, j, rng.NormFloat64())
+			}
+		}
+		var want mat.Dense
+		want.Product(a.T(), tau, a)
+		want.Scale(-2, &want)
+		got := dense.New(d, d)
+		if err := dense.SymQuadForm(context.Background(), -2, tau.RawMatrix(), a.RawMatrix(), got); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(mat.NewDense(d, d, got.Data), &want, 1e-10*float64(n)) {
+			t.Errorf("n = %d: SymQuadForm differs from −2·Aᵀ(τA)", n)
+		}
+	}
+}
