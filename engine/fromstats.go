@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifoldlab/manifold/backend"
+	"github.com/manifoldlab/manifold/engine/internal/discriminant"
 	"github.com/manifoldlab/manifold/internal/dense"
 )
 
@@ -135,9 +136,9 @@ func LDAFromStats(ctx context.Context, st LDAStats, dim int) (*LDAModel, error) 
 			return nil, fmt.Errorf("%s: %w: a statistic is %v", method, ErrNotFinite, v)
 		}
 	}
-	mp, err := covarianceWhiten(ctx, sym)
+	mp, err := discriminant.CovarianceWhiten(ctx, sym)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return nil, fmt.Errorf("%s: %w", method, wrapNumerical(err))
 	}
 	rk := mp.Cols
 	hb := dense.New(rk, c) // H_bᵀ = Mᵀ·[√N_c(m_c − m)]
@@ -150,9 +151,9 @@ func LDAFromStats(ctx context.Context, st LDAStats, dim int) (*LDAModel, error) 
 	}
 	impl := backend.Active()
 	impl.Gemm(blas.Trans, blas.NoTrans, 1, mp, scaled, 0, hb)
-	vals, w, err := betweenDirections(ctx, hb, mp, n, dim)
+	vals, w, err := discriminant.Directions(ctx, hb, mp, n, dim)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return nil, fmt.Errorf("%s: %w", method, wrapNumerical(err))
 	}
 	backend.FixSigns(w)
 	dim = w.Cols

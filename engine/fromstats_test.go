@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/manifoldlab/manifold/engine/internal/discriminant"
 	"github.com/manifoldlab/manifold/sparse"
 )
 
@@ -74,7 +75,7 @@ func fromStatsMaxDiff(a, b *mat.Dense) float64 {
 // the total scatter by a two-pass sum, the class counts and means.
 func ldaTestStats(x *mat.Dense, labels []int) LDAStats {
 	n, d := x.Dims()
-	y, classes, size := classIndex(labels)
+	y, classes, size := discriminant.Classes(labels)
 	st := LDAStats{Mean: make([]float64, d), Classes: classes, Counts: size, ClassMeans: make([][]float64, len(classes))}
 	for k := range st.ClassMeans {
 		st.ClassMeans[k] = make([]float64, d)

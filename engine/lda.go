@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
+	"github.com/manifoldlab/manifold/engine/internal/discriminant"
 	"github.com/manifoldlab/manifold/internal/dense"
 )
 
@@ -153,32 +153,6 @@ type fisher struct {
 
 const methodLDA = "lda"
 
-// classIndex maps labels onto 0…c−1 (classes in ascending label order) and
-// returns the class of every sample, the labels of the classes and the
-// class sizes.
-func classIndex(labels []int) ([]int, []int, []int) {
-	classes := append([]int(nil), labels...)
-	sort.Ints(classes)
-	u := classes[:0]
-	for i, v := range classes {
-		if i == 0 || v != classes[i-1] {
-			u = append(u, v)
-		}
-	}
-	classes = u
-	pos := make(map[int]int, len(classes))
-	for i, v := range classes {
-		pos[v] = i
-	}
-	y := make([]int, len(labels))
-	size := make([]int, len(classes))
-	for i, v := range labels {
-		y[i] = pos[v]
-		size[y[i]]++
-	}
-	return y, classes, size
-}
-
 // Fit learns the discriminant from the rows of x and s.Labels.
 func (s LDA) Fit(ctx context.Context, x mat.Matrix) (*LDAModel, error) {
 	const method = methodLDA
@@ -248,7 +222,7 @@ func checkLabels(method string, labels []int, n int) ([]int, []int, []int, error
 	if n < 3 {
 		return nil, nil, nil, fmt.Errorf("%s: %w: %d sample(s), need at least 3 (two classes and a within-class scatter)", method, ErrTooFewSamples, n)
 	}
-	y, classes, size := classIndex(labels)
+	y, classes, size := discriminant.Classes(labels)
 	if len(classes) < 2 {
 		return nil, nil, nil, fmt.Errorf("%s: %w: %d class(es), need at least 2", method, ErrLabels, len(classes))
 	}
@@ -316,16 +290,12 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 	return f, emb, pcaDim, nil
 }
 
-// lambdaNoWithin is the eigenvalue reported for a direction without
-// within-class scatter (λ = σ²/(1 − σ²) would be infinite), and
-// 1/lambdaNoWithin the smallest 1 − σ² taken as within-class scatter.
-const lambdaNoWithin = 1e8
-
 // svdDiscriminant is the LDASVD solver (see LDA) on the centred n×D a with
 // class indices y and class sizes size: the whitened principal scores U
-// (n×r) and the map back M = VΣ⁻¹ (D×r, a·M = U) from principalWhiten, the
-// thin SVD of H_bᵀ = [√N_c·ū_c] (r×c) whose left singular vectors q are the
-// directions in U's space, and W = M·Q scaled as LDA says. It returns the
+// (n×r) and the map back M = VΣ⁻¹ (D×r, a·M = U) from discriminant.Whiten,
+// the thin SVD of H_bᵀ = [√N_c·ū_c] (r×c) whose left singular vectors q
+// are the directions in U's space, and W = M·Q scaled as LDA says
+// (discriminant.Directions). It returns the
 // eigenvalues λ, W (D×m, m ≤ min(dim, r, c)) and the rank r.
 func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float64, blas64.General, int, error) {
 	n, d := a.Rows, a.Cols
@@ -335,11 +305,11 @@ func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float6
 	predicted := flam.Syrk(p, max(n, d)) + flam.Syevr(p, p) + flam.Gemm(max(n, d), p, p)
 	err := runStage(r, "svd", predicted, func(ctx context.Context, st *stageCtx) error {
 		var err error
-		uw, mp, err = principalWhiten(ctx, a)
+		uw, mp, err = discriminant.Whiten(ctx, a)
 		if st != nil {
 			st.detail = fmt.Sprintf("%s matrix, rank %d", map[bool]string{true: "covariance", false: "Gram"}[d <= n], uw.Cols)
 		}
-		return err
+		return wrapNumerical(err)
 	})
 	if err != nil {
 		return nil, blas64.General{}, 0, err
@@ -348,22 +318,10 @@ func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float6
 	var vals []float64
 	var w blas64.General
 	err = runStage(r, "eigensolve", float64(n*rk)+flam.SVD(rk, c)+flam.Gemm(d, dim, rk), func(ctx context.Context, st *stageCtx) error {
-		hb := dense.New(rk, c) // H_bᵀ
-		for i := 0; i < n; i++ {
-			for j, v := range uw.Data[i*uw.Stride : i*uw.Stride+rk] {
-				hb.Data[j*c+y[i]] += v
-			}
-		}
-		for k := 0; k < c; k++ {
-			sc := 1 / math.Sqrt(float64(size[k]))
-			for j := 0; j < rk; j++ {
-				hb.Data[j*c+k] *= sc // √N_c·ū_c = (Σ u)/√N_c
-			}
-		}
 		var err error
-		vals, w, err = betweenDirections(ctx, hb, mp, n, dim)
+		vals, w, err = discriminant.Directions(ctx, discriminant.WhitenedMeans(uw, y, size), mp, n, dim)
 		if err != nil {
-			return err
+			return wrapNumerical(err)
 		}
 		if st != nil {
 			st.detail = fmt.Sprintf("SVD of the %d×%d whitened class means", c, rk)
@@ -374,137 +332,6 @@ func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float6
 		return nil, blas64.General{}, 0, err
 	}
 	return vals, w, rk, nil
-}
-
-// thinSVD is the thin SVD a = U·diag(σ)·Vᵀ by the active backend's Gesdd
-// (a is overwritten): σ descending, U a.Rows×k and Vᵀ k×a.Cols with
-// k = min(a.Rows, a.Cols); a failure wraps ErrNumerical.
-func thinSVD(a blas64.General) (sv []float64, u, vt blas64.General, err error) {
-	k := min(a.Rows, a.Cols)
-	sv, u, vt = make([]float64, k), dense.New(a.Rows, k), dense.New(k, a.Cols)
-	return sv, u, vt, wrapNumerical(backend.Active().Gesdd(a, sv, u, vt))
-}
-
-// betweenDirections finishes the LDASVD solver from H_bᵀ = [√N_c·ū_c]
-// (r×c, in the whitened space) and the map back M (D×r) of n samples: the
-// thin SVD H_bᵀ = QΣPᵀ, W = M·Q (m = min(dim, r, c) columns), scaled as
-// LDA says, and the eigenvalues λ = σ²/(1 − σ²).
-func betweenDirections(ctx context.Context, hb, mp blas64.General, n, dim int) ([]float64, blas64.General, error) {
-	impl := backend.Active()
-	rk, d := hb.Rows, mp.Rows
-	sv, q, _, err := thinSVD(hb)
-	if err != nil {
-		return nil, blas64.General{}, err
-	}
-	k := len(sv)
-	m := min(dim, k)
-	qm := blas64.General{Rows: rk, Cols: m, Stride: q.Stride, Data: q.Data}
-	w := dense.New(d, m)
-	if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, mp, qm, 0, w); err != nil {
-		return nil, blas64.General{}, err
-	}
-	// wᵀS_Tw = 1 now; wᵀS_Ww = 1 − σ².
-	vals := make([]float64, m)
-	for j := 0; j < m; j++ {
-		s2 := min(sv[j]*sv[j], 1)
-		sc := math.Sqrt(float64(n))
-		if within := 1 - s2; within > 1/lambdaNoWithin {
-			vals[j] = s2 / within
-			sc /= math.Sqrt(within)
-		} else {
-			vals[j] = lambdaNoWithin
-		}
-		for i := 0; i < d; i++ {
-			w.Data[i*m+j] *= sc
-		}
-	}
-	return vals, w, nil
-}
-
-// principalWhiten returns the whitened principal scores U (n×r, UᵀU = I)
-// of the centred n×D a and the map M (D×r) with a·M = U, r the number of
-// singular values whose square exceeds 10⁻¹⁰ of the largest (Deng Cai's
-// mySVD): from the D×D covariance aᵀa = VΛVᵀ when D ≤ n (M = VΛ^−½,
-// U = a·M), else from the n×n Gram matrix aaᵀ = UΛUᵀ (M = aᵀUΛ⁻¹).
-func principalWhiten(ctx context.Context, a blas64.General) (blas64.General, blas64.General, error) {
-	n, d := a.Rows, a.Cols
-	impl := backend.Active()
-	p := min(n, d)
-	sym := blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: make([]float64, p*p)}
-	tr := blas.NoTrans
-	if d <= n {
-		tr = blas.Trans
-	}
-	if err := backend.SyrkCtx(ctx, impl, tr, 1, a, 0, sym); err != nil {
-		return blas64.General{}, blas64.General{}, err
-	}
-	if d <= n {
-		mp, err := covarianceWhiten(ctx, sym)
-		if err != nil {
-			return blas64.General{}, blas64.General{}, err
-		}
-		uw := dense.New(n, mp.Cols)
-		if err := backend.GemmCtx(ctx, impl, blas.NoTrans, blas.NoTrans, 1, a, mp, 0, uw); err != nil {
-			return blas64.General{}, blas64.General{}, err
-		}
-		return uw, mp, nil
-	}
-	vals, vecs, err := backend.EigTopCtx(ctx, impl, sym, p)
-	if err != nil {
-		return blas64.General{}, blas64.General{}, wrapNumerical(err)
-	}
-	rk := whitenRank(vals)
-	if rk == 0 {
-		return blas64.General{}, blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
-	}
-	uw := dense.New(n, rk)
-	mp := dense.New(d, rk)
-	sc := dense.New(n, rk) // UΛ⁻¹
-	for i := 0; i < n; i++ {
-		for j := 0; j < rk; j++ {
-			e := vecs.Data[i*vecs.Stride+j]
-			uw.Data[i*rk+j] = e
-			sc.Data[i*rk+j] = e / vals[j]
-		}
-	}
-	if err := backend.GemmCtx(ctx, impl, blas.Trans, blas.NoTrans, 1, a, sc, 0, mp); err != nil {
-		return blas64.General{}, blas64.General{}, err
-	}
-	return uw, mp, nil
-}
-
-// covarianceWhiten returns the map M = VΛ^−½ (D×r) of the D×D scatter
-// aᵀa = VΛVᵀ (its upper triangle in sym), r its rank
-// by whitenRank: a·M are the whitened principal scores.
-func covarianceWhiten(ctx context.Context, sym blas64.Symmetric) (blas64.General, error) {
-	d := sym.N
-	vals, vecs, err := backend.EigTopCtx(ctx, backend.Active(), sym, d)
-	if err != nil {
-		return blas64.General{}, wrapNumerical(err)
-	}
-	rk := whitenRank(vals)
-	if rk == 0 {
-		return blas64.General{}, fmt.Errorf("%w: the data have no variance", ErrNumerical)
-	}
-	mp := dense.New(d, rk)
-	for i := 0; i < d; i++ {
-		for j := 0; j < rk; j++ {
-			mp.Data[i*rk+j] = vecs.Data[i*vecs.Stride+j] / math.Sqrt(vals[j])
-		}
-	}
-	return mp, nil
-}
-
-// whitenRank is the number of eigenvalues (descending) above 10⁻¹⁰ of the
-// largest: Deng Cai's mySVD rule.
-func whitenRank(vals []float64) int {
-	rk := 0
-	for _, v := range vals {
-		if vals[0] > 0 && v > 1e-10*vals[0] {
-			rk++
-		}
-	}
-	return rk
 }
 
 // fisherfacesDiscriminant is the LDAFisherfaces solver (see LDA) on the
@@ -533,9 +360,9 @@ func fisherfacesDiscriminant(r *run, a blas64.General, y, size []int, dim int, r
 	}
 	p := a.Cols
 	var b, sw blas64.General
-	err := runStage(r, "scatter", classScatterFlam(n, p, c), func(ctx context.Context, st *stageCtx) error {
+	err := runStage(r, "scatter", discriminant.ScatterFlam(n, p, c), func(ctx context.Context, st *stageCtx) error {
 		var err error
-		_, b, sw, err = classScatter(ctx, a, y, size)
+		_, b, sw, err = discriminant.Scatter(ctx, a, y, size)
 		return err
 	})
 	if err != nil {
@@ -543,29 +370,25 @@ func fisherfacesDiscriminant(r *run, a blas64.General, y, size []int, dim int, r
 	}
 	var wf blas64.General
 	var vals []float64
-	err = runStage(r, "eigensolve", fisherReductionFlam(p, c, dim), func(ctx context.Context, st *stageCtx) error {
+	err = runStage(r, "eigensolve", discriminant.SolveFlam(p, c, dim), func(ctx context.Context, st *stageCtx) error {
 		ridge := 0.0
 		if reg > 0 {
-			ridge = reg * trace(sw) / float64(p)
+			ridge = discriminant.Ridge(reg, sw)
 		}
 		var err error
-		vals, wf, err = fisherSolve(sw, b, dim, ridge)
-		if errors.Is(err, errSingularScatter) {
+		vals, wf, err = discriminant.Solve(sw, b, dim, ridge)
+		if errors.Is(err, discriminant.ErrSingular) {
 			return fmt.Errorf("%w: the within-class scatter is singular (%d samples, %d classes, %d dimensions); use the svd solver or set Reg (-alpha) > 0", ErrNumerical, n, c, p)
 		}
 		if st != nil {
 			st.detail = "Cholesky of S_W, SVD of L⁻¹B"
 		}
-		return err
+		return wrapNumerical(err)
 	})
 	if err != nil {
 		return nil, blas64.General{}, 0, err
 	}
-	// Wᵀ(S_W/N)W = I.
-	sc := math.Sqrt(float64(n))
-	for i := range wf.Data {
-		wf.Data[i] *= sc
-	}
+	discriminant.Pooled(wf, n) // Wᵀ(S_W/N)W = I
 	if u.Rows == 0 {
 		return vals, wf, pcaDim, nil
 	}
@@ -604,65 +427,6 @@ func fisherfacesPCA(ctx context.Context, a blas64.General, p int) (blas64.Genera
 		return blas64.General{}, blas64.General{}, err
 	}
 	return u, scores, nil
-}
-
-// errSingularScatter: S_W (plus the ridge) is not positive definite to
-// working accuracy.
-var errSingularScatter = errors.New("singular within-class scatter")
-
-// fisherSolve solves S_B·w = λ(S_W + ridge·I)w for S_B = BBᵀ (b p×c) and
-// the symmetric p×p sw (full storage, destroyed): S_W + ridge·I = LLᵀ,
-// the thin SVD L⁻¹B = UΣVᵀ, λ = σ², w = L⁻ᵀu. It returns the m largest λ
-// (descending) and W (p×m) with Wᵀ(S_W + ridge·I)W = I, or
-// errSingularScatter when a pivot of the Cholesky factor falls below 10⁻⁶
-// of the largest (condition number above 10¹²).
-func fisherSolve(sw, b blas64.General, m int, ridge float64) ([]float64, blas64.General, error) {
-	p := b.Rows
-	impl := backend.Active()
-	for i := 0; i < p; i++ {
-		sw.Data[i*sw.Stride+i] += ridge
-	}
-	l := blas64.Symmetric{N: p, Stride: sw.Stride, Uplo: blas.Lower, Data: sw.Data}
-	if err := impl.Potrf(l); err != nil {
-		if errors.Is(err, backend.ErrNotPositiveDefinite) {
-			return nil, blas64.General{}, errSingularScatter
-		}
-		return nil, blas64.General{}, wrapNumerical(err)
-	}
-	lo, hi := math.Inf(1), 0.0
-	for i := 0; i < p; i++ {
-		v := math.Abs(sw.Data[i*sw.Stride+i])
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
-	if !(lo > 1e-6*hi) {
-		return nil, blas64.General{}, errSingularScatter
-	}
-	tri := blas64.Triangular{N: p, Stride: sw.Stride, Uplo: blas.Lower, Diag: blas.NonUnit, Data: sw.Data}
-	cm := dense.Copy(b)
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, tri, cm) // L⁻¹B
-	sv, uu, _, err := thinSVD(cm)
-	if err != nil {
-		return nil, blas64.General{}, err
-	}
-	m = min(m, len(sv))
-	w := dense.New(p, m)
-	vals := make([]float64, m)
-	for j := 0; j < m; j++ {
-		vals[j] = sv[j] * sv[j]
-		for i := 0; i < p; i++ {
-			w.Data[i*m+j] = uu.Data[i*uu.Stride+j]
-		}
-	}
-	blas64.Trsm(blas.Left, blas.Trans, 1, tri, w) // L⁻ᵀU
-	return vals, w, nil
-}
-
-func trace(a blas64.General) float64 {
-	s := 0.0
-	for i := 0; i < a.Rows; i++ {
-		s += a.Data[i*a.Stride+i]
-	}
-	return s
 }
 
 // Projection returns W (D×Dim).
@@ -759,60 +523,4 @@ func (f *fisher) fields(c *codec, dim int) {
 	nc := len(f.classes)
 	c.matrix("centers", &f.centers, nc, dim)
 	c.vector("log_priors", &f.logPri, nc)
-}
-
-// classScatter returns, for the centred rows a (n×p) in the classes y of
-// the given sizes, the class means (c×p), B = [√N_c·m_c] (p×c, the factor
-// of S_B = BBᵀ) and the within-class scatter S_W (p×p, both triangles).
-func classScatter(ctx context.Context, a blas64.General, y, size []int) (means, b, sw blas64.General, err error) {
-	n, p, c := a.Rows, a.Cols, len(size)
-	means, b, sw = dense.New(c, p), dense.New(p, c), dense.New(p, p)
-	for i := 0; i < n; i++ {
-		row := means.Data[y[i]*p : (y[i]+1)*p]
-		for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
-			row[j] += v
-		}
-	}
-	for k := 0; k < c; k++ {
-		row := means.Data[k*p : (k+1)*p]
-		for j := range row {
-			row[j] /= float64(size[k])
-		}
-	}
-	// The rows of a are centred: m = 0, B = [√N_c·m_c].
-	for k := 0; k < c; k++ {
-		sq := math.Sqrt(float64(size[k]))
-		for j := 0; j < p; j++ {
-			b.Data[j*c+k] = sq * means.Data[k*p+j]
-		}
-	}
-	w := dense.New(n, p)
-	for i := 0; i < n; i++ {
-		mrow := means.Data[y[i]*p : (y[i]+1)*p]
-		for j, v := range a.Data[i*a.Stride : i*a.Stride+p] {
-			w.Data[i*p+j] = v - mrow[j]
-		}
-	}
-	if err := backend.SyrkCtx(ctx, backend.Active(), blas.Trans, 1, w, 0, blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: sw.Data}); err != nil {
-		return means, b, sw, err
-	}
-	dense.MirrorUpper(sw)
-	return means, b, sw, nil
-}
-
-// classScatterFlam is the within- and between-class scatter matrices of n samples of
-// d features in c classes (LDA; Mehrbani & Kahaei, Low-Rank Isomap eq. 4–5): the class
-// means (nd), S_W = AᵀA of the n×d class-centred data (Syrk, d²n/2) and
-// S_B = BBᵀ of the d×c weighted centred means (d²c/2).
-func classScatterFlam(n, d, c int) float64 {
-	return float64(n)*float64(d) + flam.Syrk(d, n) + flam.Syrk(d, c)
-}
-
-// fisherReductionFlam is the generalized eigenproblem S_B·w = λ·S_W·w with
-// S_B = BBᵀ of rank ≤ c (B d×c) solved by the Cholesky reduction: the
-// factor of S_W (Potrf, d³/6), C = L⁻¹B (d²c), the thin SVD of C (flam.SVD(d,
-// c)) and w = L⁻ᵀu for the m vectors kept (d²m).
-func fisherReductionFlam(d, c, m int) float64 {
-	fd := float64(d)
-	return flam.Potrf(d) + fd*fd*float64(c) + flam.SVD(d, c) + fd*fd*float64(m)
 }

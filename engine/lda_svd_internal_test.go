@@ -7,14 +7,16 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifoldlab/manifold/engine/internal/discriminant"
 )
 
 // In the small-sample case (D > N, S_W singular on the span of the data)
 // the svd solver gives the subspace of an independent reference of Deng
 // Cai's LDA.m written with gonum (mat.SVD of the centred data, the thin SVD
 // of the whitened class means), the training classes collapse to points
-// (σ² = 1, eigenvalue reported lambdaNoWithin) and the columns have unit
-// total variance; the model transforms its own training data to its
+// (σ² = 1, eigenvalue reported discriminant.NoWithin) and the columns have
+// unit total variance; the model transforms its own training data to its
 // embedding.
 func TestLDASVDSmallSample(t *testing.T) {
 	const n, d, c = 30, 50, 4
@@ -22,8 +24,8 @@ func TestLDASVDSmallSample(t *testing.T) {
 	ctx := context.Background()
 	m := mustFit(t, ctx, LDA{Labels: labels}.Fit, x)
 	for j, v := range m.Eigenvalues() {
-		if v != lambdaNoWithin {
-			t.Errorf("λ_%d = %v, want %v (no within-class scatter)", j, v, lambdaNoWithin)
+		if v != discriminant.NoWithin {
+			t.Errorf("λ_%d = %v, want %v (no within-class scatter)", j, v, discriminant.NoWithin)
 		}
 	}
 	// Reference: X̄ = UΣVᵀ, H_b = [√N_c ū_c], H_b = PΣ_bQᵀ, W = VΣ⁻¹Q.

@@ -16,6 +16,7 @@ import (
 	"github.com/manifoldlab/manifold/backend"
 	"github.com/manifoldlab/manifold/backend/flam"
 	"github.com/manifoldlab/manifold/engine/cluster"
+	"github.com/manifoldlab/manifold/engine/internal/discriminant"
 	"github.com/manifoldlab/manifold/internal/dense"
 )
 
@@ -190,7 +191,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			var a blas64.General
 			m.mean, a, _ = centre(g)
 			var b, sw blas64.General
-			err = r.stage("scatter", classScatterFlam(n, d, nc), func(ctx context.Context, st *stageCtx) error {
+			err = r.stage("scatter", discriminant.ScatterFlam(n, d, nc), func(ctx context.Context, st *stageCtx) error {
 				size := make([]int, nc)
 				for _, k := range y {
 					size[k]++
@@ -203,7 +204,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 						return fmt.Errorf("%w: cluster %d is empty", ErrNumerical, k)
 					}
 				}
-				cm, bb, w, err := classScatter(ctx, a, y, size) // cm: cluster means of the centred data
+				cm, bb, w, err := discriminant.Scatter(ctx, a, y, size) // cm: cluster means of the centred data
 				if err != nil {
 					return err
 				}
@@ -253,21 +254,21 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 			m.p.RankZ, m.p.LRRIterations, m.p.LRRConverged = m.lrr.Rank, m.lrr.Iterations, m.lrr.Converged
 			m.p.PrimalResidual, m.p.ZJResidual = m.lrr.PrimalResidual, m.lrr.ZJResidual
 			var wf blas64.General
-			err = r.stage("eigensolve", flam.Gemm(d, nc, nc)+fisherReductionFlam(d, nc, s.Dim), func(ctx context.Context, st *stageCtx) error {
+			err = r.stage("eigensolve", flam.Gemm(d, nc, nc)+discriminant.SolveFlam(d, nc, s.Dim), func(ctx context.Context, st *stageCtx) error {
 				bz := dense.New(d, nc) // the factor of S̃_B
 				backend.Active().Gemm(blas.NoTrans, blas.NoTrans, 1, b, m.z, 0, bz)
 				st.detail = "Cholesky of S_W, SVD of L⁻¹BZ_B"
 				var err error
-				m.eig, wf, err = fisherSolve(dense.Copy(sw), bz, s.Dim, 0)
-				if errors.Is(err, errSingularScatter) {
-					m.p.Ridge = s.Ridge * trace(sw) / float64(d)
+				m.eig, wf, err = discriminant.Solve(dense.Copy(sw), bz, s.Dim, 0)
+				if errors.Is(err, discriminant.ErrSingular) {
+					m.p.Ridge = discriminant.Ridge(s.Ridge, sw)
 					st.detail += fmt.Sprintf(", S_W singular: ridge %.3g", m.p.Ridge)
-					m.eig, wf, err = fisherSolve(sw, bz, s.Dim, m.p.Ridge)
-					if errors.Is(err, errSingularScatter) {
+					m.eig, wf, err = discriminant.Solve(sw, bz, s.Dim, m.p.Ridge)
+					if errors.Is(err, discriminant.ErrSingular) {
 						return fmt.Errorf("%w: the within-cluster scatter is singular even with the ridge %g; raise Ridge", ErrNumerical, m.p.Ridge)
 					}
 				}
-				return err
+				return wrapNumerical(err)
 			})
 			if err != nil {
 				return nil, err
@@ -278,10 +279,7 @@ func (s LowRankIsomap) Fit(ctx context.Context, x mat.Matrix) (*LowRankIsomapMod
 						method, ErrDimension, j, s.Dim, m.lrr.Rank)
 				}
 			}
-			sc := math.Sqrt(float64(n)) // Wᵀ(S_W/N)W = I, as LDA
-			for i := range wf.Data {
-				wf.Data[i] *= sc
-			}
+			discriminant.Pooled(wf, n) // Wᵀ(S_W/N)W = I, as LDA
 			backend.FixSigns(wf)
 			m.proj = wf
 			if m.embedding, err = r.project("project", flam.Gemm(n, s.Dim, d), samples{dense: a}, m.proj); err != nil {
