@@ -295,8 +295,8 @@ func fitFisher(r *run, g blas64.General, y, classes []int, dim int, reg float64,
 // (n×r) and the map back M = VΣ⁻¹ (D×r, a·M = U) from discriminant.Whiten,
 // the thin SVD of H_bᵀ = [√N_c·ū_c] (r×c) whose left singular vectors q
 // are the directions in U's space, and W = M·Q scaled as LDA says
-// (discriminant.Directions). It returns the
-// eigenvalues λ, W (D×m, m ≤ min(dim, r, c)) and the rank r.
+// (discriminant.Directions). It returns the eigenvalues λ, W (D×m,
+// m ≤ min(dim, r, c)) and the rank r.
 func svdDiscriminant(r *run, a blas64.General, y, size []int, dim int) ([]float64, blas64.General, int, error) {
 	n, d := a.Rows, a.Cols
 	c := len(size)
