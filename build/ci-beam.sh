@@ -3,8 +3,7 @@
 # vet and test it on the in-process prism runner (offline; the module cache comes from the Go
 # module proxy). The Beam SDK's first compile is long (about 7 min on 2 busy cores; cached after);
 # the tests use small data and take about a minute once compiled.
-# Usage: bash build/ci-beam.sh    (BEAM_RACE=unit or full: more of the module under -race, below;
-# BEAM_VERIFIED=1 skips `go mod verify` when the caller ran it, as .ci/run's prebuild does)
+# Usage: bash build/ci-beam.sh    (BEAM_RACE=unit or full: more of the module under -race, below)
 set -euo pipefail
 cd "$(dirname "$0")/../beam"
 
@@ -16,11 +15,7 @@ bad=$(gofmt -l . 2>/dev/null || true)
 [ -z "$bad" ] || { echo "gofmt would change:"; echo "$bad"; exit 1; }
 
 step "beam: go mod verify, go vet"
-if [ "${BEAM_VERIFIED:-}" = 1 ]; then
-  echo "   go mod verify: passed in .ci/run's prebuild"
-else
-  timed go mod verify
-fi
+timed go mod verify
 timed go vet ./...
 timed go vet -tags beam_unit .   # the test files that build without prism (the race step's)
 
