@@ -52,12 +52,12 @@ func Weights(ctx context.Context, x, q blas64.General, nb *neighbors.Result, reg
 // called once per chunk, so the function it returns may keep scratch. A
 // local Gram matrix that is not positive definite after the
 // regularisation gives an error wrapping errs.Numerical (engine's
-// errs.Numerical) that names the query.
+// ErrNumerical) that names the query.
 func From(ctx context.Context, nb *neighbors.Result, nq, n, grain int, reg float64, newGram func() func(i int, js []int, gm []float64)) (*sparse.CSR, error) {
 	indptr := append([]int(nil), nb.Ptr[:nq+1]...)
 	ind := make([]int, len(nb.Ind))
 	val := make([]float64, len(nb.Ind))
-	errs := make([]error, nq)
+	failed := make([]error, nq)
 	err := backend.ParallelForCtx(ctx, nq, grain, func(lo, hi int) {
 		gram := newGram()
 		var gm, rhs []float64
@@ -70,7 +70,7 @@ func From(ctx context.Context, nb *neighbors.Result, nq, n, grain int, reg float
 			gm, rhs = gm[:k*k], rhs[:k]
 			gram(i, js, gm)
 			if err := solve(gm, k, reg, rhs); err != nil {
-				errs[i] = fmt.Errorf("point %d: %w", i, err)
+				failed[i] = fmt.Errorf("point %d: %w", i, err)
 				continue
 			}
 			base := nb.Ptr[i]
@@ -83,7 +83,7 @@ func From(ctx context.Context, nb *neighbors.Result, nq, n, grain int, reg float
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range errs {
+	for _, e := range failed {
 		if e != nil {
 			return nil, e
 		}
