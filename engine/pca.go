@@ -199,7 +199,8 @@ func wrapNumerical(err error) error {
 }
 
 // The engine's one rank rule: a singular value σᵢ ≤ tol·σ₁ is zero
-// (numericalRank). Two tolerances serve it. nullTol decides that a
+// (numericalRank, on dense.Rank, which engine/internal/discriminant's
+// whitening also uses with its own tolerance). Two tolerances serve it. nullTol decides that a
 // requested component (PCA, LSI) has no variance: the eigenvalues σ² of a
 // covariance or Gram matrix are accurate to about ε·σ₁², so σ below
 // √ε·σ₁ ≈ 1e-8·σ₁ is noise, and 1e-6 leaves a margin. rankTol (lge.go)
@@ -212,14 +213,8 @@ const nullTol = 1e-6
 
 // numericalRank returns the number of leading values of sq (squared
 // singular values or variances, descending) with σᵢ > tol·σ₁; 0 when σ₁ is
-// not positive.
-func numericalRank(sq []float64, tol float64) int {
-	rk := 0
-	for rk < len(sq) && sq[0] > 0 && sq[rk] > tol*tol*sq[0] {
-		rk++
-	}
-	return rk
-}
+// not positive (dense.Rank, the rule itself).
+func numericalRank(sq []float64, tol float64) int { return dense.Rank(sq, tol*tol) }
 
 // checkRank rejects components whose variance is zero to working accuracy
 // (numericalRank with nullTol): their directions would be arbitrary.

@@ -202,3 +202,18 @@ func SymQuadForm(ctx context.Context, alpha float64, tau, a, dst blas64.General)
 	}
 	return nil
 }
+
+// Rank is the number of leading values of sq (squared singular values,
+// or eigenvalues of a covariance or Gram matrix, descending) above
+// tolSq·sq[0], and 0 when sq[0] is not positive: the numerical rank with
+// the singular values' tolerance √tolSq relative to the largest. It is
+// the one rank rule of the engine and its kernels; each caller says why
+// its tolerance (engine's pca.go for PCA, LSI and the linear graph
+// embeddings; engine/internal/discriminant for the whitening).
+func Rank(sq []float64, tolSq float64) int {
+	rk := 0
+	for rk < len(sq) && sq[0] > 0 && sq[rk] > tolSq*sq[0] {
+		rk++
+	}
+	return rk
+}

@@ -147,3 +147,23 @@ func TestSymQuadForm(t *testing.T) {
 		}
 	}
 }
+
+// Rank counts the leading values above tolSq of the first, and none when
+// the first is not positive.
+func TestRank(t *testing.T) {
+	for _, c := range []struct {
+		sq    []float64
+		tolSq float64
+		want  int
+	}{
+		{[]float64{4, 1, 1e-9, 1e-12, 0}, 1e-10, 3},
+		{[]float64{4, 1, 4e-10, 1e-12}, 1e-10, 2}, // 4e-10 = 1e-10·4 is not above
+		{[]float64{0, 0}, 1e-10, 0},
+		{[]float64{-1, 2}, 1e-10, 0},
+		{nil, 1e-10, 0},
+	} {
+		if got := dense.Rank(c.sq, c.tolSq); got != c.want {
+			t.Errorf("Rank(%v, %g) = %d, want %d", c.sq, c.tolSq, got, c.want)
+		}
+	}
+}

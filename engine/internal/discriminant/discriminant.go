@@ -132,7 +132,7 @@ func Whiten(ctx context.Context, a blas64.General) (u, m blas64.General, err err
 	if err != nil {
 		return blas64.General{}, blas64.General{}, err
 	}
-	rk := whitenRank(vals)
+	rk := dense.Rank(vals, whitenTolSq)
 	if rk == 0 {
 		return blas64.General{}, blas64.General{}, ErrNoVariance
 	}
@@ -161,7 +161,7 @@ func CovarianceWhiten(ctx context.Context, sym blas64.Symmetric) (blas64.General
 	if err != nil {
 		return blas64.General{}, err
 	}
-	rk := whitenRank(vals)
+	rk := dense.Rank(vals, whitenTolSq)
 	if rk == 0 {
 		return blas64.General{}, ErrNoVariance
 	}
@@ -174,17 +174,10 @@ func CovarianceWhiten(ctx context.Context, sym blas64.Symmetric) (blas64.General
 	return mp, nil
 }
 
-// whitenRank is the number of eigenvalues (descending) above 10⁻¹⁰ of the
-// largest: Deng Cai's mySVD rule.
-func whitenRank(vals []float64) int {
-	rk := 0
-	for _, v := range vals {
-		if vals[0] > 0 && v > 1e-10*vals[0] {
-			rk++
-		}
-	}
-	return rk
-}
+// whitenTolSq: the whitening keeps the eigenvalues (descending) above
+// 10⁻¹⁰ of the largest, singular values above 10⁻⁵ of the largest (Deng
+// Cai's mySVD rule), by dense.Rank.
+const whitenTolSq = 1e-10
 
 // WhitenedMeans returns H_bᵀ = [√N_c·ū_c] (r×c): the class means ū_c of
 // the rows of the whitened scores u (n×r, from Whiten) in the classes y of
