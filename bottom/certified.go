@@ -70,8 +70,7 @@ func (c *certifier) project(y blas64.General) {
 // applyS sets dst = P·S·P·src (n×b) with P the projector off the locked
 // vectors.
 func (c *certifier) applyS(dst, src blas64.General) {
-	tmp := dense.New(src.Rows, src.Cols)
-	dense.CopyRows(tmp, src)
+	tmp := dense.Copy(src)
 	c.project(tmp)
 	c.fac.SolveBlockTo(tmp, tmp)
 	c.project(tmp)

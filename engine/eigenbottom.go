@@ -134,8 +134,7 @@ func bottomSparse(r *run, b *sparse.CSR, u []float64, dim int, solver Eigensolve
 		defer func() {
 			if err == nil {
 				cp := *out
-				cp.Vectors = dense.New(out.Vectors.Rows, out.Vectors.Cols)
-				copy(cp.Vectors.Data, out.Vectors.Data)
+				cp.Vectors = dense.Copy(out.Vectors)
 				testHookBottom(b, u, &cp)
 			}
 		}()

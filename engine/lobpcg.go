@@ -115,9 +115,7 @@ func landmarkLOBPCG(r *run, g blas64.General, ls LandmarkLLE, dim int, p lobpcgS
 			return wrapNumerical(err)
 		}
 		// The start: the reduced problem's b bottom pairs, Y = Z·Ỹ.
-		amc, bmc := dense.New(l, l), dense.New(l, l)
-		copy(amc.Data, am.Data)
-		copy(bmc.Data, bm.Data)
+		amc, bmc := dense.Copy(am), dense.Copy(bm)
 		start, err := generalizedBottom(ctx, amc, bmc, b)
 		if err != nil {
 			return err

@@ -44,7 +44,7 @@ func NewLocalPCA(k, dim int) *LocalPCA {
 
 // Fit computes the local PCA of the k points js, known through
 // dot(a, b, o) = (x_a − x_o)·(x_b − x_o) and, when they are dense rows, as
-// the rows of dense (dense.Cols = 0 for rows known only through dot): the
+// the rows of rows (rows.Cols = 0 for points known only through dot): the
 // centred Gram matrix C = H·G·H (H the centring matrix) and its dim
 // leading eigenvectors (the leading left singular vectors of the centred
 // neighbourhood), descending, by the backend's symmetric eigensolver (pure
@@ -55,11 +55,11 @@ func NewLocalPCA(k, dim int) *LocalPCA {
 // is formed only if fitCov declines (a degenerate neighbourhood). A failed
 // eigensolver gives an error wrapping errs.Numerical (engine's
 // ErrNumerical).
-func (l *LocalPCA) Fit(dot func(a, b, o int) float64, dense blas64.General, js []int, means bool) error {
+func (l *LocalPCA) Fit(dot func(a, b, o int) float64, rows blas64.General, js []int, means bool) error {
 	k := l.k
-	cov := dense.Cols > 0 && dense.Cols < k
+	cov := rows.Cols > 0 && rows.Cols < k
 	if !means && cov {
-		if ok, err := l.fitCov(dense, js); ok || err != nil {
+		if ok, err := l.fitCov(rows, js); ok || err != nil {
 			return err
 		}
 	}
@@ -80,7 +80,7 @@ func (l *LocalPCA) Fit(dot func(a, b, o int) float64, dense blas64.General, js [
 	}
 	all /= float64(k * k)
 	if means && cov {
-		if ok, err := l.fitCov(dense, js); ok || err != nil {
+		if ok, err := l.fitCov(rows, js); ok || err != nil {
 			return err
 		}
 	}
